@@ -1,0 +1,37 @@
+/**
+ * Four tiers (see DESIGN.md): unit (no I/O), connected (handlers through the real middleware against DynamoDB
+ * Local, one table per test file), infra (CDK template and cdk-nag), e2e (the local stack over HTTP).
+ */
+const transform = {
+  // Transpile only: the type check is `npm run typecheck`. @middy/core ships ESM only, so it is transformed too.
+  '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true } }],
+};
+const common = {
+  transform,
+  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  testTimeout: 30000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'connected',
+      testMatch: ['<rootDir>/test/connected/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/dynamodb-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/dynamodb-global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/table-per-file.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/create-table.ts'],
+    },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/local-stack-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/local-stack-global-teardown.ts',
+    },
+  ],
+};

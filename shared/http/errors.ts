@@ -1,0 +1,95 @@
+/**
+ * Errors as typed classes. Handlers and shared modules throw a ServiceError (or one of the named subclasses);
+ * the error mapper (shared/http/middleware.ts) turns it into the error envelope and the HTTP status below.
+ * Anything that is not a ServiceError becomes INTERNAL with no internals in the body.
+ */
+
+export const STATUS_BY_CODE = {
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  OUT_OF_RANGE: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  ABORTED: 409,
+  RESOURCE_EXHAUSTED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+
+export interface ServiceErrorOptions {
+  details?: unknown;
+  /** HTTP status when it differs from the code's default (413 for an oversized body, 404/405 from the gateway). */
+  httpStatus?: number;
+  /** Extra response headers (`Retry-After`, `Allow`). */
+  headers?: Record<string, string>;
+}
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: unknown;
+  readonly httpStatus: number;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ServiceErrorOptions = {}) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.details = options.details;
+    this.httpStatus = options.httpStatus ?? STATUS_BY_CODE[code];
+    this.headers = options.headers ?? {};
+  }
+}
+
+export class InvalidArgumentError extends ServiceError {
+  constructor(message: string, options?: ServiceErrorOptions) {
+    super('INVALID_ARGUMENT', message, options);
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(message: string) {
+    super('NOT_FOUND', message);
+  }
+}
+
+export class AlreadyExistsError extends ServiceError {
+  constructor(message: string) {
+    super('ALREADY_EXISTS', message);
+  }
+}
+
+export class PermissionDeniedError extends ServiceError {
+  constructor(message: string) {
+    super('PERMISSION_DENIED', message);
+  }
+}
+
+export class UnauthenticatedError extends ServiceError {
+  constructor(message: string) {
+    super('UNAUTHENTICATED', message);
+  }
+}
+
+export class FailedPreconditionError extends ServiceError {
+  constructor(message: string) {
+    super('FAILED_PRECONDITION', message);
+  }
+}
+
+export class ResourceExhaustedError extends ServiceError {
+  /** `retryAfterSeconds` becomes the `Retry-After` header the contract requires with every 429. */
+  constructor(message: string, retryAfterSeconds: number) {
+    super('RESOURCE_EXHAUSTED', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  }
+}
+
+export class AbortedError extends ServiceError {
+  constructor(message: string) {
+    super('ABORTED', message);
+  }
+}

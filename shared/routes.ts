@@ -1,0 +1,102 @@
+/**
+ * The one route table. Every operation of the API is one entry: its POST path, the handler file that serves it,
+ * the authentication level, and what the function may touch (used by the CDK stack for least-privilege grants).
+ *
+ * The CDK stack makes one function and one route per entry, the local gateway serves the same entries, the
+ * OpenAPI document is generated from them, and a test fails when a handler file has no entry or an entry no file.
+ * This module imports nothing at runtime so that `infra/` can read it without pulling in handler code.
+ */
+
+export type AuthLevel = 'none' | 'workspace' | 'apiKey';
+
+/** What a route does with the table: `read` gets read-only grants, `write` read-write. */
+export type TableAccess = 'read' | 'write';
+
+/** Envelope encryption through KMS: `encrypt` to store secrets, `decrypt` to read them back. */
+export type KmsUse = 'encrypt' | 'decrypt';
+
+export interface Route {
+  /** The POST path, exactly as served. */
+  readonly path: string;
+  /** Handler file relative to the project root; it exports `handler`. Several paths may share one file. */
+  readonly entry: string;
+  readonly auth: AuthLevel;
+  readonly table: TableAccess;
+  /** KMS operations the handler performs (through the AWS Encryption SDK); none when omitted. */
+  readonly kms?: readonly KmsUse[];
+  /** True when the operation returns or accepts signed page tokens (needs the page-token secret). */
+  readonly paginated?: boolean;
+  /** One line for the OpenAPI document and the README. */
+  readonly summary: string;
+}
+
+export const routes = [
+  {
+    path: '/v2/workspace/create',
+    entry: 'functions/workspace/create.ts',
+    auth: 'none',
+    table: 'write',
+    kms: ['encrypt'],
+    summary: 'Create a workspace with its first testing API key and auth token.',
+  },
+  {
+    path: '/v2/workspace/apikeys/get',
+    entry: 'functions/workspace/apikeys-get.ts',
+    auth: 'workspace',
+    table: 'read',
+    paginated: true,
+    summary: 'List the API keys of the workspace.',
+  },
+  {
+    path: '/v2/workspace/apikey/create',
+    entry: 'functions/workspace/apikey-create.ts',
+    auth: 'workspace',
+    table: 'write',
+    kms: ['encrypt'],
+    summary: 'Create a testing API key in the workspace.',
+  },
+  {
+    path: '/v2/workspace/authtokens/get',
+    entry: 'functions/workspace/authtokens-get.ts',
+    auth: 'workspace',
+    table: 'read',
+    kms: ['decrypt'],
+    summary: 'Read the auth tokens of one API key of the workspace.',
+  },
+  {
+    path: '/v2/workspace/authtoken/reset',
+    entry: 'functions/workspace/authtoken-reset.ts',
+    auth: 'workspace',
+    table: 'write',
+    kms: ['encrypt'],
+    summary: 'Replace the auth tokens of one API key with a new one.',
+  },
+] as const satisfies readonly Route[];
+
+export type RoutePath = (typeof routes)[number]['path'];
+
+const byPath = new Map<string, Route>(routes.map((route) => [route.path, route]));
+
+/** The route served at `path`, or undefined when no operation has that path. */
+export function findRoute(path: string): Route | undefined {
+  return byPath.get(path);
+}
+
+/** Turns an entry file into a stable identifier (CDK construct ids, bundle names): `functions/users/add.ts` → `UsersAdd`. */
+export function entryId(entry: string): string {
+  return entry
+    .replace(/^functions\//, '')
+    .replace(/\.ts$/, '')
+    .split(/[/-]/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** Identifier of a route (one function per path): `/v2/users/delete` → `V2UsersDelete`. */
+export function routeId(path: string): string {
+  return path
+    .split(/[/-]/)
+    .filter(Boolean)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
