@@ -1,0 +1,26 @@
+import { listWorkspaceApiKeys } from '../../shared/domain/api-keys';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, pageSize, pageToken, z } from '../../shared/http/schemas';
+
+export const schema = z.object({
+  apiKeys: z.optional(boundedArray(clientId())),
+  pageSize: z.optional(pageSize(100)),
+  pageToken: z.optional(pageToken()),
+});
+
+export const handler = operation({
+  auth: 'workspace',
+  schema,
+  handle: async ({ data, caller }) => {
+    const page = await listWorkspaceApiKeys(caller.workspaceId, {
+      apiKeyIds: data.apiKeys,
+      pageSize: data.pageSize ?? 100,
+      pageToken: data.pageToken,
+    });
+    return {
+      message: 'API keys retrieved successfully.',
+      data: page.apiKeys.map(({ id, apiKeyName, type }) => ({ id, apiKeyName, type })),
+      nextPageToken: page.nextPageToken,
+    };
+  },
+});

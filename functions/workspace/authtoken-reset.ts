@@ -1,0 +1,14 @@
+import { resetAuthTokens } from '../../shared/domain/api-keys';
+import { operation } from '../../shared/http/operation';
+import { clientId, z } from '../../shared/http/schemas';
+
+export const schema = z.object({ apiKey: clientId() });
+
+export const handler = operation({
+  auth: 'workspace',
+  schema,
+  handle: async ({ data, caller }) => {
+    const newAuthToken = await resetAuthTokens(caller.workspaceId, data.apiKey);
+    return { message: 'Auth token reset successfully.', data: { apiKey: data.apiKey, newAuthToken } };
+  },
+});

@@ -1,0 +1,102 @@
+/**
+ * Signed page tokens. A token carries the position to resume from (a DynamoDB key, or any small cursor), the
+ * tenant it was issued to, a hash of the query that produced it, and an expiry (24 h). It is signed with
+ * HMAC-SHA256 under a server secret: a token that was altered, issued to another tenant, made for another query,
+ * or expired is rejected with INVALID_ARGUMENT.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { config } from '../config';
+import { InvalidArgumentError } from '../http/errors';
+import { hashesEqual } from './tokens';
+import { readLocalKeys } from './local-keys';
+
+const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const INVALID = 'Invalid page token.';
+
+/** Who asked and what they asked: a token is only valid for the same scope. */
+export interface PageScope {
+  /** API key id or workspace id. */
+  tenant: string;
+  /** The operation and its filters (never pageSize or pageToken). */
+  query: unknown;
+}
+
+export type Cursor = Record<string, unknown>;
+
+interface Payload {
+  t: string;
+  q: string;
+  c: Cursor;
+  e: number;
+}
+
+let secretPromise: Promise<Buffer> | undefined;
+
+async function loadSecret(): Promise<Buffer> {
+  if (config.pageTokenSecretArn !== undefined) {
+    const client = new SecretsManagerClient({});
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: config.pageTokenSecretArn }));
+    if (!SecretString) throw new Error('The page-token secret is empty.');
+    return Buffer.from(SecretString, 'utf8');
+  }
+  if (config.localKeysFile !== undefined) {
+    return Buffer.from(readLocalKeys(config.localKeysFile).pageTokenSecret, 'base64');
+  }
+  throw new Error('Page tokens need PAGE_TOKEN_SECRET_ARN (AWS) or LOCAL_KEYS_FILE (local stack).');
+}
+
+/** The secret is fetched once per process; a failed fetch is retried on the next request. */
+function getSecret(): Promise<Buffer> {
+  secretPromise ??= loadSecret().catch((error: unknown) => {
+    secretPromise = undefined;
+    throw error;
+  });
+  return secretPromise;
+}
+
+/** JSON with object keys sorted, so that equal queries hash equally whatever the order of their fields. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function queryHash(query: unknown): string {
+  return createHash('sha256').update(canonicalJson(query)).digest('base64url');
+}
+
+function sign(secret: Buffer, body: string): string {
+  return createHmac('sha256', secret).update(body).digest('base64url');
+}
+
+/** Issues a token that resumes `scope`'s query at `cursor`. */
+export async function createPageToken(scope: PageScope, cursor: Cursor, now = Date.now()): Promise<string> {
+  const payload: Payload = { t: scope.tenant, q: queryHash(scope.query), c: cursor, e: now + TOKEN_LIFETIME_MS };
+  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  return `${body}.${sign(await getSecret(), body)}`;
+}
+
+/** Returns the cursor of a token issued for `scope`. Throws InvalidArgumentError for any other token. */
+export async function readPageToken(token: string, scope: PageScope, now = Date.now()): Promise<Cursor> {
+  const [body, signature, ...rest] = token.split('.');
+  if (!body || !signature || rest.length > 0) throw new InvalidArgumentError(INVALID);
+  if (!hashesEqual(signature, sign(await getSecret(), body))) throw new InvalidArgumentError(INVALID);
+  let payload: Payload;
+  try {
+    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+  } catch {
+    throw new InvalidArgumentError(INVALID);
+  }
+  if (payload.t !== scope.tenant || payload.q !== queryHash(scope.query)) {
+    throw new InvalidArgumentError('Page token does not belong to this query.');
+  }
+  if (typeof payload.e !== 'number' || payload.e < now) throw new InvalidArgumentError('Page token has expired.');
+  if (payload.c === null || typeof payload.c !== 'object') throw new InvalidArgumentError(INVALID);
+  return payload.c;
+}

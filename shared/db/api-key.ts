@@ -1,0 +1,105 @@
+/**
+ * API keys, listed under their workspace. An API key id is the tenant of all customer data.
+ *
+ *   pk WS#<workspaceId>   sk KEY#<apiKeyId>    id, apiKeyName, type, tokenVersion (bumped by every token reset)
+ */
+import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { TABLE_NAME, db } from './client';
+import { key, prefix, segment } from './keys';
+import type { TransactItem } from './transact';
+
+export type ApiKeyType = 'testing' | 'production';
+
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  apiKeyName: string;
+  type: ApiKeyType;
+  createdAt: number;
+  tokenVersion: number;
+}
+
+const apiKeyKey = (workspaceId: string, apiKeyId: string) => ({
+  pk: key('WS', segment(workspaceId)),
+  sk: key('KEY', segment(apiKeyId)),
+});
+
+function fromItem(item: Record<string, unknown>): ApiKey {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as unknown as ApiKey;
+}
+
+/** The key, when it belongs to `workspaceId`. */
+export async function getApiKey(workspaceId: string, apiKeyId: string): Promise<ApiKey | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: apiKeyKey(workspaceId, apiKeyId), ConsistentRead: true }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+export interface ApiKeyPage {
+  apiKeys: ApiKey[];
+  /** Id of the last key returned when more follow. */
+  lastId?: string;
+}
+
+/**
+ * One page of the workspace's keys in creation order (ids are time-ordered), starting after `afterId`.
+ * Reads `limit + 1` items at most, to know whether another page follows.
+ */
+export async function listApiKeys(workspaceId: string, limit: number, afterId?: string): Promise<ApiKeyPage> {
+  const pk = key('WS', segment(workspaceId));
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
+      ExpressionAttributeValues: { ':pk': pk, ':key': prefix('KEY') },
+      ExclusiveStartKey: afterId === undefined ? undefined : apiKeyKey(workspaceId, afterId),
+      Limit: limit + 1,
+      ConsistentRead: true,
+    }),
+  );
+  const apiKeys = Items.slice(0, limit).map(fromItem);
+  return Items.length > limit ? { apiKeys, lastId: apiKeys[apiKeys.length - 1]?.id } : { apiKeys };
+}
+
+/** The named keys of the workspace that exist (at most 100 ids: one BatchGet), in id order. */
+export async function getApiKeys(workspaceId: string, apiKeyIds: readonly string[]): Promise<ApiKey[]> {
+  if (apiKeyIds.length === 0) return [];
+  const keys = [...new Set(apiKeyIds)].map((id) => apiKeyKey(workspaceId, id));
+  const found: ApiKey[] = [];
+  let pending: Record<string, unknown>[] | undefined = keys;
+  for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+    const result: BatchGetCommandOutput = await db.send(
+      new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    found.push(...(result.Responses?.[TABLE_NAME] ?? []).map(fromItem));
+    pending = result.UnprocessedKeys?.[TABLE_NAME]?.Keys;
+  }
+  return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Puts a new key; fails its condition when the id exists. */
+export function putApiKeyItem(apiKey: ApiKey): TransactItem {
+  return {
+    Put: {
+      TableName: TABLE_NAME,
+      Item: { ...apiKeyKey(apiKey.workspaceId, apiKey.id), ...apiKey },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Bumps the key's token version; fails its condition when another reset got there first. */
+export function bumpTokenVersionItem(apiKey: ApiKey): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: apiKeyKey(apiKey.workspaceId, apiKey.id),
+      UpdateExpression: 'SET tokenVersion = :next',
+      ConditionExpression: 'tokenVersion = :current',
+      ExpressionAttributeValues: { ':next': apiKey.tokenVersion + 1, ':current': apiKey.tokenVersion },
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Key encoding. Entity modules build every key from segments with `key(...)`; nothing else writes key strings.
+ *
+ * A client id becomes a segment by percent-encoding `%`, `#` and `~`, so a `#` in a key is always a separator and
+ * `a#b` can never collide with the pair `a`, `b`. A segment whose encoded form is long is replaced by `~` and the
+ * SHA-256 of the id: `~` never begins an encoded id, so the two forms cannot collide either, and a key built of a
+ * few 256-character ids (up to 4 bytes per character) stays inside DynamoDB's 1024-byte sort-key limit.
+ */
+import { createHash } from 'node:crypto';
+
+export const SEPARATOR = '#';
+/** Encoded segments longer than this (in UTF-8 bytes) are hashed. */
+const MAX_SEGMENT_BYTES = 128;
+
+/** Encodes one client-supplied id as a key segment. */
+export function segment(id: string): string {
+  const escaped = id.replace(/[%#~]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  if (Buffer.byteLength(escaped, 'utf8') <= MAX_SEGMENT_BYTES) return escaped;
+  return `~${createHash('sha256').update(id, 'utf8').digest('base64url')}`;
+}
+
+/** Joins already-encoded parts (entity tags such as `KEY` and segments from `segment`). */
+export function key(...parts: string[]): string {
+  return parts.join(SEPARATOR);
+}
+
+/** Prefix for `begins_with` queries over the children of a key: always ends with the separator. */
+export function prefix(...parts: string[]): string {
+  return `${key(...parts)}${SEPARATOR}`;
+}

@@ -1,0 +1,212 @@
+/**
+ * The middlewares of the one stack (composed in shared/http/operation.ts), in the order a request meets them:
+ * request scope → JSON envelope → authentication → validation → handler → success envelope; the error mapper
+ * answers for every failure on the way.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { findRoute, type AuthLevel, type Route } from '../routes';
+import { authenticate, type Caller } from './auth';
+import { errorResponse, rawResultResponse, successResponse, type HttpResult } from './envelope';
+import { InvalidArgumentError, ServiceError } from './errors';
+import { logger } from './logger';
+import { z } from './schemas';
+
+/** Request bodies above this are refused with HTTP 413 (decisions §1). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * What a handler returns: a message with optional data and next-page token (named as the operation's contract
+ * says), or (Ask AI, Suggest Decision) a result of its own shape.
+ */
+export type OperationOutput = { message: string; data?: unknown } & PageTokenField | { result: unknown };
+
+/** The next-page token sits beside `data` in `result`; absent on the last page (decisions §1). */
+export type PageTokenField = { nextPageToken?: string; pageToken?: string };
+
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  route: Route;
+  sourceIp: string;
+  headers: Record<string, string>;
+  body?: Record<string, unknown>;
+  caller?: Caller;
+  input?: unknown;
+}
+
+/** The API Gateway event, carrying what the middlewares learned about the request. */
+export type OperationEvent = APIGatewayProxyEventV2 & { state?: RequestState };
+
+type Middleware = MiddlewareObj<OperationEvent, HttpResult | OperationOutput>;
+
+function state(event: OperationEvent): RequestState {
+  if (!event.state) throw new Error('Request state is missing: requestScope must run first.');
+  return event.state;
+}
+
+/** Header names are case-insensitive: keep one lower-case map. */
+function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) result[name.toLowerCase()] = value;
+  }
+  return result;
+}
+
+/** Path of the operation: from the route key in AWS (`POST /v2/x`), from the raw path elsewhere. */
+function requestPath(event: APIGatewayProxyEventV2): string {
+  const routeKey = event.routeKey ?? '';
+  return routeKey.startsWith('POST /') ? routeKey.slice('POST '.length) : (event.rawPath ?? '');
+}
+
+/** Finds the route, starts the request's log scope, and checks the handler was built for the route's auth level. */
+export function requestScope(declaredAuth: AuthLevel): Middleware {
+  return {
+    before: (request) => {
+      const { event } = request;
+      const requestId = event.requestContext?.requestId ?? request.context?.awsRequestId ?? randomUUID();
+      const path = requestPath(event);
+      logger.resetKeys();
+      logger.appendKeys({ requestId, path });
+      const route = findRoute(path);
+      if (!route || route.auth !== declaredAuth) {
+        // A deployment error, not a client error: the function serves a path it was not built for.
+        const placeholder: Route = { path, entry: '', auth: declaredAuth, table: 'read', summary: '' };
+        event.state = { requestId, startedAt: Date.now(), route: placeholder, sourceIp: '', headers: {} };
+        throw new Error(`Route ${path} is not served by a handler with auth level ${declaredAuth}.`);
+      }
+      event.state = {
+        requestId,
+        startedAt: Date.now(),
+        route,
+        sourceIp: event.requestContext?.http?.sourceIp ?? '',
+        headers: lowerCaseHeaders(event.headers),
+      };
+    },
+  };
+}
+
+const ENVELOPE_MESSAGE = 'Request body must be a JSON object of the form {"data": {...}}.';
+
+/** Size cap, content type, JSON parse and the `{data: {...}}` envelope. */
+export function jsonEnvelope(): Middleware {
+  return {
+    before: ({ event }) => {
+      const current = state(event);
+      const raw = event.body ?? '';
+      const body = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      if (body.length > MAX_BODY_BYTES) {
+        throw new InvalidArgumentError('Request body exceeds the limit of 1 MiB (1048576 bytes).', { httpStatus: 413 });
+      }
+      const contentType = (current.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (contentType !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(contentType)) {
+        throw new InvalidArgumentError('Content-Type must be application/json.');
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        throw new InvalidArgumentError(`Request body is not valid JSON. ${ENVELOPE_MESSAGE}`);
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
+      const data = (parsed as Record<string, unknown>).data;
+      if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
+      current.body = data as Record<string, unknown>;
+    },
+  };
+}
+
+/** Credentials for the route's level (shared/http/auth.ts). */
+export function authentication(): Middleware {
+  return {
+    before: async ({ event }) => {
+      const current = state(event);
+      current.caller = await authenticate(current.route.auth, current.headers);
+      logger.appendKeys(
+        current.caller.level === 'apiKey'
+          ? { apiKey: current.caller.apiKeyId }
+          : current.caller.level === 'workspace'
+            ? { workspaceId: current.caller.workspaceId }
+            : {},
+      );
+    },
+  };
+}
+
+/** Validates `data`; every failing field is listed in `details.issues` as `{path, message}`. */
+export function validation(schema: z.ZodMiniType): Middleware {
+  return {
+    before: ({ event }) => {
+      const current = state(event);
+      const parsed = schema.safeParse(current.body);
+      if (parsed.success) {
+        current.input = parsed.data;
+        return;
+      }
+      const issues = parsed.error.issues.map((issue) => ({
+        path: ['data', ...issue.path.map(String)].join('.'),
+        message: issue.message,
+      }));
+      const summary = issues.slice(0, 3).map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+      const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+      throw new InvalidArgumentError(`Invalid argument: ${summary}${more}`, { details: { issues } });
+    },
+  };
+}
+
+function logOutcome(event: OperationEvent, statusCode: number): void {
+  const startedAt = event.state?.startedAt;
+  logger.info('request completed', { statusCode, durationMs: startedAt === undefined ? undefined : Date.now() - startedAt });
+}
+
+/** Wraps what the handler returned in the success envelope. */
+export function successEnvelope(): Middleware {
+  return {
+    after: (request) => {
+      const output = request.response as OperationOutput;
+      const { requestId } = state(request.event);
+      request.response =
+        'result' in output
+          ? rawResultResponse(output.result, requestId)
+          : successResponse(output.message, output.data, requestId, {
+              nextPageToken: output.nextPageToken,
+              pageToken: output.pageToken,
+            });
+      logOutcome(request.event, 200);
+    },
+  };
+}
+
+const BUSY_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+/**
+ * The one error mapper. A ServiceError becomes its envelope and status; DynamoDB throttling becomes UNAVAILABLE;
+ * anything else becomes INTERNAL with a fixed message, its cause logged with the request id, never returned.
+ */
+export function errorMapper(): Middleware {
+  return {
+    onError: (request) => {
+      const { error, event } = request;
+      const requestId = event.state?.requestId ?? request.context?.awsRequestId ?? randomUUID();
+      let response: HttpResult;
+      if (error instanceof ServiceError) {
+        response = errorResponse(error.httpStatus, error.code, error.message, requestId, {
+          details: error.details,
+          headers: error.headers,
+        });
+      } else if (error instanceof Error && BUSY_ERRORS.has(error.name)) {
+        logger.warn('storage throttled', { error: error.name });
+        response = errorResponse(503, 'UNAVAILABLE', 'The service is busy; retry shortly.', requestId, {
+          headers: { 'Retry-After': '1' },
+        });
+      } else {
+        logger.error('unhandled error', error instanceof Error ? error : String(error));
+        response = errorResponse(500, 'INTERNAL', 'Internal error.', requestId);
+      }
+      request.response = response;
+      logOutcome(event, response.statusCode);
+    },
+  };
+}

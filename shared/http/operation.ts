@@ -1,0 +1,70 @@
+/**
+ * `operation(...)` turns a handler into a Lambda handler behind the one middleware stack. A handler receives
+ * validated input and its caller and returns `{message, data}`: no parsing, no status codes, no envelopes.
+ */
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { AuthLevel } from '../routes';
+import type { CallerFor } from './auth';
+import type { HttpResult } from './envelope';
+import {
+  authentication,
+  errorMapper,
+  jsonEnvelope,
+  requestScope,
+  successEnvelope,
+  validation,
+  type OperationEvent,
+  type OperationOutput,
+} from './middleware';
+import type { z } from './schemas';
+
+export interface RequestInfo {
+  requestId: string;
+  sourceIp: string;
+  path: string;
+}
+
+export interface OperationInput<S extends z.ZodMiniType, L extends AuthLevel> {
+  data: z.output<S>;
+  caller: CallerFor<L>;
+  request: RequestInfo;
+}
+
+export interface OperationDefinition<S extends z.ZodMiniType, L extends AuthLevel> {
+  /** Must equal the route table's level for every path this handler serves (checked per request and by a test). */
+  auth: L;
+  schema: S;
+  handle: (input: OperationInput<S, L>) => Promise<OperationOutput>;
+}
+
+export type OperationHandler<S extends z.ZodMiniType = z.ZodMiniType, L extends AuthLevel = AuthLevel> = ((
+  event: OperationEvent,
+  context: Context,
+) => Promise<HttpResult>) & { readonly auth: L; readonly schema: S };
+
+export function operation<S extends z.ZodMiniType, L extends AuthLevel>(
+  definition: OperationDefinition<S, L>,
+): OperationHandler<S, L> {
+  const lambda = middy<OperationEvent, HttpResult | OperationOutput>()
+    // middy runs onError middlewares in reverse order: registered first, the mapper answers last for every error.
+    .use(errorMapper())
+    .use(requestScope(definition.auth))
+    .use(jsonEnvelope())
+    .use(authentication())
+    .use(validation(definition.schema))
+    .use(successEnvelope())
+    .handler(async (event: OperationEvent) => {
+      const { state } = event;
+      if (!state?.caller) throw new Error('Handler reached without an authenticated caller.');
+      return definition.handle({
+        data: state.input as z.output<S>,
+        caller: state.caller as CallerFor<L>,
+        request: { requestId: state.requestId, sourceIp: state.sourceIp, path: state.route.path },
+      });
+    });
+  return Object.assign((event: OperationEvent, context: Context) => lambda(event, context) as Promise<HttpResult>, {
+    auth: definition.auth,
+    schema: definition.schema,
+  });
+}

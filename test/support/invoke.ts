@@ -1,0 +1,63 @@
+/**
+ * Calls a handler the way API Gateway does (HTTP API payload v2), through its real middleware stack.
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { HttpResult } from '../../shared/http/envelope';
+
+export interface InvokeOptions {
+  headers?: Record<string, string>;
+  /** Raw body; default is `JSON.stringify({ data })`. */
+  rawBody?: string;
+  sourceIp?: string;
+  method?: string;
+}
+
+export interface Invocation {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: {
+    result?: { status: string; message: string; data?: any; nextPageToken?: string; pageToken?: string; [k: string]: unknown };
+    error?: { status: string; message: string; details?: any };
+  };
+}
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+
+export function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): APIGatewayProxyEventV2 {
+  const requestId = randomUUID();
+  const body = options.rawBody ?? JSON.stringify({ data });
+  return {
+    version: '2.0',
+    routeKey: `POST ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: options.method ?? 'POST', path, protocol: 'HTTP/1.1', sourceIp: options.sourceIp ?? '127.0.0.1', userAgent: 'jest' },
+      requestId,
+      routeKey: `POST ${path}`,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+  };
+}
+
+const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 30000 } as unknown as Context;
+
+/** Invokes `handler` as the route at `path` with `{data}` as the body. */
+export async function invoke(handler: Handler, path: string, data: unknown, options: InvokeOptions = {}): Promise<Invocation> {
+  const response = await handler(buildEvent(path, data, options), context);
+  return {
+    statusCode: response.statusCode,
+    headers: response.headers,
+    body: JSON.parse(response.body ?? '{}'),
+  };
+}
