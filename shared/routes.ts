@@ -71,6 +71,20 @@ export const routes = [
     kms: ['encrypt'],
     summary: 'Replace the auth tokens of one API key with a new one.',
   },
+  {
+    path: '/v2/workspace/activityconfig/update',
+    entry: 'functions/workspace/activityconfig-update.ts',
+    auth: 'apiKey',
+    table: 'write',
+    summary: 'Update the activity log configuration (deep merge; defaults seeded on first enable).',
+  },
+  {
+    path: '/v2/workspace/activityconfig/get',
+    entry: 'functions/workspace/activityconfig-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: 'Read the activity log configuration.',
+  },
 ] as const satisfies readonly Route[];
 
 export type RoutePath = (typeof routes)[number]['path'];

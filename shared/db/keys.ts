@@ -28,3 +28,8 @@ export function key(...parts: string[]): string {
 export function prefix(...parts: string[]): string {
   return `${key(...parts)}${SEPARATOR}`;
 }
+
+/** Partition key of tenant data: every key of customer data starts with the API key id (DESIGN.md, Storage). */
+export function tenantKey(apiKeyId: string, ...parts: string[]): string {
+  return key('T', segment(apiKeyId), ...parts);
+}
