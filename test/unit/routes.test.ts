@@ -1,0 +1,48 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { routes } from '../../shared/routes';
+
+const root = join(__dirname, '..', '..');
+// Files under functions/ that are not operations: the gateway's fallback and (later) stream workers.
+const NOT_OPERATIONS = [/^functions\/gateway\//, /^functions\/workers\//];
+
+function handlerFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return handlerFiles(path);
+    return name.endsWith('.ts') ? [relative(root, path)] : [];
+  });
+}
+
+describe('the route table', () => {
+  it('has a handler file for every route', () => {
+    const missing = routes.filter((route) => !existsSync(join(root, route.entry))).map((route) => route.entry);
+
+    expect(missing).toEqual([]);
+  });
+
+  it('has a route for every handler file', () => {
+    const routed = new Set(routes.map((route) => route.entry));
+    const unrouted = handlerFiles(join(root, 'functions'))
+      .filter((file) => !NOT_OPERATIONS.some((pattern) => pattern.test(file)))
+      .filter((file) => !routed.has(file));
+
+    expect(unrouted).toEqual([]);
+  });
+
+  it('lists each path once, as a POST path under /v1 or /v2', () => {
+    const paths = routes.map((route) => route.path);
+
+    expect(new Set(paths).size).toBe(paths.length);
+    for (const path of paths) expect(path).toMatch(/^\/v[12]\/[a-z0-9/-]+$/);
+  });
+
+  it.each(routes.map((route) => [route.path, route] as const))('%s: its handler was built for the route’s auth level', (_, route) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const module = require(join(root, route.entry)) as { handler?: { auth?: string; schema?: unknown } };
+
+    expect(typeof module.handler).toBe('function');
+    expect(module.handler?.auth).toBe(route.auth);
+    expect(module.handler?.schema).toBeDefined();
+  });
+});
