@@ -1,0 +1,111 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table and each handler's zod schema. Loading a handler
+ * module builds its clients but makes no call, so this works offline; callers must have configuration in the
+ * environment (bin/openapi.ts sets placeholders, the local stack has the real values).
+ */
+import { join } from 'node:path';
+import { routes, routeId, type AuthLevel } from '../shared/routes';
+import { STATUS_BY_CODE } from '../shared/http/errors';
+import { z } from '../shared/http/schemas';
+
+const PROJECT_ROOT = join(__dirname, '..');
+
+const SECURITY: Record<AuthLevel, Array<Record<string, string[]>>> = {
+  none: [],
+  workspace: [{ workspaceId: [], workspaceAuthToken: [] }],
+  apiKey: [{ apiKey: [], authToken: [] }],
+};
+
+const errorEnvelope = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['status', 'message'],
+      properties: {
+        status: { type: 'string', enum: Object.keys(STATUS_BY_CODE) },
+        message: { type: 'string' },
+        details: { description: 'For validation errors: `issues`, a list of `{path, message}`.' },
+      },
+    },
+  },
+};
+
+const successEnvelope = {
+  type: 'object',
+  required: ['result'],
+  properties: {
+    result: {
+      type: 'object',
+      description: '`{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`.',
+      properties: {
+        status: { type: 'string', const: 'success' },
+        message: { type: 'string' },
+        data: {},
+        nextPageToken: { type: 'string' },
+        pageToken: { type: 'string' },
+      },
+    },
+  },
+};
+
+function requestSchema(entry: string): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const module = require(join(PROJECT_ROOT, entry)) as { schema?: z.ZodMiniType };
+  if (!module.schema) throw new Error(`${entry} does not export its schema.`);
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(module.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return schema;
+}
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorEnvelope } } });
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const route of routes) {
+    paths[route.path] = {
+      post: {
+        operationId: routeId(route.path),
+        summary: route.summary,
+        security: SECURITY[route.auth],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['data'], properties: { data: requestSchema(route.entry) } },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope } } },
+          '400': errorResponse('INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE.'),
+          '401': errorResponse('UNAUTHENTICATED: credentials missing.'),
+          '403': errorResponse('PERMISSION_DENIED: credentials wrong.'),
+          '404': errorResponse('NOT_FOUND.'),
+          '409': errorResponse('ALREADY_EXISTS or ABORTED.'),
+          '413': errorResponse('Body over 1 MiB (status INVALID_ARGUMENT).'),
+          '429': errorResponse('RESOURCE_EXHAUSTED, with Retry-After.'),
+          '500': errorResponse('INTERNAL; never carries internals.'),
+        },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Collaboration backend',
+      version: '2.0.0',
+      description: 'Every operation is a POST with a JSON body `{"data": {...}}`. Errors use the error envelope.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-service-api-key' },
+        authToken: { type: 'apiKey', in: 'header', name: 'x-service-auth-token' },
+        workspaceId: { type: 'apiKey', in: 'header', name: 'x-service-workspace-id' },
+        workspaceAuthToken: { type: 'apiKey', in: 'header', name: 'x-service-workspace-auth-token' },
+      },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,16 @@
+/** `npm run openapi`: writes openapi.json from the route table and the handlers' schemas (offline). */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// Handler modules read their configuration at load; the document needs none of it.
+process.env.TABLE_NAME ??= 'openapi';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { buildOpenApiDocument } = require('./openapi-document') as typeof import('./openapi-document');
+
+const target = join(__dirname, '..', 'openapi.json');
+const document = buildOpenApiDocument();
+writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`);
+console.log(`Wrote ${target} (${Object.keys(document.paths as object).length} operations).`);
