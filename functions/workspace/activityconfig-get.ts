@@ -1,6 +1,6 @@
 import { readActivityConfig } from '../../shared/domain/activity-config';
 import { operation } from '../../shared/http/operation';
-import { z } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
 
 export const schema = z.object({});
 

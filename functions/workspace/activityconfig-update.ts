@@ -1,6 +1,7 @@
 import { updateActivityConfig } from '../../shared/domain/activity-config';
 import { operation } from '../../shared/http/operation';
-import { boundedText, z } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+import { boundedText } from '../../shared/http/schemas';
 
 const triggerMap = z.record(boundedText(200), z.boolean()).check(
   z.refine((value) => Object.keys(value).length <= 100, 'Must have at most 100 triggers.'),

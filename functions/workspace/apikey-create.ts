@@ -1,7 +1,8 @@
 import { issueApiKey } from '../../shared/domain/api-keys';
 import { PermissionDeniedError } from '../../shared/http/errors';
 import { operation } from '../../shared/http/operation';
-import { trimmedText, z } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+import { trimmedText } from '../../shared/http/schemas';
 
 export const schema = z.object({
   apiKeyName: z.optional(trimmedText(200)),

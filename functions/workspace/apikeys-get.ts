@@ -1,6 +1,7 @@
 import { listWorkspaceApiKeys } from '../../shared/domain/api-keys';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, pageSize, pageToken, z } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+import { boundedArray, clientId, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = z.object({
   apiKeys: z.optional(boundedArray(clientId())),

@@ -1,6 +1,7 @@
 import { resetAuthTokens } from '../../shared/domain/api-keys';
 import { operation } from '../../shared/http/operation';
-import { clientId, z } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+import { clientId } from '../../shared/http/schemas';
 
 export const schema = z.object({ apiKey: clientId() });
 

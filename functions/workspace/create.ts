@@ -2,7 +2,8 @@ import { isDisposableEmail } from '../../shared/domain/owner-email';
 import { createWorkspace, enforceCreateRateLimit } from '../../shared/domain/workspaces';
 import { InvalidArgumentError } from '../../shared/http/errors';
 import { operation } from '../../shared/http/operation';
-import { emailAddress, httpUrl, trimmedText, z } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+import { emailAddress, httpUrl, trimmedText } from '../../shared/http/schemas';
 
 export const schema = z.object({
   ownerEmail: emailAddress(),

@@ -11,7 +11,9 @@ import { authenticate, type Caller } from './auth';
 import { errorResponse, rawResultResponse, successResponse, type HttpResult } from './envelope';
 import { InvalidArgumentError, ServiceError } from './errors';
 import { logger } from './logger';
-import { z } from './schemas';
+import * as z from 'zod/mini';
+// Configures zod's messages (English, "Required.") before any schema runs.
+import './schemas';
 
 /** Request bodies above this are refused with HTTP 413 (decisions §1). */
 export const MAX_BODY_BYTES = 1024 * 1024;

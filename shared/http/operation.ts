@@ -17,7 +17,7 @@ import {
   type OperationEvent,
   type OperationOutput,
 } from './middleware';
-import type { z } from './schemas';
+import type * as z from 'zod/mini';
 
 export interface RequestInfo {
   requestId: string;

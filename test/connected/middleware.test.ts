@@ -1,7 +1,7 @@
 import { handler as createWorkspace } from '../../functions/workspace/create';
 import { operation } from '../../shared/http/operation';
 import { ResourceExhaustedError } from '../../shared/http/errors';
-import { z } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
 import { getEmailRegistry } from '../../shared/db/workspace';
 import { uniqueEmail } from '../support/fixtures';
 import { invoke } from '../support/invoke';

@@ -22,7 +22,7 @@ describe('the route table', () => {
   });
 
   it('has a route for every handler file', () => {
-    const routed = new Set(routes.map((route) => route.entry));
+    const routed = new Set<string>(routes.map((route) => route.entry));
     const unrouted = handlerFiles(join(root, 'functions'))
       .filter((file) => !NOT_OPERATIONS.some((pattern) => pattern.test(file)))
       .filter((file) => !routed.has(file));
