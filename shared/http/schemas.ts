@@ -1,11 +1,11 @@
 /**
  * Schema pieces shared by operations. Handlers use `zod/mini` (`import * as z from 'zod/mini'`): the classic
- * build adds ~420 KB to every bundle, mini ~20 KB. Import the namespace in each file rather than re-exporting it
+ * build adds ~420 KB to every bundle, mini ~15 KB. Import the namespace in each file rather than re-exporting it
  * from here: a re-exported namespace object defeats tree-shaking and brings the whole library back.
  * Messages come from zod's English locale, configured once here (the middleware imports this module).
  */
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
+import { en } from 'zod/locales';
 
 z.config(en());
 // A missing field reads "Required." rather than "expected string, received undefined".
