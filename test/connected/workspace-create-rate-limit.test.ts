@@ -1,0 +1,56 @@
+import type { handler as CreateHandler } from '../../functions/workspace/create';
+import { uniqueEmail } from '../support/fixtures';
+import { invoke } from '../support/invoke';
+
+/** Loads Create Workspace with WORKSPACE_CREATE_LIMIT_PER_HOUR set (configuration is read once, at load). */
+function createWithLimit(limit: string): typeof CreateHandler {
+  let handler: typeof CreateHandler | undefined;
+  jest.isolateModules(() => {
+    process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR = limit;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    handler = (require('../../functions/workspace/create') as { handler: typeof CreateHandler }).handler;
+  });
+  process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR = '0';
+  return handler as typeof CreateHandler;
+}
+
+describe('Create Workspace rate limit per source IP', () => {
+  it('refuses the creation past the hourly limit with RESOURCE_EXHAUSTED and Retry-After, per IP', async () => {
+    const create = createWithLimit('3');
+    const ip = '203.0.113.7';
+    const attempt = (sourceIp: string) => invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp });
+
+    const allowed = [await attempt(ip), await attempt(ip), await attempt(ip)];
+    const refused = await attempt(ip);
+    const otherIp = await attempt('198.51.100.9');
+
+    expect(allowed.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Too many requests. Please try again later.' });
+    expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(0);
+    expect(Number(refused.headers['Retry-After'])).toBeLessThanOrEqual(3600);
+    expect(otherIp.statusCode).toBe(200);
+  });
+
+  it('never lets parallel requests from one IP exceed the limit', async () => {
+    const create = createWithLimit('5');
+    const ip = '203.0.113.99';
+
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp: ip })),
+    );
+
+    expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(5);
+    expect(responses.filter((r) => r.statusCode === 429)).toHaveLength(7);
+  });
+
+  it('does not limit at all when the limit is 0', async () => {
+    const create = createWithLimit('0');
+
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp: '203.0.113.50' })),
+    );
+
+    expect(responses.every((r) => r.statusCode === 200)).toBe(true);
+  });
+});
