@@ -1,0 +1,185 @@
+/**
+ * One construct holds every function default (runtime, architecture, bundling, logs, tracing) and turns a route
+ * table entry into least-privilege grants: the function may do what its entry says and nothing more.
+ */
+import * as path from 'node:path';
+import { CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct, type IConstruct } from 'constructs';
+import type { Route } from '../shared/routes';
+import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
+
+/** Route entries name their handler files relative to the project root (the folder holding package.json). */
+export const PROJECT_ROOT = path.resolve(__dirname, '..');
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** Settings every function gets. */
+export interface FunctionSettings {
+  /** Powertools service name, the `service` field of every log line. */
+  readonly serviceName: string;
+  readonly logLevel: LogLevel;
+}
+
+/** What routed functions may be granted access to; each function gets only the parts its route asks for. */
+export interface RouteResources {
+  readonly table: ITable;
+  /** The key of the Encryption SDK's KMS keyring. */
+  readonly encryptionKey: IKey;
+  /** Signs page tokens. */
+  readonly pageTokenSecret: ISecret;
+}
+
+/** A function serving one route-table entry. */
+export interface RoutedFunctionProps {
+  readonly route: Route;
+  readonly resources: RouteResources;
+  readonly settings: FunctionSettings;
+  /** Workspace creations allowed per source IP per hour (0 disables the limit); see shared/config.ts. */
+  readonly workspaceCreateLimitPerHour: number;
+}
+
+/**
+ * A function outside the route table (the `$default` catch-all): same defaults, no table, key or secret. It
+ * cannot be handed resources, so it cannot be granted any by mistake.
+ */
+export interface UnroutedFunctionProps {
+  /** Handler file relative to the project root; it exports `handler`. */
+  readonly entry: string;
+  readonly route?: never;
+  readonly settings: FunctionSettings;
+}
+
+export type RouteFunctionProps = RoutedFunctionProps | UnroutedFunctionProps;
+
+/**
+ * 1024 MB: Lambda allocates CPU in proportion to memory. Cold starts (loading a bundle that carries the AWS SDK)
+ * and the Encryption SDK and token hashing are CPU-bound, so below about 1 GB latency grows faster than the
+ * per-millisecond price falls. Revisit with the bench script, not by guess.
+ */
+const MEMORY_MB = 1024;
+
+/**
+ * 29 s: API Gateway ends an HTTP API integration after 29-30 s, so a longer Lambda timeout would only keep
+ * running work whose answer nobody receives. The slowest planned operation (ask-ai) needs about 25 s.
+ */
+const TIMEOUT = Duration.seconds(29);
+
+/** Kept long enough to investigate an incident reported weeks later, short enough not to pile up cost. */
+const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+
+/** How cdk-nag writes a CloudFormation `Fn::GetAtt [X, Arn]` in a finding id: `<X.Arn>`. */
+function arnReference(resource: IConstruct): string | undefined {
+  const cfn = resource.node.defaultChild;
+  return cfn instanceof CfnElement ? `<${Stack.of(cfn).getLogicalId(cfn)}.Arn>` : undefined;
+}
+
+export class RouteFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: RouteFunctionProps) {
+    super(scope, id);
+    const route = props.route;
+    const entry = route !== undefined ? route.entry : props.entry;
+
+    // Created explicitly (not Lambda's implicit /aws/lambda/<name>) so that retention is part of the stack and
+    // the function needs no logs:CreateLogGroup permission.
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: LOG_RETENTION });
+
+    // An explicit role instead of the default one with the AWSLambdaBasicExecutionRole managed policy, which
+    // may write to every log group in the account; this one may write to its own log group only.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: route !== undefined ? `POST ${route.path}` : `${entry} (no route)`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    const environment: Record<string, string> = {
+      ...bundleRuntimeEnvironment,
+      POWERTOOLS_SERVICE_NAME: props.settings.serviceName,
+      LOG_LEVEL: props.settings.logLevel,
+    };
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      description: route !== undefined ? `POST ${route.path}` : `${entry} (requests that match no route)`,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      // Graviton: about 20% cheaper per GB-second than x86, and the bundle is plain JavaScript.
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: MEMORY_MB,
+      timeout: TIMEOUT,
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      environment,
+      bundling: lambdaBundling,
+    });
+
+    if (route !== undefined) {
+      this.grantRouteAccess(route, props.resources, props.workspaceCreateLimitPerHour);
+    }
+
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'nodejs22.x is pinned on purpose: the bundles target node22 and the test suites run on that major version; ' +
+        'moving to nodejs24.x is a deliberate upgrade that changes both together.',
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only the X-Ray statement added by tracing ACTIVE (xray:PutTraceSegments, xray:PutTelemetryRecords): ' +
+        'these actions support no resource-level permissions, so "*" is the narrowest resource IAM accepts.',
+    });
+  }
+
+  private grantRouteAccess(route: Route, resources: RouteResources, workspaceCreateLimitPerHour: number): void {
+    const fn = this.function;
+    fn.addEnvironment('TABLE_NAME', resources.table.tableName);
+    fn.addEnvironment('WORKSPACE_CREATE_LIMIT_PER_HOUR', String(workspaceCreateLimitPerHour));
+
+    if (route.table === 'write') {
+      resources.table.grantReadWriteData(fn);
+    } else {
+      resources.table.grantReadData(fn);
+    }
+    const tableArn = arnReference(resources.table);
+    if (tableArn !== undefined) {
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
+        reason:
+          'Queries through the generic GSIs (gsi1..gsi3) of this one table; the wildcard is limited to that ' +
+          "table's indexes, which hold the same tenant-keyed items as the table itself.",
+      });
+    }
+
+    // The AWS Encryption SDK with a KMS keyring whose only key is the generator calls GenerateDataKey to encrypt
+    // and Decrypt to decrypt; it never calls Encrypt or ReEncrypt, so grantEncrypt() would give more than needed.
+    const kmsUse = route.kms ?? [];
+    if (kmsUse.length > 0) {
+      fn.addEnvironment('KMS_KEY_ARN', resources.encryptionKey.keyArn);
+    }
+    if (kmsUse.includes('encrypt')) {
+      resources.encryptionKey.grant(fn, 'kms:GenerateDataKey');
+    }
+    if (kmsUse.includes('decrypt')) {
+      resources.encryptionKey.grantDecrypt(fn);
+    }
+
+    if (route.paginated === true) {
+      fn.addEnvironment('PAGE_TOKEN_SECRET_ARN', resources.pageTokenSecret.secretArn);
+      resources.pageTokenSecret.grantRead(fn);
+    }
+  }
+}
