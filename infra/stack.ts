@@ -35,13 +35,15 @@ const SERVICE_NAME = 'collab-backend';
 const DEFAULT_THROTTLE: ThrottleSettings = { rateLimit: 100, burstLimit: 200 };
 
 /**
- * Why no route has an API Gateway authorizer (cdk-nag APIG4): credentials travel in the JSON body, where only
- * the function can read them, and some routes are public by contract.
+ * Why no route has an API Gateway authorizer (cdk-nag APIG4): the credentials are the service's own (API key +
+ * auth token, or workspace id + token, in x-service-* headers), checked against the table by the shared
+ * middleware of each function, and some routes are public by contract.
  */
 const NO_AUTHORIZER_REASON =
-  'Authentication is the API key + auth token (or workspace id + token) carried in the JSON body and verified ' +
-  'by the shared middleware of each function; API Gateway authorizers only see headers and would be a second ' +
-  'place to keep in sync. Workspace create and the $default 404/405 answer are public by the API contract.';
+  'Authentication is the API key + auth token (or workspace id + token) in the x-service-* headers, checked ' +
+  'against the table by the shared middleware of every function with a 30 s cache; a Lambda authorizer would ' +
+  'add a second invocation per request and a second place for the rules. Workspace create and the $default ' +
+  '404/405 answer are public by the API contract.';
 
 /** One JSON object per request, from the `$context` variables of HTTP APIs. */
 const ACCESS_LOG_FORMAT = JSON.stringify({
