@@ -1,0 +1,256 @@
+/**
+ * The local stack: DynamoDB Local, the table from the shared definition, the local keys, and every route of the
+ * route table served over HTTP by the local gateway. `bin/local.ts` (`npm start`) is the command around it.
+ */
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
+import { createTableInput } from '../../shared/db/table-definition';
+import { findRoute } from '../../shared/routes';
+import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
+import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
+
+const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const NOT_ROUTED_ENTRY = 'functions/gateway/not-routed.ts';
+const OPENAPI_MODULE = join(PROJECT_ROOT, 'bin', 'openapi-document');
+
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');
+export const DEFAULT_TABLE_NAME = 'collab-local';
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface LocalStackOptions {
+  /** Gateway port; 0 picks a free one. Default 3000. */
+  port?: number;
+  /** Holds `dynamodb/` and `local-keys.json` across restarts. Default `<project>/.data`. */
+  dataDir?: string;
+  /** Nothing is kept: the database lives in memory and the keys in a temporary folder removed on stop. */
+  inMemory?: boolean;
+  /** DynamoDB Local's port; 0 or undefined picks a free one. */
+  dynamodbPort?: number;
+  tableName?: string;
+  /** Aborting it ends a startup in progress; whatever was started is stopped again. */
+  signal?: AbortSignal;
+}
+
+export interface LocalStack {
+  /** `http://127.0.0.1:<port>` */
+  baseUrl: string;
+  port: number;
+  dynamodbEndpoint: string;
+  tableName: string;
+  /** Stops everything that was started, in reverse order; resolves once DynamoDB Local has exited. */
+  stop(): Promise<void>;
+}
+
+type Cleanup = () => Promise<void> | void;
+
+/**
+ * Starts the whole stack. Sets the environment the handlers read at load (TABLE_NAME, DYNAMODB_ENDPOINT,
+ * LOCAL_KEYS_FILE, region and placeholder credentials) before any handler is loaded. When a step fails, what the
+ * earlier steps started is stopped before the error is rethrown, so a failed start leaves no Java process behind.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const cleanups: Cleanup[] = [];
+  const stop = once(() => runCleanups(cleanups));
+  try {
+    return await startSteps(options, cleanups, stop);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop: () => Promise<void>): Promise<LocalStack> {
+  const inMemory = options.inMemory === true;
+  const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  const tableName = options.tableName ?? DEFAULT_TABLE_NAME;
+  const checkpoint = (): void => options.signal?.throwIfAborted();
+
+  silenceNodeVersionWarning();
+  await checkJava();
+  const emulatorDir = await ensureDynamoDbLocal();
+  checkpoint();
+
+  const keysFile = inMemory ? await temporaryKeysFile(cleanups) : join(dataDir, 'local-keys.json');
+  ensureLocalKeysFile(keysFile);
+
+  const dynamodb = await startDynamoDbLocal({
+    port: options.dynamodbPort,
+    inMemory,
+    dbPath: inMemory ? undefined : join(dataDir, 'dynamodb'),
+    emulatorDir,
+    signal: options.signal,
+  });
+  cleanups.push(() => dynamodb.stop());
+  checkpoint();
+
+  await ensureTable(dynamodb.endpoint, tableName);
+  checkpoint();
+
+  setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile });
+
+  // The DynamoDB Streams poller (reading the table's stream from DynamoDB Local and invoking the stream worker,
+  // as the event source mapping does in AWS) starts here, after the table exists and the environment is set,
+  // and registers its own stop in `cleanups` so it ends before DynamoDB Local does.
+
+  const server = createGateway({ resolveHandler, notRouted, openapi: openApiDocument });
+  // Loopback only: the local stack has placeholder credentials and must not be reachable from the network.
+  const port = await listen(server, options.port ?? DEFAULT_PORT, '127.0.0.1');
+  cleanups.push(() => closeServer(server));
+  checkpoint();
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    dynamodbEndpoint: dynamodb.endpoint,
+    tableName,
+    stop,
+  };
+}
+
+/** For `--in-memory`: fresh keys in a temporary folder, removed on stop and, failing that, when the process exits. */
+async function temporaryKeysFile(cleanups: Cleanup[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'collab-local-'));
+  const remove = (): void => rmSync(dir, { recursive: true, force: true });
+  process.on('exit', remove);
+  cleanups.push(() => {
+    process.off('exit', remove);
+    remove();
+  });
+  return join(dir, 'local-keys.json');
+}
+
+/** Creates the table when it does not exist yet; a persisted database keeps it across restarts. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: LOCAL_CREDENTIALS });
+  try {
+    if (await tableExists(client, tableName)) return;
+    try {
+      await client.send(new CreateTableCommand(createTableInput(tableName)));
+    } catch (error) {
+      // Someone else created it between our check and our create: that is the state we wanted.
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+    await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 2 }, { TableName: tableName });
+  } finally {
+    client.destroy();
+  }
+}
+
+async function tableExists(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return true;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return false;
+    throw error;
+  }
+}
+
+function setHandlerEnvironment(values: { tableName: string; endpoint: string; keysFile: string }): void {
+  process.env.TABLE_NAME = values.tableName;
+  process.env.DYNAMODB_ENDPOINT = values.endpoint;
+  process.env.LOCAL_KEYS_FILE = values.keysFile;
+  process.env.AWS_REGION ??= 'local';
+  process.env.AWS_ACCESS_KEY_ID ??= LOCAL_CREDENTIALS.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey;
+}
+
+const handlerCache = new Map<string, HttpHandler>();
+
+/** Loads the handler of a route the way Lambda does on a cold start: once per module, then reused. */
+function resolveHandler(path: string): HttpHandler | undefined {
+  const route = findRoute(path);
+  if (route === undefined) return undefined;
+  let handler = handlerCache.get(route.entry);
+  if (handler === undefined) {
+    handler = loadHandler<HttpHandler>(route.entry);
+    handlerCache.set(route.entry, handler);
+  }
+  return handler;
+}
+
+/** Loaded on first use: the gateway module should not fail to load because of a handler's imports. */
+const notRouted: NotRoutedHandler = (event, context) =>
+  loadHandler<NotRoutedHandler>(NOT_ROUTED_ENTRY)(event, context);
+
+function loadHandler<T>(entry: string): T {
+  const file = join(PROJECT_ROOT, entry);
+  // Handlers are TypeScript; `require` goes through tsx (npm start) or ts-jest (tests), which compile them.
+  const loaded = require(file) as { handler?: unknown };
+  if (typeof loaded.handler !== 'function') {
+    throw new Error(`${entry} does not export a handler function.`);
+  }
+  return loaded.handler as T;
+}
+
+/** The OpenAPI document when bin/openapi-document.ts exists; undefined (a 404 from not-routed) otherwise. */
+function openApiDocument(): unknown {
+  let loaded: { buildOpenApiDocument?: () => unknown };
+  try {
+    loaded = require(OPENAPI_MODULE) as typeof loaded;
+  } catch (error) {
+    if (isModuleNotFound(error, OPENAPI_MODULE)) return undefined;
+    throw error;
+  }
+  return loaded.buildOpenApiDocument?.();
+}
+
+function isModuleNotFound(error: unknown, module: string): boolean {
+  return (
+    error instanceof Error &&
+    (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' &&
+    error.message.includes(module)
+  );
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolveListen((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Stops accepting connections, ends idle keep-alive ones at once and cuts the rest after a short grace. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolveClose) => {
+    const timer = setTimeout(() => server.closeAllConnections(), 2_000);
+    server.close(() => {
+      clearTimeout(timer);
+      resolveClose();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+async function runCleanups(cleanups: Cleanup[]): Promise<void> {
+  for (let cleanup = cleanups.pop(); cleanup !== undefined; cleanup = cleanups.pop()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      // Keep going: a failed step must not leave the later ones (DynamoDB Local above all) running.
+      console.error('Local stack: a stop step failed', error);
+    }
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}

@@ -1,0 +1,60 @@
+/**
+ * connected tier: one DynamoDB Local (in memory) for the whole run, and one keys file. Everything is handed to the
+ * test workers through the environment, which they inherit from this process. When DYNAMODB_ENDPOINT is already
+ * set (another tier or the developer started one), that instance is used and nothing is started.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ensureDynamoDbLocal,
+  silenceNodeVersionWarning,
+  startDynamoDbLocal,
+  type DynamoDbLocal,
+} from '../../bin/lib/dynamodb-local';
+import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
+
+/** What this setup started, for the teardown (same process): only that is stopped or removed. */
+export interface StartedResources {
+  dynamodb?: DynamoDbLocal;
+  keysDir?: string;
+}
+
+const RESOURCES_KEY = Symbol.for('collab.connected.dynamodbLocal');
+type GlobalWithResources = typeof globalThis & { [RESOURCES_KEY]?: StartedResources };
+
+export default async function globalSetup(): Promise<void> {
+  silenceNodeVersionWarning();
+  process.env.AWS_REGION ??= 'local';
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+
+  const started: StartedResources = {};
+  (globalThis as GlobalWithResources)[RESOURCES_KEY] = started;
+
+  if (isUnset(process.env.LOCAL_KEYS_FILE)) {
+    started.keysDir = mkdtempSync(join(tmpdir(), 'collab-test-keys-'));
+    const keysDir = started.keysDir;
+    // Removed by the teardown; this covers a run that ends without one.
+    process.once('exit', () => rmSync(keysDir, { recursive: true, force: true }));
+    const file = join(started.keysDir, 'local-keys.json');
+    ensureLocalKeysFile(file);
+    process.env.LOCAL_KEYS_FILE = file;
+  }
+
+  if (isUnset(process.env.DYNAMODB_ENDPOINT)) {
+    started.dynamodb = await startDynamoDbLocal({ inMemory: true, emulatorDir: await ensureDynamoDbLocal() });
+    process.env.DYNAMODB_ENDPOINT = started.dynamodb.endpoint;
+  }
+}
+
+function isUnset(value: string | undefined): boolean {
+  return value === undefined || value.trim() === '';
+}
+
+export function takeStartedResources(): StartedResources {
+  const holder = globalThis as GlobalWithResources;
+  const started = holder[RESOURCES_KEY] ?? {};
+  delete holder[RESOURCES_KEY];
+  return started;
+}

@@ -1,0 +1,27 @@
+/** e2e tier: stops the local stack started by the setup and checks that its DynamoDB Local is gone with it. */
+import { takeLocalStack } from './local-stack-global-setup';
+import { dynamoDbLocalPids, stopLocalStackProcess } from './local-stack-process';
+
+export default async function globalTeardown(): Promise<void> {
+  const stack = takeLocalStack();
+  if (stack === undefined) return;
+  const status = await stopLocalStackProcess(stack.child);
+  const leftover = await pidsAfterExit(stack.dynamodbPort);
+  for (const pid of leftover) process.kill(pid, 'SIGKILL');
+  if (leftover.length > 0) {
+    throw new Error(`DynamoDB Local (pid ${leftover.join(', ')}) outlived the local stack; it was killed now.\n${stack.output()}`);
+  }
+  if (status.code !== 0) {
+    throw new Error(`The local stack exited with code ${status.code} (signal ${status.signal}):\n${stack.output()}`);
+  }
+}
+
+/** The stack awaits DynamoDB Local's exit before its own, but give the process table a moment anyway. */
+async function pidsAfterExit(port: number): Promise<number[]> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const pids = dynamoDbLocalPids(port);
+    if (pids.length === 0) return pids;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 200));
+  }
+  return dynamoDbLocalPids(port);
+}
