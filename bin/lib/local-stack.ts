@@ -2,7 +2,7 @@
  * The local stack: DynamoDB Local, the table from the shared definition, the local keys, and every route of the
  * route table served over HTTP by the local gateway. `bin/local.ts` (`npm start`) is the command around it.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -112,13 +112,30 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   cleanups.push(() => closeServer(server));
   checkpoint();
 
+  const baseUrl = `http://127.0.0.1:${port}`;
+  writeStateFile(dataDir, { baseUrl, dynamodbEndpoint: dynamodb.endpoint, tableName, keysFile }, cleanups);
+
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     port,
     dynamodbEndpoint: dynamodb.endpoint,
     tableName,
     stop,
   };
+}
+
+/** Where the operator CLI (bin/admin.ts) finds the running stack: `<DATA_DIR>/local-stack.json`, removed on stop. */
+export const STATE_FILE_NAME = 'local-stack.json';
+
+function writeStateFile(
+  dataDir: string,
+  state: { baseUrl: string; dynamodbEndpoint: string; tableName: string; keysFile: string },
+  cleanups: Cleanup[],
+): void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, STATE_FILE_NAME);
+  writeFileSync(file, `${JSON.stringify({ ...state, pid: process.pid }, null, 2)}\n`);
+  cleanups.push(() => rmSync(file, { force: true }));
 }
 
 /** For `--in-memory`: fresh keys in a temporary folder, removed on stop and, failing that, when the process exits. */

@@ -2,6 +2,9 @@
  * e2e tier: starts the local stack through the same command as `npm start` (a separate tsx process, in memory)
  * and hands its address to the tests as E2E_BASE_URL (workers inherit the environment set here).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnLocalStack, type LocalStackProcess } from './local-stack-process';
 
 /** Shared with the teardown, which runs in this same process. */
@@ -11,7 +14,11 @@ type GlobalWithStack = typeof globalThis & { [STACK_KEY]?: LocalStackProcess };
 
 export default async function globalSetup(): Promise<void> {
   // A generous limit so the e2e files can create workspaces freely; a rate-limit test starts its own stack.
-  const stack = await spawnLocalStack({ env: { WORKSPACE_CREATE_LIMIT_PER_HOUR: '1000' } });
+  // Its own DATA_DIR, so the state file for the operator CLI never touches a developer's running stack.
+  const dataDir = mkdtempSync(join(tmpdir(), 'collab-e2e-'));
+  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+  const stack = await spawnLocalStack({ env: { WORKSPACE_CREATE_LIMIT_PER_HOUR: '1000', DATA_DIR: dataDir } });
+  process.env.E2E_DATA_DIR = dataDir;
   (globalThis as GlobalWithStack)[STACK_KEY] = stack;
   // If jest leaves without running the teardown, the stack must not outlive it.
   process.once('exit', () => stack.child.kill('SIGTERM'));
