@@ -10,7 +10,6 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 import type { Route } from '../shared/routes';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
@@ -32,8 +31,6 @@ export interface RouteResources {
   readonly table: ITable;
   /** The key of the Encryption SDK's KMS keyring. */
   readonly encryptionKey: IKey;
-  /** Signs page tokens. */
-  readonly pageTokenSecret: ISecret;
 }
 
 /** A function serving one route-table entry. */
@@ -175,11 +172,6 @@ export class RouteFunction extends Construct {
     }
     if (kmsUse.includes('decrypt')) {
       resources.encryptionKey.grantDecrypt(fn);
-    }
-
-    if (route.paginated === true) {
-      fn.addEnvironment('PAGE_TOKEN_SECRET_ARN', resources.pageTokenSecret.secretArn);
-      resources.pageTokenSecret.grantRead(fn);
     }
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The whole deployment: one DynamoDB table, one KMS key, the page-token secret, and an HTTP API with one Lambda
+ * The whole deployment: one DynamoDB table, one KMS key and an HTTP API with one Lambda
  * function per POST path of the route table, plus a `$default` catch-all that answers 404/405.
  */
 import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
@@ -8,7 +8,6 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { routeId, routes } from '../shared/routes';
@@ -64,7 +63,6 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 export class CollabStack extends Stack {
   readonly table: dynamodb.Table;
   readonly encryptionKey: kms.Key;
-  readonly pageTokenSecret: secretsmanager.Secret;
   readonly api: HttpApi;
   /** The function of each POST path, by path. */
   readonly routeFunctions: ReadonlyMap<string, RouteFunction>;
@@ -112,18 +110,6 @@ export class CollabStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    this.pageTokenSecret = new secretsmanager.Secret(this, 'PageTokenSecret', {
-      description: `${SERVICE_NAME} (${stage}): HMAC key that signs page tokens`,
-      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
-    });
-    Validations.of(this.pageTokenSecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The functions cache this HMAC key per process and page tokens live 24 h; rotating it would invalidate ' +
-        'every outstanding page token mid-listing. If it leaks, put a new value by hand; new function ' +
-        'instances load it.',
-    });
-
     this.api = new HttpApi(this, 'Api', {
       apiName: `${SERVICE_NAME}-${stage}`,
       description: `${SERVICE_NAME} (${stage}): POST operations of the route table`,
@@ -131,7 +117,7 @@ export class CollabStack extends Stack {
     this.configureStage(props.throttle ?? DEFAULT_THROTTLE);
 
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
-    const resources = { table: this.table, encryptionKey: this.encryptionKey, pageTokenSecret: this.pageTokenSecret };
+    const resources = { table: this.table, encryptionKey: this.encryptionKey };
     const workspaceCreateLimitPerHour = props.workspaceCreateLimitPerHour ?? 10;
 
     // One function per POST path, even where paths share a handler file: each gets its own grants, logs,

@@ -32,9 +32,7 @@ export const config = {
   dynamodbEndpoint: optional('DYNAMODB_ENDPOINT'),
   /** KMS key for envelope encryption in AWS. */
   kmsKeyArn: optional('KMS_KEY_ARN'),
-  /** Secrets Manager secret holding the page-token signing secret in AWS. */
-  pageTokenSecretArn: optional('PAGE_TOKEN_SECRET_ARN'),
-  /** Local stack and tests: JSON file with a raw AES key and the page-token secret (see shared/crypto/local-keys.ts). */
+  /** Local stack and tests: JSON file with a raw AES key (see shared/crypto/local-keys.ts). */
   localKeysFile: optional('LOCAL_KEYS_FILE'),
   /** Workspace creations allowed per source IP per hour; 0 disables the limit. */
   workspaceCreateLimitPerHour: nonNegativeInteger('WORKSPACE_CREATE_LIMIT_PER_HOUR', 10),

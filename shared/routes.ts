@@ -24,8 +24,6 @@ export interface Route {
   readonly table: TableAccess;
   /** KMS operations the handler performs (through the AWS Encryption SDK); none when omitted. */
   readonly kms?: readonly KmsUse[];
-  /** True when the operation returns or accepts signed page tokens (needs the page-token secret). */
-  readonly paginated?: boolean;
   /** One line for the OpenAPI document and the README. */
   readonly summary: string;
 }
@@ -44,7 +42,6 @@ export const routes = [
     entry: 'functions/workspace/apikeys-get.ts',
     auth: 'workspace',
     table: 'read',
-    paginated: true,
     summary: 'List the API keys of the workspace.',
   },
   {

@@ -1,15 +1,13 @@
 /**
  * Signed page tokens. A token carries the position to resume from (a DynamoDB key, or any small cursor), the
  * tenant it was issued to, a hash of the query that produced it, and an expiry (24 h). It is signed with
- * HMAC-SHA256 under a server secret: a token that was altered, issued to another tenant, made for another query,
- * or expired is rejected with INVALID_ARGUMENT.
+ * HMAC-SHA256 under a server secret (shared/db/server-secret.ts): a token that was altered, issued to another
+ * tenant, made for another query, or expired is rejected with INVALID_ARGUMENT.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { config } from '../config';
+import { getOrCreateServerSecret } from '../db/server-secret';
 import { InvalidArgumentError } from '../http/errors';
 import { hashesEqual } from './tokens';
-import { readLocalKeys } from './local-keys';
 
 const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const INVALID = 'Invalid page token.';
@@ -33,22 +31,9 @@ interface Payload {
 
 let secretPromise: Promise<Buffer> | undefined;
 
-async function loadSecret(): Promise<Buffer> {
-  if (config.pageTokenSecretArn !== undefined) {
-    const client = new SecretsManagerClient({});
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: config.pageTokenSecretArn }));
-    if (!SecretString) throw new Error('The page-token secret is empty.');
-    return Buffer.from(SecretString, 'utf8');
-  }
-  if (config.localKeysFile !== undefined) {
-    return Buffer.from(readLocalKeys(config.localKeysFile).pageTokenSecret, 'base64');
-  }
-  throw new Error('Page tokens need PAGE_TOKEN_SECRET_ARN (AWS) or LOCAL_KEYS_FILE (local stack).');
-}
-
-/** The secret is fetched once per process; a failed fetch is retried on the next request. */
+/** The secret is read once per process (one GetItem); a failed read is retried on the next request. */
 function getSecret(): Promise<Buffer> {
-  secretPromise ??= loadSecret().catch((error: unknown) => {
+  secretPromise ??= getOrCreateServerSecret('page-token').catch((error: unknown) => {
     secretPromise = undefined;
     throw error;
   });

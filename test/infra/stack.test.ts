@@ -103,7 +103,6 @@ describe('the CDK stack', () => {
       NODE_OPTIONS: '--enable-source-maps',
     });
     expect('KMS_KEY_ARN' in environment).toBe((route.kms ?? []).length > 0);
-    expect('PAGE_TOKEN_SECRET_ARN' in environment).toBe(route.paginated === true);
   });
 
   it.each(routeCases)('%s: routed as POST to its own function', (path) => {
@@ -173,12 +172,6 @@ describe('the CDK stack', () => {
     template.resourceCountIs('AWS::KMS::Alias', 1);
   });
 
-  it('generates a 64-character page-token secret', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
-    });
-  });
-
   it.each(routeCases)('%s: table grants follow the route (read-only routes cannot write)', (path, route) => {
     const dynamodb = actionsOfService(functionOf(path), 'dynamodb');
 
@@ -201,14 +194,9 @@ describe('the CDK stack', () => {
     expect(actionsOfService(functionOf(path), 'kms').sort()).toEqual(expected.sort());
   });
 
-  it.each(routeCases)('%s: only paginated routes can read the page-token secret', (path, route) => {
-    const secretActions = actionsOfService(functionOf(path), 'secretsmanager');
-
-    if (route.paginated === true) {
-      expect(secretActions).toContain('secretsmanager:GetSecretValue');
-    } else {
-      expect(secretActions).toEqual([]);
-    }
+  it('creates no Secrets Manager secret and grants no secret access (the page-token key lives in the table)', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    for (const route of routes) expect(actionsOfService(functionOf(route.path), 'secretsmanager')).toEqual([]);
   });
 
   it('gives every function its own log group with one month of retention', () => {

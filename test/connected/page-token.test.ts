@@ -52,3 +52,14 @@ describe('page tokens', () => {
     expect(await rejection(readPageToken(token, scope))).toBe('INVALID_ARGUMENT');
   });
 });
+
+describe('the page-token secret', () => {
+  it('is created once and shared by concurrent first users', async () => {
+    const { getOrCreateServerSecret } = await import('../../shared/db/server-secret');
+
+    const secrets = await Promise.all(Array.from({ length: 8 }, () => getOrCreateServerSecret('concurrency-check')));
+
+    expect(new Set(secrets.map((secret) => secret.toString('base64'))).size).toBe(1);
+    expect(secrets[0]).toHaveLength(32);
+  });
+});
