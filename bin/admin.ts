@@ -40,7 +40,7 @@ function configureTarget(): void {
 }
 
 async function productionKey(workspaceId: string, apiKeyName: string): Promise<void> {
-  const { issueApiKey } = await import('../shared/domain/api-keys');
+  const { issueApiKey } = await import('../shared/domain/credentials');
   const { apiKey } = await issueApiKey({ workspaceId, apiKeyName, type: 'production', createAuthToken: true });
   console.log(apiKey.id);
   console.error(`Issued production key ${apiKey.id} to ${workspaceId}; read its token with /v2/workspace/authtokens/get.`);

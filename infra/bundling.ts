@@ -2,6 +2,7 @@
  * How every function is bundled, in one place. The CDK stack passes `lambdaBundling` to each NodejsFunction and
  * the bench script passes `esbuildOptions` to esbuild directly, so what is measured is what is deployed.
  */
+import { join } from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
@@ -19,6 +20,16 @@ const MAIN_FIELDS = ['module', 'main'];
  * the like for Node built-ins. Defining it from `import.meta.url` lets those calls work.
  */
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * In Lambda the SDK's default credential chain always stops at the environment (the execution role's keys);
+ * the rest of the chain (SSO, profiles, web identity, IMDS, and the STS/SSO clients they bring) is ~95 KB of every
+ * bundle that never runs there. The bundles resolve the chain's package to a provider that reads the environment
+ * only. The file is referenced by path, not imported: infra/ loads no runtime code.
+ */
+const CREDENTIALS_ALIAS = {
+  '@aws-sdk/credential-provider-node': join(__dirname, '..', 'shared', 'aws', 'lambda-credentials.ts'),
+};
 
 const MINIFY = true;
 const SOURCE_MAP = true;
@@ -40,6 +51,7 @@ export const lambdaBundling: BundlingOptions = {
   banner: ESM_REQUIRE_BANNER,
   externalModules: [],
   bundleAwsSDK: true,
+  esbuildArgs: Object.fromEntries(Object.entries(CREDENTIALS_ALIAS).map(([from, to]) => [`--alias:${from}`, to])),
   // Bundle with the esbuild from devDependencies; never fall back to a Docker image (CI and laptops have none).
   forceDockerBundling: false,
 };
@@ -64,4 +76,5 @@ export const esbuildOptions = {
   platform: 'node',
   bundle: true,
   external: [],
+  alias: CREDENTIALS_ALIAS,
 } satisfies BuildOptions;

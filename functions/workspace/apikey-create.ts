@@ -1,4 +1,4 @@
-import { issueApiKey } from '../../shared/domain/api-keys';
+import { issueApiKey } from '../../shared/domain/credentials';
 import { PermissionDeniedError } from '../../shared/http/errors';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';

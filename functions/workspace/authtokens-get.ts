@@ -1,4 +1,4 @@
-import { readAuthTokens } from '../../shared/domain/api-keys';
+import { readAuthTokens } from '../../shared/domain/credentials';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
 import { clientId } from '../../shared/http/schemas';

@@ -21,7 +21,7 @@ import {
   type WorkspaceRecord,
 } from '../db/workspace';
 import { AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError } from '../http/errors';
-import { newApiKey, newAuthToken } from './api-keys';
+import { newApiKey, newAuthToken } from './credentials';
 import { defaultApiKeyName, normalizeEmail } from './owner-email';
 
 export interface CreateWorkspaceInput {

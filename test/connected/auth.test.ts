@@ -81,7 +81,7 @@ describe('authentication', () => {
     await authenticate('apiKey', workspace.apiKeyHeaders, now);
     // Another Lambda instance resets the key: a fresh copy of the modules has its own credential cache.
     await jest.isolateModulesAsync(async () => {
-      const { resetAuthTokens } = await import('../../shared/domain/api-keys');
+      const { resetAuthTokens } = await import('../../shared/domain/credentials');
       await resetAuthTokens(workspace.workspaceId, workspace.apiKeyId);
     });
 

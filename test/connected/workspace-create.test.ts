@@ -1,5 +1,5 @@
 import { handler as createWorkspace } from '../../functions/workspace/create';
-import { issueApiKey } from '../../shared/domain/api-keys';
+import { issueApiKey } from '../../shared/domain/credentials';
 import { getEmailRegistry, getWorkspace, listWorkspacesByEmail } from '../../shared/db/workspace';
 import { uniqueEmail } from '../support/fixtures';
 import { invoke } from '../support/invoke';
