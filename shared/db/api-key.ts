@@ -3,7 +3,8 @@
  *
  *   pk WS#<workspaceId>   sk KEY#<apiKeyId>    id, apiKeyName, type, tokenVersion (bumped by every token reset)
  */
-import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment } from './keys';
 import type { TransactItem } from './transact';
@@ -63,21 +64,10 @@ export async function listApiKeys(workspaceId: string, limit: number, afterId?: 
   return Items.length > limit ? { apiKeys, lastId: apiKeys[apiKeys.length - 1]?.id } : { apiKeys };
 }
 
-/** The named keys of the workspace that exist (at most 100 ids: one BatchGet), in id order. */
+/** The named keys of the workspace that exist (one BatchGet per 100 ids), in id order. */
 export async function getApiKeys(workspaceId: string, apiKeyIds: readonly string[]): Promise<ApiKey[]> {
-  if (apiKeyIds.length === 0) return [];
-  const keys = [...new Set(apiKeyIds)].map((id) => apiKeyKey(workspaceId, id));
-  const found: ApiKey[] = [];
-  let pending: Record<string, unknown>[] | undefined = keys;
-  for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-    const result: BatchGetCommandOutput = await db.send(
-      new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: pending, ConsistentRead: true } } }),
-    );
-    found.push(...(result.Responses?.[TABLE_NAME] ?? []).map(fromItem));
-    pending = result.UnprocessedKeys?.[TABLE_NAME]?.Keys;
-  }
-  return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const found = await batchGet(apiKeyIds.map((id) => apiKeyKey(workspaceId, id)));
+  return found.map(fromItem).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Puts a new key; fails its condition when the id exists. */

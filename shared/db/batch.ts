@@ -1,0 +1,78 @@
+/**
+ * Batched reads and writes within DynamoDB's limits: 100 keys per BatchGetItem, 25 requests per BatchWriteItem,
+ * unprocessed keys and items retried with jittered backoff until done (or the attempts run out, which throws).
+ */
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type BatchGetCommandOutput,
+  type BatchWriteCommandInput,
+  type BatchWriteCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { TABLE_NAME, db } from './client';
+
+export type ItemKey = { pk: string; sk: string };
+export type Item = Record<string, unknown>;
+export type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+const MAX_GET = 100;
+const MAX_WRITE = 25;
+const MAX_ATTEMPTS = 8;
+
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 20 * 2 ** attempt)));
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
+
+/** Reads the items at `keys` (any number; chunks run in parallel). Missing items are simply absent. */
+export async function batchGet(keys: readonly ItemKey[], options: { consistent?: boolean } = {}): Promise<Item[]> {
+  const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
+  const pages = await Promise.all(
+    chunks(unique, MAX_GET).map(async (chunk) => {
+      const found: Item[] = [];
+      let pending: Record<string, unknown>[] | undefined = chunk;
+      for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
+        if (attempt >= MAX_ATTEMPTS) throw new Error('BatchGetItem left keys unprocessed after retries.');
+        if (attempt > 0) await backoff(attempt);
+        const result: BatchGetCommandOutput = await db.send(
+          new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: pending, ConsistentRead: options.consistent ?? true } } }),
+        );
+        found.push(...(result.Responses?.[TABLE_NAME] ?? []));
+        pending = result.UnprocessedKeys?.[TABLE_NAME]?.Keys;
+      }
+      return found;
+    }),
+  );
+  return pages.flat();
+}
+
+/** Map from `pk\0sk` to item, for looking up what batchGet returned. */
+export function byKey(items: readonly Item[]): Map<string, Item> {
+  return new Map(items.map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item]));
+}
+
+export function keyString(key: ItemKey): string {
+  return `${key.pk}\u0000${key.sk}`;
+}
+
+/** Writes `requests` (puts and deletes, any number) in chunks of 25, in parallel, retrying unprocessed ones. */
+export async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+  await Promise.all(
+    chunks(requests, MAX_WRITE).map(async (chunk) => {
+      let pending: WriteRequest[] | undefined = chunk;
+      for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
+        if (attempt >= MAX_ATTEMPTS) throw new Error('BatchWriteItem left items unprocessed after retries.');
+        if (attempt > 0) await backoff(attempt);
+        const result: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: pending } }));
+        pending = result.UnprocessedItems?.[TABLE_NAME];
+      }
+    }),
+  );
+}
+
+export const putRequest = (item: Item): WriteRequest => ({ PutRequest: { Item: item } });
+export const deleteRequest = (key: ItemKey): WriteRequest => ({ DeleteRequest: { Key: key } });

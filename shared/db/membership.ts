@@ -1,0 +1,221 @@
+/**
+ * Memberships: a user at one level of an organization (the organization itself, a folder, or a document) with a
+ * role. One partition per level, so a level's members read in user order at the cost of the page:
+ *
+ *   pk T#<key>#ORG#<org>#MEMBERS#ORG           sk U#<user>   organization members
+ *   pk T#<key>#ORG#<org>#MEMBERS#FOLDER#<f>    sk U#<user>   folder members
+ *   pk T#<key>#ORG#<org>#MEMBERS#DOC#<d>       sk U#<user>   document members
+ *      gsi1: T#<key>#ORG#<org>#USER#<user> / M#<level>     everything of a user in the organization
+ *      gsi2 (documents only): T#<key>#ORG#<org>#DOCMEMBERS / <d>#U#<user>   all document members
+ *
+ * The gsi1 partition is shared with the user's permissions (P#...) and group memberships (G#...) in the
+ * organization, so removing a user from an organization is one query.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet, type Item, type ItemKey } from './batch';
+import { TABLE_NAME, db } from './client';
+import { key, segment } from './keys';
+import { organizationPartition } from './organization';
+import type { TransactItem } from './transact';
+
+export type Role = 'viewer' | 'editor';
+export const ROLES = ['viewer', 'editor'] as const;
+
+export type Level = { type: 'organization' } | { type: 'folder'; id: string } | { type: 'document'; id: string };
+
+export interface Membership {
+  organizationId: string;
+  userId: string;
+  levelType: Level['type'];
+  /** Folder or document id; absent at organization level. */
+  levelId?: string;
+  accessRole: Role;
+  /** Present on document memberships: the document's id (for grouping all document members). */
+  documentId?: string;
+}
+
+function levelTag(level: Level): string {
+  if (level.type === 'organization') return 'ORG';
+  return key(level.type === 'folder' ? 'FOLDER' : 'DOC', segment(level.id));
+}
+
+const levelPartition = (apiKeyId: string, organizationId: string, level: Level) =>
+  key(organizationPartition(apiKeyId, organizationId), 'MEMBERS', levelTag(level));
+
+/** gsi1 partition: every membership, permission and group membership of one user in one organization. */
+export const userInOrganizationPartition = (apiKeyId: string, organizationId: string, userId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'USER', segment(userId));
+
+const documentMembersPartition = (apiKeyId: string, organizationId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'DOCMEMBERS');
+
+/** Sort key of a user inside a level partition (also the page cursor of level queries). */
+export const userSortKey = (userId: string) => key('U', segment(userId));
+
+export const membershipKey = (apiKeyId: string, organizationId: string, level: Level, userId: string): ItemKey => ({
+  pk: levelPartition(apiKeyId, organizationId, level),
+  sk: userSortKey(userId),
+});
+
+export function toMembership(item: Item): Membership {
+  return {
+    organizationId: String(item.organizationId),
+    userId: String(item.userId),
+    levelType: item.levelType as Level['type'],
+    levelId: item.levelId as string | undefined,
+    accessRole: item.accessRole as Role,
+    documentId: item.levelType === 'document' ? (item.levelId as string) : undefined,
+  };
+}
+
+/**
+ * Adds the user at the level or, when already there, sets the role when given (`accessRole` defaults to
+ * `editor` for a new membership, decisions §4). Never fails.
+ */
+export function upsertMembershipItem(
+  apiKeyId: string,
+  organizationId: string,
+  level: Level,
+  userId: string,
+  accessRole: Role | undefined,
+  now: number,
+): TransactItem {
+  const values: Record<string, unknown> = {
+    ':org': organizationId,
+    ':user': userId,
+    ':type': level.type,
+    ':now': now,
+    ':gsi1pk': userInOrganizationPartition(apiKeyId, organizationId, userId),
+    ':gsi1sk': key('M', levelTag(level)),
+    ':role': accessRole ?? 'editor',
+  };
+  const sets = [
+    'organizationId = :org',
+    'userId = :user',
+    'levelType = :type',
+    'createdAt = if_not_exists(createdAt, :now)',
+    'gsi1pk = :gsi1pk',
+    'gsi1sk = :gsi1sk',
+    accessRole === undefined ? 'accessRole = if_not_exists(accessRole, :role)' : 'accessRole = :role',
+  ];
+  if (level.type !== 'organization') {
+    values[':levelId'] = level.id;
+    sets.push('levelId = :levelId');
+  }
+  if (level.type === 'document') {
+    values[':gsi2pk'] = documentMembersPartition(apiKeyId, organizationId);
+    values[':gsi2sk'] = key(segment(level.id), userSortKey(userId));
+    sets.push('gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
+  }
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: membershipKey(apiKeyId, organizationId, level, userId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** Sets the role of an existing membership; fails its condition when the user is not at that level. */
+export function setRoleItem(apiKeyId: string, organizationId: string, level: Level, userId: string, accessRole: Role): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: membershipKey(apiKeyId, organizationId, level, userId),
+      UpdateExpression: 'SET accessRole = :role',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':role': accessRole },
+    },
+  };
+}
+
+/** Memberships of `userIds` at the level that exist, keyed by user id. */
+export async function getMemberships(
+  apiKeyId: string,
+  organizationId: string,
+  level: Level,
+  userIds: readonly string[],
+): Promise<Map<string, Membership>> {
+  const items = await batchGet(userIds.map((userId) => membershipKey(apiKeyId, organizationId, level, userId)));
+  return new Map(items.map(toMembership).map((membership) => [membership.userId, membership]));
+}
+
+export interface MemberPage {
+  members: Membership[];
+  /** Sort key to continue after, when more may follow. */
+  after?: string;
+}
+
+/** One page of a level's members in user order, after the sort key `after`; reads at most `limit + 1` items. */
+export async function queryLevelMembers(
+  apiKeyId: string,
+  organizationId: string,
+  level: Level,
+  limit: number,
+  after?: string,
+): Promise<MemberPage> {
+  const pk = levelPartition(apiKeyId, organizationId, level);
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
+      ExpressionAttributeValues: after === undefined ? { ':pk': pk } : { ':pk': pk, ':after': after },
+      Limit: limit + 1,
+      ConsistentRead: true,
+    }),
+  );
+  const members = Items.slice(0, limit).map(toMembership);
+  return Items.length > limit ? { members, after: String(Items[limit - 1].sk) } : { members };
+}
+
+/**
+ * One page of all document members of the organization, ordered by document then user (gsi2), after the gsi2
+ * sort key `after`.
+ */
+export async function queryDocumentMembers(
+  apiKeyId: string,
+  organizationId: string,
+  limit: number,
+  after?: string,
+): Promise<MemberPage> {
+  const pk = documentMembersPartition(apiKeyId, organizationId);
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      IndexName: 'gsi2',
+      KeyConditionExpression: after === undefined ? 'gsi2pk = :pk' : 'gsi2pk = :pk AND gsi2sk > :after',
+      ExpressionAttributeValues: after === undefined ? { ':pk': pk } : { ':pk': pk, ':after': after },
+      Limit: limit + 1,
+    }),
+  );
+  const members = Items.slice(0, limit).map(toMembership);
+  return Items.length > limit ? { members, after: String(Items[limit - 1].gsi2sk) } : { members };
+}
+
+/** The gsi2 sort key of a document membership (the cursor of queryDocumentMembers). */
+export const documentMemberSortKey = (documentId: string, userId: string) => key(segment(documentId), userSortKey(userId));
+
+/**
+ * Keys of everything a user has in the organization: memberships at every level, permissions, group
+ * memberships (one gsi1 query, paged to the end).
+ */
+export async function userEntriesInOrganization(apiKeyId: string, organizationId: string, userId: string): Promise<ItemKey[]> {
+  const keys: ItemKey[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId) },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) keys.push({ pk: String(item.pk), sk: String(item.sk) });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return keys;
+}
