@@ -35,3 +35,12 @@ export async function newTenant(email = uniqueEmail(), workspaceName?: string): 
     apiKeyHeaders: { 'x-service-api-key': apiKeyId, 'x-service-auth-token': authToken },
   };
 }
+
+/** A second API key of the tenant's workspace, with its token: same workspace, another tenant. */
+export async function siblingKey(tenant: Tenant): Promise<Record<string, string>> {
+  const { handler: createApiKey } = await import('../../functions/workspace/apikey-create');
+  const created = await invoke(createApiKey, '/v2/workspace/apikey/create', {}, { headers: tenant.workspaceHeaders });
+  const apiKeyId = created.body.result?.data.apiKey as string;
+  const tokens = await invoke(getAuthTokens, '/v2/workspace/authtokens/get', { apiKey: apiKeyId }, { headers: tenant.workspaceHeaders });
+  return { 'x-service-api-key': apiKeyId, 'x-service-auth-token': tokens.body.result?.data.authTokens[0].token };
+}
