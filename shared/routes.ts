@@ -94,7 +94,7 @@ export const routes = [
     entry: 'functions/users/update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Update users' profile fields and role at one level.',
+    summary: 'Update the profile fields and the role of users at one level.',
   },
   {
     path: '/v2/users/get',
@@ -129,7 +129,7 @@ export const routes = [
     entry: 'functions/permissions/get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: 'Read a user's active grants.',
+    summary: 'Read the active grants of a user.',
   },
   {
     path: '/v2/auth/permissions/remove',
