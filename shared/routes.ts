@@ -136,7 +136,7 @@ export const routes = [
     entry: 'functions/permissions/remove.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Remove a user's grants on resources.',
+    summary: 'Remove grants of a user on resources.',
   },
   {
     path: '/v2/organizations/usergroups/add',
