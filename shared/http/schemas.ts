@@ -60,7 +60,7 @@ export const httpUrl = (max: number) =>
 
 /** Refuses an array in which two items share the id `pick` returns (decisions §1: duplicate ids are INVALID_ARGUMENT). */
 export const noDuplicateIds = <T>(pick: (item: T) => string, label: string) =>
-  z.refine((items: T[]) => new Set(items.map(pick)).size === items.length, `Must not repeat a ${label}.`);
+  z.refine<T[]>((items) => new Set(items.map(pick)).size === items.length, `Must not repeat a ${label}.`);
 
 /** An access role: `viewer` or `editor`. */
 export const accessRole = () => z.enum(['viewer', 'editor']);
