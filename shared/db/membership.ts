@@ -219,3 +219,26 @@ export async function userEntriesInOrganization(apiKeyId: string, organizationId
   } while (start);
   return keys;
 }
+
+/** Every document membership of one user in the organization (gsi1, `M#DOC#...`). */
+export async function documentMembershipsOfUser(apiKeyId: string, organizationId: string, userId: string): Promise<Membership[]> {
+  const memberships: Membership[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :docs)',
+        ExpressionAttributeValues: {
+          ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId),
+          ':docs': key('M', 'DOC', ''),
+        },
+        ExclusiveStartKey: start,
+      }),
+    );
+    memberships.push(...(page.Items ?? []).map(toMembership));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return memberships;
+}

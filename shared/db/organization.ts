@@ -6,7 +6,7 @@
  *   pk T#<key>#ORG#<org>   sk DOC#<d>        a document (name, folder, accessType, disabled, metadata)
  *                          gsi1: T#<key>#ORG#<org>#FOLDER#<f> / DOC#<d>   documents of a folder
  */
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { batchGet, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
@@ -83,20 +83,23 @@ export async function getDocuments(
 
 export interface DocumentPage {
   documents: DocumentRecord[];
-  /** Sort key of the last document returned, when more may follow. */
-  last?: Record<string, string>;
+  /** True when more documents follow the last one returned. */
+  more: boolean;
 }
 
 /**
- * One page of the organization's documents (in id order), or of one folder's documents (through gsi1), starting
- * after `start` (the `last` of the previous page). Reads `limit + 1` items to know whether more follow.
+ * One page of the organization's documents (in sort-key order), or of one folder's documents (through gsi1,
+ * eventually consistent in AWS), starting after the document `after` (the last id of the previous page; it need
+ * not exist any more). Reads `limit + 1` items to know whether more follow, continuing past DynamoDB's 1 MB
+ * query pages so that a page is full whenever more documents exist.
  */
 export async function listDocuments(
   apiKeyId: string,
   organizationId: string,
-  options: { folderId?: string; limit: number; start?: Record<string, string> },
+  options: { folderId?: string; limit: number; after?: string },
 ): Promise<DocumentPage> {
-  const query = options.folderId === undefined
+  const { folderId, limit, after } = options;
+  const query = folderId === undefined
     ? {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
         ExpressionAttributeValues: { ':pk': organizationPartition(apiKeyId, organizationId), ':doc': prefix('DOC') },
@@ -105,17 +108,25 @@ export async function listDocuments(
     : {
         IndexName: 'gsi1',
         KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': folderDocumentsPartition(apiKeyId, organizationId, options.folderId) },
+        ExpressionAttributeValues: { ':pk': folderDocumentsPartition(apiKeyId, organizationId, folderId) },
       };
-  const { Items = [] } = await db.send(
-    new QueryCommand({ TableName: TABLE_NAME, ...query, ExclusiveStartKey: options.start, Limit: options.limit + 1 }),
-  );
-  const documents = Items.slice(0, options.limit).map(toDocument);
-  if (Items.length <= options.limit) return { documents };
-  const lastItem = Items[options.limit - 1];
-  const last: Record<string, string> = { pk: String(lastItem.pk), sk: String(lastItem.sk) };
-  if (options.folderId !== undefined) Object.assign(last, { gsi1pk: String(lastItem.gsi1pk), gsi1sk: String(lastItem.gsi1sk) });
-  return { documents, last };
+  // The start key is rebuilt from the document id, so page tokens carry an id rather than the key layout.
+  let start: Record<string, string> | undefined;
+  if (after !== undefined) {
+    const itemKey = documentKey(apiKeyId, organizationId, after);
+    start = folderId === undefined
+      ? itemKey
+      : { ...itemKey, gsi1pk: folderDocumentsPartition(apiKeyId, organizationId, folderId), gsi1sk: itemKey.sk };
+  }
+  const items: Item[] = [];
+  do {
+    const page: QueryCommandOutput = await db.send(
+      new QueryCommand({ TableName: TABLE_NAME, ...query, ExclusiveStartKey: start, Limit: limit + 1 - items.length }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey as Record<string, string> | undefined;
+  } while (start !== undefined && items.length <= limit);
+  return { documents: items.slice(0, limit).map(toDocument), more: items.length > limit };
 }
 
 /** Creates the organization when missing; leaves an existing one as it is (no condition: never fails). */
@@ -161,12 +172,18 @@ export interface DocumentFields {
   metadata?: Record<string, string>;
 }
 
-/** SET clauses for the fields present in `fields` (and the folder index keys when the folder is set). */
-function documentUpdate(apiKeyId: string, organizationId: string, fields: DocumentFields, now: number) {
+const DOCUMENT_FIELDS = ['documentName', 'folderId', 'accessType', 'disabled', 'metadata'] as const satisfies ReadonlyArray<keyof DocumentFields>;
+
+/**
+ * SET clauses for the fields present in `fields` (and the folder index keys when the folder is set). Only the
+ * named document fields are read, so a caller passing a wider object can never write keys or server fields.
+ */
+function documentUpdate(apiKeyId: string, organizationId: string, documentId: string, fields: DocumentFields, now: number) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':now': now };
   const sets = ['updatedAt = :now'];
-  for (const [field, value] of Object.entries(fields)) {
+  for (const field of DOCUMENT_FIELDS) {
+    const value = fields[field];
     if (value === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = value;
@@ -174,7 +191,8 @@ function documentUpdate(apiKeyId: string, organizationId: string, fields: Docume
   }
   if (fields.folderId !== undefined) {
     values[':gsi1pk'] = folderDocumentsPartition(apiKeyId, organizationId, fields.folderId);
-    sets.push('gsi1pk = :gsi1pk', 'gsi1sk = sk');
+    values[':gsi1sk'] = documentKey(apiKeyId, organizationId, documentId).sk;
+    sets.push('gsi1pk = :gsi1pk', 'gsi1sk = :gsi1sk');
   }
   return { sets, names, values };
 }
@@ -190,7 +208,7 @@ export function upsertDocumentItem(
   fields: DocumentFields,
   now: number,
 ): TransactItem {
-  const { sets, names, values } = documentUpdate(apiKeyId, organizationId, fields, now);
+  const { sets, names, values } = documentUpdate(apiKeyId, organizationId, documentId, fields, now);
   const defaults: Array<[string, unknown]> = [
     ['organizationId', organizationId],
     ['documentId', documentId],
@@ -215,6 +233,27 @@ export function upsertDocumentItem(
   };
 }
 
+/** Sets the given fields of an existing document, inside a transaction; the item fails its condition when the document does not exist. */
+export function updateDocumentItem(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  fields: DocumentFields,
+  now: number,
+): TransactItem {
+  const { sets, names, values } = documentUpdate(apiKeyId, organizationId, documentId, fields, now);
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: documentKey(apiKeyId, organizationId, documentId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
 /**
  * Sets the given fields of an existing document. Returns the document after the update, or undefined when it
  * does not exist (nothing is written then).
@@ -226,19 +265,10 @@ export async function updateDocument(
   fields: DocumentFields,
   now: number,
 ): Promise<DocumentRecord | undefined> {
-  const { sets, names, values } = documentUpdate(apiKeyId, organizationId, fields, now);
+  const { Update } = updateDocumentItem(apiKeyId, organizationId, documentId, fields, now);
+  if (!Update) throw new Error('updateDocumentItem built no Update.');
   try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: documentKey(apiKeyId, organizationId, documentId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    const { Attributes } = await db.send(new UpdateCommand({ ...Update, ReturnValues: 'ALL_NEW' }));
     return Attributes ? toDocument(Attributes) : undefined;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return undefined;

@@ -14,6 +14,7 @@ import { TABLE_NAME, db } from './client';
 import { key, prefix, segment, tenantKey } from './keys';
 import { userInOrganizationPartition, userSortKey, type Role } from './membership';
 import { organizationPartition } from './organization';
+import type { TransactItem } from './transact';
 
 export type ResourceType = 'organization' | 'folder' | 'document';
 
@@ -69,6 +70,11 @@ export function grantItem(apiKeyId: string, grant: Grant): Item {
     gsi2pk: key(organizationPartition(apiKeyId, grant.organizationId), 'GRANTS', TYPE_TAG[grant.type], segment(grant.id)),
     gsi2sk: userSortKey(grant.userId),
   };
+}
+
+/** The Put of a grant inside a transaction (replaces an earlier grant on the same resource; no condition). */
+export function putGrantItem(apiKeyId: string, grant: Grant): TransactItem {
+  return { Put: { TableName: TABLE_NAME, Item: grantItem(apiKeyId, grant) } };
 }
 
 /** The user's active grants, all or in one organization (a query over the user's grants partition). */

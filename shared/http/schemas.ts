@@ -64,3 +64,27 @@ export const noDuplicateIds = <T>(pick: (item: T) => string, label: string) =>
 
 /** An access role: `viewer` or `editor`. */
 export const accessRole = () => z.enum(['viewer', 'editor']);
+
+/** A user object of Add Users / Update Users. */
+export const userInput = () =>
+  z.object({
+    userId: clientId(),
+    name: z.optional(z.string().check(z.maxLength(256, 'Must be at most 256 characters.'))),
+    email: z.optional(z.string().check(z.maxLength(320, 'Must be at most 320 characters.'))),
+    initial: z.optional(z.string().check(z.maxLength(16, 'Must be at most 16 characters.'))),
+    accessRole: z.optional(accessRole()),
+  });
+
+/** A level: documentId or folderId (not both) inside organizationId. */
+export const levelFields = {
+  organizationId: clientId(),
+  documentId: z.optional(clientId()),
+  folderId: z.optional(clientId()),
+};
+
+/** Refuses a request naming both a document and a folder (decisions §4). */
+export const documentOrFolder = () =>
+  z.refine<{ documentId?: string; folderId?: string }>(
+    (data) => data.documentId === undefined || data.folderId === undefined,
+    { message: 'Provide documentId or folderId, not both.', path: ['documentId'] },
+  );

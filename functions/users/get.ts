@@ -1,0 +1,35 @@
+import * as z from 'zod/mini';
+import { getUsers } from '../../shared/domain/user-listing';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, documentOrFolder, levelFields, pageSize, pageToken } from '../../shared/http/schemas';
+
+export const schema = z
+  .object({
+    ...levelFields,
+    userIds: z.optional(boundedArray(clientId(), 30)),
+    organizationUserGroupIds: z.optional(boundedArray(clientId(), 30)),
+    allDocuments: z.optional(z.boolean()),
+    groupByDocumentId: z.optional(z.boolean()),
+    pageSize: z.optional(pageSize()),
+    pageToken: z.optional(pageToken()),
+  })
+  .check(
+    documentOrFolder(),
+    z.refine((data) => !(data.allDocuments && (data.documentId !== undefined || data.folderId !== undefined)), {
+      message: 'allDocuments cannot be combined with documentId or folderId.',
+      path: ['allDocuments'],
+    }),
+    z.refine((data) => !data.groupByDocumentId || data.allDocuments === true, {
+      message: 'groupByDocumentId works only with allDocuments: true.',
+      path: ['groupByDocumentId'],
+    }),
+  );
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const { users, nextPageToken } = await getUsers(caller.apiKeyId, { ...data, pageSize: data.pageSize ?? 1000 });
+    return { message: 'Users retrieved successfully.', data: users, nextPageToken };
+  },
+});

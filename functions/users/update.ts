@@ -1,0 +1,20 @@
+import * as z from 'zod/mini';
+import { updateUsers } from '../../shared/domain/users';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, documentOrFolder, levelFields, noDuplicateIds, userInput } from '../../shared/http/schemas';
+
+export const schema = z
+  .object({
+    ...levelFields,
+    users: boundedArray(userInput()).check(
+      z.minLength(1, 'Must have at least one user.'),
+      noDuplicateIds((user: { userId: string }) => user.userId, 'userId'),
+    ),
+  })
+  .check(documentOrFolder());
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => ({ message: 'Users updated successfully.', data: await updateUsers(caller.apiKeyId, data) }),
+});

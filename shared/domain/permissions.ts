@@ -1,0 +1,130 @@
+/**
+ * Permission rules (api-spec "Add Permissions" and the Permission resource table, decisions §4 and §10):
+ * which organization a resource belongs to, the default role, expiry in the future, no resource twice, and
+ * reads that never show an expired grant.
+ */
+import { batchWrite, deleteRequest } from '../db/batch';
+import type { Role } from '../db/membership';
+import { getGrants, grantKey, isActive, listActiveGrants, putGrantItem, type Grant, type Resource, type ResourceType } from '../db/permission';
+import { transactWrite } from '../db/transact';
+import { batchResult, type BatchResult } from '../http/batch-result';
+import { InvalidArgumentError } from '../http/errors';
+
+/** A resource as the client names it: `organizationId` may be left out for an organization. */
+export interface ResourceInput {
+  type: ResourceType;
+  id: string;
+  organizationId?: string;
+}
+
+export interface PermissionInput extends ResourceInput {
+  accessRole?: Role;
+  /** Unix seconds. */
+  expiresAt?: number;
+}
+
+/** A grant as Get Permissions shows it (decisions §10). */
+export interface PermissionView {
+  type: ResourceType;
+  id: string;
+  organizationId: string;
+  accessRole: Role;
+  expiresAt?: number;
+}
+
+interface Issue {
+  path: string;
+  message: string;
+}
+
+/** The same shape and message as a schema failure, so clients parse one kind of INVALID_ARGUMENT. */
+function invalid(issues: Issue[]): InvalidArgumentError {
+  const summary = issues.slice(0, 3).map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return new InvalidArgumentError(`Invalid argument: ${summary}${more}`, { details: { issues } });
+}
+
+/**
+ * The organization of each resource: required for documents and folders; for an organization it is the id
+ * itself (and, when given, must equal it). Also refuses a resource named twice, since the second would
+ * silently overwrite the first. Throws InvalidArgumentError listing every problem.
+ */
+function resolveResources<T extends ResourceInput>(inputs: readonly T[], path: string, extra?: (input: T, at: string) => Issue[]) {
+  const issues: Issue[] = [];
+  const seen = new Set<string>();
+  const resolved = inputs.map((input, index) => {
+    const at = `${path}.${index}`;
+    let organizationId = input.organizationId;
+    if (input.type === 'organization') {
+      if (organizationId !== undefined && organizationId !== input.id) {
+        issues.push({ path: `${at}.organizationId`, message: 'Must equal id for type organization.' });
+      }
+      organizationId = input.id;
+    } else if (organizationId === undefined) {
+      issues.push({ path: `${at}.organizationId`, message: `Required for type ${input.type}.` });
+    }
+    // JSON of the triple: no separator inside an id can make two different resources look alike.
+    const identity = JSON.stringify([input.type, organizationId ?? null, input.id]);
+    if (seen.has(identity)) issues.push({ path: at, message: 'Must not repeat a resource.' });
+    seen.add(identity);
+    issues.push(...(extra?.(input, at) ?? []));
+    return { ...input, organizationId: organizationId ?? '' };
+  });
+  if (issues.length > 0) throw invalid(issues);
+  return resolved;
+}
+
+const RESOURCES_PATH = 'data.permissions.resources';
+
+/** The grants a request asks for at `now` (ms); throws InvalidArgumentError when any resource breaks a rule. */
+export function grantsToAdd(userId: string, inputs: readonly PermissionInput[], now: number): Grant[] {
+  const pastExpiry = (input: PermissionInput, at: string): Issue[] =>
+    input.expiresAt !== undefined && input.expiresAt * 1000 <= now
+      ? [{ path: `${at}.expiresAt`, message: 'Must be in the future (Unix seconds).' }]
+      : [];
+  return resolveResources(inputs, RESOURCES_PATH, pastExpiry).map((resource) => ({
+    userId,
+    type: resource.type,
+    id: resource.id,
+    organizationId: resource.organizationId,
+    accessRole: resource.accessRole ?? 'editor',
+    expiresAt: resource.expiresAt,
+  }));
+}
+
+/**
+ * Grants every resource to the user in one transaction (at most 100 puts), so a request is all-or-nothing. A
+ * grant already there is replaced: its role and expiry become the new ones. Throws InvalidArgumentError.
+ */
+export async function addPermissions(apiKeyId: string, userId: string, inputs: readonly PermissionInput[], now = Date.now()) {
+  const grants = grantsToAdd(userId, inputs, now);
+  await transactWrite(grants.map((grant) => putGrantItem(apiKeyId, grant)));
+}
+
+/** The user's grants that count at `now` (ms), all or in one organization, in resource order. */
+export async function activePermissions(apiKeyId: string, userId: string, organizationId: string | undefined, now = Date.now()): Promise<PermissionView[]> {
+  const grants = await listActiveGrants(apiKeyId, userId, organizationId, now);
+  return grants.map(({ type, id, organizationId: org, accessRole, expiresAt }) => ({
+    type,
+    id,
+    organizationId: org,
+    accessRole,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  }));
+}
+
+/**
+ * Removes the user's grants on `inputs`, keyed by resource id. A grant that has expired is deleted too but
+ * reported as not existing, the same view Get Permissions gives. Throws InvalidArgumentError.
+ */
+export async function removePermissions(apiKeyId: string, userId: string, inputs: readonly ResourceInput[], now = Date.now()): Promise<BatchResult> {
+  const resources: Resource[] = resolveResources(inputs, RESOURCES_PATH).map(({ type, id, organizationId }) => ({ type, id, organizationId }));
+  const stored = await getGrants(apiKeyId, userId, resources);
+  await batchWrite(stored.map((grant) => deleteRequest(grantKey(apiKeyId, userId, grant))));
+  const active = new Set(stored.filter((grant) => isActive(grant, now)).map((grant) => JSON.stringify([grant.type, grant.organizationId, grant.id])));
+  return batchResult(resources, (resource) => resource.id, (resource) =>
+    active.has(JSON.stringify([resource.type, resource.organizationId, resource.id]))
+      ? { success: true, message: 'Permission removed.' }
+      : { success: false, message: 'Permission does not exist.' },
+  );
+}

@@ -1,0 +1,156 @@
+/**
+ * Users at the levels of an organization (decisions §4): add, update, delete. Listing is in user-listing.ts.
+ * Every write of one user (profile + membership) sits in one transaction, so a failure never leaves half a
+ * membership behind; 100 users take three transactions.
+ */
+import { batchWrite, deleteRequest, type ItemKey } from '../db/batch';
+import {
+  getMemberships,
+  membershipKey,
+  setRoleItem,
+  upsertMembershipItem,
+  userEntriesInOrganization,
+  type Level,
+  type Role,
+} from '../db/membership';
+import { documentKey, ensureFolderItem, ensureOrganizationItem, folderExists, getDocument, upsertDocumentItem } from '../db/organization';
+import { stableUserId, upsertProfileItem } from '../db/profile';
+import { MAX_TRANSACT_ITEMS, transactWrite, type TransactItem } from '../db/transact';
+import { TABLE_NAME } from '../db/client';
+import type { BatchResult } from '../http/batch-result';
+import { NotFoundError } from '../http/errors';
+
+export interface UserInput {
+  userId: string;
+  name?: string;
+  email?: string;
+  initial?: string;
+  accessRole?: Role;
+}
+
+export interface LevelInput {
+  organizationId: string;
+  documentId?: string;
+  folderId?: string;
+}
+
+/** The level a request names: a document, a folder, or (neither) the organization. */
+export function levelOf(input: LevelInput): Level {
+  if (input.documentId !== undefined) return { type: 'document', id: input.documentId };
+  if (input.folderId !== undefined) return { type: 'folder', id: input.folderId };
+  return { type: 'organization' };
+}
+
+/**
+ * Splits per-user item groups into transactions of at most 100 items without splitting a user's group; the
+ * first transaction also carries `leading` (organization, folder or document writes and checks).
+ */
+function transactions(leading: TransactItem[], perUser: TransactItem[][]): TransactItem[][] {
+  const result: TransactItem[][] = [[...leading]];
+  for (const group of perUser) {
+    const current = result[result.length - 1];
+    if (current.length + group.length > MAX_TRANSACT_ITEMS) result.push([...group]);
+    else current.push(...group);
+  }
+  return result.filter((items) => items.length > 0);
+}
+
+/** Structure writes for Add Users: organization always ensured; document or folder checked or created. */
+async function structureItems(apiKeyId: string, input: AddUsersInput, now: number): Promise<TransactItem[]> {
+  const items = [ensureOrganizationItem(apiKeyId, input.organizationId, now)];
+  if (input.documentId !== undefined) {
+    const exists = (await getDocument(apiKeyId, input.organizationId, input.documentId)) !== undefined;
+    if (!exists && !input.createDocument) throw new NotFoundError('Document not found.');
+    items.push(
+      exists
+        ? { ConditionCheck: { TableName: TABLE_NAME, Key: documentKey(apiKeyId, input.organizationId, input.documentId), ConditionExpression: 'attribute_exists(pk)' } }
+        : upsertDocumentItem(apiKeyId, input.organizationId, input.documentId, {}, now),
+    );
+  }
+  if (input.folderId !== undefined) {
+    const exists = await folderExists(apiKeyId, input.organizationId, input.folderId);
+    if (!exists && !input.createFolder) throw new NotFoundError('Folder not found.');
+    if (!exists) items.push(ensureFolderItem(apiKeyId, input.organizationId, input.folderId, now));
+  }
+  return items;
+}
+
+export interface AddUsersInput extends LevelInput {
+  createDocument?: boolean;
+  createFolder?: boolean;
+  users: UserInput[];
+}
+
+/**
+ * Adds (or updates, idempotently) users at the level. Throws NotFoundError when the document or folder is
+ * missing and may not be created; nothing is written then.
+ */
+export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Date.now()): Promise<BatchResult> {
+  const level = levelOf(input);
+  const leading = await structureItems(apiKeyId, input, now);
+  const perUser = input.users.map((user) => [
+    upsertProfileItem(apiKeyId, user),
+    upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, now),
+  ]);
+  for (const items of transactions(leading, perUser)) await transactWrite(items);
+  return Object.fromEntries(
+    input.users.map((user) => [user.userId, { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User added.' }]),
+  );
+}
+
+export interface UpdateUsersInput extends LevelInput {
+  users: UserInput[];
+}
+
+/** Updates the given fields of users that are members at the level; others get `success:false`. */
+export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Promise<BatchResult> {
+  const level = levelOf(input);
+  const members = await getMemberships(apiKeyId, input.organizationId, level, input.users.map((user) => user.userId));
+  const present = input.users.filter((user) => members.has(user.userId));
+  const perUser = present.map((user) => [
+    upsertProfileItem(apiKeyId, user),
+    ...(user.accessRole === undefined ? [] : [setRoleItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole)]),
+  ]);
+  for (const items of transactions([], perUser)) await transactWrite(items);
+  return Object.fromEntries(
+    input.users.map((user) => [
+      user.userId,
+      members.has(user.userId)
+        ? { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User updated.' }
+        : { success: false, id: stableUserId(apiKeyId, user.userId), message: 'User does not exist.' },
+    ]),
+  );
+}
+
+export interface DeleteUsersInput extends LevelInput {
+  userIds: string[];
+}
+
+/**
+ * Removes users from the level. At organization level (no document or folder) everything the user has in the
+ * organization goes: memberships at every level, grants, and group memberships (decisions §4).
+ */
+export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Promise<BatchResult> {
+  const level = levelOf(input);
+  const keysByUser = new Map<string, ItemKey[]>();
+  if (level.type === 'organization') {
+    await Promise.all(
+      input.userIds.map(async (userId) => {
+        const entries = await userEntriesInOrganization(apiKeyId, input.organizationId, userId);
+        keysByUser.set(userId, entries);
+      }),
+    );
+  } else {
+    const members = await getMemberships(apiKeyId, input.organizationId, level, input.userIds);
+    for (const userId of members.keys()) keysByUser.set(userId, [membershipKey(apiKeyId, input.organizationId, level, userId)]);
+  }
+  await batchWrite([...keysByUser.values()].flat().map(deleteRequest));
+  return Object.fromEntries(
+    input.userIds.map((userId) => [
+      userId,
+      (keysByUser.get(userId) ?? []).length > 0
+        ? { success: true, message: 'User removed.' }
+        : { success: false, message: 'User does not exist.' },
+    ]),
+  );
+}
