@@ -1,0 +1,31 @@
+import { accessTypeSchema, addDocuments, documentNameSchema } from '../../shared/domain/documents';
+import { operation } from '../../shared/http/operation';
+import * as z from 'zod/mini';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+
+const document = z.object({
+  documentId: clientId(),
+  documentName: z.optional(documentNameSchema()),
+  folderId: z.optional(clientId()),
+  accessType: z.optional(accessTypeSchema()),
+});
+
+export const schema = z.object({
+  organizationId: clientId(),
+  createOrganization: z.optional(z.boolean()),
+  documents: boundedArray(document).check(
+    z.minLength(1, 'Must have at least 1 item.'),
+    noDuplicateIds((item: z.output<typeof document>) => item.documentId, 'documentId'),
+  ),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const result = await addDocuments(caller.apiKeyId, data.organizationId, data.documents, {
+      createOrganization: data.createOrganization === true,
+    });
+    return { message: 'Documents added successfully.', data: result };
+  },
+});

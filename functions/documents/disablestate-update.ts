@@ -1,0 +1,23 @@
+/** Serves both /v1 and /v2 `organizations/documents/access/disablestate/update` (decisions §5). */
+import { setDocumentsDisabled } from '../../shared/domain/documents';
+import { operation } from '../../shared/http/operation';
+import * as z from 'zod/mini';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+
+export const schema = z.object({
+  organizationId: clientId(),
+  documentIds: boundedArray(clientId()).check(
+    z.minLength(1, 'Must have at least 1 item.'),
+    noDuplicateIds((id: string) => id, 'documentId'),
+  ),
+  disabled: z.boolean(),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const result = await setDocumentsDisabled(caller.apiKeyId, data.organizationId, data.documentIds, data.disabled);
+    return { message: 'Document disabled state updated successfully.', data: result };
+  },
+});

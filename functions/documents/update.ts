@@ -1,0 +1,29 @@
+import { accessTypeSchema, documentNameSchema, metadataSchema, updateDocuments } from '../../shared/domain/documents';
+import { operation } from '../../shared/http/operation';
+import * as z from 'zod/mini';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+
+const document = z.object({
+  documentId: clientId(),
+  documentName: z.optional(documentNameSchema()),
+  folderId: z.optional(clientId()),
+  accessType: z.optional(accessTypeSchema()),
+  metadata: z.optional(metadataSchema()),
+});
+
+export const schema = z.object({
+  organizationId: clientId(),
+  documents: boundedArray(document).check(
+    z.minLength(1, 'Must have at least 1 item.'),
+    noDuplicateIds((item: z.output<typeof document>) => item.documentId, 'documentId'),
+  ),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const result = await updateDocuments(caller.apiKeyId, data.organizationId, data.documents);
+    return { message: 'Documents updated successfully.', data: result };
+  },
+});

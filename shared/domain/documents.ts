@@ -1,0 +1,232 @@
+/**
+ * Documents of an organization (decisions §5 and §10): add, list, update, disable. The field rules shared by
+ * the handlers' schemas live here too, so that add and update accept the same values.
+ *
+ * Rules where the contract is silent (also in the README):
+ * - `documentName` is returned as the stored name, or `""` when none was ever given (the field is always present).
+ * - `metadata` given to Update replaces the stored map as a whole (at most 50 entries), so a document stays
+ *   well inside DynamoDB's 400 KB item limit however often it is updated.
+ * - A document cannot be taken out of its folder, only moved to another one (`folderId` must be an id).
+ * - Add on an existing document changes only the fields given; it never re-enables a disabled document.
+ */
+import * as z from 'zod/mini';
+import { createPageToken, readPageToken } from '../crypto/page-token';
+import {
+  ACCESS_TYPES,
+  ensureFolderItem,
+  ensureOrganizationItem,
+  getDocuments,
+  listDocuments,
+  requireOrganizationItem,
+  updateDocument,
+  updateDocumentItem,
+  upsertDocumentItem,
+  type AccessType,
+  type DocumentFields,
+  type DocumentRecord,
+} from '../db/organization';
+import { MAX_TRANSACT_ITEMS, TransactionCancelledError, transactWrite, type TransactItem } from '../db/transact';
+import { batchResult, type BatchResult } from '../http/batch-result';
+import { InvalidArgumentError, NotFoundError } from '../http/errors';
+
+const MAX_NAME_LENGTH = 1000;
+const MAX_METADATA_ENTRIES = 50;
+const MAX_METADATA_KEY_LENGTH = 128;
+const MAX_METADATA_VALUE_LENGTH = 1000;
+
+/** A document name: any text up to 1000 characters; `""` clears it. */
+export const documentNameSchema = () => z.string().check(z.maxLength(MAX_NAME_LENGTH, `Must be at most ${MAX_NAME_LENGTH} characters.`));
+
+export const accessTypeSchema = () => z.enum(ACCESS_TYPES);
+
+/** Document metadata: string values; bounded so that 50 entries of 4-byte characters stay far below 400 KB. */
+export const metadataSchema = () =>
+  z.record(
+    z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(MAX_METADATA_KEY_LENGTH, `Must be at most ${MAX_METADATA_KEY_LENGTH} characters.`)),
+    z.string().check(z.maxLength(MAX_METADATA_VALUE_LENGTH, `Must be at most ${MAX_METADATA_VALUE_LENGTH} characters.`)),
+  ).check(z.refine((value) => Object.keys(value).length <= MAX_METADATA_ENTRIES, `Must have at most ${MAX_METADATA_ENTRIES} entries.`));
+
+export interface DocumentInput {
+  documentId: string;
+  documentName?: string;
+  folderId?: string;
+  accessType?: AccessType;
+  metadata?: Record<string, string>;
+}
+
+/** A document as the API returns it. */
+export interface DocumentView {
+  documentId: string;
+  documentName: string;
+  folderId?: string;
+  accessType: AccessType;
+  disabled: boolean;
+  metadata?: Record<string, string>;
+}
+
+const NOT_FOUND_MESSAGE = 'Document does not exist.';
+
+/** The stored fields an input sets: never the id, never server fields. */
+const fieldsOf = ({ documentName, folderId, accessType, metadata }: DocumentInput): DocumentFields => ({
+  documentName,
+  folderId,
+  accessType,
+  metadata,
+});
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
+
+/**
+ * Adds (or updates, idempotently) `documents`, creating the folders they name. The organization must exist
+ * unless `createOrganization` is true. Writes run in transactions of at most 100 items, each holding the
+ * organization's check or creation first, so no document is written into a missing organization.
+ * Throws NotFoundError `Organization not found.` (nothing written) when the organization is missing.
+ */
+export async function addDocuments(
+  apiKeyId: string,
+  organizationId: string,
+  documents: readonly DocumentInput[],
+  options: { createOrganization: boolean },
+): Promise<BatchResult> {
+  const now = Date.now();
+  const organization = options.createOrganization
+    ? ensureOrganizationItem(apiKeyId, organizationId, now)
+    : requireOrganizationItem(apiKeyId, organizationId);
+  const folderIds = [...new Set(documents.flatMap((document) => (document.folderId === undefined ? [] : [document.folderId])))];
+  // Folders before documents: a chunk that commits never leaves a document in a folder that does not exist.
+  const writes: TransactItem[] = [
+    ...folderIds.map((folderId) => ensureFolderItem(apiKeyId, organizationId, folderId, now)),
+    ...documents.map((document) => upsertDocumentItem(apiKeyId, organizationId, document.documentId, fieldsOf(document), now)),
+  ];
+  for (const chunk of chunks(writes, MAX_TRANSACT_ITEMS - 1)) {
+    try {
+      await transactWrite([organization, ...chunk]);
+    } catch (error) {
+      if (error instanceof TransactionCancelledError && error.failed(0)) throw new NotFoundError('Organization not found.');
+      throw error;
+    }
+  }
+  return batchResult(documents, (document) => document.documentId, (document) => ({
+    success: true,
+    id: document.documentId,
+    message: 'Document added.',
+  }));
+}
+
+/** Sets the present fields of one existing document (moving it creates the target folder); false when it does not exist. */
+async function updateOne(apiKeyId: string, organizationId: string, document: DocumentInput, now: number): Promise<boolean> {
+  const fields = fieldsOf(document);
+  if (fields.folderId === undefined) {
+    return (await updateDocument(apiKeyId, organizationId, document.documentId, fields, now)) !== undefined;
+  }
+  try {
+    // One transaction, so an unknown document never leaves a new empty folder behind.
+    await transactWrite([
+      ensureFolderItem(apiKeyId, organizationId, fields.folderId, now),
+      updateDocumentItem(apiKeyId, organizationId, document.documentId, fields, now),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelledError && error.failed(1)) return false;
+    throw error;
+  }
+}
+
+/** Updates the fields present in each of `documents`; an unknown document is a per-item failure. One write each. */
+export async function updateDocuments(apiKeyId: string, organizationId: string, documents: readonly DocumentInput[]): Promise<BatchResult> {
+  const now = Date.now();
+  const updated = await Promise.all(documents.map((document) => updateOne(apiKeyId, organizationId, document, now)));
+  return batchResult(documents.map((document, index) => ({ id: document.documentId, updated: updated[index] })), (item) => item.id, (item) => ({
+    success: item.updated,
+    id: item.id,
+    message: item.updated ? 'Document updated.' : NOT_FOUND_MESSAGE,
+  }));
+}
+
+/** Disables or enables each of `documentIds`; an unknown document is a per-item failure (without `disabled`). */
+export async function setDocumentsDisabled(
+  apiKeyId: string,
+  organizationId: string,
+  documentIds: readonly string[],
+  disabled: boolean,
+): Promise<BatchResult> {
+  const now = Date.now();
+  const found = await Promise.all(
+    documentIds.map(async (documentId) => (await updateDocument(apiKeyId, organizationId, documentId, { disabled }, now)) !== undefined),
+  );
+  return batchResult(documentIds.map((id, index) => ({ id, found: found[index] })), (item) => item.id, (item) =>
+    item.found
+      ? { success: true, disabled, message: disabled ? 'Document disabled.' : 'Document enabled.' }
+      : { success: false, message: NOT_FOUND_MESSAGE },
+  );
+}
+
+function toView(document: DocumentRecord): DocumentView {
+  return {
+    documentId: document.documentId,
+    documentName: document.documentName ?? '',
+    ...(document.folderId === undefined ? {} : { folderId: document.folderId }),
+    accessType: document.accessType,
+    disabled: document.disabled,
+    ...(document.metadata === undefined ? {} : { metadata: document.metadata }),
+  };
+}
+
+export interface DocumentQuery {
+  organizationId: string;
+  folderId?: string;
+  documentIds?: readonly string[];
+}
+
+export interface DocumentListing {
+  documents: DocumentView[];
+  pageToken?: string;
+}
+
+/** The named documents in id order after `after`, those in `folderId` only, reading at most a page and one more at a time. */
+async function namedDocuments(apiKeyId: string, query: DocumentQuery, ids: readonly string[], limit: number, after?: string) {
+  const remaining = ids.filter((id) => after === undefined || id > after);
+  const found: DocumentRecord[] = [];
+  while (found.length <= limit && remaining.length > 0) {
+    const batch = remaining.splice(0, limit + 1 - found.length);
+    const stored = await getDocuments(apiKeyId, query.organizationId, batch);
+    for (const id of batch) {
+      const document = stored.get(id);
+      if (document && (query.folderId === undefined || document.folderId === query.folderId)) found.push(document);
+    }
+  }
+  return { documents: found.slice(0, limit), more: found.length > limit };
+}
+
+/**
+ * One page of the organization's documents: all of them, those of one folder, or the named ones (filters
+ * intersect; unknown ids are skipped and pages stay full). An unknown organization gives an empty page. Cost
+ * is one page plus one item. Throws InvalidArgumentError for a page token of another key or another query.
+ */
+export async function listOrganizationDocuments(
+  apiKeyId: string,
+  query: DocumentQuery,
+  page: { pageSize: number; pageToken?: string },
+): Promise<DocumentListing> {
+  const documentIds = query.documentIds === undefined ? undefined : [...new Set(query.documentIds)].sort();
+  const scope = {
+    tenant: apiKeyId,
+    query: { operation: 'organizations/documents/get', organizationId: query.organizationId, folderId: query.folderId ?? null, documentIds: documentIds ?? null },
+  };
+  let after: string | undefined;
+  if (page.pageToken !== undefined) {
+    const cursor = await readPageToken(page.pageToken, scope);
+    if (typeof cursor.after !== 'string') throw new InvalidArgumentError('Invalid page token.');
+    after = cursor.after;
+  }
+  const { documents, more } = documentIds === undefined
+    ? await listDocuments(apiKeyId, query.organizationId, { folderId: query.folderId, limit: page.pageSize, after })
+    : await namedDocuments(apiKeyId, query, documentIds, page.pageSize, after);
+  const last = documents.at(-1);
+  const pageToken = more && last ? await createPageToken(scope, { after: last.documentId }) : undefined;
+  return { documents: documents.map(toView), pageToken };
+}
