@@ -101,7 +101,7 @@ export async function addPermissions(apiKeyId: string, userId: string, inputs: r
   await transactWrite(grants.map((grant) => putGrantItem(apiKeyId, grant)));
 }
 
-/** The user's grants that count at `now` (ms), all or in one organization, in resource order. */
+/** The user's grants that count at `now` (ms), all or in one organization, ordered by organization, then type and id. */
 export async function activePermissions(apiKeyId: string, userId: string, organizationId: string | undefined, now = Date.now()): Promise<PermissionView[]> {
   const grants = await listActiveGrants(apiKeyId, userId, organizationId, now);
   return grants.map(({ type, id, organizationId: org, accessRole, expiresAt }) => ({

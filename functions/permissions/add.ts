@@ -1,0 +1,34 @@
+import { addPermissions } from '../../shared/domain/permissions';
+import { operation } from '../../shared/http/operation';
+import { accessRole, boundedArray, clientId } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+
+/** 9999-12-31T23:59:59Z: a larger value is almost surely milliseconds, which would never expire. */
+const LATEST_EXPIRY_SECONDS = 253402300799;
+
+const resource = z.object({
+  type: z.enum(['organization', 'document', 'folder']),
+  id: clientId(),
+  organizationId: z.optional(clientId()),
+  accessRole: z.optional(accessRole()),
+  expiresAt: z.optional(
+    z.int().check(z.maximum(LATEST_EXPIRY_SECONDS, `Must be Unix seconds (at most ${LATEST_EXPIRY_SECONDS}).`)),
+  ),
+});
+
+export const schema = z.object({
+  user: z.object({ userId: clientId() }),
+  permissions: z.object({
+    resources: boundedArray(resource).check(z.minLength(1, 'Must not be empty.')),
+  }),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    // Organization defaults, future expiry and repeated resources are checked there; nothing is written on failure.
+    await addPermissions(caller.apiKeyId, data.user.userId, data.permissions.resources);
+    return { message: 'Permissions added successfully.' };
+  },
+});

@@ -1,0 +1,30 @@
+import { removePermissions } from '../../shared/domain/permissions';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+
+const resource = z.object({
+  type: z.enum(['organization', 'document', 'folder']),
+  id: clientId(),
+  organizationId: z.optional(clientId()),
+});
+
+export const schema = z.object({
+  userId: clientId(),
+  permissions: z.object({
+    // The result is keyed by resource id, so one id may appear only once per request.
+    resources: boundedArray(resource).check(
+      z.minLength(1, 'Must not be empty.'),
+      noDuplicateIds((item: z.output<typeof resource>) => item.id, 'resource id'),
+    ),
+  }),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const results = await removePermissions(caller.apiKeyId, data.userId, data.permissions.resources);
+    return { message: 'Permissions removed.', data: results };
+  },
+});

@@ -1,0 +1,32 @@
+import { removeGroupMembers } from '../../shared/domain/user-groups';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import * as z from 'zod/mini';
+
+export const schema = z.object({
+  organizationId: clientId(),
+  organizationUserGroupId: clientId(),
+  userIds: z.optional(
+    boundedArray(clientId()).check(
+      z.minLength(1, 'Must not be empty.'),
+      noDuplicateIds((userId: string) => userId, 'userId'),
+    ),
+  ),
+  deleteAll: z.optional(z.boolean()),
+}).check(
+  // decisions §4: exactly one of the two, so a request can never mean both "these users" and "everyone".
+  z.refine(
+    (value) => (value.userIds !== undefined) !== (value.deleteAll === true),
+    'Give either userIds or deleteAll: true, not both and not neither.',
+  ),
+);
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const members = data.userIds === undefined ? { all: true as const } : { userIds: data.userIds };
+    const results = await removeGroupMembers(caller.apiKeyId, data.organizationId, data.organizationUserGroupId, members);
+    return { message: 'Users removed from group.', data: results };
+  },
+});
