@@ -130,14 +130,21 @@ export function setRoleItem(apiKeyId: string, organizationId: string, level: Lev
   };
 }
 
-/** Memberships of `userIds` at the level that exist, keyed by user id. */
+/**
+ * Memberships of `userIds` at the level that exist, keyed by user id. Strongly consistent unless
+ * `consistent: false` (listings, which may trail a write by a moment, at half the read cost).
+ */
 export async function getMemberships(
   apiKeyId: string,
   organizationId: string,
   level: Level,
   userIds: readonly string[],
+  options: { consistent?: boolean } = {},
 ): Promise<Map<string, Membership>> {
-  const items = await batchGet(userIds.map((userId) => membershipKey(apiKeyId, organizationId, level, userId)));
+  const items = await batchGet(
+    userIds.map((userId) => membershipKey(apiKeyId, organizationId, level, userId)),
+    { consistent: options.consistent ?? true },
+  );
   return new Map(items.map(toMembership).map((membership) => [membership.userId, membership]));
 }
 
@@ -147,7 +154,10 @@ export interface MemberPage {
   after?: string;
 }
 
-/** One page of a level's members in user order, after the sort key `after`; reads at most `limit + 1` items. */
+/**
+ * One page of a level's members in user order, after the sort key `after`; reads at most `limit + 1` items,
+ * eventually consistent (listings only: half the read cost).
+ */
 export async function queryLevelMembers(
   apiKeyId: string,
   organizationId: string,
@@ -162,7 +172,6 @@ export async function queryLevelMembers(
       KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
       ExpressionAttributeValues: after === undefined ? { ':pk': pk } : { ':pk': pk, ':after': after },
       Limit: limit + 1,
-      ConsistentRead: true,
     }),
   );
   const members = Items.slice(0, limit).map(toMembership);

@@ -61,9 +61,12 @@ export function upsertProfileItem(apiKeyId: string, profile: Profile): TransactI
   };
 }
 
-/** Profiles of `userIds` that exist, keyed by user id (one BatchGet per 100). */
+/**
+ * Profiles of `userIds` that exist, keyed by user id (one BatchGet per 100), eventually consistent: they serve
+ * listings, where half the read cost matters more than a profile change made a moment ago.
+ */
 export async function getProfiles(apiKeyId: string, userIds: readonly string[]): Promise<Map<string, Profile>> {
-  const items = await batchGet(userIds.map((userId) => profileKey(apiKeyId, userId)));
+  const items = await batchGet(userIds.map((userId) => profileKey(apiKeyId, userId)), { consistent: false });
   return new Map(
     items.map((item) => [
       String(item.userId),

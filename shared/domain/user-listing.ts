@@ -102,7 +102,7 @@ async function filterCandidates(
 ): Promise<Candidate[]> {
   let kept = candidates;
   if (!sourceIsLevel && kept.length > 0) {
-    const members = await getMemberships(apiKeyId, input.organizationId, level, kept.map((c) => c.userId));
+    const members = await getMemberships(apiKeyId, input.organizationId, level, kept.map((c) => c.userId), { consistent: false });
     kept = kept.filter((c) => members.has(c.userId)).map((c) => ({ ...c, membership: members.get(c.userId) }));
   }
   return sourceIsGroups ? kept : inAnyGroup(apiKeyId, input, kept);

@@ -13,7 +13,8 @@ import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
 
 const org = () => `org-${randomUUID()}`;
-const call = (handler: typeof addUsers, path: string) => (tenant: Tenant | Record<string, string>, data: unknown) =>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const call = (handler: any, path: string) => (tenant: Tenant | Record<string, string>, data: unknown) =>
   invoke(handler, path, data, { headers: 'apiKeyHeaders' in tenant ? (tenant as Tenant).apiKeyHeaders : (tenant as Record<string, string>) });
 const add = call(addUsers, '/v2/users/add');
 const update = call(updateUsers, '/v2/users/update');
