@@ -152,6 +152,17 @@ export function requireOrganizationItem(apiKeyId: string, organizationId: string
   };
 }
 
+/** Checks, inside a transaction, that the document exists. */
+export function requireDocumentItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: TABLE_NAME,
+      Key: documentKey(apiKeyId, organizationId, documentId),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
+}
+
 /** Creates the folder when missing (never fails). */
 export function ensureFolderItem(apiKeyId: string, organizationId: string, folderId: string, now: number): TransactItem {
   return {

@@ -13,10 +13,16 @@ import {
   type Level,
   type Role,
 } from '../db/membership';
-import { documentKey, ensureFolderItem, ensureOrganizationItem, folderExists, getDocument, upsertDocumentItem } from '../db/organization';
+import {
+  ensureFolderItem,
+  ensureOrganizationItem,
+  folderExists,
+  getDocument,
+  requireDocumentItem,
+  upsertDocumentItem,
+} from '../db/organization';
 import { stableUserId, upsertProfileItem } from '../db/profile';
 import { MAX_TRANSACT_ITEMS, transactWrite, type TransactItem } from '../db/transact';
-import { TABLE_NAME } from '../db/client';
 import type { BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
 
@@ -63,7 +69,7 @@ async function structureItems(apiKeyId: string, input: AddUsersInput, now: numbe
     if (!exists && !input.createDocument) throw new NotFoundError('Document not found.');
     items.push(
       exists
-        ? { ConditionCheck: { TableName: TABLE_NAME, Key: documentKey(apiKeyId, input.organizationId, input.documentId), ConditionExpression: 'attribute_exists(pk)' } }
+        ? requireDocumentItem(apiKeyId, input.organizationId, input.documentId)
         : upsertDocumentItem(apiKeyId, input.organizationId, input.documentId, {}, now),
     );
   }
