@@ -8,7 +8,7 @@ import type { Role } from '../db/membership';
 import { getGrants, grantKey, isActive, listActiveGrants, putGrantItem, type Grant, type Resource, type ResourceType } from '../db/permission';
 import { transactWrite } from '../db/transact';
 import { batchResult, type BatchResult } from '../http/batch-result';
-import { InvalidArgumentError } from '../http/errors';
+import { invalidFields, type FieldIssue } from '../http/errors';
 
 /** A resource as the client names it: `organizationId` may be left out for an organization. */
 export interface ResourceInput {
@@ -32,25 +32,13 @@ export interface PermissionView {
   expiresAt?: number;
 }
 
-interface Issue {
-  path: string;
-  message: string;
-}
-
-/** The same shape and message as a schema failure, so clients parse one kind of INVALID_ARGUMENT. */
-function invalid(issues: Issue[]): InvalidArgumentError {
-  const summary = issues.slice(0, 3).map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-  return new InvalidArgumentError(`Invalid argument: ${summary}${more}`, { details: { issues } });
-}
-
 /**
  * The organization of each resource: required for documents and folders; for an organization it is the id
  * itself (and, when given, must equal it). Also refuses a resource named twice, since the second would
  * silently overwrite the first. Throws InvalidArgumentError listing every problem.
  */
-function resolveResources<T extends ResourceInput>(inputs: readonly T[], path: string, extra?: (input: T, at: string) => Issue[]) {
-  const issues: Issue[] = [];
+function resolveResources<T extends ResourceInput>(inputs: readonly T[], path: string, extra?: (input: T, at: string) => FieldIssue[]) {
+  const issues: FieldIssue[] = [];
   const seen = new Set<string>();
   const resolved = inputs.map((input, index) => {
     const at = `${path}.${index}`;
@@ -70,7 +58,7 @@ function resolveResources<T extends ResourceInput>(inputs: readonly T[], path: s
     issues.push(...(extra?.(input, at) ?? []));
     return { ...input, organizationId: organizationId ?? '' };
   });
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalidFields(issues);
   return resolved;
 }
 
@@ -78,7 +66,7 @@ const RESOURCES_PATH = 'data.permissions.resources';
 
 /** The grants a request asks for at `now` (ms); throws InvalidArgumentError when any resource breaks a rule. */
 export function grantsToAdd(userId: string, inputs: readonly PermissionInput[], now: number): Grant[] {
-  const pastExpiry = (input: PermissionInput, at: string): Issue[] =>
+  const pastExpiry = (input: PermissionInput, at: string): FieldIssue[] =>
     input.expiresAt !== undefined && input.expiresAt * 1000 <= now
       ? [{ path: `${at}.expiresAt`, message: 'Must be in the future (Unix seconds).' }]
       : [];

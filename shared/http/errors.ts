@@ -51,6 +51,22 @@ export class InvalidArgumentError extends ServiceError {
   }
 }
 
+/** One failing field of a request: `path` like `data.users.0.userId`. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * The INVALID_ARGUMENT of validation (decisions §1): the first issues in the message, every issue in
+ * `details.issues`. Used by the validation middleware and by rules that span fields.
+ */
+export function invalidFields(issues: FieldIssue[]): InvalidArgumentError {
+  const summary = issues.slice(0, 3).map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return new InvalidArgumentError(`Invalid argument: ${summary}${more}`, { details: { issues } });
+}
+
 export class NotFoundError extends ServiceError {
   constructor(message: string) {
     super('NOT_FOUND', message);

@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { findRoute, type AuthLevel, type Route } from '../routes';
 import { authenticate, type Caller } from './auth';
 import { errorResponse, rawResultResponse, successResponse, type HttpResult } from './envelope';
-import { InvalidArgumentError, ServiceError } from './errors';
+import { InvalidArgumentError, ServiceError, invalidFields } from './errors';
 import { logger } from './logger';
 import * as z from 'zod/mini';
 // Configures zod's messages (English, "Required.") before any schema runs.
@@ -151,9 +151,7 @@ export function validation(schema: z.ZodMiniType): Middleware {
         path: ['data', ...issue.path.map(String)].join('.'),
         message: issue.message,
       }));
-      const summary = issues.slice(0, 3).map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-      const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-      throw new InvalidArgumentError(`Invalid argument: ${summary}${more}`, { details: { issues } });
+      throw invalidFields(issues);
     },
   };
 }
