@@ -13,6 +13,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
+import { queryAll } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
@@ -210,44 +211,24 @@ export const documentMemberSortKey = (documentId: string, userId: string) => key
  * memberships (one gsi1 query, paged to the end).
  */
 export async function userEntriesInOrganization(apiKeyId: string, organizationId: string, userId: string): Promise<ItemKey[]> {
-  const keys: ItemKey[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId) },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) keys.push({ pk: String(item.pk), sk: String(item.sk) });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return keys;
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId) },
+    ProjectionExpression: 'pk, sk',
+  });
+  return items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
 }
 
 /** Every document membership of one user in the organization (gsi1, `M#DOC#...`). */
 export async function documentMembershipsOfUser(apiKeyId: string, organizationId: string, userId: string): Promise<Membership[]> {
-  const memberships: Membership[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :docs)',
-        ExpressionAttributeValues: {
-          ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId),
-          ':docs': key('M', 'DOC', ''),
-        },
-        ExclusiveStartKey: start,
-      }),
-    );
-    memberships.push(...(page.Items ?? []).map(toMembership));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return memberships;
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :docs)',
+    ExpressionAttributeValues: {
+      ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId),
+      ':docs': key('M', 'DOC', ''),
+    },
+  });
+  return items.map(toMembership);
 }

@@ -8,9 +8,9 @@
  * DynamoDB's TTL purges expired grants some time after `expiresAt`; readers check expiry themselves, so an
  * expired grant stops counting at once (decisions §4).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { TABLE_NAME, db } from './client';
+import { queryAll } from './query';
+import { TABLE_NAME } from './client';
 import { key, prefix, segment, tenantKey } from './keys';
 import { userInOrganizationPartition, userSortKey, type Role } from './membership';
 import { organizationPartition } from './organization';
@@ -79,25 +79,15 @@ export function putGrantItem(apiKeyId: string, grant: Grant): TransactItem {
 
 /** The user's active grants, all or in one organization (a query over the user's grants partition). */
 export async function listActiveGrants(apiKeyId: string, userId: string, organizationId: string | undefined, now: number): Promise<Grant[]> {
-  const grants: Grant[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        KeyConditionExpression: organizationId === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :org)',
-        ExpressionAttributeValues: {
-          ':pk': grantsPartition(apiKeyId, userId),
-          ...(organizationId === undefined ? {} : { ':org': prefix('O', segment(organizationId)) }),
-        },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    grants.push(...(page.Items ?? []).map(toGrant).filter((grant) => isActive(grant, now)));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return grants;
+  const items = await queryAll({
+    KeyConditionExpression: organizationId === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :org)',
+    ExpressionAttributeValues: {
+      ':pk': grantsPartition(apiKeyId, userId),
+      ...(organizationId === undefined ? {} : { ':org': prefix('O', segment(organizationId)) }),
+    },
+    ConsistentRead: true,
+  });
+  return items.map(toGrant).filter((grant) => isActive(grant, now));
 }
 
 /** The stored grants among `resources` for the user (active or not), keyed by their item key. */

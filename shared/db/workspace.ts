@@ -5,7 +5,8 @@
  *   pk EMAIL#<email>      sk REGISTRY             count of the email's workspaces, its root workspace
  *   pk EMAIL#<email>      sk NAME#<name>          one per workspace name the email owns (names are unique per email)
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment } from './keys';
 import type { TransactItem } from './transact';
@@ -63,22 +64,14 @@ export async function getEmailRegistry(email: string): Promise<EmailRegistry | u
 
 /** The workspaces an email owns, oldest name first (one query over the email's partition). */
 export async function listWorkspacesByEmail(email: string): Promise<OwnedWorkspace[]> {
-  const owned: OwnedWorkspace[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :name)',
-        ExpressionAttributeValues: { ':pk': registryKey(email).pk, ':name': prefix('NAME') },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) owned.push({ workspaceId: item.workspaceId, workspaceName: item.workspaceName });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return owned.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : 1));
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :name)',
+    ExpressionAttributeValues: { ':pk': registryKey(email).pk, ':name': prefix('NAME') },
+    ConsistentRead: true,
+  });
+  return items
+    .map((item) => ({ workspaceId: String(item.workspaceId), workspaceName: String(item.workspaceName) }))
+    .sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : 1));
 }
 
 /** Puts a new workspace; fails its condition when the id exists. */

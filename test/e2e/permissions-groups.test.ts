@@ -2,16 +2,7 @@
  * Access control over HTTP against the local stack: grant, read and remove permissions; create a group, fill it,
  * empty it; and see bad input and unknown groups answered with their documented status.
  */
-import { randomUUID } from 'node:crypto';
-import { post } from '../support/http';
-
-async function apiKeyHeaders(): Promise<Record<string, string>> {
-  const created = await post('/v2/workspace/create', { ownerEmail: `e2e-${randomUUID()}@example.com` });
-  const { id, authToken, apiKeyList } = created.body.result.data;
-  const apiKey = Object.keys(apiKeyList)[0] as string;
-  const tokens = await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });
-  return { 'x-service-api-key': apiKey, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token };
-}
+import { newApiKeyHeaders as apiKeyHeaders, post } from '../support/http';
 
 describe('permissions and user groups over HTTP', () => {
   it('adds, reads and removes permissions of a user', async () => {

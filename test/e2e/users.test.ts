@@ -1,14 +1,6 @@
 /** Users over HTTP against the local stack: add at two levels, list, update, delete. */
 import { randomUUID } from 'node:crypto';
-import { post } from '../support/http';
-
-async function apiKeyHeaders(): Promise<Record<string, string>> {
-  const created = await post('/v2/workspace/create', { ownerEmail: `users-${randomUUID()}@example.com` });
-  const { id, authToken, apiKeyList } = created.body.result.data;
-  const apiKey = Object.keys(apiKeyList)[0];
-  const tokens = await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });
-  return { 'x-service-api-key': apiKey, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token };
-}
+import { newApiKeyHeaders as apiKeyHeaders, post } from '../support/http';
 
 describe('users over HTTP', () => {
   it('adds, lists, updates and deletes users', async () => {

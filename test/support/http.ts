@@ -20,3 +20,13 @@ export async function post(path: string, data: unknown, headers: Record<string, 
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
+
+/** A new workspace over HTTP, and the headers of its first API key (key id + auth token). */
+export async function newApiKeyHeaders(): Promise<Record<string, string>> {
+  const { randomUUID } = await import('node:crypto');
+  const created = await post('/v2/workspace/create', { ownerEmail: `e2e-${randomUUID()}@example.com` });
+  const { id, authToken, apiKeyList } = created.body.result.data;
+  const apiKey = Object.keys(apiKeyList)[0] as string;
+  const tokens = await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });
+  return { 'x-service-api-key': apiKey, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token };
+}
