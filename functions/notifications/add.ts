@@ -1,0 +1,30 @@
+import * as z from 'zod/mini';
+import { addNotification } from '../../shared/domain/notifications';
+import { notificationContent, notificationUser, text } from '../../shared/http/notification-schemas';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+
+export const schema = z.object({
+  ...notificationContent,
+  organizationId: clientId(),
+  documentId: clientId(),
+  createOrganization: z.optional(z.boolean()),
+  createDocument: z.optional(z.boolean()),
+  locationId: z.optional(clientId()),
+  notificationId: z.optional(clientId()),
+  actionUser: notificationUser(),
+  displayHeadlineMessageTemplate: text(5000),
+  notificationSource: z.optional(text(200)),
+  notifyUsers: z.optional(boundedArray(notificationUser()).check(noDuplicateIds((u: { userId: string }) => u.userId, 'userId'))),
+  notifyAll: z.optional(z.boolean()),
+  verifyUserPermissions: z.optional(z.boolean()),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => ({
+    message: 'Notification added successfully.',
+    data: { notificationId: await addNotification(caller.apiKeyId, data) },
+  }),
+});

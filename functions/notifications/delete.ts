@@ -1,0 +1,28 @@
+import * as z from 'zod/mini';
+import { deleteNotifications } from '../../shared/domain/notifications';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+
+export const schema = z
+  .object({
+    organizationId: clientId(),
+    documentId: z.optional(clientId()),
+    locationId: z.optional(clientId()),
+    userId: z.optional(clientId()),
+    notificationIds: z.optional(
+      boundedArray(clientId()).check(z.minLength(1, 'Must have at least one id.'), noDuplicateIds((id: string) => id, 'notification id')),
+    ),
+  })
+  .check(
+    // No accidental wipe (decisions §6): an organization alone selects nothing.
+    z.refine((data) => [data.documentId, data.locationId, data.userId, data.notificationIds].some((f) => f !== undefined), {
+      message: 'Give documentId, userId, locationId or notificationIds; deleting every notification of an organization is not allowed.',
+      path: ['organizationId'],
+    }),
+  );
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => ({ message: 'Notifications deleted successfully.', data: await deleteNotifications(caller.apiKeyId, data) }),
+});

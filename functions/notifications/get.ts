@@ -1,0 +1,24 @@
+import * as z from 'zod/mini';
+import { listNotifications } from '../../shared/domain/notifications';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, pageSize, pageToken } from '../../shared/http/schemas';
+
+export const schema = z.object({
+  organizationId: clientId(),
+  documentId: z.optional(clientId()),
+  userId: z.optional(clientId()),
+  locationId: z.optional(clientId()),
+  notificationIds: z.optional(boundedArray(clientId(), 30)),
+  order: z.optional(z.enum(['asc', 'desc'])),
+  pageSize: z.optional(pageSize()),
+  pageToken: z.optional(pageToken()),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const page = await listNotifications(caller.apiKeyId, { ...data, pageSize: data.pageSize ?? 1000 });
+    return { message: 'Notifications retrieved successfully.', data: page.notifications, pageToken: page.pageToken };
+  },
+});

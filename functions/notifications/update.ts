@@ -1,0 +1,34 @@
+import * as z from 'zod/mini';
+import { updateNotifications } from '../../shared/domain/notifications';
+import { notificationContent } from '../../shared/http/notification-schemas';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+
+const notification = z.object({
+  ...notificationContent,
+  id: clientId(),
+  readByUserIds: z.optional(boundedArray(clientId())),
+  persistReadForUsers: z.optional(z.boolean()),
+});
+
+export const schema = z.object({
+  organizationId: clientId(),
+  documentId: z.optional(clientId()),
+  locationId: z.optional(clientId()),
+  userId: z.optional(clientId()),
+  verifyUserPermissions: z.optional(z.boolean()),
+  // The contract shows an object; its examples send an array: both are accepted.
+  notifications: z.union([
+    notification,
+    boundedArray(notification).check(z.minLength(1, 'Must have at least one notification.'), noDuplicateIds((n: { id: string }) => n.id, 'notification id')),
+  ]),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const notifications = Array.isArray(data.notifications) ? data.notifications : [data.notifications];
+    return { message: 'Notifications updated successfully.', data: await updateNotifications(caller.apiKeyId, { ...data, notifications }) };
+  },
+});

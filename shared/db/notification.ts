@@ -1,0 +1,276 @@
+/**
+ * Notifications, their recipients' feeds, and users' notification settings (O = T#<key>#ORG#<org>):
+ *
+ *   pk O                       sk NOTIF#<id>          the notification (content, recipients given, readByUserIds)
+ *      gsi1: O#NOTIFS / <ts>#<id>                     the organization's notifications in time order
+ *      gsi2: O#DOC#<d>#NOTIFS / <ts>#<id>             a document's notifications in time order
+ *   pk O#FEED#<user>           sk <ts>#<id>           one entry per recipient: the user's feed ("For You")
+ *      gsi3: O#NOTIF#<id>#TO / U#<user>               the recipients whose feed still holds the notification
+ *   pk O#NCONFIG#<user>        sk ORG | DOC#<d>       the user's inbox/email levels (organization or document)
+ *
+ * `<ts>` is the creation time in ms, zero-padded, so every timeline reads in time order at the cost of its page.
+ * A feed entry carries the document and location of its notification so feed filters need no second read.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet, type Item, type ItemKey } from './batch';
+import { queryAll } from './query';
+import { TABLE_NAME, db } from './client';
+import { key, segment } from './keys';
+import { organizationPartition } from './organization';
+import type { TransactItem } from './transact';
+
+export interface NotificationUser {
+  userId: string;
+  name?: string;
+  email?: string;
+}
+
+export interface NotificationRecord {
+  id: string;
+  organizationId: string;
+  documentId: string;
+  locationId?: string;
+  actionUser?: NotificationUser;
+  displayHeadlineMessageTemplate?: string;
+  displayHeadlineMessageTemplateData?: Record<string, unknown>;
+  displayBodyMessage?: string;
+  notificationSource?: string;
+  notificationSourceData?: Record<string, unknown>;
+  /** The recipients the caller named (notifyAll recipients are only in feeds). */
+  notifyUsers: NotificationUser[];
+  notifyAll: boolean;
+  readByUserIds: string[];
+  /** Creation time, ms. */
+  timestamp: number;
+}
+
+export type ConfigLevel = 'ALL' | 'MINE' | 'NONE';
+export interface NotificationConfig {
+  inbox: ConfigLevel;
+  email: ConfigLevel;
+}
+
+/** A position in a timeline: `<ts>#<id>` — the sort key of feeds and the gsi sort key of notifications. */
+export const timelineKey = (timestamp: number, id: string) => key(String(timestamp).padStart(15, '0'), segment(id));
+
+export const notificationKey = (apiKeyId: string, organizationId: string, id: string): ItemKey => ({
+  pk: organizationPartition(apiKeyId, organizationId),
+  sk: key('NOTIF', segment(id)),
+});
+const organizationTimeline = (apiKeyId: string, organizationId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'NOTIFS');
+const documentTimeline = (apiKeyId: string, organizationId: string, documentId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'NOTIFS');
+const feedPartition = (apiKeyId: string, organizationId: string, userId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'FEED', segment(userId));
+export const feedEntryKey = (apiKeyId: string, notification: Pick<NotificationRecord, 'organizationId' | 'id' | 'timestamp'>, userId: string): ItemKey => ({
+  pk: feedPartition(apiKeyId, notification.organizationId, userId),
+  sk: timelineKey(notification.timestamp, notification.id),
+});
+const configKey = (apiKeyId: string, organizationId: string, userId: string, documentId?: string): ItemKey => ({
+  pk: key(organizationPartition(apiKeyId, organizationId), 'NCONFIG', segment(userId)),
+  sk: documentId === undefined ? 'ORG' : key('DOC', segment(documentId)),
+});
+
+export function toNotification(item: Item): NotificationRecord {
+  const { pk: _pk, sk: _sk, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, readBy, ...rest } = item;
+  const readByUserIds = readBy instanceof Set ? [...(readBy as Set<string>)].sort() : [];
+  return { ...(rest as unknown as Omit<NotificationRecord, 'readByUserIds'>), readByUserIds };
+}
+
+/** The whole notification item (a Put replaces content; read state lives in the `readBy` set, kept apart). */
+export function notificationItem(apiKeyId: string, notification: Omit<NotificationRecord, 'readByUserIds'>): Item {
+  return {
+    ...notificationKey(apiKeyId, notification.organizationId, notification.id),
+    ...notification,
+    gsi1pk: organizationTimeline(apiKeyId, notification.organizationId),
+    gsi1sk: timelineKey(notification.timestamp, notification.id),
+    gsi2pk: documentTimeline(apiKeyId, notification.organizationId, notification.documentId),
+    gsi2sk: timelineKey(notification.timestamp, notification.id),
+  };
+}
+
+export function feedEntryItem(apiKeyId: string, notification: NotificationRecord | Omit<NotificationRecord, 'readByUserIds'>, userId: string): Item {
+  return {
+    ...feedEntryKey(apiKeyId, notification, userId),
+    notificationId: notification.id,
+    userId,
+    documentId: notification.documentId,
+    locationId: notification.locationId,
+    gsi3pk: recipientsPartition(apiKeyId, notification.organizationId, notification.id),
+    gsi3sk: key('U', segment(userId)),
+  };
+}
+
+export async function getNotification(apiKeyId: string, organizationId: string, id: string): Promise<NotificationRecord | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: notificationKey(apiKeyId, organizationId, id), ConsistentRead: true }),
+  );
+  return Item ? toNotification(Item) : undefined;
+}
+
+/** The notifications among `ids` that exist, keyed by id. */
+export async function getNotifications(
+  apiKeyId: string,
+  organizationId: string,
+  ids: readonly string[],
+  options: { consistent?: boolean } = {},
+): Promise<Map<string, NotificationRecord>> {
+  const items = await batchGet(ids.map((id) => notificationKey(apiKeyId, organizationId, id)), options);
+  return new Map(items.map(toNotification).map((n) => [n.id, n]));
+}
+
+/**
+ * Marks the notification read for `userIds` (added to a set: never removed) and applies `changes` to its content,
+ * inside a transaction; fails its condition when the notification does not exist.
+ */
+export function updateNotificationItem(
+  apiKeyId: string,
+  organizationId: string,
+  id: string,
+  changes: Partial<Pick<NotificationRecord, 'actionUser' | 'displayHeadlineMessageTemplate' | 'displayHeadlineMessageTemplateData' | 'displayBodyMessage' | 'notificationSourceData'>>,
+  readBy: readonly string[],
+): TransactItem {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+  }
+  const clauses = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', readBy.length > 0 ? 'ADD readBy :readBy' : ''].filter(Boolean);
+  if (readBy.length > 0) values[':readBy'] = new Set(readBy);
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: notificationKey(apiKeyId, organizationId, id),
+      UpdateExpression: clauses.length > 0 ? clauses.join(' ') : 'SET organizationId = organizationId',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
+      ExpressionAttributeValues: Object.keys(values).length > 0 ? values : undefined,
+    },
+  };
+}
+
+export interface TimelinePage {
+  /** Notification ids (feed, document, organization timelines) in the requested order. */
+  ids: string[];
+  /** The timeline key after which the next page starts, when more may follow. */
+  after?: string;
+}
+
+export type TimelineSource =
+  | { kind: 'feed'; userId: string; documentId?: string; locationId?: string }
+  | { kind: 'document'; documentId: string; locationId?: string }
+  | { kind: 'organization'; locationId?: string };
+
+/**
+ * One page of notification ids from a timeline, newest first unless `ascending`, after the timeline key `after`.
+ * A location (or, for feeds, a document) narrows the page with a filter: the query then reads past entries
+ * that do not match, until the page is full.
+ */
+export async function queryTimeline(
+  apiKeyId: string,
+  organizationId: string,
+  source: TimelineSource,
+  options: { limit: number; ascending: boolean; after?: string },
+): Promise<TimelinePage> {
+  const onFeed = source.kind === 'feed';
+  const [pkName, skName, index] = onFeed ? ['pk', 'sk', undefined] : source.kind === 'document' ? ['gsi2pk', 'gsi2sk', 'gsi2'] : ['gsi1pk', 'gsi1sk', 'gsi1'];
+  const pk = source.kind === 'feed'
+    ? feedPartition(apiKeyId, organizationId, source.userId)
+    : source.kind === 'document'
+      ? documentTimeline(apiKeyId, organizationId, source.documentId)
+      : organizationTimeline(apiKeyId, organizationId);
+  const filters: string[] = [];
+  const values: Record<string, unknown> = { ':pk': pk };
+  if (source.kind === 'feed' && source.documentId !== undefined) {
+    filters.push('documentId = :documentId');
+    values[':documentId'] = source.documentId;
+  }
+  if (source.locationId !== undefined) {
+    filters.push('locationId = :locationId');
+    values[':locationId'] = source.locationId;
+  }
+  let condition = `${pkName} = :pk`;
+  if (options.after !== undefined) {
+    condition += ` AND ${skName} ${options.ascending ? '>' : '<'} :after`;
+    values[':after'] = options.after;
+  }
+  const ids: string[] = [];
+  const keys: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: index,
+        KeyConditionExpression: condition,
+        FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: options.ascending,
+        Limit: options.limit + 1 - ids.length,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      ids.push(String(onFeed ? item.notificationId : item.id));
+      keys.push(String(item[skName]));
+    }
+    start = page.LastEvaluatedKey;
+  } while (start && ids.length <= options.limit);
+  if (ids.length <= options.limit) return { ids };
+  return { ids: ids.slice(0, options.limit), after: keys[options.limit - 1] };
+}
+
+/** Every feed entry of the notification's timeline position for these users that exists. */
+export async function existingFeedEntries(apiKeyId: string, notification: NotificationRecord, userIds: readonly string[]): Promise<Set<string>> {
+  const items = await batchGet(userIds.map((userId) => feedEntryKey(apiKeyId, notification, userId)));
+  return new Set(items.map((item) => String(item.userId)));
+}
+
+const recipientsPartition = (apiKeyId: string, organizationId: string, id: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'NOTIF', segment(id), 'TO');
+
+/** The users whose feed still holds the notification (gsi3, paged to the end). */
+export async function listRecipients(apiKeyId: string, organizationId: string, id: string): Promise<string[]> {
+  const items = await queryAll({
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk',
+    ExpressionAttributeValues: { ':pk': recipientsPartition(apiKeyId, organizationId, id) },
+    ProjectionExpression: 'userId',
+  });
+  return items.map((item) => String(item.userId));
+}
+
+/** A stored setting holds only the levels that were set; the others fall back (document → organization → ALL). */
+export type StoredConfig = Partial<NotificationConfig>;
+
+export function configItem(apiKeyId: string, organizationId: string, userId: string, documentId: string | undefined, config: StoredConfig): Item {
+  return { ...configKey(apiKeyId, organizationId, userId, documentId), ...config, userId, documentId };
+}
+
+/**
+ * Stored settings of each user at the organization and at each document, keyed by `<userId>\0<documentId>`
+ * (documentId '' for the organization): one BatchGet per 100 keys.
+ */
+export async function getConfigs(
+  apiKeyId: string,
+  organizationId: string,
+  userIds: readonly string[],
+  documentIds: readonly string[],
+): Promise<Map<string, StoredConfig>> {
+  const keys = userIds.flatMap((userId) => [
+    configKey(apiKeyId, organizationId, userId),
+    ...documentIds.map((d) => configKey(apiKeyId, organizationId, userId, d)),
+  ]);
+  const items = await batchGet(keys);
+  return new Map(
+    items.map((item) => [
+      `${String(item.userId)}\u0000${String(item.documentId ?? '')}`,
+      { inbox: item.inbox as ConfigLevel | undefined, email: item.email as ConfigLevel | undefined },
+    ]),
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Notification settings (decisions §6): levels ALL, MINE, NONE for `inbox` and `email`, per user at the
+ * organization and per document. A document's level falls back, field by field, to the user's organization
+ * level, then to ALL.
+ */
+import { batchWrite, putRequest } from '../db/batch';
+import { configItem, getConfigs, type NotificationConfig, type StoredConfig } from '../db/notification';
+import type { BatchResult } from '../http/batch-result';
+
+const DEFAULT: NotificationConfig = { inbox: 'ALL', email: 'ALL' };
+
+export interface ConfigEntry {
+  config: NotificationConfig;
+  metadata: { organizationId: string; apiKey: string; documentId?: string; userId: string };
+}
+
+/** Entries for each requested document and, with `getOrganizationConfig`, for the organization. */
+export async function readNotificationConfig(
+  apiKeyId: string,
+  input: { organizationId: string; userId: string; documentIds?: string[]; getOrganizationConfig?: boolean },
+): Promise<ConfigEntry[]> {
+  const documentIds = input.documentIds ?? [];
+  const stored = await getConfigs(apiKeyId, input.organizationId, [input.userId], documentIds);
+  const organization = stored.get(`${input.userId}\u0000`) ?? {};
+  const resolve = (own: StoredConfig): NotificationConfig => ({
+    inbox: own.inbox ?? organization.inbox ?? DEFAULT.inbox,
+    email: own.email ?? organization.email ?? DEFAULT.email,
+  });
+  const metadata = { organizationId: input.organizationId, apiKey: apiKeyId, userId: input.userId };
+  const entries: ConfigEntry[] = documentIds.map((documentId) => ({
+    config: resolve(stored.get(`${input.userId}\u0000${documentId}`) ?? {}),
+    metadata: { ...metadata, documentId },
+  }));
+  if (input.getOrganizationConfig) entries.unshift({ config: resolve({}), metadata });
+  return entries;
+}
+
+/** Sets the given levels for each user, at the organization or at each document; levels not given are kept. */
+export async function setNotificationConfig(
+  apiKeyId: string,
+  input: { organizationId: string; userIds: string[]; documentIds?: string[]; config: StoredConfig },
+): Promise<BatchResult> {
+  const targets = input.documentIds ?? [undefined];
+  const stored = await getConfigs(apiKeyId, input.organizationId, input.userIds, input.documentIds ?? []);
+  const writes = input.userIds.flatMap((userId) =>
+    targets.map((documentId) => {
+      const current = stored.get(`${userId}\u0000${documentId ?? ''}`) ?? {};
+      const merged = { ...current, ...Object.fromEntries(Object.entries(input.config).filter(([, v]) => v !== undefined)) };
+      return putRequest(configItem(apiKeyId, input.organizationId, userId, documentId, merged));
+    }),
+  );
+  await batchWrite(writes);
+  return Object.fromEntries(input.userIds.map((userId) => [userId, { success: true, userId, message: 'Notification config set.' }]));
+}

@@ -1,0 +1,290 @@
+/**
+ * Notifications (api-spec "Notifications", decisions §6): delivery into recipients' feeds, reading by feed,
+ * document or organization in time order, read state, "For You" persistence, and deletion by filters.
+ */
+import { createPageToken, readPageToken } from '../crypto/page-token';
+import { newId } from '../crypto/tokens';
+import { batchWrite, deleteRequest, putRequest } from '../db/batch';
+import { queryLevelMembers } from '../db/membership';
+import {
+  existingFeedEntries,
+  feedEntryItem,
+  feedEntryKey,
+  getNotification,
+  getNotifications,
+  listRecipients,
+  notificationItem,
+  notificationKey,
+  queryTimeline,
+  timelineKey,
+  updateNotificationItem,
+  type NotificationRecord,
+  type NotificationUser,
+  type TimelineSource,
+} from '../db/notification';
+import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
+import { transactWrite, type TransactItem } from '../db/transact';
+import type { BatchResult } from '../http/batch-result';
+import { NotFoundError } from '../http/errors';
+import { accessOfUsers } from './access';
+
+export interface NotificationContent {
+  actionUser?: NotificationUser;
+  displayHeadlineMessageTemplate?: string;
+  displayHeadlineMessageTemplateData?: Record<string, unknown>;
+  displayBodyMessage?: string;
+  notificationSource?: string;
+  notificationSourceData?: Record<string, unknown>;
+}
+
+export interface AddNotificationInput extends NotificationContent {
+  organizationId: string;
+  documentId: string;
+  createOrganization?: boolean;
+  createDocument?: boolean;
+  locationId?: string;
+  notificationId?: string;
+  notifyUsers?: NotificationUser[];
+  notifyAll?: boolean;
+  verifyUserPermissions?: boolean;
+}
+
+/** Every organization-level member (the organization's contact list), paging through the level partition. */
+async function organizationMembers(apiKeyId: string, organizationId: string): Promise<string[]> {
+  const userIds: string[] = [];
+  let after: string | undefined;
+  do {
+    const page = await queryLevelMembers(apiKeyId, organizationId, { type: 'organization' }, 1000, after);
+    userIds.push(...page.members.map((member) => member.userId));
+    after = page.after;
+  } while (after);
+  return userIds;
+}
+
+/** Keeps the users with effective access to the document (decisions §4), in chunks to bound each BatchGet set. */
+async function withAccess(apiKeyId: string, organizationId: string, documentId: string, userIds: string[]): Promise<string[]> {
+  const kept: string[] = [];
+  for (let i = 0; i < userIds.length; i += 500) {
+    const chunk = userIds.slice(i, i + 500);
+    const access = await accessOfUsers(apiKeyId, organizationId, documentId, chunk);
+    kept.push(...chunk.filter((userId) => access.get(userId) !== null));
+  }
+  return kept;
+}
+
+/**
+ * Adds the notification, or updates the one with the same id (its timestamp and read state are kept, new
+ * recipients are added). Feed entries are written before the notification item, so an interrupted request
+ * never shows a notification whose delivery is missing; retrying with the same id completes it. Throws
+ * NotFoundError for a missing organization or document without the matching create flag.
+ */
+export async function addNotification(apiKeyId: string, input: AddNotificationInput, now = Date.now()): Promise<string> {
+  const structure: TransactItem[] = [];
+  if (!(await organizationExists(apiKeyId, input.organizationId))) {
+    if (!input.createOrganization) throw new NotFoundError('Organization not found.');
+    structure.push(ensureOrganizationItem(apiKeyId, input.organizationId, now));
+  }
+  if (!(await getDocument(apiKeyId, input.organizationId, input.documentId))) {
+    if (!input.createDocument) throw new NotFoundError('Document not found.');
+    structure.push(upsertDocumentItem(apiKeyId, input.organizationId, input.documentId, {}, now));
+  }
+  const id = input.notificationId ?? newId('ntf_');
+  const existing = input.notificationId === undefined ? undefined : await getNotification(apiKeyId, input.organizationId, id);
+  const named = (input.notifyUsers ?? []).map((user) => user.userId);
+  // notifyAll reaches the organization's members; the acting user is not notified of their own action.
+  const everyone = input.notifyAll ? (await organizationMembers(apiKeyId, input.organizationId)).filter((u) => u !== input.actionUser?.userId) : [];
+  let recipients = [...new Set([...named, ...everyone])];
+  if (input.verifyUserPermissions) recipients = await withAccess(apiKeyId, input.organizationId, input.documentId, recipients);
+
+  const notification: Omit<NotificationRecord, 'readByUserIds'> = {
+    id,
+    organizationId: input.organizationId,
+    documentId: input.documentId,
+    locationId: input.locationId,
+    actionUser: input.actionUser,
+    displayHeadlineMessageTemplate: input.displayHeadlineMessageTemplate,
+    displayHeadlineMessageTemplateData: input.displayHeadlineMessageTemplateData,
+    displayBodyMessage: input.displayBodyMessage,
+    notificationSource: input.notificationSource,
+    notificationSourceData: input.notificationSourceData,
+    notifyUsers: input.notifyUsers ?? [],
+    notifyAll: input.notifyAll ?? false,
+    timestamp: existing?.timestamp ?? now,
+  };
+  if (structure.length > 0) await transactWrite(structure);
+  await batchWrite(recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))));
+  const readBy = existing && existing.readByUserIds.length > 0 ? { readBy: new Set(existing.readByUserIds) } : {};
+  await batchWrite([putRequest({ ...notificationItem(apiKeyId, notification), ...readBy })]);
+  return id;
+}
+
+export interface GetNotificationsInput {
+  organizationId: string;
+  documentId?: string;
+  userId?: string;
+  locationId?: string;
+  notificationIds?: string[];
+  order?: 'asc' | 'desc';
+  pageSize: number;
+  pageToken?: string;
+}
+
+/** A notification as the API shows it (decisions §6). */
+export function presentNotification(apiKeyId: string, n: NotificationRecord) {
+  return {
+    id: n.id,
+    notificationSource: n.notificationSource,
+    notificationSourceData: n.notificationSourceData,
+    actionUser: n.actionUser,
+    displayHeadlineMessageTemplate: n.displayHeadlineMessageTemplate,
+    displayHeadlineMessageTemplateData: n.displayHeadlineMessageTemplateData,
+    displayBodyMessage: n.displayBodyMessage,
+    notifyUsers: n.notifyUsers,
+    readByUserIds: n.readByUserIds,
+    metadata: { apiKey: apiKeyId, organizationId: n.organizationId, documentId: n.documentId, ...(n.locationId === undefined ? {} : { locationId: n.locationId }) },
+    timestamp: n.timestamp,
+  };
+}
+
+function matches(n: NotificationRecord, input: GetNotificationsInput): boolean {
+  return (input.documentId === undefined || n.documentId === input.documentId) && (input.locationId === undefined || n.locationId === input.locationId);
+}
+
+/**
+ * One page of notifications, newest first unless `order: 'asc'`: a user's feed, a document's or the
+ * organization's timeline, or the named notifications. Throws InvalidArgumentError for a foreign page token.
+ */
+export async function listNotifications(apiKeyId: string, input: GetNotificationsInput) {
+  const { pageToken, pageSize: _size, ...query } = input;
+  const scope = { tenant: apiKeyId, query: { operation: 'notifications/get', ...query, notificationIds: query.notificationIds ? [...query.notificationIds].sort() : undefined } };
+  const cursor = pageToken === undefined ? undefined : await readPageToken(pageToken, scope);
+  const after = typeof cursor?.after === 'string' ? cursor.after : undefined;
+  const ascending = input.order === 'asc';
+  let ordered: NotificationRecord[];
+  let next: string | undefined;
+  if (input.notificationIds !== undefined) {
+    const found = [...(await getNotifications(apiKeyId, input.organizationId, input.notificationIds, { consistent: false })).values()];
+    let candidates = found.filter((n) => matches(n, input));
+    if (input.userId !== undefined) {
+      const userId = input.userId;
+      const inFeed = await Promise.all(candidates.map(async (n) => (await existingFeedEntries(apiKeyId, n, [userId])).has(userId)));
+      candidates = candidates.filter((_, i) => inFeed[i]);
+    }
+    const sorted = candidates
+      .map((n) => ({ n, key: timelineKey(n.timestamp, n.id) }))
+      .sort((a, b) => (a.key < b.key ? -1 : 1) * (ascending ? 1 : -1))
+      .filter((entry) => after === undefined || (ascending ? entry.key > after : entry.key < after));
+    ordered = sorted.slice(0, input.pageSize).map((entry) => entry.n);
+    next = sorted.length > input.pageSize ? sorted[input.pageSize - 1].key : undefined;
+  } else {
+    const source: TimelineSource = input.userId !== undefined
+      ? { kind: 'feed', userId: input.userId, documentId: input.documentId, locationId: input.locationId }
+      : input.documentId !== undefined
+        ? { kind: 'document', documentId: input.documentId, locationId: input.locationId }
+        : { kind: 'organization', locationId: input.locationId };
+    const page = await queryTimeline(apiKeyId, input.organizationId, source, { limit: input.pageSize, ascending, after });
+    const found = await getNotifications(apiKeyId, input.organizationId, page.ids, { consistent: false });
+    ordered = page.ids.map((id) => found.get(id)).filter((n): n is NotificationRecord => n !== undefined);
+    next = page.after;
+  }
+  return {
+    notifications: ordered.map((n) => presentNotification(apiKeyId, n)),
+    pageToken: next === undefined ? undefined : await createPageToken(scope, { after: next }),
+  };
+}
+
+export interface NotificationUpdate extends NotificationContent {
+  id: string;
+  readByUserIds?: string[];
+  persistReadForUsers?: boolean;
+}
+
+export interface UpdateNotificationsInput {
+  organizationId: string;
+  documentId?: string;
+  locationId?: string;
+  userId?: string;
+  verifyUserPermissions?: boolean;
+  notifications: NotificationUpdate[];
+}
+
+/**
+ * Updates content and read state. `readByUserIds` only adds readers; without `persistReadForUsers` the
+ * notification also leaves those readers' feeds ("For You"). With `verifyUserPermissions`, only readers with
+ * access to the document are marked. A notification outside the named document or location is not found.
+ */
+export async function updateNotifications(apiKeyId: string, input: UpdateNotificationsInput): Promise<BatchResult> {
+  const found = await getNotifications(apiKeyId, input.organizationId, input.notifications.map((n) => n.id));
+  const results = await Promise.all(
+    input.notifications.map(async (update) => {
+      const stored = found.get(update.id);
+      if (!stored || (input.documentId !== undefined && stored.documentId !== input.documentId) || (input.locationId !== undefined && stored.locationId !== input.locationId)) {
+        return [update.id, { success: false, message: 'Notification does not exist.' }] as const;
+      }
+      let readers = [...new Set(update.readByUserIds ?? [])];
+      if (input.verifyUserPermissions && readers.length > 0) readers = await withAccess(apiKeyId, input.organizationId, stored.documentId, readers);
+      const { id, readByUserIds: _r, persistReadForUsers, notificationSource: _s, ...changes } = update;
+      await transactWrite([updateNotificationItem(apiKeyId, input.organizationId, id, changes, readers)]);
+      if (!persistReadForUsers && readers.length > 0) await batchWrite(readers.map((userId) => deleteRequest(feedEntryKey(apiKeyId, stored, userId))));
+      return [update.id, { success: true, message: 'Notification updated.' }] as const;
+    }),
+  );
+  return Object.fromEntries(results);
+}
+
+export interface DeleteNotificationsInput {
+  organizationId: string;
+  documentId?: string;
+  locationId?: string;
+  userId?: string;
+  notificationIds?: string[];
+}
+
+/** Every notification the filters select (the named ones, a feed, a document's or the organization's timeline). */
+async function selected(apiKeyId: string, input: DeleteNotificationsInput): Promise<NotificationRecord[]> {
+  if (input.notificationIds !== undefined) {
+    const found = await getNotifications(apiKeyId, input.organizationId, input.notificationIds);
+    return [...found.values()].filter((n) => matches(n, { ...input, pageSize: 0 }));
+  }
+  const source: TimelineSource = input.userId !== undefined
+    ? { kind: 'feed', userId: input.userId, documentId: input.documentId, locationId: input.locationId }
+    : input.documentId !== undefined
+      ? { kind: 'document', documentId: input.documentId, locationId: input.locationId }
+      : { kind: 'organization', locationId: input.locationId };
+  const ids: string[] = [];
+  let after: string | undefined;
+  do {
+    const page = await queryTimeline(apiKeyId, input.organizationId, source, { limit: 1000, ascending: true, after });
+    ids.push(...page.ids);
+    after = page.after;
+  } while (after);
+  return [...(await getNotifications(apiKeyId, input.organizationId, ids)).values()];
+}
+
+/**
+ * Deletes the selected notifications with every feed entry, or — with `userId` — removes them from that user's
+ * feed only, leaving other recipients' feeds intact (decisions §6). The caller has refused an organization-only
+ * request.
+ */
+export async function deleteNotifications(apiKeyId: string, input: DeleteNotificationsInput): Promise<BatchResult> {
+  const notifications = await selected(apiKeyId, input);
+  const result: BatchResult = {};
+  for (const id of input.notificationIds ?? []) result[id] = { success: false, message: 'Notification does not exist.' };
+  await Promise.all(
+    notifications.map(async (n) => {
+      if (input.userId !== undefined) {
+        const inFeed = (await existingFeedEntries(apiKeyId, n, [input.userId])).has(input.userId);
+        if (inFeed) await batchWrite([deleteRequest(feedEntryKey(apiKeyId, n, input.userId))]);
+        result[n.id] = inFeed ? { success: true, message: 'Notification removed for the user.' } : { success: false, message: 'Notification is not in the user\'s feed.' };
+        return;
+      }
+      const recipients = await listRecipients(apiKeyId, input.organizationId, n.id);
+      await batchWrite([
+        ...recipients.map((userId) => deleteRequest(feedEntryKey(apiKeyId, n, userId))),
+        deleteRequest(notificationKey(apiKeyId, input.organizationId, n.id)),
+      ]);
+      result[n.id] = { success: true, message: 'Notification deleted.' };
+    }),
+  );
+  return result;
+}
