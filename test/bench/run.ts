@@ -1,10 +1,12 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
 import { run as bundles } from './bundles';
+import { run as notifications } from './notifications';
 import { run as users } from './users';
 
 const suites: Array<[string, () => Promise<void>]> = [
   ['bundles', bundles],
   ['users', users],
+  ['notifications', notifications],
 ];
 
 async function main(): Promise<void> {
