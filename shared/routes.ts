@@ -272,6 +272,41 @@ export const routes = [
     table: 'read',
     summary: "Read the email service configuration (provider key masked).",
   },
+  {
+    path: '/v2/crdt/add',
+    entry: 'functions/crdt/add.ts',
+    auth: 'apiKey',
+    table: 'write',
+    summary: "Create the CRDT (Yjs) data of an editor.",
+  },
+  {
+    path: '/v2/crdt/get',
+    entry: 'functions/crdt/get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: "Read the CRDT data of a document or one editor (plain value, or the Yjs state).",
+  },
+  {
+    path: '/v2/crdt/update',
+    entry: 'functions/crdt/update.ts',
+    auth: 'apiKey',
+    table: 'write',
+    summary: "Replace an editor's content through Yjs operations, or merge a client's Yjs update.",
+  },
+  {
+    path: '/v2/recordings/add',
+    entry: 'functions/recordings/add.ts',
+    auth: 'apiKey',
+    table: 'write',
+    summary: "Store recording annotations of a document.",
+  },
+  {
+    path: '/v2/recordings/get',
+    entry: 'functions/recordings/get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: "Read recording annotations of a document or organization.",
+  },
 ] as const satisfies readonly Route[];
 
 export type RoutePath = (typeof routes)[number]['path'];
