@@ -1,0 +1,52 @@
+import { encryptSecret, maskSecret } from '../../shared/crypto/encryption';
+import { updateEmailConfig } from '../../shared/domain/email-config';
+import { operation } from '../../shared/http/operation';
+import * as z from 'zod/mini';
+import { boundedText } from '../../shared/http/schemas';
+
+const triggerMap = z.record(boundedText(200), z.boolean()).check(
+  z.refine((value) => Object.keys(value).length <= 100, 'Must have at most 100 triggers.'),
+);
+
+// The sender address keeps the case it was given (it is shown to recipients); only surrounding spaces go.
+const senderEmail = z.string().check(
+  z.trim(),
+  z.maxLength(254, 'Must be at most 254 characters.'),
+  z.regex(z.regexes.email, 'Must be a valid email address.'),
+);
+
+export const schema = z
+  .object({
+    useEmailService: z.optional(z.boolean()),
+    emailServiceConfig: z.optional(
+      z.object({
+        type: z.optional(z.enum(['default', 'sendgrid', 'custom'])),
+        // "" clears the stored key; the key itself is never trimmed or echoed in a message.
+        apiKey: z.optional(z.string().check(z.maxLength(1024, 'Must be at most 1024 characters.'))),
+        fromEmail: z.optional(senderEmail),
+        fromCompany: z.optional(z.string().check(z.maxLength(200, 'Must be at most 200 characters.'))),
+        triggers: z.optional(triggerMap),
+      }),
+    ),
+  })
+  .check(
+    z.refine((data) => data.useEmailService !== undefined || data.emailServiceConfig !== undefined, {
+      message: 'Provide useEmailService or emailServiceConfig.',
+    }),
+    z.refine(
+      (data) =>
+        data.useEmailService !== undefined ||
+        data.emailServiceConfig === undefined ||
+        Object.values(data.emailServiceConfig).some((value) => value !== undefined),
+      { message: 'Must contain at least one field.', path: ['emailServiceConfig'] },
+    ),
+  );
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const config = await updateEmailConfig(caller.apiKeyId, data, { encryptSecret, maskSecret });
+    return { message: 'Email config updated successfully.', data: config };
+  },
+});
