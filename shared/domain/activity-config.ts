@@ -3,7 +3,7 @@
  * over the stored value, default seeding on first enable, `isEnabled` always present.
  */
 import { getActivityConfig, putActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
-import { AbortedError } from '../http/errors';
+import { AbortedError, invalidFields } from '../http/errors';
 
 /** The standard comment triggers (decisions §7); seeding turns every one on. */
 export const STANDARD_COMMENT_TRIGGERS = [
@@ -65,11 +65,22 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
 
 const ATTEMPTS = 5;
 
-/** Applies `update` to the tenant's config and returns the result. Concurrent updates are merged in turn. */
+/** Triggers that may build up over many updates: keeps the one config item far below DynamoDB's 400 KB. */
+export const MAX_STORED_TRIGGERS = 500;
+
+/**
+ * Applies `update` to the tenant's config and returns the result. Concurrent updates are merged in turn.
+ * Throws InvalidArgumentError when the merged triggers would exceed MAX_STORED_TRIGGERS.
+ */
 export async function updateActivityConfig(apiKeyId: string, update: ActivityServiceConfig): Promise<ActivityServiceConfig> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const stored = await getActivityConfig(apiKeyId);
     const merged = mergeActivityConfig(stored?.config, update, Date.now());
+    if (Object.keys(merged.triggers?.comment ?? {}).length > MAX_STORED_TRIGGERS) {
+      throw invalidFields([
+        { path: 'data.activityServiceConfig.triggers.comment', message: `The configuration may hold at most ${MAX_STORED_TRIGGERS} triggers.` },
+      ]);
+    }
     if (await putActivityConfig(apiKeyId, merged, stored?.version ?? 0)) return presentActivityConfig(merged);
   }
   throw new AbortedError('The activity configuration changed concurrently; retry.');

@@ -116,3 +116,19 @@ describe('activity config', () => {
     expect((await read(tenant.apiKeyHeaders)).body.result?.data.activityServiceConfig.isEnabled).toBe(true);
   });
 });
+
+describe('activity config trigger limit', () => {
+  it('refuses an update that would store more than 500 triggers, keeping what was stored', async () => {
+    const tenant = await newTenant();
+    const many = (from: number) => Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`custom.event${from + i}`, true]));
+    for (let batch = 0; batch < 5; batch += 1) {
+      expect((await update(tenant, { triggers: { comment: many(batch * 100) } })).statusCode).toBe(200);
+    }
+
+    const response = await update(tenant, { triggers: { comment: many(500) } });
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
+    expect(Object.keys((await getActivityConfig(tenant.apiKeyId))?.config.triggers?.comment ?? {})).toHaveLength(500);
+  });
+});
