@@ -1,0 +1,229 @@
+/**
+ * Recording annotations (O = T#<key>#ORG#<org>, the organization partition):
+ *
+ *   pk O   sk REC#<annotationId>                     the recording (content, documentId, createdAt, updatedAt)
+ *      gsi1: O#RECS / <position>                    the organization's recordings in creation order
+ *      gsi2: O#DOC#<d>#RECS / <position>            a document's recordings in creation order
+ *
+ * `<position>` is `<createdAt ms, zero-padded>#<index in the adding request, zero-padded>#<annotationId>`: set once,
+ * when the recording is first added, so a re-add keeps its place and a page cursor (a position) stays valid.
+ *
+ * An annotationId names one recording in an organization: the item key holds no document, so recordings can be
+ * read by id with the organization alone (BatchGet), and moving a document's recordings to another document id
+ * (document migration) rewrites `documentId` and the gsi2 key of each item, never its primary key.
+ */
+import { QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { batchGet, type Item, type ItemKey } from './batch';
+import { TABLE_NAME, db } from './client';
+import { key, segment } from './keys';
+import { organizationPartition } from './organization';
+import type { TransactItem } from './transact';
+
+export interface RecordedTime {
+  duration?: number;
+  display?: string;
+}
+
+export interface RecordingAttachment {
+  attachmentId?: number;
+  url: string;
+  mimeType?: string;
+  name?: string;
+  type?: string;
+  size?: number;
+}
+
+/** The client-supplied fields of a recording annotation (api-spec "Recording annotation", without metadata). */
+export interface RecordingContent {
+  type?: string;
+  recordingType?: string;
+  mode?: string;
+  recordedTime?: RecordedTime;
+  displayName?: string;
+  attachments?: RecordingAttachment[];
+  latestVersion?: number;
+}
+
+export interface RecordingRecord extends RecordingContent {
+  organizationId: string;
+  documentId: string;
+  annotationId: string;
+  /** First added, ms. */
+  createdAt: number;
+  updatedAt: number;
+  /** Opaque ordering key (creation order); page cursors hold it. */
+  position: string;
+}
+
+/** Every content field: a re-add sets the ones given and removes the others (the recording is replaced). */
+const CONTENT_FIELDS = ['type', 'recordingType', 'mode', 'recordedTime', 'displayName', 'attachments', 'latestVersion'] as const satisfies ReadonlyArray<keyof RecordingContent>;
+
+export const recordingKey = (apiKeyId: string, organizationId: string, annotationId: string): ItemKey => ({
+  pk: organizationPartition(apiKeyId, organizationId),
+  sk: key('REC', segment(annotationId)),
+});
+const organizationRecordings = (apiKeyId: string, organizationId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'RECS');
+const documentRecordings = (apiKeyId: string, organizationId: string, documentId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'RECS');
+const positionKey = (createdAt: number, index: number, annotationId: string) =>
+  key(String(createdAt).padStart(15, '0'), String(index).padStart(4, '0'), segment(annotationId));
+
+function toRecording(item: Item): RecordingRecord {
+  const { pk: _pk, sk: _sk, gsi1pk: _a, gsi1sk: position, gsi2pk: _c, gsi2sk: _d, ...rest } = item;
+  return { ...(rest as unknown as Omit<RecordingRecord, 'position'>), position: String(position) };
+}
+
+export type PutRecordingOutcome = 'added' | 'replaced' | 'inAnotherDocument';
+
+/**
+ * Adds the recording, or replaces the content of the one with the same annotationId in the same document (its
+ * creation time and position are kept). Returns `inAnotherDocument`, writing nothing, when the annotationId
+ * already names a recording of another document of the organization. `index` orders recordings added in the
+ * same millisecond (their place in the request).
+ */
+export async function putRecording(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  annotationId: string,
+  content: RecordingContent,
+  options: { now: number; index: number },
+): Promise<PutRecordingOutcome> {
+  const names: Record<string, string> = { '#documentId': 'documentId' };
+  const values: Record<string, unknown> = {
+    ':org': organizationId,
+    ':documentId': documentId,
+    ':id': annotationId,
+    ':now': options.now,
+    ':g1': organizationRecordings(apiKeyId, organizationId),
+    ':g2': documentRecordings(apiKeyId, organizationId, documentId),
+    ':position': positionKey(options.now, options.index, annotationId),
+  };
+  const sets = [
+    'organizationId = :org',
+    '#documentId = :documentId',
+    'annotationId = :id',
+    'updatedAt = :now',
+    'createdAt = if_not_exists(createdAt, :now)',
+    'gsi1pk = :g1',
+    'gsi1sk = if_not_exists(gsi1sk, :position)',
+    'gsi2pk = :g2',
+    'gsi2sk = if_not_exists(gsi2sk, :position)',
+  ];
+  const removes: string[] = [];
+  for (const field of CONTENT_FIELDS) {
+    names[`#${field}`] = field;
+    const value = content[field];
+    if (value === undefined) {
+      removes.push(`#${field}`);
+    } else {
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+  }
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: recordingKey(apiKeyId, organizationId, annotationId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_not_exists(pk) OR #documentId = :documentId',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        // Old values exist only when the recording did: tells an add from a replace without a read.
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    );
+    return Attributes?.createdAt === undefined ? 'added' : 'replaced';
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return 'inAnotherDocument';
+    throw error;
+  }
+}
+
+/** The recordings among `annotationIds` that exist (any document of the organization). */
+export async function getRecordings(
+  apiKeyId: string,
+  organizationId: string,
+  annotationIds: readonly string[],
+  options: { consistent?: boolean } = {},
+): Promise<RecordingRecord[]> {
+  const items = await batchGet(annotationIds.map((id) => recordingKey(apiKeyId, organizationId, id)), options);
+  return items.map(toRecording);
+}
+
+export interface RecordingPage {
+  /** In creation order, at most `limit`. */
+  recordings: RecordingRecord[];
+  /** True when more recordings follow the last one returned. */
+  more: boolean;
+}
+
+/**
+ * One page of the organization's recordings (gsi1) or of one document's (gsi2), in creation order, after the
+ * position `after` (a key condition, so the cursor's recording need not exist any more). Reads `limit + 1`
+ * items, continuing past DynamoDB's 1 MB query pages, so a page is full whenever more recordings exist.
+ * Both indexes are eventually consistent in AWS.
+ */
+export async function queryRecordings(
+  apiKeyId: string,
+  organizationId: string,
+  options: { documentId?: string; limit: number; after?: string },
+): Promise<RecordingPage> {
+  const [index, pkName, skName, partition] = options.documentId === undefined
+    ? ['gsi1', 'gsi1pk', 'gsi1sk', organizationRecordings(apiKeyId, organizationId)]
+    : ['gsi2', 'gsi2pk', 'gsi2sk', documentRecordings(apiKeyId, organizationId, options.documentId)];
+  const values: Record<string, unknown> = { ':pk': partition };
+  let condition = `${pkName} = :pk`;
+  if (options.after !== undefined) {
+    condition += ` AND ${skName} > :after`;
+    values[':after'] = options.after;
+  }
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: index,
+        KeyConditionExpression: condition,
+        ExpressionAttributeValues: values,
+        Limit: options.limit + 1 - items.length,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined && items.length <= options.limit);
+  return { recordings: items.slice(0, options.limit).map(toRecording), more: items.length > options.limit };
+}
+
+/**
+ * Moves a recording to another document id, inside a transaction (for document migration): sets `documentId`
+ * and the document timeline key, keeping the position. Idempotent: an item already moved passes; the item fails
+ * its condition when the recording does not exist or belongs to a third document.
+ */
+export function moveRecordingItem(
+  apiKeyId: string,
+  organizationId: string,
+  annotationId: string,
+  fromDocumentId: string,
+  toDocumentId: string,
+): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: recordingKey(apiKeyId, organizationId, annotationId),
+      UpdateExpression: 'SET #documentId = :to, gsi2pk = :g2',
+      ConditionExpression: '#documentId IN (:from, :to)',
+      ExpressionAttributeNames: { '#documentId': 'documentId' },
+      ExpressionAttributeValues: {
+        ':from': fromDocumentId,
+        ':to': toDocumentId,
+        ':g2': documentRecordings(apiKeyId, organizationId, toDocumentId),
+      },
+    },
+  };
+}
