@@ -115,9 +115,31 @@ export function jsonEnvelope(): Middleware {
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
       const data = (parsed as Record<string, unknown>).data;
       if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
+      const badNumber = unstorableNumber(data, 'data');
+      if (badNumber !== undefined) {
+        throw invalidFields([{ path: badNumber, message: 'Numbers must be 0 or between 1e-100 and 2^53-1 in size.' }]);
+      }
       current.body = data as Record<string, unknown>;
     },
   };
+}
+
+/**
+ * The path of the first number DynamoDB could not store exactly (the document client refuses numbers beyond
+ * 2^53-1, DynamoDB those below 1e-130), anywhere in the body, including free-form JSON fields; undefined if none.
+ * Checked once here so that no operation turns such input into a 500.
+ */
+function unstorableNumber(value: unknown, path: string): string | undefined {
+  if (typeof value === 'number') {
+    const size = Math.abs(value);
+    return size === 0 || (size >= 1e-100 && size <= Number.MAX_SAFE_INTEGER) ? undefined : path;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [name, child] of Object.entries(value)) {
+    const found = unstorableNumber(child, `${path}.${name}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Credentials for the route's level (shared/http/auth.ts). */

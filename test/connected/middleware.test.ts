@@ -147,3 +147,16 @@ describe('the shared middleware stack', () => {
     expect(response.statusCode).toBe(200);
   });
 });
+
+describe('numbers DynamoDB cannot store', () => {
+  it.each([
+    ['beyond 2^53', '{"data":{"ownerEmail":"a@example.com","x":{"deep":[1, 9007199254740993]}}}', 'data.x.deep.1'],
+    ['infinite', '{"data":{"ownerEmail":"a@example.com","x":1e400}}', 'data.x'],
+    ['too small', '{"data":{"ownerEmail":"a@example.com","x":1e-200}}', 'data.x'],
+  ])('answers INVALID_ARGUMENT for a number %s anywhere in the body, naming its path', async (_, body, path) => {
+    const response = await raw(body);
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body.error?.details.issues).toEqual([{ path, message: expect.stringContaining('2^53') }]);
+  });
+});
