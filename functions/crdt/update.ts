@@ -1,0 +1,18 @@
+import * as z from 'zod/mini';
+import { crdtFields, updateCrdtData } from '../../shared/domain/crdt';
+import { operation } from '../../shared/http/operation';
+
+/** Either the fields of Add (the content is replaced through Yjs operations) or `yjsUpdate`, merged as it is. */
+export const schema = z.object({
+  ...crdtFields,
+  yjsUpdate: z.optional(z.string()),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    await updateCrdtData(caller.apiKeyId, data);
+    return { message: 'CRDT data updated successfully.' };
+  },
+});
