@@ -1,0 +1,43 @@
+import * as z from 'zod/mini';
+import { FEATURE_TYPES, MAX_RECORD_BYTES, addActivities } from '../../shared/domain/activities';
+import { notificationUser as actionUser, text } from '../../shared/http/notification-schemas';
+import { operation } from '../../shared/http/operation';
+import { boundedArray, boundedText, clientId } from '../../shared/http/schemas';
+
+const activity = z.object({
+  id: z.optional(clientId()),
+  featureType: z.enum(FEATURE_TYPES),
+  actionType: boundedText(200),
+  actionUser: z.optional(actionUser()),
+  targetEntityId: z.optional(clientId()),
+  targetSubEntityId: z.optional(clientId()),
+  changes: z.optional(z.record(z.string(), z.unknown())),
+  entityData: z.optional(z.unknown()),
+  entityTargetData: z.optional(z.unknown()),
+  displayMessageTemplate: z.optional(text(5000)),
+  displayMessageTemplateData: z.optional(z.record(z.string(), z.unknown())),
+  actionIcon: z.optional(text(2000)),
+  isActivityResolverUsed: z.optional(z.boolean()),
+}).check(
+  z.refine((a) => a.featureType !== 'custom' || a.targetEntityId !== undefined, { message: 'Required when featureType is custom.', path: ['targetEntityId'] }),
+  z.refine((a) => Buffer.byteLength(JSON.stringify(a)) <= MAX_RECORD_BYTES, `Must be at most ${MAX_RECORD_BYTES / 1024} KB as JSON.`),
+);
+
+export const schema = z.object({
+  organizationId: clientId(),
+  documentId: z.optional(clientId()),
+  activities: boundedArray(activity).check(
+    z.minLength(1, 'Must not be empty.'),
+    // Records without an id get a new one, so only the ids given can repeat.
+    z.refine((list) => new Set(list.flatMap((a) => a.id ?? [])).size === list.flatMap((a) => a.id ?? []).length, 'Must not repeat an id.'),
+  ),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => {
+    const message = await addActivities(caller.apiKeyId, data);
+    return { message, data: { success: true, message } };
+  },
+});
