@@ -156,7 +156,7 @@ export class RouteFunction extends Construct {
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
         reason:
-          'Queries through the generic GSIs (gsi1..gsi3) of this one table; the wildcard is limited to that ' +
+          'Queries through the generic GSIs (gsi1..gsi4) of this one table; the wildcard is limited to that ' +
           "table's indexes, which hold the same tenant-keyed items as the table itself.",
       });
     }

@@ -14,6 +14,7 @@ import {
   DynamoDBClient,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
@@ -150,11 +151,17 @@ async function temporaryKeysFile(cleanups: Cleanup[]): Promise<string> {
   return join(dir, 'local-keys.json');
 }
 
-/** Creates the table when it does not exist yet; a persisted database keeps it across restarts. */
+/**
+ * Creates the table when it does not exist yet; a persisted database keeps it across restarts, and gets the
+ * indexes the shared definition gained since it was created (as `cdk deploy` would add them in AWS).
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'local', credentials: LOCAL_CREDENTIALS });
   try {
-    if (await tableExists(client, tableName)) return;
+    if (await tableExists(client, tableName)) {
+      await addMissingIndexes(client, tableName);
+      return;
+    }
     try {
       await client.send(new CreateTableCommand(createTableInput(tableName)));
     } catch (error) {
@@ -164,6 +171,23 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 2 }, { TableName: tableName });
   } finally {
     client.destroy();
+  }
+}
+
+async function addMissingIndexes(client: DynamoDBClient, tableName: string): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  const wanted = createTableInput(tableName);
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    if (present.has(index.IndexName)) continue;
+    const keyNames = new Set((index.KeySchema ?? []).map((k) => k.AttributeName));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: (wanted.AttributeDefinitions ?? []).filter((a) => keyNames.has(a.AttributeName)),
+        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+      }),
+    );
   }
 }
 

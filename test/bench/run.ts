@@ -1,5 +1,7 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
+import { run as activities } from './activities';
 import { run as bundles } from './bundles';
+import { run as crdt } from './crdt';
 import { run as notifications } from './notifications';
 import { run as users } from './users';
 
@@ -7,6 +9,8 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['bundles', bundles],
   ['users', users],
   ['notifications', notifications],
+  ['activities', activities],
+  ['crdt', crdt],
 ];
 
 async function main(): Promise<void> {
