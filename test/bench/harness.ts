@@ -26,7 +26,17 @@ interface ConsumedCapacityEntry {
  */
 function transactionWriteUnits(input: unknown): number {
   const items = (input as { TransactItems?: Array<{ Put?: { Item?: unknown } }> }).TransactItems ?? [];
-  return items.reduce((sum, item) => sum + 2 * Math.max(1, Math.ceil(JSON.stringify(item.Put?.Item ?? {}).length / 1024)), 0);
+  return items.reduce((sum, item) => sum + 2 * Math.max(1, Math.ceil(approximateBytes(item.Put?.Item ?? {}) / 1024)), 0);
+}
+
+/** Item size as DynamoDB counts it, near enough: binary values by their length, the rest as JSON text. */
+function approximateBytes(value: unknown): number {
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) return value.reduce((sum: number, v) => sum + approximateBytes(v), 0);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).reduce((sum, [name, v]) => sum + name.length + approximateBytes(v), 0);
+  }
+  return JSON.stringify(value ?? null).length;
 }
 
 export class CapacityMeter {
