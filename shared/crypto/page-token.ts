@@ -5,6 +5,7 @@
  * tenant, made for another query, or expired is rejected with INVALID_ARGUMENT.
  */
 import { createHash, createHmac } from 'node:crypto';
+import { canonicalJson } from '../canonical-json';
 import { getOrCreateServerSecret } from '../db/server-secret';
 import { InvalidArgumentError } from '../http/errors';
 import { hashesEqual } from './tokens';
@@ -38,18 +39,6 @@ function getSecret(): Promise<Buffer> {
     throw error;
   });
   return secretPromise;
-}
-
-/** JSON with object keys sorted, so that equal queries hash equally whatever the order of their fields. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 function queryHash(query: unknown): string {

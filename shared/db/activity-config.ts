@@ -3,10 +3,7 @@
  *
  *   pk T#<apiKeyId>   sk CONFIG#ACTIVITY   config, version
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE_NAME, db } from './client';
-import { tenantKey } from './keys';
+import { versionedConfig, type Versioned } from './versioned-item';
 
 export interface ActivityServiceConfig {
   isEnabled?: boolean;
@@ -15,36 +12,15 @@ export interface ActivityServiceConfig {
   triggers?: { comment?: Record<string, boolean> };
 }
 
-export interface StoredActivityConfig {
-  config: ActivityServiceConfig;
-  /** Optimistic-lock counter: 0 when nothing is stored. */
-  version: number;
-}
+export type StoredActivityConfig = Versioned<ActivityServiceConfig>;
 
-const configKey = (apiKeyId: string) => ({ pk: tenantKey(apiKeyId), sk: 'CONFIG#ACTIVITY' });
+const store = versionedConfig<ActivityServiceConfig>('ACTIVITY');
 
-export async function getActivityConfig(apiKeyId: string): Promise<StoredActivityConfig | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: configKey(apiKeyId), ConsistentRead: true }));
-  return Item ? { config: Item.config as ActivityServiceConfig, version: Item.version as number } : undefined;
-}
+export const getActivityConfig = (apiKeyId: string) => store.get(apiKeyId);
 
 /**
- * Stores `config` if the stored version is still `expectedVersion` (0: nothing stored). Returns false when
- * another writer changed it in between, so the caller can merge again.
+ * Stores `config` if the stored version is still `expectedVersion` (0: nothing stored); false when another
+ * writer changed it in between.
  */
-export async function putActivityConfig(apiKeyId: string, config: ActivityServiceConfig, expectedVersion: number): Promise<boolean> {
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE_NAME,
-        Item: { ...configKey(apiKeyId), config, version: expectedVersion + 1 },
-        ConditionExpression: expectedVersion === 0 ? 'attribute_not_exists(pk)' : 'version = :expected',
-        ExpressionAttributeValues: expectedVersion === 0 ? undefined : { ':expected': expectedVersion },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
+export const putActivityConfig = (apiKeyId: string, config: ActivityServiceConfig, expectedVersion: number) =>
+  store.put(apiKeyId, config, expectedVersion);

@@ -6,10 +6,7 @@
  * The provider API key is kept apart from the settings as its ciphertext plus the masked form: reads (the get
  * route has no KMS grant) show the masked form and never decrypt; the clear key is never stored.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE_NAME, db } from './client';
-import { tenantKey } from './keys';
+import { versionedConfig, type Versioned } from './versioned-item';
 
 export type EmailServiceType = 'default' | 'sendgrid' | 'custom';
 
@@ -34,36 +31,15 @@ export interface EmailConfigRecord {
   providerKey?: ProviderKey;
 }
 
-export interface StoredEmailConfig {
-  config: EmailConfigRecord;
-  /** Optimistic-lock counter: 0 when nothing is stored. */
-  version: number;
-}
+export type StoredEmailConfig = Versioned<EmailConfigRecord>;
 
-const configKey = (apiKeyId: string) => ({ pk: tenantKey(apiKeyId), sk: 'CONFIG#EMAIL' });
+const store = versionedConfig<EmailConfigRecord>('EMAIL');
 
-export async function getEmailConfig(apiKeyId: string): Promise<StoredEmailConfig | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: configKey(apiKeyId), ConsistentRead: true }));
-  return Item ? { config: Item.config as EmailConfigRecord, version: Item.version as number } : undefined;
-}
+export const getEmailConfig = (apiKeyId: string) => store.get(apiKeyId);
 
 /**
- * Stores `config` if the stored version is still `expectedVersion` (0: nothing stored). Returns false when
- * another writer changed it in between, so the caller can merge again.
+ * Stores `config` if the stored version is still `expectedVersion` (0: nothing stored); false when another
+ * writer changed it in between.
  */
-export async function putEmailConfig(apiKeyId: string, config: EmailConfigRecord, expectedVersion: number): Promise<boolean> {
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE_NAME,
-        Item: { ...configKey(apiKeyId), config, version: expectedVersion + 1 },
-        ConditionExpression: expectedVersion === 0 ? 'attribute_not_exists(pk)' : 'version = :expected',
-        ExpressionAttributeValues: expectedVersion === 0 ? undefined : { ':expected': expectedVersion },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
+export const putEmailConfig = (apiKeyId: string, config: EmailConfigRecord, expectedVersion: number) =>
+  store.put(apiKeyId, config, expectedVersion);

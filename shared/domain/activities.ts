@@ -21,6 +21,7 @@ import {
 import { getActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
 import { TransactionCancelledError, transactWrite, type TransactItem } from '../db/transact';
 import { AbortedError, AlreadyExistsError, FailedPreconditionError } from '../http/errors';
+import { canonicalJson } from '../canonical-json';
 
 export { FEATURE_TYPES };
 
@@ -46,17 +47,6 @@ export interface AddActivitiesInput {
   activities: ActivityInput[];
 }
 
-/** JSON with object keys sorted and undefined members dropped: equal content gives equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * Identity of a record for immutable logs: what the client supplied (its fields and the document it was sent
