@@ -1,14 +1,13 @@
 import * as z from 'zod/mini';
 import { FEATURE_TYPES, MAX_RECORD_BYTES, addActivities } from '../../shared/domain/activities';
-import { notificationUser as actionUser, text } from '../../shared/http/notification-schemas';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, boundedText, clientId } from '../../shared/http/schemas';
+import { boundedArray, boundedText, clientId, text, userReference } from '../../shared/http/schemas';
 
 const activity = z.object({
   id: z.optional(clientId()),
   featureType: z.enum(FEATURE_TYPES),
   actionType: boundedText(200),
-  actionUser: z.optional(actionUser()),
+  actionUser: z.optional(userReference()),
   targetEntityId: z.optional(clientId()),
   targetSubEntityId: z.optional(clientId()),
   changes: z.optional(z.record(z.string(), z.unknown())),

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { addNotification } from '../../shared/domain/notifications';
-import { notificationContent, notificationUser, text } from '../../shared/http/notification-schemas';
+import { notificationContent } from '../../shared/http/notification-schemas';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { boundedArray, clientId, noDuplicateIds, text, userReference } from '../../shared/http/schemas';
 
 export const schema = z.object({
   ...notificationContent,
@@ -12,10 +12,10 @@ export const schema = z.object({
   createDocument: z.optional(z.boolean()),
   locationId: z.optional(clientId()),
   notificationId: z.optional(clientId()),
-  actionUser: notificationUser(),
+  actionUser: userReference(),
   displayHeadlineMessageTemplate: text(5000),
   notificationSource: z.optional(text(200)),
-  notifyUsers: z.optional(boundedArray(notificationUser()).check(noDuplicateIds((u: { userId: string }) => u.userId, 'userId'))),
+  notifyUsers: z.optional(boundedArray(userReference()).check(noDuplicateIds((u: { userId: string }) => u.userId, 'userId'))),
   notifyAll: z.optional(z.boolean()),
   verifyUserPermissions: z.optional(z.boolean()),
 });

@@ -88,3 +88,22 @@ export const documentOrFolder = () =>
     (data) => data.documentId === undefined || data.folderId === undefined,
     { message: 'Provide documentId or folderId, not both.', path: ['documentId'] },
   );
+
+const MAX_JSON_BYTES = 64 * 1024;
+
+/** A free-form JSON object, at most 64 KB serialised (several fit in one 400 KB item). */
+export const jsonObject = () =>
+  z.record(z.string(), z.unknown()).check(
+    z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_JSON_BYTES, 'Must be at most 64 KB as JSON.'),
+  );
+
+/** A user as operations name one: an id with an optional name and email (notification recipients, actors). */
+export const userReference = () =>
+  z.object({
+    userId: clientId(),
+    name: z.optional(z.string().check(z.maxLength(256, 'Must be at most 256 characters.'))),
+    email: z.optional(z.string().check(z.maxLength(320, 'Must be at most 320 characters.'))),
+  });
+
+/** Text of at most `max` characters (may be empty). */
+export const text = (max: number) => z.string().check(z.maxLength(max, `Must be at most ${max} characters.`));
