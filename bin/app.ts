@@ -3,7 +3,7 @@
  * credentials (environment-agnostic) and deploys to whatever account and region the CLI is pointed at.
  *
  * cdk-nag's AwsSolutions pack runs as a validation plugin (cdk-nag v3 replaced the v2 Aspect with CDK's policy
- * validation): any unacknowledged finding, error or warning, fails the synthesis.
+ * validation): every unacknowledged finding, error or warning, fails the synthesis.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

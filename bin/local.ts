@@ -5,7 +5,7 @@
  *   --in-memory                 keep nothing (database in memory, keys in a temporary folder)
  *   PORT                        gateway port (default 3000; 0 = any free port)
  *   DATA_DIR                    where data and keys persist (default <project>/.data)
- *   DYNAMODB_PORT               DynamoDB Local's port (default: any free port)
+ *   DYNAMODB_PORT               DynamoDB Local's port (default: a free port)
  *   TABLE_NAME                  default collab-local
  *   WORKSPACE_CREATE_LIMIT_PER_HOUR and the other handler settings are read by the handlers themselves.
  */

@@ -34,7 +34,7 @@ const MAX_METADATA_ENTRIES = 50;
 const MAX_METADATA_KEY_LENGTH = 128;
 const MAX_METADATA_VALUE_LENGTH = 1000;
 
-/** A document name: any text up to 1000 characters; `""` clears it. */
+/** A document name: text of up to 1000 characters; `""` clears it. */
 export const documentNameSchema = () => z.string().check(z.maxLength(MAX_NAME_LENGTH, `Must be at most ${MAX_NAME_LENGTH} characters.`));
 
 export const accessTypeSchema = () => z.enum(ACCESS_TYPES);
