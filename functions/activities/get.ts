@@ -1,19 +1,17 @@
 import * as z from 'zod/mini';
 import { FEATURE_TYPES, listActivities } from '../../shared/domain/activities';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, boundedText, clientId, pageSize, pageToken } from '../../shared/http/schemas';
+import { boundedText, clientId, nonEmptyList, pageSize, pageToken } from '../../shared/http/schemas';
 
-/** A filter list: 1 to 100 values (an empty list would match nothing, which is never what a caller means). */
-const filterList = <T extends z.core.SomeType>(item: T) => boundedArray(item).check(z.minLength(1, 'Must not be empty.'));
 
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
   targetEntityId: z.optional(clientId()),
-  featureTypes: z.optional(filterList(z.enum(FEATURE_TYPES))),
-  actionTypes: z.optional(filterList(boundedText(200))),
+  featureTypes: z.optional(nonEmptyList(z.enum(FEATURE_TYPES))),
+  actionTypes: z.optional(nonEmptyList(boundedText(200))),
   userId: z.optional(clientId()),
-  activityIds: z.optional(filterList(clientId())),
+  activityIds: z.optional(nonEmptyList(clientId())),
   order: z.optional(z.enum(['asc', 'desc'])),
   pageSize: z.optional(pageSize()),
   pageToken: z.optional(pageToken()),

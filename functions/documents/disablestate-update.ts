@@ -2,14 +2,11 @@
 import { setDocumentsDisabled } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { clientId, idList } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
-  documentIds: boundedArray(clientId()).check(
-    z.minLength(1, 'Must have at least 1 item.'),
-    noDuplicateIds((id: string) => id, 'documentId'),
-  ),
+  documentIds: idList('documentId'),
   disabled: z.boolean(),
 });
 

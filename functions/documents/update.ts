@@ -1,7 +1,7 @@
 import { accessTypeSchema, documentNameSchema, metadataSchema, updateDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { batchOf, clientId } from '../../shared/http/schemas';
 
 const document = z.object({
   documentId: clientId(),
@@ -13,10 +13,7 @@ const document = z.object({
 
 export const schema = z.object({
   organizationId: clientId(),
-  documents: boundedArray(document).check(
-    z.minLength(1, 'Must have at least 1 item.'),
-    noDuplicateIds((item: z.output<typeof document>) => item.documentId, 'documentId'),
-  ),
+  documents: batchOf(document, (item) => item.documentId, 'documentId'),
 });
 
 export const handler = operation({

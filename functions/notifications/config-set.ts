@@ -2,12 +2,12 @@ import * as z from 'zod/mini';
 import { setNotificationConfig } from '../../shared/domain/notification-config';
 import { configLevel } from '../../shared/http/notification-schemas';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { clientId, idList } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
-  userIds: boundedArray(clientId()).check(z.minLength(1, 'Must have at least one user id.'), noDuplicateIds((id: string) => id, 'user id')),
-  documentIds: z.optional(boundedArray(clientId(), 30).check(z.minLength(1, 'Must have at least one id.'), noDuplicateIds((id: string) => id, 'document id'))),
+  userIds: idList('user id'),
+  documentIds: z.optional(idList('document id', 30)),
   config: z
     .object({ inbox: z.optional(configLevel()), email: z.optional(configLevel()) })
     .check(z.refine((config) => config.inbox !== undefined || config.email !== undefined, 'Must set inbox or email.')),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { deleteNotifications } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { clientId, idList } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
@@ -9,9 +9,7 @@ export const schema = z
     documentId: z.optional(clientId()),
     locationId: z.optional(clientId()),
     userId: z.optional(clientId()),
-    notificationIds: z.optional(
-      boundedArray(clientId()).check(z.minLength(1, 'Must have at least one id.'), noDuplicateIds((id: string) => id, 'notification id')),
-    ),
+    notificationIds: z.optional(idList('notification id')),
   })
   .check(
     // No accidental wipe (decisions §6): an organization alone selects nothing.

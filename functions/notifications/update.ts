@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { updateNotifications } from '../../shared/domain/notifications';
 import { notificationContent } from '../../shared/http/notification-schemas';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { batchOf, boundedArray, clientId } from '../../shared/http/schemas';
 
 const notification = z.object({
   ...notificationContent,
@@ -20,7 +20,7 @@ export const schema = z.object({
   // The contract shows an object; its examples send an array: both are accepted.
   notifications: z.union([
     notification,
-    boundedArray(notification).check(z.minLength(1, 'Must have at least one notification.'), noDuplicateIds((n: { id: string }) => n.id, 'notification id')),
+    batchOf(notification, (n) => n.id, 'notification id'),
   ]),
 });
 

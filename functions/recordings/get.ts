@@ -1,14 +1,12 @@
 import * as z from 'zod/mini';
 import { listRecordings } from '../../shared/domain/recordings';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, idList, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
-  recordingIds: z.optional(
-    boundedArray(clientId()).check(z.minLength(1, 'Must have at least 1 item.'), noDuplicateIds((id: string) => id, 'recordingId')),
-  ),
+  recordingIds: z.optional(idList('recordingId')),
   pageSize: z.optional(pageSize()),
   pageToken: z.optional(pageToken()),
 });

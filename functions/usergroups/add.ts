@@ -1,6 +1,6 @@
 import { addGroups } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, boundedText, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { batchOf, boundedText, clientId } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 const group = z.object({ groupId: clientId(), groupName: boundedText(200) });
@@ -8,10 +8,7 @@ const group = z.object({ groupId: clientId(), groupName: boundedText(200) });
 export const schema = z.object({
   organizationId: clientId(),
   createOrganization: z.optional(z.boolean()),
-  organizationUserGroups: boundedArray(group).check(
-    z.minLength(1, 'Must not be empty.'),
-    noDuplicateIds((item: z.output<typeof group>) => item.groupId, 'groupId'),
-  ),
+  organizationUserGroups: batchOf(group, (item) => item.groupId, 'groupId'),
 });
 
 export const handler = operation({

@@ -1,15 +1,12 @@
 import { addGroupMembers } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { clientId, idList } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 export const schema = z.object({
   organizationId: clientId(),
   organizationUserGroupId: clientId(),
-  userIds: boundedArray(clientId()).check(
-    z.minLength(1, 'Must not be empty.'),
-    noDuplicateIds((userId: string) => userId, 'userId'),
-  ),
+  userIds: idList('userId'),
 });
 
 export const handler = operation({

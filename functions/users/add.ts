@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { addUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, documentOrFolder, levelFields, noDuplicateIds, userInput } from '../../shared/http/schemas';
+import { batchOf, documentOrFolder, levelFields, userInput } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
@@ -9,10 +9,7 @@ export const schema = z
     createOrganization: z.optional(z.boolean()),
     createDocument: z.optional(z.boolean()),
     createFolder: z.optional(z.boolean()),
-    users: boundedArray(userInput()).check(
-      z.minLength(1, 'Must have at least one user.'),
-      noDuplicateIds((user: { userId: string }) => user.userId, 'userId'),
-    ),
+    users: batchOf(userInput(), (user) => user.userId, 'userId'),
   })
   .check(documentOrFolder());
 

@@ -1,15 +1,12 @@
 import * as z from 'zod/mini';
 import { deleteUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, documentOrFolder, levelFields, noDuplicateIds } from '../../shared/http/schemas';
+import { documentOrFolder, idList, levelFields } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
     ...levelFields,
-    userIds: boundedArray(clientId()).check(
-      z.minLength(1, 'Must have at least one user id.'),
-      noDuplicateIds((userId: string) => userId, 'user id'),
-    ),
+    userIds: idList('user id'),
   })
   .check(documentOrFolder());
 

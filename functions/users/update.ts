@@ -1,15 +1,12 @@
 import * as z from 'zod/mini';
 import { updateUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, documentOrFolder, levelFields, noDuplicateIds, userInput } from '../../shared/http/schemas';
+import { batchOf, documentOrFolder, levelFields, userInput } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
     ...levelFields,
-    users: boundedArray(userInput()).check(
-      z.minLength(1, 'Must have at least one user.'),
-      noDuplicateIds((user: { userId: string }) => user.userId, 'userId'),
-    ),
+    users: batchOf(userInput(), (user) => user.userId, 'userId'),
   })
   .check(documentOrFolder());
 

@@ -107,3 +107,15 @@ export const userReference = () =>
 
 /** Text of at most `max` characters (may be empty). */
 export const text = (max: number) => z.string().check(z.maxLength(max, `Must be at most ${max} characters.`));
+
+/** A request list of 1 to `max` items (decisions §1); an empty list never means what a caller wants. */
+export const nonEmptyList = <T extends z.core.SomeType>(item: T, max = 100) =>
+  boundedArray(item, max).check(z.minLength(1, 'Must have at least one item.'));
+
+/** A list of 1 to `max` client ids, none repeated (decisions §1: duplicate ids are INVALID_ARGUMENT). */
+export const idList = (label: string, max = 100) =>
+  nonEmptyList(clientId(), max).check(noDuplicateIds((id: string) => id, label));
+
+/** A batch of 1 to `max` items, none repeating the id `idOf` picks (results are keyed by that id). */
+export const batchOf = <T extends z.core.SomeType>(item: T, idOf: (value: z.core.output<T>) => string, label: string, max = 100) =>
+  nonEmptyList(item, max).check(noDuplicateIds(idOf, label));
