@@ -307,6 +307,13 @@ export const routes = [
     table: 'read',
     summary: "Read recording annotations of a document or organization.",
   },
+  {
+    path: '/v2/memory/suggest',
+    entry: 'functions/memory/suggest.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: "Suggest a decision (approve or reject) from past judgments on the same matter.",
+  },
 ] as const satisfies readonly Route[];
 
 export type RoutePath = (typeof routes)[number]['path'];
