@@ -10,9 +10,14 @@
 import MiniSearch from 'minisearch';
 
 /** A judgment counts when its BM25 score is at least this share of the best match's... */
-export const MIN_RELATIVE_SCORE = 0.25;
-/** ...and it shares at least this share of the query's distinct terms (rounded up, at least one term). */
-export const MIN_TERM_OVERLAP = 1 / 3;
+export const MIN_RELATIVE_SCORE = 0.3;
+/**
+ * ...and it shares at least half of the query's distinct terms (rounded up), or MAX_REQUIRED_OVERLAP terms for a
+ * long query: "rename the checkout button" must not match "rename the pricing page" on "rename" alone, but a
+ * paragraph-long query should not need a judged text phrased word for word like it.
+ */
+export const MIN_TERM_OVERLAP = 1 / 2;
+export const MAX_REQUIRED_OVERLAP = 5;
 
 const STOP_WORDS = new Set(
   (
@@ -52,7 +57,7 @@ export interface Ranked {
 
 /**
  * The texts relevant to `query`, by index into `texts`: BM25+ score at least MIN_RELATIVE_SCORE of the best, and
- * at least MIN_TERM_OVERLAP of the query's distinct terms matched. Empty when the query has no terms.
+ * the minimum overlap with the query's distinct terms. Empty when the query has no terms.
  */
 export function rankRelevant(query: string, texts: readonly string[]): Map<number, Ranked> {
   const queryTerms = termsOf(query);
@@ -62,7 +67,7 @@ export function rankRelevant(query: string, texts: readonly string[]): Map<numbe
   index.addAll(texts.map((text, id) => ({ id, text })));
   const results = index.search(query, { combineWith: 'OR', prefix: false, fuzzy: false });
   const best = results[0]?.score ?? 0;
-  const minimumOverlap = Math.max(1, Math.ceil(queryTerms.length * MIN_TERM_OVERLAP));
+  const minimumOverlap = Math.min(Math.ceil(queryTerms.length * MIN_TERM_OVERLAP), MAX_REQUIRED_OVERLAP);
   for (const result of results) {
     const overlap = new Set(result.queryTerms).size;
     if (result.score < best * MIN_RELATIVE_SCORE || overlap < minimumOverlap) continue;

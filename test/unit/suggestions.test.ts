@@ -30,7 +30,20 @@ describe('relevance', () => {
     expect(rankRelevant('what to do with the logo', ['the colour of the footer']).size).toBe(0);
   });
 
-  it('needs a third of the query terms: one shared word of a long query is not the same matter', () => {
+  it('needs half of the query terms: a shared action on another subject is not the same matter', () => {
+    const relevant = rankRelevant('rename the checkout button', ['Rename the pricing page', 'Rename the checkout button', 'Rename the search bar']);
+
+    expect([...relevant.keys()]).toEqual([1]);
+  });
+
+  it('needs at most five shared terms for a long query', () => {
+    const query = 'migrate the billing invoices of every european customer to the new payment provider before the march release';
+    const judged = 'Migrate billing invoices to the payment provider';
+
+    expect([...rankRelevant(query, [judged, 'Unrelated text about the march release']).keys()]).toEqual([0]);
+  });
+
+  it('does not count one shared word of a long query as the same matter', () => {
     const relevant = rankRelevant('migrate billing invoices to the new payment provider before March', ['Move the invoices page', 'Migrate billing invoices to a new payment provider']);
 
     expect([...relevant.keys()]).toEqual([1]);
