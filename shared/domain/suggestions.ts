@@ -5,8 +5,10 @@
  * all content of the API key — while fewer than MIN_SUPPORT relevant judgments back the leading decision.
  *
  * Weight of one relevant judgment: relevance (0..1, see rankRelevant) × 0.5^(age / 180 days).
- * Support of a side: the sum over its reviewers of each reviewer's largest weight on that side (a reviewer
- * judging ten times is one independent voice; judgments without a reviewer share one anonymous voice).
+ * Every reviewer is one voice, as strong as their weightiest relevant judgment, divided between the sides in
+ * proportion to the weight of their judgments on each (a reviewer judging ten times is still one voice; one who
+ * approved three times and rejected once gives ¾ of it to approve). Judgments without a reviewer share one
+ * anonymous voice. Support of a side: the sum of the voices' parts on it.
  * Leading decision: the side with more support (then more judgments, then the newest judgment).
  * confidence = agreement × strength, with agreement = S / (S + O) (this side's support over both sides') and
  * strength = 1 − e^(−S / 2): one fresh, fully relevant reviewer 0.39, two 0.63, three 0.78, five 0.92.
@@ -25,7 +27,7 @@ export const SCOPE_LABELS: Readonly<Record<ScopeLevel, string>> = {
 
 /** Longest query accepted, in characters (after trimming): a description of the item, not the item's document. */
 export const MAX_QUERY_LENGTH = 2000;
-/** Judgments one scope read takes at most (~0.3 KB each: about 40 read units per full scope, eventually consistent). */
+/** Judgments one scope read takes at most (~0.45 KB each: ~55 read units for a full scope, eventually consistent). */
 export const MAX_JUDGMENTS_PER_SCOPE = 1000;
 /** Relevant judgments a decision needs before it is suggested (decisions §9). */
 export const MIN_SUPPORT = 2;
@@ -112,21 +114,26 @@ export function evaluate(query: string, judgments: readonly StoredJudgment[], sc
 const reviewerOf = (e: Evidence) => e.judgment.reviewer ?? '';
 const newest = (side: readonly Evidence[]) => Math.max(0, ...side.map((e) => e.judgment.timestamp));
 
-/** Sum over reviewers of each reviewer's largest weight. */
-function support(side: readonly Evidence[]): number {
-  const best = new Map<string, number>();
-  for (const e of side) best.set(reviewerOf(e), Math.max(best.get(reviewerOf(e)) ?? 0, e.weight));
-  return [...best.values()].reduce((sum, weight) => sum + weight, 0);
+/** The support of `side` against `other`: each reviewer's voice, split by the weight of their judgments on each side. */
+function support(side: readonly Evidence[], other: readonly Evidence[]): number {
+  const reviewers = new Map<string, { voice: number; here: number; total: number }>();
+  const add = (e: Evidence, here: boolean) => {
+    const entry = reviewers.get(reviewerOf(e)) ?? { voice: 0, here: 0, total: 0 };
+    reviewers.set(reviewerOf(e), { voice: Math.max(entry.voice, e.weight), here: entry.here + (here ? e.weight : 0), total: entry.total + e.weight });
+  };
+  for (const e of side) add(e, true);
+  for (const e of other) add(e, false);
+  return [...reviewers.values()].reduce((sum, r) => sum + (r.total > 0 ? (r.voice * r.here) / r.total : 0), 0);
 }
 
 /** True when `a` leads `b`: more support, then more judgments, then the newer judgment. */
 function leads(a: readonly Evidence[], b: readonly Evidence[]): boolean {
-  return (support(a) - support(b) || a.length - b.length || newest(a) - newest(b)) >= 0;
+  return (support(a, b) - support(b, a) || a.length - b.length || newest(a) - newest(b)) >= 0;
 }
 
 function suggestion(side: readonly Evidence[], other: readonly Evidence[], scope: ScopeLevel, now: number): Suggestion {
-  const mine = support(side);
-  const theirs = support(other);
+  const mine = support(side, other);
+  const theirs = support(other, side);
   const agreement = mine + theirs > 0 ? mine / (mine + theirs) : side.length / (side.length + other.length);
   const strength = 1 - Math.exp(-mine / EVIDENCE_SCALE);
   return {

@@ -120,6 +120,18 @@ describe('evaluate', () => {
     expect(withSameReviewer).toBe(confidence(base));
   });
 
+  it('counts a reviewer who judged both ways once, split by how they judged', () => {
+    const confidence = (judgments: StoredJudgment[]) => evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
+    const approvals = many(3, 'approve');
+    const turncoat = approvals[0].reviewer;
+
+    const withOwnDoubt = confidence([...approvals, judgment('approve', { reviewer: turncoat }), judgment('approve', { reviewer: turncoat }), judgment('reject', { reviewer: turncoat })]);
+    const withNewDissent = confidence([...approvals, judgment('reject')]);
+
+    expect(withOwnDoubt).toBeLessThan(confidence(approvals));
+    expect(withOwnDoubt).toBeGreaterThan(withNewDissent);
+  });
+
   it('lowers confidence with conflict and with age', () => {
     const confidence = (judgments: StoredJudgment[]) => evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
     const fresh = confidence(many(3, 'approve'));
