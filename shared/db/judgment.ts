@@ -74,7 +74,7 @@ function toJudgment(item: Item): StoredJudgment {
 /**
  * At most `limit` judgments of the scope, read backwards in key order: a document's newest first; in a wider
  * scope, document by document (descending document id), each newest first. Eventually consistent; the cost is
- * the entries read (~0.3 KB each), never the activity log.
+ * the entries read (~0.45 KB each), never the activity log.
  */
 export async function queryJudgments(apiKeyId: string, scope: JudgmentScope, limit: number): Promise<StoredJudgment[]> {
   const values: Record<string, unknown> = { ':pk': partition(apiKeyId) };

@@ -32,7 +32,7 @@ export const GLOBAL_INDEXES: readonly IndexDefinition[] = [
   // own key. CloudFormation adds one GSI per stack update: add any further index in a deployment of its own.
   { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk' },
   // Sparse: only judgment activity items set its keys (Suggest Decision). A compact projection, so a suggest call
-  // reads ~0.3 KB per judgment instead of the whole record. Deploy it on its own, like gsi4.
+  // reads ~0.45 KB per judgment instead of the whole record. Deploy it on its own, like gsi4.
   { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', include: JUDGMENT_INDEX_ATTRIBUTES },
 ];
 

@@ -3,6 +3,7 @@ import { run as activities } from './activities';
 import { run as bundles } from './bundles';
 import { run as crdt } from './crdt';
 import { run as notifications } from './notifications';
+import { run as suggest } from './suggest';
 import { run as users } from './users';
 
 const suites: Array<[string, () => Promise<void>]> = [
@@ -11,6 +12,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['notifications', notifications],
   ['activities', activities],
   ['crdt', crdt],
+  ['suggest', suggest],
 ];
 
 async function main(): Promise<void> {
