@@ -13,11 +13,10 @@
  * record, a transaction of 100 records stays 100 items, an overwrite that is no longer a judgment drops it, and a
  * record re-put under another documentId moves it. The index projects only JUDGMENT_INDEX_ATTRIBUTES.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Decision, Judgment } from '../domain/judgments';
 import type { Item } from './batch';
-import { TABLE_NAME, db } from './client';
 import { key, prefix, segment, tenantKey } from './keys';
+import { queryAll } from './query';
 
 const INDEX = 'gsi5';
 
@@ -84,22 +83,9 @@ export async function queryJudgments(apiKeyId: string, scope: JudgmentScope, lim
       scope.level === 'document' ? prefix(segment(scope.organizationId), segment(scope.documentId)) : prefix(segment(scope.organizationId));
     condition += ' AND begins_with(gsi5sk, :prefix)';
   }
-  const found: StoredJudgment[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: INDEX,
-        KeyConditionExpression: condition,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        Limit: limit - found.length,
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...(page.Items ?? []).map(toJudgment));
-    start = page.LastEvaluatedKey;
-  } while (start && found.length < limit);
-  return found;
+  const items = await queryAll(
+    { IndexName: INDEX, KeyConditionExpression: condition, ExpressionAttributeValues: values, ScanIndexForward: false },
+    limit,
+  );
+  return items.map(toJudgment);
 }
