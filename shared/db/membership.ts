@@ -206,18 +206,26 @@ export async function queryDocumentMembers(
 /** The gsi2 sort key of a document membership (the cursor of queryDocumentMembers). */
 export const documentMemberSortKey = (documentId: string, userId: string) => key(segment(documentId), userSortKey(userId));
 
+/** The key of one entry of a user in an organization, with the document it concerns (document memberships and grants). */
+export type UserEntry = ItemKey & { documentId?: string };
+
 /**
  * Keys of everything a user has in the organization: memberships at every level, permissions, group
  * memberships (one gsi1 query, paged to the end).
  */
-export async function userEntriesInOrganization(apiKeyId: string, organizationId: string, userId: string): Promise<ItemKey[]> {
+export async function userEntriesInOrganization(apiKeyId: string, organizationId: string, userId: string): Promise<UserEntry[]> {
   const items = await queryAll({
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId) },
-    ProjectionExpression: 'pk, sk',
+    // Membership (levelType, levelId) and grant (type, id) attributes name the document an entry concerns.
+    ProjectionExpression: 'pk, sk, levelType, levelId, #type, id',
+    ExpressionAttributeNames: { '#type': 'type' },
   });
-  return items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+  return items.map((item) => {
+    const documentId = item.levelType === 'document' ? item.levelId : item.type === 'document' ? item.id : undefined;
+    return { pk: String(item.pk), sk: String(item.sk), ...(documentId === undefined ? {} : { documentId: String(documentId) }) };
+  });
 }
 
 /** Every document membership of one user in the organization (gsi1, `M#DOC#...`). */

@@ -7,6 +7,7 @@
  *   pk O#FEED#<user>           sk <ts>#<id>           one entry per recipient: the user's feed ("For You")
  *      gsi3: O#NOTIF#<id>#TO / U#<user>               the recipients whose feed still holds the notification
  *   pk O#NCONFIG#<user>        sk ORG | DOC#<d>       the user's inbox/email levels (organization or document)
+ *      gsi1 (documents only): O#DOC#<d>#NCONFIGS / U#<user>   a document's settings (found by document migration)
  *
  * `<ts>` is the creation time in ms, zero-padded, so every timeline reads in time order at the cost of its page.
  * A feed entry carries the document and location of its notification so feed filters need no second read.
@@ -248,8 +249,17 @@ export async function listRecipients(apiKeyId: string, organizationId: string, i
 /** A stored setting holds only the levels that were set; the others fall back (document → organization → ALL). */
 export type StoredConfig = Partial<NotificationConfig>;
 
+const documentConfigs = (apiKeyId: string, organizationId: string, documentId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'NCONFIGS');
+
 export function configItem(apiKeyId: string, organizationId: string, userId: string, documentId: string | undefined, config: StoredConfig): Item {
-  return { ...configKey(apiKeyId, organizationId, userId, documentId), ...config, userId, documentId };
+  return {
+    ...configKey(apiKeyId, organizationId, userId, documentId),
+    ...config,
+    userId,
+    documentId,
+    ...(documentId === undefined ? {} : { gsi1pk: documentConfigs(apiKeyId, organizationId, documentId), gsi1sk: key('U', segment(userId)) }),
+  };
 }
 
 /**

@@ -6,8 +6,7 @@
  *   pk T#<key>#ORG#<org>   sk DOC#<d>        a document (name, folder, accessType, disabled, metadata)
  *                          gsi1: T#<key>#ORG#<org>#FOLDER#<f> / DOC#<d>   documents of a folder
  */
-import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment, tenantKey } from './keys';
@@ -263,26 +262,4 @@ export function updateDocumentItem(
       ExpressionAttributeValues: values,
     },
   };
-}
-
-/**
- * Sets the given fields of an existing document. Returns the document after the update, or undefined when it
- * does not exist (nothing is written then).
- */
-export async function updateDocument(
-  apiKeyId: string,
-  organizationId: string,
-  documentId: string,
-  fields: DocumentFields,
-  now: number,
-): Promise<DocumentRecord | undefined> {
-  const { Update } = updateDocumentItem(apiKeyId, organizationId, documentId, fields, now);
-  if (!Update) throw new Error('updateDocumentItem built no Update.');
-  try {
-    const { Attributes } = await db.send(new UpdateCommand({ ...Update, ReturnValues: 'ALL_NEW' }));
-    return Attributes ? toDocument(Attributes) : undefined;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
 }

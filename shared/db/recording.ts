@@ -12,8 +12,7 @@
  * read by id with the organization alone (BatchGet), and moving a document's recordings to another document id
  * (document migration) rewrites `documentId` and the gsi2 key of each item, never its primary key.
  */
-import { QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
@@ -75,22 +74,20 @@ function toRecording(item: Item): RecordingRecord {
   return { ...(rest as unknown as Omit<RecordingRecord, 'position'>), position: String(position) };
 }
 
-export type PutRecordingOutcome = 'added' | 'replaced' | 'inAnotherDocument';
-
 /**
  * Adds the recording, or replaces the content of the one with the same annotationId in the same document (its
- * creation time and position are kept). Returns `inAnotherDocument`, writing nothing, when the annotationId
- * already names a recording of another document of the organization. `index` orders recordings added in the
- * same millisecond (their place in the request).
+ * creation time and position are kept), inside a transaction. The item fails its condition when the
+ * annotationId already names a recording of another document of the organization. `index` orders recordings
+ * added in the same millisecond (their place in the request).
  */
-export async function putRecording(
+export function putRecordingItem(
   apiKeyId: string,
   organizationId: string,
   documentId: string,
   annotationId: string,
   content: RecordingContent,
   options: { now: number; index: number },
-): Promise<PutRecordingOutcome> {
+): TransactItem {
   const names: Record<string, string> = { '#documentId': 'documentId' };
   const values: Record<string, unknown> = {
     ':org': organizationId,
@@ -123,24 +120,16 @@ export async function putRecording(
       sets.push(`#${field} = :${field}`);
     }
   }
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: recordingKey(apiKeyId, organizationId, annotationId),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_not_exists(pk) OR #documentId = :documentId',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        // Old values exist only when the recording did: tells an add from a replace without a read.
-        ReturnValues: 'UPDATED_OLD',
-      }),
-    );
-    return Attributes?.createdAt === undefined ? 'added' : 'replaced';
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return 'inAnotherDocument';
-    throw error;
-  }
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: recordingKey(apiKeyId, organizationId, annotationId),
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ConditionExpression: 'attribute_not_exists(pk) OR #documentId = :documentId',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
 /** The recordings among `annotationIds` that exist (any document of the organization). */
