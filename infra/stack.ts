@@ -1,6 +1,7 @@
 /**
  * The whole deployment: one DynamoDB table, one KMS key and an HTTP API with one Lambda
- * function per POST path of the route table, plus a `$default` catch-all that answers 404/405.
+ * function per POST path of the route table, plus a `$default` catch-all that answers 404/405, and one
+ * function per worker of the worker table, woken by the table's stream.
  */
 import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -11,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { routeId, routes } from '../shared/routes';
+import { workers } from '../shared/workers';
 import { RouteFunction, type FunctionSettings, type LogLevel } from './route-function';
 
 /** Requests per second across the stage; protects the account's Lambda concurrency and the bill from a flood. */
@@ -135,6 +137,11 @@ export class CollabStack extends Stack {
       routeFunctions.set(route.path, routeFunction);
     }
     this.routeFunctions = routeFunctions;
+
+    // The stream workers (document migration): each wakes only for the items its trigger names.
+    for (const worker of workers) {
+      new RouteFunction(this, worker.id, { worker, table: this.table, settings });
+    }
 
     // Anything else (unknown path, or a known path with another method) gets the API's error envelope, not
     // API Gateway's own {"message":"Not Found"}.

@@ -195,6 +195,20 @@ export const routes = [
     summary: 'Same as the /v1 path.',
   },
   {
+    path: '/v2/organizations/documents/migrate',
+    entry: 'functions/documents/migrate.ts',
+    auth: 'apiKey',
+    table: 'write',
+    summary: 'Start moving a document and all its data to a new document id.',
+  },
+  {
+    path: '/v2/organizations/documents/migrate/status',
+    entry: 'functions/documents/migrate-status.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: 'Read the status of a document migration.',
+  },
+  {
     path: '/v2/notifications/add',
     entry: 'functions/notifications/add.ts',
     auth: 'apiKey',

@@ -25,7 +25,7 @@ import type { Item, ItemKey } from './batch';
 import { TABLE_NAME } from './client';
 import { key, prefix, segment } from './keys';
 import { organizationPartition } from './organization';
-import { queryAll } from './query';
+import { queryAll, type QuerySpec } from './query';
 import { TransactionCancelledError, transactWrite, type TransactItem } from './transact';
 
 export const CRDT_TYPES = ['text', 'map', 'array', 'xml'] as const;
@@ -263,4 +263,22 @@ export async function updateEditor(
       await sleep(Math.random() * Math.min(500, 10 * 2 ** attempt));
     }
   }
+}
+
+/** Every item (heads and parts) of a document's CRDT partition: what document migration moves. */
+export function documentCrdtQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': documentPartition(apiKeyId, organizationId, documentId) },
+    ConsistentRead: true,
+  };
+}
+
+/** A CRDT head or part as it is under another document id (same editor, state bytes and write id). */
+export function crdtItemMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
+  return {
+    ...item,
+    pk: documentPartition(apiKeyId, organizationId, documentId),
+    ...(item.documentId === undefined ? {} : { documentId }),
+  };
 }

@@ -13,7 +13,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { queryAll } from './query';
+import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
@@ -239,4 +239,26 @@ export async function documentMembershipsOfUser(apiKeyId: string, organizationId
     },
   });
   return items.map(toMembership);
+}
+
+/** The memberships of one document (its level partition): what document migration moves. */
+export function documentMembershipsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': levelPartition(apiKeyId, organizationId, { type: 'document', id: documentId }) },
+    ConsistentRead: true,
+  };
+}
+
+/** A document membership's item as it is under another document id (same user, role and creation time). */
+export function membershipMovedTo(apiKeyId: string, item: Item, documentId: string): Item {
+  const { organizationId, userId } = toMembership(item);
+  const level: Level = { type: 'document', id: documentId };
+  return {
+    ...item,
+    ...membershipKey(apiKeyId, organizationId, level, userId),
+    levelId: documentId,
+    gsi1sk: key('M', levelTag(level)),
+    gsi2sk: documentMemberSortKey(documentId, userId),
+  };
 }

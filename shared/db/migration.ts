@@ -14,18 +14,20 @@
  * The active index is the operator's view across tenants (stuck migrations) and how the local stack resumes the
  * migrations that were running when it stopped; nothing in a request reads it.
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
 import type { TransactItem } from './transact';
+import { documentMigrationWorker } from '../workers';
 
 export const MIGRATION_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type MigrationStatus = (typeof MIGRATION_STATUSES)[number];
 
 /** Marks the migration item among stream records (the worker's event filter matches it). */
-export const MIGRATION_RECORD_TYPE = 'documentMigration';
+const MIGRATION_RECORD_TYPE = documentMigrationWorker.trigger.recordType;
 
 export interface MigrationRecord {
   apiKeyId: string;
@@ -158,8 +160,30 @@ export async function markInProgress(migration: MigrationRecord, now: number): P
     );
     return true;
   } catch (error) {
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
+  }
+}
+
+/**
+ * Wakes the worker through the stream (a MODIFY of the migration item that passes its event filter): when a run
+ * stops before the end of its time, so a migration of any size goes on in fresh invocations, and when the local
+ * stack restarts with migrations still running. Does nothing to a migration that has ended.
+ */
+export async function wakeMigration(migration: MigrationRecord, now: number): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId),
+        UpdateExpression: 'ADD wakeUps :one SET updatedAt = :now',
+        ConditionExpression: '#status IN (:pending, :running)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':one': 1, ':now': now, ':pending': 'pending', ':running': 'in_progress' },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
 

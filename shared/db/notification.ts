@@ -14,7 +14,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { queryAll } from './query';
+import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
@@ -283,4 +283,41 @@ export async function getConfigs(
       { inbox: item.inbox as ConfigLevel | undefined, email: item.email as ConfigLevel | undefined },
     ]),
   );
+}
+
+/** A document's notifications, through its timeline (gsi2): what document migration moves. */
+export function documentNotificationsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': documentTimeline(apiKeyId, organizationId, documentId) },
+  };
+}
+
+/**
+ * A notification moved to another document id, and the feed entries of the recipients still holding it (they
+ * carry the document for feed filters): the same keys, so timelines, read state and feeds keep their order.
+ */
+export async function notificationMovedTo(apiKeyId: string, item: Item, documentId: string): Promise<Item[]> {
+  const notification = { ...toNotification(item), documentId };
+  const recipients = await listRecipients(apiKeyId, notification.organizationId, notification.id);
+  return [
+    { ...item, documentId, gsi2pk: documentTimeline(apiKeyId, notification.organizationId, documentId) },
+    ...recipients.map((userId) => feedEntryItem(apiKeyId, notification, userId)),
+  ];
+}
+
+/** Users' settings at one document (gsi1): what document migration moves. */
+export function documentConfigsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': documentConfigs(apiKeyId, organizationId, documentId) },
+  };
+}
+
+/** A user's setting at a document as it is at another document id. */
+export function configMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
+  const levels: StoredConfig = { inbox: item.inbox as ConfigLevel | undefined, email: item.email as ConfigLevel | undefined };
+  return configItem(apiKeyId, organizationId, String(item.userId), documentId, levels);
 }

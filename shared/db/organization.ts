@@ -263,3 +263,36 @@ export function updateDocumentItem(
     },
   };
 }
+
+/**
+ * The writes that move the document item to another id inside a transaction (the last step of a migration): the
+ * item under the new id, which must not exist, with every field kept and its folder index following, and the
+ * delete of the old one. Empty when the document does not exist (any more).
+ */
+export async function moveDocumentItems(
+  apiKeyId: string,
+  organizationId: string,
+  fromDocumentId: string,
+  toDocumentId: string,
+): Promise<TransactItem[]> {
+  const from = documentKey(apiKeyId, organizationId, fromDocumentId);
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: from, ConsistentRead: true }));
+  if (Item === undefined) return [];
+  const to = documentKey(apiKeyId, organizationId, toDocumentId);
+  const moved: Item = { ...Item, ...to, documentId: toDocumentId, ...(Item.gsi1pk === undefined ? {} : { gsi1sk: to.sk }) };
+  return [
+    { Put: { TableName: TABLE_NAME, Item: moved, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Delete: { TableName: TABLE_NAME, Key: from } },
+  ];
+}
+
+/** Checks, inside a transaction, that no document has the id (the item fails its condition if one does). */
+export function requireNoDocumentItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: TABLE_NAME,
+      Key: documentKey(apiKeyId, organizationId, documentId),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}

@@ -37,7 +37,7 @@ import {
 import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../db/organization';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../http/errors';
 import { clientId } from '../http/schemas';
-import { documentsIn, transactGuarded } from './document-locks';
+import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 export { CRDT_TYPES, type CrdtType };
 
@@ -584,6 +584,7 @@ function decodeUpdate(base64: string): Uint8Array {
  */
 export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, now = Date.now()): Promise<void> {
   const ref: EditorRef = { organizationId: input.organizationId, documentId: input.documentId, editorId: checkEditorId(input.editorId) };
+  await assertDocumentsWritable(apiKeyId, documentsIn(ref.organizationId, [ref.documentId]));
   let change: (current: StoredEditor) => Uint8Array;
   if (input.yjsUpdate !== undefined) {
     if (input.type !== undefined || input.data !== undefined) throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');

@@ -116,8 +116,8 @@ export async function activePermissions(apiKeyId: string, userId: string, organi
  */
 export async function removePermissions(apiKeyId: string, userId: string, inputs: readonly ResourceInput[], now = Date.now()): Promise<BatchResult> {
   const resources: Resource[] = resolveResources(inputs, RESOURCES_PATH).map(({ type, id, organizationId }) => ({ type, id, organizationId }));
+  await assertDocumentsWritable(apiKeyId, resources.flatMap(lockedBy));
   const stored = await getGrants(apiKeyId, userId, resources);
-  await assertDocumentsWritable(apiKeyId, stored.flatMap(lockedBy));
   await writeGroupsGuarded(
     apiKeyId,
     stored.map((grant) => ({ items: [deleteItem(grantKey(apiKeyId, userId, grant))], documents: lockedBy(grant) })),

@@ -139,6 +139,7 @@ export interface DeleteUsersInput extends LevelInput {
  */
 export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Promise<BatchResult> {
   const level = levelOf(input);
+  await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const entriesByUser = new Map<string, UserEntry[]>();
   if (level.type === 'organization') {
     await Promise.all(
