@@ -111,9 +111,9 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
     endpoint: dynamodb.endpoint,
     tableName,
     workers: workers.map((worker) => ({ worker, handler: loadHandler<StreamHandler>(worker.entry) })),
-    onStarted: resumeMigrations,
   });
   cleanups.push(() => poller.stop());
+  await resumeMigrations();
   checkpoint();
 
   const server = createGateway({ resolveHandler, notRouted, openapi: openApiDocument });
@@ -219,10 +219,17 @@ function setHandlerEnvironment(values: { tableName: string; endpoint: string; ke
   process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey;
 }
 
-/** Wakes, through the stream, every migration still pending or in progress (loaded after the environment is set). */
+/**
+ * Wakes, through the stream, every migration still pending or in progress when the stack last stopped. Loaded on
+ * use, after the environment is set, like the handlers. Not fatal: the stack serves without it, and says so.
+ */
 async function resumeMigrations(): Promise<void> {
-  const { listActiveMigrations, wakeMigration } = require(join(PROJECT_ROOT, 'shared', 'db', 'migration')) as typeof import('../../shared/db/migration');
-  for (const migration of await listActiveMigrations(100)) await wakeMigration(migration, Date.now());
+  try {
+    const { listActiveMigrations, wakeMigration } = require(join(PROJECT_ROOT, 'shared', 'db', 'migration')) as typeof import('../../shared/db/migration');
+    for (const migration of await listActiveMigrations(100)) await wakeMigration(migration, Date.now());
+  } catch (error) {
+    console.error('Local stack: could not resume the migrations that were running:', error);
+  }
 }
 
 const handlerCache = new Map<string, HttpHandler>();

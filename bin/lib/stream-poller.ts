@@ -6,7 +6,8 @@
  * a log line where AWS would send them to the dead-letter queue.
  *
  * New shards are read from their start; the shards open at start-up from "now" (LATEST), so records of an earlier
- * run are not replayed: `onStarted` is where the stack wakes the work that was in progress when it stopped.
+ * run are not replayed: once this resolves, writes reach the workers, and the stack wakes the work that was in
+ * progress when it stopped.
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -28,8 +29,6 @@ export interface StreamPollerOptions {
   workers: ReadonlyArray<{ worker: Worker; handler: StreamHandler }>;
   /** Pause between polls that found nothing. */
   idleMs?: number;
-  /** Called once the shard iterators exist: writes from here on reach the workers. */
-  onStarted?: () => Promise<void>;
 }
 
 export interface StreamPoller {
@@ -174,8 +173,6 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       if (delivered === 0) await sleep(options.idleMs ?? 250);
     }
   })();
-
-  await options.onStarted?.();
 
   return {
     async stop() {

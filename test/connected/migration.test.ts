@@ -5,7 +5,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as worker } from '../../functions/workers/document-migration';
 import * as batch from '../../shared/db/batch';
 import { TABLE_NAME, db } from '../../shared/db/client';
-import { getMigration, migrationKey, type MigrationRecord } from '../../shared/db/migration';
+import { getMigration, listActiveMigrations, migrationKey, type MigrationRecord } from '../../shared/db/migration';
 import { FAILED_MESSAGE, MAX_FAILED_RUNS, runMigration } from '../../shared/domain/migration';
 import { callRoute } from '../support/call-route';
 import { readDocument, seedDocument, SMALL_SEED, type SeedCounts } from '../support/document-seed';
@@ -249,6 +249,17 @@ describe('document migration', () => {
       expect(first).toBe('in_progress');
       expect(Item?.wakeUps).toBe(1);
       expect(second).toBe('completed');
+    });
+
+    it('lists a migration among the active ones (what the local stack resumes) until it has ended', async () => {
+      const { organizationId, migrationId } = await started({ ...SMALL_SEED, editors: 0 });
+      const active = async () => (await listActiveMigrations(1000)).map((m) => m.migrationId);
+
+      const whileRunning = await active();
+      await runWorker(tenant.apiKeyId, organizationId, migrationId);
+
+      expect(whileRunning).toContain(migrationId);
+      expect(await active()).not.toContain(migrationId);
     });
 
     it('does nothing for a record of a migration that has ended, or for any other item', async () => {
