@@ -2,6 +2,7 @@
 import { run as activities } from './activities';
 import { run as bundles } from './bundles';
 import { run as crdt } from './crdt';
+import { run as migration } from './migration';
 import { run as notifications } from './notifications';
 import { run as users } from './users';
 
@@ -11,6 +12,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['notifications', notifications],
   ['activities', activities],
   ['crdt', crdt],
+  ['migration', migration],
 ];
 
 async function main(): Promise<void> {
