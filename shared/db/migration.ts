@@ -145,7 +145,10 @@ export async function lockedDocuments(apiKeyId: string, organizationId: string, 
   return items.map((item) => String(item.documentId));
 }
 
-/** Moves a pending migration to `in_progress` (an in-progress one stays); false when it has already ended. */
+/**
+ * Moves a pending migration to `in_progress`; true when it is (now or already) in progress, false when it has
+ * ended. Writes only on the first move: every write of the migration item wakes the worker through the stream.
+ */
 export async function markInProgress(migration: MigrationRecord, now: number): Promise<boolean> {
   try {
     await db.send(
@@ -153,14 +156,15 @@ export async function markInProgress(migration: MigrationRecord, now: number): P
         TableName: TABLE_NAME,
         Key: migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId),
         UpdateExpression: 'SET #status = :running, updatedAt = :now',
-        ConditionExpression: '#status IN (:pending, :running)',
+        ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':pending': 'pending', ':running': 'in_progress', ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof ConditionalCheckFailedException) return error.Item?.status?.S === 'in_progress';
     throw error;
   }
 }
