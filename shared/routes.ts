@@ -273,6 +273,21 @@ export const routes = [
     summary: "Read the email service configuration (provider key masked).",
   },
   {
+    path: '/v2/workspace/apikeyconfig/update',
+    entry: 'functions/workspace/apikeyconfig-update.ts',
+    auth: 'apiKey',
+    table: 'write',
+    kms: ['encrypt'],
+    summary: "Set or remove the AI provider API keys used by Ask AI (stored encrypted, returned masked).",
+  },
+  {
+    path: '/v2/workspace/apikeyconfig/get',
+    entry: 'functions/workspace/apikeyconfig-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: "Read the configured AI provider API keys (masked).",
+  },
+  {
     path: '/v2/crdt/add',
     entry: 'functions/crdt/add.ts',
     auth: 'apiKey',
