@@ -102,6 +102,9 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   checkpoint();
 
   setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile });
+  // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
+  // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
+  require('../../shared/config');
 
   // The DynamoDB Streams poller (reading the table's stream from DynamoDB Local and invoking the stream worker,
   // as the event source mapping does in AWS) starts here, after the table exists and the environment is set,
