@@ -1,5 +1,6 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
 import { run as activities } from './activities';
+import { run as ai } from './ai';
 import { run as bundles } from './bundles';
 import { run as crdt } from './crdt';
 import { run as notifications } from './notifications';
@@ -11,6 +12,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['notifications', notifications],
   ['activities', activities],
   ['crdt', crdt],
+  ['ai', ai],
 ];
 
 async function main(): Promise<void> {

@@ -109,10 +109,10 @@ describe('ask-ai', () => {
     it('gives Anthropic the prompt as the system parameter and the text as the only user message', async () => {
       const { headers, keys } = await tenantWithKeys('anthropic');
 
-      await ask(headers, { model: 'claude-sonnet-4-5', prompt: PROMPT, text: TEXT });
+      await ask(headers, { model: 'claude-sonnet-4-6', prompt: PROMPT, text: TEXT });
 
       const [request] = await fake.requests(keys.anthropic as string);
-      expect(request.body).toMatchObject({ model: 'claude-sonnet-4-5', system: PROMPT, messages: [{ role: 'user', content: TEXT }] });
+      expect(request.body).toMatchObject({ model: 'claude-sonnet-4-6', system: PROMPT, messages: [{ role: 'user', content: TEXT }] });
       expect((request.body as { max_tokens: number }).max_tokens).toBe(4096);
     });
 
@@ -155,7 +155,7 @@ describe('ask-ai', () => {
   });
 
   describe('provider failures', () => {
-    const models: Record<FakeProvider, string> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.0-flash' };
+    const models: Record<FakeProvider, string> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', gemini: 'gemini-2.0-flash' };
     const names: Record<FakeProvider, string> = { openai: 'OpenAI', anthropic: 'Anthropic', gemini: 'Gemini' };
     const cases: Array<[string, FakeProvider, (key: string) => FakeBehaviour, string]> = [];
     for (const provider of ['openai', 'anthropic', 'gemini'] as const) {
@@ -203,7 +203,7 @@ describe('ask-ai', () => {
       const { headers, keys } = await tenantWithKeys('anthropic');
       await fake.script(keys.anthropic as string, { reply: '' });
 
-      const response = await ask(headers, { model: 'claude-sonnet-4-5', prompt: PROMPT, text: TEXT });
+      const response = await ask(headers, { model: 'claude-sonnet-4-6', prompt: PROMPT, text: TEXT });
 
       expect(response.body.result).toEqual({ success: false, error: 'Anthropic returned no text.' });
     });
@@ -242,7 +242,7 @@ describe('ask-ai', () => {
       const replies = await Promise.all(
         [sibling, stranger.apiKeyHeaders].flatMap((headers) => [
           ask(headers, { model: 'gpt-4o', prompt: PROMPT, text: TEXT }),
-          ask(headers, { model: 'claude-sonnet-4-5', prompt: PROMPT, text: TEXT }),
+          ask(headers, { model: 'claude-sonnet-4-6', prompt: PROMPT, text: TEXT }),
           ask(headers, { model: 'gemini-2.0-flash', prompt: PROMPT, text: TEXT }),
         ]),
       );

@@ -24,7 +24,7 @@ describe('Ask AI over HTTP', () => {
     }, headers);
     const fetched = await post('/v2/workspace/apikeyconfig/get', {}, headers);
     const answered = await post('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'Shorten it.', text: 'A rather long sentence.' }, headers);
-    const limited = await post('/v2/rewriter/ask-ai', { model: 'claude-sonnet-4-5', prompt: 'Shorten it.', text: 'Text.' }, headers);
+    const limited = await post('/v2/rewriter/ask-ai', { model: 'claude-sonnet-4-6', prompt: 'Shorten it.', text: 'Text.' }, headers);
     const noKey = await post('/v2/rewriter/ask-ai', { model: 'gemini-2.0-flash', prompt: 'Shorten it.', text: 'Text.' }, headers);
     const unknownModel = await post('/v2/rewriter/ask-ai', { model: 'gpt4', prompt: 'Shorten it.', text: 'Text.' }, headers);
     const foreign = await post('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'Shorten it.', text: 'Text.' }, other);
