@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { handler as askAiHandler } from '../../functions/rewriter/ask-ai';
 import { handler as updateKeys } from '../../functions/workspace/apikeyconfig-update';
 import * as encryption from '../../shared/crypto/encryption';
-import { logger } from '../../shared/http/logger';
+import { captureOutput } from '../support/capture-output';
 import { fakeAiProviders, type FakeBehaviour, type FakeProvider } from '../support/fake-ai-providers';
 import { newTenant, siblingKey } from '../support/fixtures';
 import { invoke } from '../support/invoke';
@@ -256,27 +256,14 @@ describe('ask-ai', () => {
     it('never appear in the logs, even at DEBUG level, whatever the outcome', async () => {
       const tenant = await newTenant();
       const key = providerKey('openai');
-      const lines: string[] = [];
-      const capture = (chunk: unknown) => {
-        lines.push(String(chunk));
-        return true;
-      };
-      const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(capture);
-      const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(capture);
-      logger.setLogLevel('DEBUG');
-      try {
+      const output = await captureOutput(async () => {
         await setKeys(tenant.apiKeyHeaders, { openai: key });
         await ask(tenant.apiKeyHeaders, { model: 'gpt-4o', prompt: PROMPT, text: TEXT });
         await fake.script(key, { status: 400, message: `Bad request for key ${key}` });
         await ask(tenant.apiKeyHeaders, { model: 'gpt-4o', prompt: PROMPT, text: TEXT });
         await invoke(updateKeys, UPDATE, { aiModelApiKey: [{ provider: 'openai', customerApiKey: `${key} with spaces` }] }, { headers: tenant.apiKeyHeaders });
-      } finally {
-        logger.setLogLevel('SILENT');
-        stdout.mockRestore();
-        stderr.mockRestore();
-      }
+      });
 
-      const output = lines.join('');
       expect(output).toContain('AI key config updated');
       expect(output).toContain('ask-ai answered');
       expect(output).not.toContain(key);
