@@ -9,7 +9,7 @@ import { newApiKeyHeaders, post } from '../support/http';
 
 describe('Ask AI over HTTP', () => {
   it('answers with the tenant’s own provider key, reports provider trouble in the result, and keeps tenants apart', async () => {
-    const fake = fakeAiProviders();
+    const fake = fakeAiProviders('E2E_FAKE_AI_PROVIDERS_URL');
     const headers = await newApiKeyHeaders();
     const other = await newApiKeyHeaders();
     const openai = `sk-e2e-${randomUUID()}`;

@@ -147,10 +147,14 @@ export interface FakeAiProvidersClient {
   requests(key: string): Promise<RecordedRequest[]>;
 }
 
-/** The fake started by the tier's global setup (its address in FAKE_AI_PROVIDERS_URL), seen from a test worker. */
-export function fakeAiProviders(): FakeAiProvidersClient {
-  const url = process.env.FAKE_AI_PROVIDERS_URL;
-  if (url === undefined) throw new Error('FAKE_AI_PROVIDERS_URL is not set: the global setup did not start the fake AI providers.');
+/**
+ * The fake started by the tier's global setup, seen from a test worker. Each tier names its own variable
+ * (connected FAKE_AI_PROVIDERS_URL, e2e E2E_FAKE_AI_PROVIDERS_URL): `npm test` runs every tier's setup in one
+ * process, so a shared name would point one tier's tests at the other tier's fake.
+ */
+export function fakeAiProviders(variable = 'FAKE_AI_PROVIDERS_URL'): FakeAiProvidersClient {
+  const url = process.env[variable];
+  if (url === undefined) throw new Error(`${variable} is not set: the global setup did not start the fake AI providers.`);
   const control = async (path: string, body: unknown): Promise<unknown> => {
     const response = await fetch(`${url}/__fake/${path}`, {
       method: 'POST',

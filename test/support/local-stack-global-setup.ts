@@ -1,7 +1,7 @@
 /**
  * e2e tier: starts the fake AI providers and the local stack through the same command as `npm start` (a separate
  * tsx process, in memory, its AI base URLs pointed at the fake), and hands both addresses to the tests as
- * E2E_BASE_URL and FAKE_AI_PROVIDERS_URL (workers inherit the environment set here).
+ * E2E_BASE_URL and E2E_FAKE_AI_PROVIDERS_URL (workers inherit the environment set here).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ export default async function globalSetup(): Promise<void> {
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const aiProviders = await FakeAiProviders.start();
   (globalThis as GlobalWithStack)[AI_KEY] = aiProviders;
-  process.env.FAKE_AI_PROVIDERS_URL = aiProviders.url;
+  process.env.E2E_FAKE_AI_PROVIDERS_URL = aiProviders.url;
   const stack = await spawnLocalStack({
     env: { WORKSPACE_CREATE_LIMIT_PER_HOUR: '1000', DATA_DIR: dataDir, ...fakeBaseUrlEnvironment(aiProviders.url), AI_TIMEOUT_MS: '5000' },
   }).catch(async (error: unknown) => {
