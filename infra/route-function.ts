@@ -29,6 +29,22 @@ export interface FunctionSettings {
   readonly logLevel: LogLevel;
 }
 
+/**
+ * Where Ask AI reaches each AI provider (a proxy, a regional or compatible endpoint). A provider left out keeps its
+ * public endpoint (the default in shared/config.ts), and its variable is not set at all.
+ */
+export interface AiBaseUrls {
+  readonly openai?: string;
+  readonly anthropic?: string;
+  readonly gemini?: string;
+}
+
+const AI_BASE_URL_VARIABLES: Record<keyof AiBaseUrls, string> = {
+  openai: 'OPENAI_BASE_URL',
+  anthropic: 'ANTHROPIC_BASE_URL',
+  gemini: 'GEMINI_BASE_URL',
+};
+
 /** What routed functions may be granted access to; each function gets only the parts its route asks for. */
 export interface RouteResources {
   readonly table: ITable;
@@ -44,6 +60,8 @@ export interface RoutedFunctionProps {
   readonly settings: FunctionSettings;
   /** Workspace creations allowed per source IP per hour (0 disables the limit); see shared/config.ts. */
   readonly workspaceCreateLimitPerHour: number;
+  /** Passed to the functions whose route calls the AI providers, and to no other. */
+  readonly aiBaseUrls?: AiBaseUrls;
 }
 
 /**
@@ -156,6 +174,7 @@ export class RouteFunction extends Construct {
 
     if (route !== undefined) {
       this.grantRouteAccess(route, props.resources, props.workspaceCreateLimitPerHour);
+      if (route.calls?.includes('ai-providers')) this.pointAtAiProviders(props.aiBaseUrls ?? {});
     }
     if (props.worker !== undefined) {
       this.subscribeWorker(props.worker, props.table);
@@ -223,6 +242,13 @@ export class RouteFunction extends Construct {
         'Queries through the generic GSIs (gsi1..gsi4) of this one table; the wildcard is limited to that ' +
         "table's indexes, which hold the same tenant-keyed items as the table itself.",
     });
+  }
+
+  private pointAtAiProviders(baseUrls: AiBaseUrls): void {
+    for (const [provider, variable] of Object.entries(AI_BASE_URL_VARIABLES) as Array<[keyof AiBaseUrls, string]>) {
+      const url = baseUrls[provider];
+      if (url !== undefined) this.function.addEnvironment(variable, url);
+    }
   }
 
   private grantRouteAccess(route: Route, resources: RouteResources, workspaceCreateLimitPerHour: number): void {

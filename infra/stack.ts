@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { routeId, routes } from '../shared/routes';
 import { workers } from '../shared/workers';
-import { RouteFunction, type FunctionSettings, type LogLevel } from './route-function';
+import { RouteFunction, type AiBaseUrls, type FunctionSettings, type LogLevel } from './route-function';
 
 /** Requests per second across the stage; protects the account's Lambda concurrency and the bill from a flood. */
 export interface ThrottleSettings {
@@ -30,6 +30,8 @@ export interface CollabStackProps extends StackProps {
   readonly logLevel?: LogLevel;
   /** Stage-wide default for every route. @default 100 requests/s, bursts of 200 */
   readonly throttle?: ThrottleSettings;
+  /** Ask AI's provider endpoints, each an http(s) URL. @default the providers' public endpoints */
+  readonly aiBaseUrls?: AiBaseUrls;
 }
 
 const SERVICE_NAME = 'collab-backend';
@@ -121,13 +123,18 @@ export class CollabStack extends Stack {
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
     const resources = { table: this.table, encryptionKey: this.encryptionKey };
     const workspaceCreateLimitPerHour = props.workspaceCreateLimitPerHour ?? 10;
+    const aiBaseUrls = props.aiBaseUrls ?? {};
+    for (const [provider, url] of Object.entries(aiBaseUrls)) {
+      // Checked here so that a typo fails `cdk synth`, not the first Ask AI request after a deploy.
+      if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) throw new Error(`The ${provider} base URL must be an http(s) URL, got "${url}".`);
+    }
 
     // One function per POST path, even where paths share a handler file: each gets its own grants, logs,
     // concurrency and metrics.
     const routeFunctions = new Map<string, RouteFunction>();
     for (const route of routes) {
       const id = routeId(route.path);
-      const routeFunction = new RouteFunction(this, id, { route, resources, settings, workspaceCreateLimitPerHour });
+      const routeFunction = new RouteFunction(this, id, { route, resources, settings, workspaceCreateLimitPerHour, aiBaseUrls });
       const httpRoute = new HttpRoute(this.api, `${id}Route`, {
         httpApi: this.api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod.POST),

@@ -104,6 +104,9 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   checkpoint();
 
   setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile });
+  // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
+  // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
+  require('../../shared/config');
 
   // The workers, woken by the table's stream as the event source mapping does in AWS; stopped before DynamoDB
   // Local is. Migrations that were running when the stack last stopped are woken once the poller reads the stream.

@@ -1,5 +1,6 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
 import { run as activities } from './activities';
+import { run as ai } from './ai';
 import { run as bundles } from './bundles';
 import { run as crdt } from './crdt';
 import { run as migration } from './migration';
@@ -13,6 +14,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['activities', activities],
   ['crdt', crdt],
   ['migration', migration],
+  ['ai', ai],
 ];
 
 async function main(): Promise<void> {

@@ -180,6 +180,35 @@ describe('the CDK stack', () => {
     });
   });
 
+  const AI_VARIABLES = ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GEMINI_BASE_URL'];
+
+  it('sets no AI base URL by default, so Ask AI uses the providers\' public endpoints', () => {
+    for (const route of routes) {
+      expect(Object.keys(environmentOf(functionOf(route.path))).filter((name) => AI_VARIABLES.includes(name))).toEqual([]);
+    }
+  });
+
+  it('passes the AI base URLs that are set to the functions that call the providers, and to no other', () => {
+    const pointed = synthesize({ aiBaseUrls: { openai: 'https://proxy.example/v1', gemini: 'https://gemini.example' } });
+    const variables = (path: string) => {
+      const found = pointed
+        .findResources('AWS::Lambda::Function', { Properties: { Description: `POST ${path}` } });
+      const [fn] = Object.values(found) as CfnResource[];
+      return (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    };
+
+    for (const route of routes) {
+      const set = Object.entries(variables(route.path)).filter(([name]) => AI_VARIABLES.includes(name));
+      expect(Object.fromEntries(set)).toEqual(
+        route.path === '/v2/rewriter/ask-ai' ? { OPENAI_BASE_URL: 'https://proxy.example/v1', GEMINI_BASE_URL: 'https://gemini.example' } : {},
+      );
+    }
+  });
+
+  it('refuses an AI base URL that is not an http(s) URL at synthesis', () => {
+    expect(() => synthesize({ aiBaseUrls: { anthropic: 'api.anthropic.com' } })).toThrow(/anthropic base URL must be an http\(s\) URL/);
+  });
+
   it('builds the table from the shared definition: on-demand, PITR, TTL, stream, deletion protection', () => {
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
