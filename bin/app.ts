@@ -34,6 +34,12 @@ new CollabStack(app, 'CollabBackend', {
   description: 'Collaboration backend: HTTP API, one Lambda per POST path, one DynamoDB table, KMS',
   stage: stringContext('stage'),
   workspaceCreateLimitPerHour: integerContext('workspaceCreateLimitPerHour'),
+  // -c openaiBaseUrl=https://proxy.example/v1 and likewise; unset: the providers' public endpoints.
+  aiBaseUrls: {
+    openai: stringContext('openaiBaseUrl'),
+    anthropic: stringContext('anthropicBaseUrl'),
+    gemini: stringContext('geminiBaseUrl'),
+  },
 });
 
 // writeSuppressionsToCloudFormation keeps every acknowledgment and its reason in the template, for review.

@@ -7,7 +7,8 @@
  *   DATA_DIR                    where data and keys persist (default <project>/.data)
  *   DYNAMODB_PORT               DynamoDB Local's port (default: a free port)
  *   TABLE_NAME                  default collab-local
- *   WORKSPACE_CREATE_LIMIT_PER_HOUR and the other handler settings are read by the handlers themselves.
+ *   WORKSPACE_CREATE_LIMIT_PER_HOUR, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GEMINI_BASE_URL, AI_TIMEOUT_MS and the
+ *   other handler settings are read by the handlers themselves (they run in this process); checked at start.
  */
 import { JavaRequirementError } from './lib/dynamodb-local';
 import { DEFAULT_PORT, startLocalStack, type LocalStack, type LocalStackOptions } from './lib/local-stack';

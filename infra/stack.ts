@@ -1,6 +1,7 @@
 /**
  * The whole deployment: one DynamoDB table, one KMS key and an HTTP API with one Lambda
- * function per POST path of the route table, plus a `$default` catch-all that answers 404/405.
+ * function per POST path of the route table, plus a `$default` catch-all that answers 404/405, and one
+ * function per worker of the worker table, woken by the table's stream.
  */
 import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -11,7 +12,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { routeId, routes } from '../shared/routes';
-import { RouteFunction, type FunctionSettings, type LogLevel } from './route-function';
+import { workers } from '../shared/workers';
+import { RouteFunction, type AiBaseUrls, type FunctionSettings, type LogLevel } from './route-function';
 
 /** Requests per second across the stage; protects the account's Lambda concurrency and the bill from a flood. */
 export interface ThrottleSettings {
@@ -28,6 +30,8 @@ export interface CollabStackProps extends StackProps {
   readonly logLevel?: LogLevel;
   /** Stage-wide default for every route. @default 100 requests/s, bursts of 200 */
   readonly throttle?: ThrottleSettings;
+  /** Ask AI's provider endpoints, each an http(s) URL. @default the providers' public endpoints */
+  readonly aiBaseUrls?: AiBaseUrls;
 }
 
 const SERVICE_NAME = 'collab-backend';
@@ -121,13 +125,18 @@ export class CollabStack extends Stack {
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
     const resources = { table: this.table, encryptionKey: this.encryptionKey };
     const workspaceCreateLimitPerHour = props.workspaceCreateLimitPerHour ?? 10;
+    const aiBaseUrls = props.aiBaseUrls ?? {};
+    for (const [provider, url] of Object.entries(aiBaseUrls)) {
+      // Checked here so that a typo fails `cdk synth`, not the first Ask AI request after a deploy.
+      if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) throw new Error(`The ${provider} base URL must be an http(s) URL, got "${url}".`);
+    }
 
     // One function per POST path, even where paths share a handler file: each gets its own grants, logs,
     // concurrency and metrics.
     const routeFunctions = new Map<string, RouteFunction>();
     for (const route of routes) {
       const id = routeId(route.path);
-      const routeFunction = new RouteFunction(this, id, { route, resources, settings, workspaceCreateLimitPerHour });
+      const routeFunction = new RouteFunction(this, id, { route, resources, settings, workspaceCreateLimitPerHour, aiBaseUrls });
       const httpRoute = new HttpRoute(this.api, `${id}Route`, {
         httpApi: this.api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod.POST),
@@ -137,6 +146,11 @@ export class CollabStack extends Stack {
       routeFunctions.set(route.path, routeFunction);
     }
     this.routeFunctions = routeFunctions;
+
+    // The stream workers (document migration): each wakes only for the items its trigger names.
+    for (const worker of workers) {
+      new RouteFunction(this, worker.id, { worker, table: this.table, settings });
+    }
 
     // Anything else (unknown path, or a known path with another method) gets the API's error envelope, not
     // API Gateway's own {"message":"Not Found"}.

@@ -26,6 +26,36 @@ function nonNegativeInteger(name: string, fallback: number): number {
   return value;
 }
 
+function httpUrl(name: string, fallback: string): string {
+  const raw = optional(name);
+  if (raw === undefined) return fallback;
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+    throw new Error(`Environment variable ${name} must be an http(s) URL, got "${raw}".`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function integerBetween(name: string, fallback: number, min: number, max: number): number {
+  const value = nonNegativeInteger(name, fallback);
+  if (value < min || value > max) {
+    throw new Error(`Environment variable ${name} must be between ${min} and ${max}, got ${value}.`);
+  }
+  return value;
+}
+
+/** The providers' public endpoints, as each SDK defaults to them; the variables point Ask AI elsewhere (a proxy, a test double). */
+const AI_DEFAULT_BASE_URLS = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+} as const;
+
+/**
+ * Ask AI's whole provider call, request to last byte: 25 s (decisions §9) leaves room in the 29 s Lambda and API
+ * Gateway limits for authentication, the key read and the answer. Tests lower it so a hang costs them a second.
+ */
+const AI_TIMEOUT_MAX_MS = 25_000;
+
 export const config = {
   tableName: required('TABLE_NAME'),
   /** Set for DynamoDB Local; unset in AWS. */
@@ -38,4 +68,12 @@ export const config = {
   workspaceCreateLimitPerHour: nonNegativeInteger('WORKSPACE_CREATE_LIMIT_PER_HOUR', 10),
   /** How long a successful credential check is reused; the contract allows at most 30 s. */
   authCacheMs: Math.min(nonNegativeInteger('AUTH_CACHE_SECONDS', 30), 30) * 1000,
+  /** Where Ask AI sends each provider's requests (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GEMINI_BASE_URL). */
+  aiBaseUrls: {
+    openai: httpUrl('OPENAI_BASE_URL', AI_DEFAULT_BASE_URLS.openai),
+    anthropic: httpUrl('ANTHROPIC_BASE_URL', AI_DEFAULT_BASE_URLS.anthropic),
+    gemini: httpUrl('GEMINI_BASE_URL', AI_DEFAULT_BASE_URLS.gemini),
+  },
+  /** Deadline of one Ask AI provider call, in ms: 25 s unless lowered (never raised) by AI_TIMEOUT_MS. */
+  aiTimeoutMs: integerBetween('AI_TIMEOUT_MS', AI_TIMEOUT_MAX_MS, 1, AI_TIMEOUT_MAX_MS),
 } as const;

@@ -15,6 +15,9 @@ export type TableAccess = 'read' | 'write';
 /** Envelope encryption through KMS: `encrypt` to store secrets, `decrypt` to read them back. */
 export type KmsUse = 'encrypt' | 'decrypt';
 
+/** Services outside AWS that a handler calls: the stack passes their settings (base URLs) to that function only. */
+export type OutboundService = 'ai-providers';
+
 export interface Route {
   /** The POST path, exactly as served. */
   readonly path: string;
@@ -24,6 +27,8 @@ export interface Route {
   readonly table: TableAccess;
   /** KMS operations the handler performs (through the AWS Encryption SDK); none when omitted. */
   readonly kms?: readonly KmsUse[];
+  /** Services outside AWS the handler calls; none when omitted. */
+  readonly calls?: readonly OutboundService[];
   /** One line for the OpenAPI document and the README. */
   readonly summary: string;
 }
@@ -195,6 +200,20 @@ export const routes = [
     summary: 'Same as the /v1 path.',
   },
   {
+    path: '/v2/organizations/documents/migrate',
+    entry: 'functions/documents/migrate.ts',
+    auth: 'apiKey',
+    table: 'write',
+    summary: 'Start moving a document and all its data to a new document id.',
+  },
+  {
+    path: '/v2/organizations/documents/migrate/status',
+    entry: 'functions/documents/migrate-status.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: 'Read the status of a document migration.',
+  },
+  {
     path: '/v2/notifications/add',
     entry: 'functions/notifications/add.ts',
     auth: 'apiKey',
@@ -273,6 +292,21 @@ export const routes = [
     summary: "Read the email service configuration (provider key masked).",
   },
   {
+    path: '/v2/workspace/apikeyconfig/update',
+    entry: 'functions/workspace/apikeyconfig-update.ts',
+    auth: 'apiKey',
+    table: 'write',
+    kms: ['encrypt'],
+    summary: "Set or remove the AI provider API keys used by Ask AI (stored encrypted, returned masked).",
+  },
+  {
+    path: '/v2/workspace/apikeyconfig/get',
+    entry: 'functions/workspace/apikeyconfig-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: "Read the configured AI provider API keys (masked).",
+  },
+  {
     path: '/v2/crdt/add',
     entry: 'functions/crdt/add.ts',
     auth: 'apiKey',
@@ -306,6 +340,15 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     summary: "Read recording annotations of a document or organization.",
+  },
+  {
+    path: '/v2/rewriter/ask-ai',
+    entry: 'functions/rewriter/ask-ai.ts',
+    auth: 'apiKey',
+    table: 'read',
+    kms: ['decrypt'],
+    calls: ['ai-providers'],
+    summary: "Send a prompt and a text to an OpenAI, Anthropic or Gemini model with the tenant's own provider key.",
   },
   {
     path: '/v2/memory/suggest',

@@ -20,8 +20,10 @@ import {
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 import { createTableInput } from '../../shared/db/table-definition';
 import { findRoute } from '../../shared/routes';
+import { workers } from '../../shared/workers';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
+import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
 const NOT_ROUTED_ENTRY = 'functions/gateway/not-routed.ts';
@@ -102,10 +104,20 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   checkpoint();
 
   setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile });
+  // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
+  // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
+  require('../../shared/config');
 
-  // The DynamoDB Streams poller (reading the table's stream from DynamoDB Local and invoking the stream worker,
-  // as the event source mapping does in AWS) starts here, after the table exists and the environment is set,
-  // and registers its own stop in `cleanups` so it ends before DynamoDB Local does.
+  // The workers, woken by the table's stream as the event source mapping does in AWS; stopped before DynamoDB
+  // Local is. Migrations that were running when the stack last stopped are woken once the poller reads the stream.
+  const poller = await startStreamPoller({
+    endpoint: dynamodb.endpoint,
+    tableName,
+    workers: workers.map((worker) => ({ worker, handler: loadHandler<StreamHandler>(worker.entry) })),
+  });
+  cleanups.push(() => poller.stop());
+  await resumeMigrations();
+  checkpoint();
 
   const server = createGateway({ resolveHandler, notRouted, openapi: openApiDocument });
   // Loopback only: the local stack has placeholder credentials and must not be reachable from the network.
@@ -208,6 +220,19 @@ function setHandlerEnvironment(values: { tableName: string; endpoint: string; ke
   process.env.AWS_REGION ??= 'local';
   process.env.AWS_ACCESS_KEY_ID ??= LOCAL_CREDENTIALS.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey;
+}
+
+/**
+ * Wakes, through the stream, every migration still pending or in progress when the stack last stopped. Loaded on
+ * use, after the environment is set, like the handlers. Not fatal: the stack serves without it, and says so.
+ */
+async function resumeMigrations(): Promise<void> {
+  try {
+    const { listActiveMigrations, wakeMigration } = require(join(PROJECT_ROOT, 'shared', 'db', 'migration')) as typeof import('../../shared/db/migration');
+    for (const migration of await listActiveMigrations(100)) await wakeMigration(migration, Date.now());
+  } catch (error) {
+    console.error('Local stack: could not resume the migrations that were running:', error);
+  }
 }
 
 const handlerCache = new Map<string, HttpHandler>();

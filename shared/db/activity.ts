@@ -25,6 +25,7 @@ import { TABLE_NAME, db } from './client';
 import { judgmentAttributes } from './judgment';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
+import type { QuerySpec } from './query';
 import type { TransactItem } from './transact';
 
 export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
@@ -294,4 +295,22 @@ export async function queryActivityLog(
     start = page.LastEvaluatedKey;
   } while (start && found.length <= options.limit && bytes <= options.maxBytes);
   return takePage(found, options.limit, options.maxBytes);
+}
+
+/** A document's log (gsi2), oldest first: what document migration moves. */
+export function documentLogQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': logPartition(apiKeyId, organizationId, 'DOC', segment(documentId)) },
+  };
+}
+
+/**
+ * A record as it is under another document id: the whole item rebuilt (so every index entry follows the
+ * document) at the same position in every timeline, with the identity `contentHash` computed for the new document.
+ */
+export function activityMovedTo(apiKeyId: string, stored: StoredActivity, documentId: string, contentHash: string): Item {
+  const seq = Number(stored.position.split('#')[1]);
+  return activityItem(apiKeyId, { organizationId: stored.organizationId, documentId, content: stored.content, contentHash, timestamp: stored.timestamp, seq });
 }

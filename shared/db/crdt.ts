@@ -25,7 +25,7 @@ import type { Item, ItemKey } from './batch';
 import { TABLE_NAME } from './client';
 import { key, prefix, segment } from './keys';
 import { organizationPartition } from './organization';
-import { queryAll } from './query';
+import { queryAll, type QuerySpec } from './query';
 import { TransactionCancelledError, transactWrite, type TransactItem } from './transact';
 
 export const CRDT_TYPES = ['text', 'map', 'array', 'xml'] as const;
@@ -212,12 +212,23 @@ export interface NewEditor extends EditorRef, EditorWrite {
 }
 
 /**
+ * How a write's transaction is sent: transactWrite, or a caller's wrapper that adds checks of its own after the
+ * given items (the document's migration lock) and throws its own errors when they fail.
+ */
+export type TransactionWriter = (items: TransactItem[]) => Promise<void>;
+
+/**
  * Creates the editor's data, with `also` (e.g. creating its document) in the same transaction. Returns false,
  * writing nothing, when the editor already has data.
  */
-export async function createEditor(apiKeyId: string, editor: NewEditor, also: TransactItem[] = []): Promise<boolean> {
+export async function createEditor(
+  apiKeyId: string,
+  editor: NewEditor,
+  also: TransactItem[] = [],
+  write: TransactionWriter = transactWrite,
+): Promise<boolean> {
   try {
-    await transactWrite([...writeItems(apiKeyId, { ...editor, version: 1 }), ...also]);
+    await write([...writeItems(apiKeyId, { ...editor, version: 1 }), ...also]);
     return true;
   } catch (error) {
     if (error instanceof TransactionCancelledError && error.failed(0)) return false;
@@ -237,13 +248,14 @@ export async function updateEditor(
   apiKeyId: string,
   ref: EditorRef,
   change: (current: StoredEditor) => EditorWrite,
+  write: TransactionWriter = transactWrite,
 ): Promise<StoredEditor | undefined> {
   for (let attempt = 1; ; attempt += 1) {
     const current = await getEditor(apiKeyId, ref);
     if (current === undefined) return undefined;
     const next: StoredEditor = { ...current, ...change(current), version: current.version + 1 };
     try {
-      await transactWrite(writeItems(apiKeyId, next, { version: current.version, parts: partCount(current.state) }));
+      await write(writeItems(apiKeyId, next, { version: current.version, parts: partCount(current.state) }));
       return next;
     } catch (error) {
       if (!(error instanceof TransactionCancelledError && error.failed(0))) throw error;
@@ -251,4 +263,22 @@ export async function updateEditor(
       await sleep(Math.random() * Math.min(500, 10 * 2 ** attempt));
     }
   }
+}
+
+/** Every item (heads and parts) of a document's CRDT partition: what document migration moves. */
+export function documentCrdtQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': documentPartition(apiKeyId, organizationId, documentId) },
+    ConsistentRead: true,
+  };
+}
+
+/** A CRDT head or part as it is under another document id (same editor, state bytes and write id). */
+export function crdtItemMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
+  return {
+    ...item,
+    pk: documentPartition(apiKeyId, organizationId, documentId),
+    ...(item.documentId === undefined ? {} : { documentId }),
+  };
 }

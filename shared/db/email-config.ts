@@ -6,6 +6,7 @@
  * The provider API key is kept apart from the settings as its ciphertext plus the masked form: reads (the get
  * route has no KMS grant) show the masked form and never decrypt; the clear key is never stored.
  */
+import type { SealedSecret } from '../crypto/sealed-secret';
 import { versionedConfig, type Versioned } from './versioned-item';
 
 export type EmailServiceType = 'default' | 'sendgrid' | 'custom';
@@ -18,17 +19,10 @@ export interface EmailSettings {
   triggers?: Record<string, boolean>;
 }
 
-export interface ProviderKey {
-  /** Encryption SDK message (base64), bound to the tenant by its encryption context. */
-  ciphertext: string;
-  /** What responses show: the key with all but its last four characters hidden. */
-  masked: string;
-}
-
 export interface EmailConfigRecord {
   useEmailService?: boolean;
   emailServiceConfig: EmailSettings;
-  providerKey?: ProviderKey;
+  providerKey?: SealedSecret;
 }
 
 export type StoredEmailConfig = Versioned<EmailConfigRecord>;

@@ -13,7 +13,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { queryAll } from './query';
+import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
@@ -206,18 +206,26 @@ export async function queryDocumentMembers(
 /** The gsi2 sort key of a document membership (the cursor of queryDocumentMembers). */
 export const documentMemberSortKey = (documentId: string, userId: string) => key(segment(documentId), userSortKey(userId));
 
+/** The key of one entry of a user in an organization, with the document it concerns (document memberships and grants). */
+export type UserEntry = ItemKey & { documentId?: string };
+
 /**
  * Keys of everything a user has in the organization: memberships at every level, permissions, group
  * memberships (one gsi1 query, paged to the end).
  */
-export async function userEntriesInOrganization(apiKeyId: string, organizationId: string, userId: string): Promise<ItemKey[]> {
+export async function userEntriesInOrganization(apiKeyId: string, organizationId: string, userId: string): Promise<UserEntry[]> {
   const items = await queryAll({
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': userInOrganizationPartition(apiKeyId, organizationId, userId) },
-    ProjectionExpression: 'pk, sk',
+    // Membership (levelType, levelId) and grant (type, id) attributes name the document an entry concerns.
+    ProjectionExpression: 'pk, sk, levelType, levelId, #type, id',
+    ExpressionAttributeNames: { '#type': 'type' },
   });
-  return items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+  return items.map((item) => {
+    const documentId = item.levelType === 'document' ? item.levelId : item.type === 'document' ? item.id : undefined;
+    return { pk: String(item.pk), sk: String(item.sk), ...(documentId === undefined ? {} : { documentId: String(documentId) }) };
+  });
 }
 
 /** Every document membership of one user in the organization (gsi1, `M#DOC#...`). */
@@ -231,4 +239,26 @@ export async function documentMembershipsOfUser(apiKeyId: string, organizationId
     },
   });
   return items.map(toMembership);
+}
+
+/** The memberships of one document (its level partition): what document migration moves. */
+export function documentMembershipsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': levelPartition(apiKeyId, organizationId, { type: 'document', id: documentId }) },
+    ConsistentRead: true,
+  };
+}
+
+/** A document membership's item as it is under another document id (same user, role and creation time). */
+export function membershipMovedTo(apiKeyId: string, item: Item, documentId: string): Item {
+  const { organizationId, userId } = toMembership(item);
+  const level: Level = { type: 'document', id: documentId };
+  return {
+    ...item,
+    ...membershipKey(apiKeyId, organizationId, level, userId),
+    levelId: documentId,
+    gsi1sk: key('M', levelTag(level)),
+    gsi2sk: documentMemberSortKey(documentId, userId),
+  };
 }

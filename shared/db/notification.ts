@@ -7,13 +7,14 @@
  *   pk O#FEED#<user>           sk <ts>#<id>           one entry per recipient: the user's feed ("For You")
  *      gsi3: O#NOTIF#<id>#TO / U#<user>               the recipients whose feed still holds the notification
  *   pk O#NCONFIG#<user>        sk ORG | DOC#<d>       the user's inbox/email levels (organization or document)
+ *      gsi1 (documents only): O#DOC#<d>#NCONFIGS / U#<user>   a document's settings (found by document migration)
  *
  * `<ts>` is the creation time in ms, zero-padded, so every timeline reads in time order at the cost of its page.
  * A feed entry carries the document and location of its notification so feed filters need no second read.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { queryAll } from './query';
+import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
@@ -248,8 +249,17 @@ export async function listRecipients(apiKeyId: string, organizationId: string, i
 /** A stored setting holds only the levels that were set; the others fall back (document → organization → ALL). */
 export type StoredConfig = Partial<NotificationConfig>;
 
+const documentConfigs = (apiKeyId: string, organizationId: string, documentId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'NCONFIGS');
+
 export function configItem(apiKeyId: string, organizationId: string, userId: string, documentId: string | undefined, config: StoredConfig): Item {
-  return { ...configKey(apiKeyId, organizationId, userId, documentId), ...config, userId, documentId };
+  return {
+    ...configKey(apiKeyId, organizationId, userId, documentId),
+    ...config,
+    userId,
+    documentId,
+    ...(documentId === undefined ? {} : { gsi1pk: documentConfigs(apiKeyId, organizationId, documentId), gsi1sk: key('U', segment(userId)) }),
+  };
 }
 
 /**
@@ -273,4 +283,41 @@ export async function getConfigs(
       { inbox: item.inbox as ConfigLevel | undefined, email: item.email as ConfigLevel | undefined },
     ]),
   );
+}
+
+/** A document's notifications, through its timeline (gsi2): what document migration moves. */
+export function documentNotificationsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': documentTimeline(apiKeyId, organizationId, documentId) },
+  };
+}
+
+/**
+ * A notification moved to another document id, and the feed entries of the recipients still holding it (they
+ * carry the document for feed filters): the same keys, so timelines, read state and feeds keep their order.
+ */
+export async function notificationMovedTo(apiKeyId: string, item: Item, documentId: string): Promise<Item[]> {
+  const notification = { ...toNotification(item), documentId };
+  const recipients = await listRecipients(apiKeyId, notification.organizationId, notification.id);
+  return [
+    { ...item, documentId, gsi2pk: documentTimeline(apiKeyId, notification.organizationId, documentId) },
+    ...recipients.map((userId) => feedEntryItem(apiKeyId, notification, userId)),
+  ];
+}
+
+/** Users' settings at one document (gsi1): what document migration moves. */
+export function documentConfigsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': documentConfigs(apiKeyId, organizationId, documentId) },
+  };
+}
+
+/** A user's setting at a document as it is at another document id. */
+export function configMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
+  const levels: StoredConfig = { inbox: item.inbox as ConfigLevel | undefined, email: item.email as ConfigLevel | undefined };
+  return configItem(apiKeyId, organizationId, String(item.userId), documentId, levels);
 }

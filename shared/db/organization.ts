@@ -6,8 +6,7 @@
  *   pk T#<key>#ORG#<org>   sk DOC#<d>        a document (name, folder, accessType, disabled, metadata)
  *                          gsi1: T#<key>#ORG#<org>#FOLDER#<f> / DOC#<d>   documents of a folder
  */
-import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment, tenantKey } from './keys';
@@ -266,23 +265,34 @@ export function updateDocumentItem(
 }
 
 /**
- * Sets the given fields of an existing document. Returns the document after the update, or undefined when it
- * does not exist (nothing is written then).
+ * The writes that move the document item to another id inside a transaction (the last step of a migration): the
+ * item under the new id, which must not exist, with every field kept and its folder index following, and the
+ * delete of the old one. Empty when the document does not exist (any more).
  */
-export async function updateDocument(
+export async function moveDocumentItems(
   apiKeyId: string,
   organizationId: string,
-  documentId: string,
-  fields: DocumentFields,
-  now: number,
-): Promise<DocumentRecord | undefined> {
-  const { Update } = updateDocumentItem(apiKeyId, organizationId, documentId, fields, now);
-  if (!Update) throw new Error('updateDocumentItem built no Update.');
-  try {
-    const { Attributes } = await db.send(new UpdateCommand({ ...Update, ReturnValues: 'ALL_NEW' }));
-    return Attributes ? toDocument(Attributes) : undefined;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+  fromDocumentId: string,
+  toDocumentId: string,
+): Promise<TransactItem[]> {
+  const from = documentKey(apiKeyId, organizationId, fromDocumentId);
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: from, ConsistentRead: true }));
+  if (Item === undefined) return [];
+  const to = documentKey(apiKeyId, organizationId, toDocumentId);
+  const moved: Item = { ...Item, ...to, documentId: toDocumentId, ...(Item.gsi1pk === undefined ? {} : { gsi1sk: to.sk }) };
+  return [
+    { Put: { TableName: TABLE_NAME, Item: moved, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Delete: { TableName: TABLE_NAME, Key: from } },
+  ];
+}
+
+/** Checks, inside a transaction, that no document has the id (the item fails its condition if one does). */
+export function requireNoDocumentItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: TABLE_NAME,
+      Key: documentKey(apiKeyId, organizationId, documentId),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }

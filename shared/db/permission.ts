@@ -9,7 +9,7 @@
  * expired grant stops counting at once (decisions §4).
  */
 import { batchGet, type Item, type ItemKey } from './batch';
-import { queryAll } from './query';
+import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME } from './client';
 import { key, prefix, segment, tenantKey } from './keys';
 import { userInOrganizationPartition, userSortKey, type Role } from './membership';
@@ -59,6 +59,9 @@ export function toGrant(item: Item): Grant {
   };
 }
 
+const holdersPartition = (apiKeyId: string, resource: Resource) =>
+  key(organizationPartition(apiKeyId, resource.organizationId), 'GRANTS', TYPE_TAG[resource.type], segment(resource.id));
+
 /** The full item of a grant, ready for a Put (replaces an earlier grant on the same resource). */
 export function grantItem(apiKeyId: string, grant: Grant): Item {
   return {
@@ -67,7 +70,7 @@ export function grantItem(apiKeyId: string, grant: Grant): Item {
     ttl: grant.expiresAt,
     gsi1pk: userInOrganizationPartition(apiKeyId, grant.organizationId, grant.userId),
     gsi1sk: key('P', TYPE_TAG[grant.type], segment(grant.id)),
-    gsi2pk: key(organizationPartition(apiKeyId, grant.organizationId), 'GRANTS', TYPE_TAG[grant.type], segment(grant.id)),
+    gsi2pk: holdersPartition(apiKeyId, grant),
     gsi2sk: userSortKey(grant.userId),
   };
 }
@@ -94,3 +97,16 @@ export async function listActiveGrants(apiKeyId: string, userId: string, organiz
 export async function getGrants(apiKeyId: string, userId: string, resources: readonly Resource[]): Promise<Grant[]> {
   return (await batchGet(resources.map((resource) => grantKey(apiKeyId, userId, resource)))).map(toGrant);
 }
+
+/** Every grant on one document, through the holders index (gsi2): what document migration moves. */
+export function documentGrantsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
+  return {
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': holdersPartition(apiKeyId, { type: 'document', id: documentId, organizationId }) },
+  };
+}
+
+/** A grant on a document as it is on another document id (same holder, role and expiry). */
+export const grantMovedTo = (apiKeyId: string, item: Item, documentId: string): Item =>
+  grantItem(apiKeyId, { ...toGrant(item), id: documentId });

@@ -10,14 +10,14 @@
  *
  * An annotationId names one recording in an organization: the item key holds no document, so recordings can be
  * read by id with the organization alone (BatchGet), and moving a document's recordings to another document id
- * (document migration) rewrites `documentId` and the gsi2 key of each item, never its primary key.
+ * (document migration, recordingMovedTo) rewrites `documentId` and the gsi2 key of each item, never its key.
  */
-import { QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
+import type { QuerySpec } from './query';
 import type { TransactItem } from './transact';
 
 export interface RecordedTime {
@@ -75,22 +75,20 @@ function toRecording(item: Item): RecordingRecord {
   return { ...(rest as unknown as Omit<RecordingRecord, 'position'>), position: String(position) };
 }
 
-export type PutRecordingOutcome = 'added' | 'replaced' | 'inAnotherDocument';
-
 /**
  * Adds the recording, or replaces the content of the one with the same annotationId in the same document (its
- * creation time and position are kept). Returns `inAnotherDocument`, writing nothing, when the annotationId
- * already names a recording of another document of the organization. `index` orders recordings added in the
- * same millisecond (their place in the request).
+ * creation time and position are kept), inside a transaction. The item fails its condition when the
+ * annotationId already names a recording of another document of the organization. `index` orders recordings
+ * added in the same millisecond (their place in the request).
  */
-export async function putRecording(
+export function putRecordingItem(
   apiKeyId: string,
   organizationId: string,
   documentId: string,
   annotationId: string,
   content: RecordingContent,
   options: { now: number; index: number },
-): Promise<PutRecordingOutcome> {
+): TransactItem {
   const names: Record<string, string> = { '#documentId': 'documentId' };
   const values: Record<string, unknown> = {
     ':org': organizationId,
@@ -123,24 +121,16 @@ export async function putRecording(
       sets.push(`#${field} = :${field}`);
     }
   }
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: recordingKey(apiKeyId, organizationId, annotationId),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_not_exists(pk) OR #documentId = :documentId',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        // Old values exist only when the recording did: tells an add from a replace without a read.
-        ReturnValues: 'UPDATED_OLD',
-      }),
-    );
-    return Attributes?.createdAt === undefined ? 'added' : 'replaced';
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return 'inAnotherDocument';
-    throw error;
-  }
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: recordingKey(apiKeyId, organizationId, annotationId),
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ConditionExpression: 'attribute_not_exists(pk) OR #documentId = :documentId',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
 /** The recordings among `annotationIds` that exist (any document of the organization). */
@@ -200,30 +190,19 @@ export async function queryRecordings(
   return { recordings: items.slice(0, options.limit).map(toRecording), more: items.length > options.limit };
 }
 
-/**
- * Moves a recording to another document id, inside a transaction (for document migration): sets `documentId`
- * and the document timeline key, keeping the position. Idempotent: an item already moved passes; the item fails
- * its condition when the recording does not exist or belongs to a third document.
- */
-export function moveRecordingItem(
-  apiKeyId: string,
-  organizationId: string,
-  annotationId: string,
-  fromDocumentId: string,
-  toDocumentId: string,
-): TransactItem {
+/** Every recording of one document, through its timeline (gsi2): what document migration moves. */
+export function documentRecordingsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
   return {
-    Update: {
-      TableName: TABLE_NAME,
-      Key: recordingKey(apiKeyId, organizationId, annotationId),
-      UpdateExpression: 'SET #documentId = :to, gsi2pk = :g2',
-      ConditionExpression: '#documentId IN (:from, :to)',
-      ExpressionAttributeNames: { '#documentId': 'documentId' },
-      ExpressionAttributeValues: {
-        ':from': fromDocumentId,
-        ':to': toDocumentId,
-        ':g2': documentRecordings(apiKeyId, organizationId, toDocumentId),
-      },
-    },
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': documentRecordings(apiKeyId, organizationId, documentId) },
   };
+}
+
+/**
+ * A recording as it is in another document: the same item (same key, so read by id as before) with `documentId`
+ * and the document timeline key changed; its position, and so its place in every listing, is kept.
+ */
+export function recordingMovedTo(apiKeyId: string, item: Item, documentId: string): Item {
+  return { ...item, documentId, gsi2pk: documentRecordings(apiKeyId, String(item.organizationId), documentId) };
 }

@@ -5,9 +5,13 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AbortedError } from '../http/errors';
-import { db } from './client';
+import { TABLE_NAME, db } from './client';
+import type { ItemKey } from './batch';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** An unconditional Delete inside a transaction. */
+export const deleteItem = (key: ItemKey): TransactItem => ({ Delete: { TableName: TABLE_NAME, Key: { pk: key.pk, sk: key.sk } } });
 
 /** DynamoDB's limit on items per transaction. */
 export const MAX_TRANSACT_ITEMS = 100;

@@ -19,9 +19,10 @@ import {
   type StoredActivity,
 } from '../db/activity';
 import { getActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
-import { TransactionCancelledError, transactWrite, type TransactItem } from '../db/transact';
+import { MAX_TRANSACT_ITEMS, TransactionCancelledError, type TransactItem } from '../db/transact';
 import { AbortedError, AlreadyExistsError, FailedPreconditionError } from '../http/errors';
 import { canonicalJson } from '../canonical-json';
+import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 export { FEATURE_TYPES };
 
@@ -74,7 +75,8 @@ const ATTEMPTS = 4;
 
 /**
  * Adds the records in one transaction and returns the message naming how many were added, found unchanged and
- * skipped. Throws FailedPreconditionError when the activity config is not enabled; AlreadyExistsError when the
+ * skipped. Throws FailedPreconditionError when the activity config is not enabled or the document is being
+ * migrated; AlreadyExistsError when the
  * log is immutable and a record's id is stored with other content (nothing of the batch is written then).
  * Immutable writes are conditional: a record that appears concurrently makes the batch read again and decide anew.
  */
@@ -92,6 +94,8 @@ export async function addActivities(apiKeyId: string, input: AddActivitiesInput,
     return { organizationId, documentId, content, contentHash: contentHash(documentId, content), timestamp: now, seq };
   });
   const skipped = input.activities.length - kept.length;
+  const document = documentsIn(input.organizationId, [input.documentId]);
+  await assertDocumentsWritable(apiKeyId, document);
   for (let attempt = 1; ; attempt += 1) {
     const stored = immutable
       ? await getActivities(apiKeyId, input.organizationId, kept.filter((a) => a.id !== undefined).map((a) => String(a.id)))
@@ -104,10 +108,12 @@ export async function addActivities(apiKeyId: string, input: AddActivitiesInput,
       return existing === undefined;
     });
     // One item per record: 100 records fill DynamoDB's 100-item transaction. Items written with a record (in the
-    // same transaction, so they can never disagree with it) go into this list and count against that budget.
+    // same transaction, so they can never disagree with it) go into this list and count against that budget. The
+    // document's migration-lock check rides along when there is room (up to 99 records); a full batch of 100
+    // relies on the check above, and the migration's last pass over the document's log picks up such a record.
     const items: TransactItem[] = fresh.flatMap((write) => [putActivityItem(apiKeyId, write, { mustBeNew: immutable })]);
     try {
-      await transactWrite(items);
+      await transactGuarded(apiKeyId, items, items.length < MAX_TRANSACT_ITEMS ? document : []);
       return summary(fresh.length, writes.length - fresh.length, skipped);
     } catch (error) {
       if (!(error instanceof TransactionCancelledError)) throw error;

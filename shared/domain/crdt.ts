@@ -32,10 +32,12 @@ import {
   type CrdtType,
   type EditorRef,
   type StoredEditor,
+  type TransactionWriter,
 } from '../db/crdt';
 import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../db/organization';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../http/errors';
 import { clientId } from '../http/schemas';
+import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 export { CRDT_TYPES, type CrdtType };
 
@@ -542,10 +544,15 @@ function checkStateSize(state: Uint8Array): Uint8Array {
   return state;
 }
 
+/** Sends an editor's writes with the document's migration-lock check in the same transaction. */
+const guardedBy = (apiKeyId: string, organizationId: string, documentId: string): TransactionWriter => (items) =>
+  transactGuarded(apiKeyId, items, documentsIn(organizationId, [documentId]));
+
 /**
  * Creates the editor's data. The organization and document are created when missing (like a first write in an
  * editor), so the data is listed with its document and moves with it. Throws InvalidArgumentError for the
- * input rules, AlreadyExistsError when the editor already has data.
+ * input rules, AlreadyExistsError when the editor already has data, FailedPreconditionError when the document
+ * is being migrated.
  */
 export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now = Date.now()): Promise<void> {
   const editorId = checkEditorId(input.editorId);
@@ -557,7 +564,9 @@ export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now
     ? []
     : [ensureOrganizationItem(apiKeyId, organizationId, now), upsertDocumentItem(apiKeyId, organizationId, documentId, {}, now)];
   const editor = { organizationId, documentId, editorId, type, contentKey, state, lastUpdate: new Date(now).toISOString(), lastUpdatedBy: input.userId ?? null };
-  if (!(await createEditor(apiKeyId, editor, structure))) throw new AlreadyExistsError('CRDT data already exists for this editor ID.');
+  if (!(await createEditor(apiKeyId, editor, structure, guardedBy(apiKeyId, organizationId, documentId)))) {
+    throw new AlreadyExistsError('CRDT data already exists for this editor ID.');
+  }
 }
 
 /** The base64 text of a Yjs update, decoded; canonical base64 only, so a typo is an error rather than other bytes. */
@@ -570,10 +579,12 @@ function decodeUpdate(base64: string): Uint8Array {
 /**
  * Replaces the editor's content (`type` + `data`, applied as Yjs operations) or merges a client's `yjsUpdate`,
  * re-applying on concurrent writes. `type` must be the stored one, and `contentKey`, when given, too. Throws
- * InvalidArgumentError for the input rules, NotFoundError when the editor has no data.
+ * InvalidArgumentError for the input rules, NotFoundError when the editor has no data, FailedPreconditionError
+ * when the document is being migrated.
  */
 export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, now = Date.now()): Promise<void> {
   const ref: EditorRef = { organizationId: input.organizationId, documentId: input.documentId, editorId: checkEditorId(input.editorId) };
+  await assertDocumentsWritable(apiKeyId, documentsIn(ref.organizationId, [ref.documentId]));
   let change: (current: StoredEditor) => Uint8Array;
   if (input.yjsUpdate !== undefined) {
     if (input.type !== undefined || input.data !== undefined) throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');
@@ -590,11 +601,12 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
     };
   }
   const lastUpdate = new Date(now).toISOString();
-  const updated = await updateEditor(apiKeyId, ref, (current) => ({
-    state: checkStateSize(change(current)),
-    lastUpdate,
-    lastUpdatedBy: input.userId ?? null,
-  }));
+  const updated = await updateEditor(
+    apiKeyId,
+    ref,
+    (current) => ({ state: checkStateSize(change(current)), lastUpdate, lastUpdatedBy: input.userId ?? null }),
+    guardedBy(apiKeyId, ref.organizationId, ref.documentId),
+  );
   if (updated === undefined) throw new NotFoundError('CRDT data not found for this editor ID.');
 }
 

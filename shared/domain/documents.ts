@@ -18,16 +18,16 @@ import {
   getDocuments,
   listDocuments,
   requireOrganizationItem,
-  updateDocument,
   updateDocumentItem,
   upsertDocumentItem,
   type AccessType,
   type DocumentFields,
   type DocumentRecord,
 } from '../db/organization';
-import { MAX_TRANSACT_ITEMS, TransactionCancelledError, transactWrite, type TransactItem } from '../db/transact';
+import { TransactionCancelledError } from '../db/transact';
 import { batchResult, type BatchResult } from '../http/batch-result';
 import { InvalidArgumentError, NotFoundError } from '../http/errors';
+import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
 
 const MAX_NAME_LENGTH = 1000;
 const MAX_METADATA_ENTRIES = 50;
@@ -74,17 +74,12 @@ const fieldsOf = ({ documentName, folderId, accessType, metadata }: DocumentInpu
   metadata,
 });
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
-  return result;
-}
-
 /**
  * Adds (or updates, idempotently) `documents`, creating the folders they name. The organization must exist
- * unless `createOrganization` is true. Writes run in transactions of at most 100 items, each holding the
- * organization's check or creation first, so no document is written into a missing organization.
- * Throws NotFoundError `Organization not found.` (nothing written) when the organization is missing.
+ * unless `createOrganization` is true. Writes run in transactions of at most 100 items, the first holding the
+ * organization's check or creation, each checking that its documents are not being migrated, so no document is
+ * written into a missing organization or into a migration. Throws NotFoundError `Organization not found.` and
+ * FailedPreconditionError (a document is being migrated), nothing written.
  */
 export async function addDocuments(
   apiKeyId: string,
@@ -96,19 +91,22 @@ export async function addDocuments(
   const organization = options.createOrganization
     ? ensureOrganizationItem(apiKeyId, organizationId, now)
     : requireOrganizationItem(apiKeyId, organizationId);
+  await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documents.map((document) => document.documentId)));
   const folderIds = [...new Set(documents.flatMap((document) => (document.folderId === undefined ? [] : [document.folderId])))];
-  // Folders before documents: a chunk that commits never leaves a document in a folder that does not exist.
-  const writes: TransactItem[] = [
-    ...folderIds.map((folderId) => ensureFolderItem(apiKeyId, organizationId, folderId, now)),
-    ...documents.map((document) => upsertDocumentItem(apiKeyId, organizationId, document.documentId, fieldsOf(document), now)),
+  // Folders before documents: a transaction that commits never leaves a document in a folder that does not exist.
+  const groups: WriteGroup[] = [
+    ...folderIds.map((folderId) => ({ items: [ensureFolderItem(apiKeyId, organizationId, folderId, now)], documents: [] })),
+    ...documents.map((document) => ({
+      items: [upsertDocumentItem(apiKeyId, organizationId, document.documentId, fieldsOf(document), now)],
+      documents: documentsIn(organizationId, [document.documentId]),
+    })),
   ];
-  for (const chunk of chunks(writes, MAX_TRANSACT_ITEMS - 1)) {
-    try {
-      await transactWrite([organization, ...chunk]);
-    } catch (error) {
-      if (error instanceof TransactionCancelledError && error.failed(0)) throw new NotFoundError('Organization not found.');
-      throw error;
-    }
+  try {
+    await writeGroupsGuarded(apiKeyId, groups, { items: [organization], documents: [] });
+  } catch (error) {
+    // Only the organization check (first item of the first transaction) has a condition of its own.
+    if (error instanceof TransactionCancelledError && error.failed(0)) throw new NotFoundError('Organization not found.');
+    throw error;
   }
   return batchResult(documents, (document) => document.documentId, (document) => ({
     success: true,
@@ -117,29 +115,33 @@ export async function addDocuments(
   }));
 }
 
-/** Sets the present fields of one existing document (moving it creates the target folder); false when it does not exist. */
-async function updateOne(apiKeyId: string, organizationId: string, document: DocumentInput, now: number): Promise<boolean> {
-  const fields = fieldsOf(document);
-  if (fields.folderId === undefined) {
-    return (await updateDocument(apiKeyId, organizationId, document.documentId, fields, now)) !== undefined;
-  }
+/**
+ * Sets the present fields of one existing document (moving it creates the target folder) in one transaction with
+ * its lock check; false when it does not exist. Throws FailedPreconditionError when it is being migrated.
+ */
+async function updateOne(apiKeyId: string, organizationId: string, documentId: string, fields: DocumentFields, now: number): Promise<boolean> {
+  // One transaction, so an unknown document never leaves a new empty folder behind.
+  const items = [
+    ...(fields.folderId === undefined ? [] : [ensureFolderItem(apiKeyId, organizationId, fields.folderId, now)]),
+    updateDocumentItem(apiKeyId, organizationId, documentId, fields, now),
+  ];
   try {
-    // One transaction, so an unknown document never leaves a new empty folder behind.
-    await transactWrite([
-      ensureFolderItem(apiKeyId, organizationId, fields.folderId, now),
-      updateDocumentItem(apiKeyId, organizationId, document.documentId, fields, now),
-    ]);
+    await transactGuarded(apiKeyId, items, documentsIn(organizationId, [documentId]));
     return true;
   } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failed(1)) return false;
+    if (error instanceof TransactionCancelledError && error.failed(items.length - 1)) return false;
     throw error;
   }
 }
 
-/** Updates the fields present in each of `documents`; an unknown document is a per-item failure. One write each. */
+/**
+ * Updates the fields present in each of `documents`; an unknown document is a per-item failure. One transaction
+ * each. Throws FailedPreconditionError (nothing written) when any of them is being migrated.
+ */
 export async function updateDocuments(apiKeyId: string, organizationId: string, documents: readonly DocumentInput[]): Promise<BatchResult> {
   const now = Date.now();
-  const updated = await Promise.all(documents.map((document) => updateOne(apiKeyId, organizationId, document, now)));
+  await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documents.map((document) => document.documentId)));
+  const updated = await Promise.all(documents.map((document) => updateOne(apiKeyId, organizationId, document.documentId, fieldsOf(document), now)));
   return batchResult(documents.map((document, index) => ({ id: document.documentId, updated: updated[index] })), (item) => item.id, (item) => ({
     success: item.updated,
     id: item.id,
@@ -147,7 +149,10 @@ export async function updateDocuments(apiKeyId: string, organizationId: string, 
   }));
 }
 
-/** Disables or enables each of `documentIds`; an unknown document is a per-item failure (without `disabled`). */
+/**
+ * Disables or enables each of `documentIds`; an unknown document is a per-item failure (without `disabled`).
+ * Throws FailedPreconditionError (nothing written) when any of them is being migrated.
+ */
 export async function setDocumentsDisabled(
   apiKeyId: string,
   organizationId: string,
@@ -155,9 +160,8 @@ export async function setDocumentsDisabled(
   disabled: boolean,
 ): Promise<BatchResult> {
   const now = Date.now();
-  const found = await Promise.all(
-    documentIds.map(async (documentId) => (await updateDocument(apiKeyId, organizationId, documentId, { disabled }, now)) !== undefined),
-  );
+  await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documentIds));
+  const found = await Promise.all(documentIds.map((documentId) => updateOne(apiKeyId, organizationId, documentId, { disabled }, now)));
   return batchResult(documentIds.map((id, index) => ({ id, found: found[index] })), (item) => item.id, (item) =>
     item.found
       ? { success: true, disabled, message: disabled ? 'Document disabled.' : 'Document enabled.' }

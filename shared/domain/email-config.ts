@@ -7,13 +7,8 @@
  * the get function (no KMS grant, never decrypts) is bundled without it.
  */
 import type { EncryptionContext } from '../crypto/encryption';
-import {
-  getEmailConfig,
-  putEmailConfig,
-  type EmailConfigRecord,
-  type EmailSettings,
-  type ProviderKey,
-} from '../db/email-config';
+import { sealer, secretChange, type SecretChange, type SecretSealing } from '../crypto/sealed-secret';
+import { getEmailConfig, putEmailConfig, type EmailConfigRecord, type EmailSettings } from '../db/email-config';
 import { AbortedError, invalidFields } from '../http/errors';
 import { logger } from '../http/logger';
 import { STANDARD_COMMENT_TRIGGERS } from './activity-config';
@@ -42,17 +37,8 @@ export interface EmailConfigView {
   emailServiceConfig: EmailServiceConfig;
 }
 
-/** The secret functions of shared/crypto/encryption.ts, passed in by the update handler (see the header). */
-export interface SecretSealing {
-  encryptSecret: (plaintext: string, context: EncryptionContext) => Promise<string>;
-  maskSecret: (secret: string) => string;
-}
-
 /** Binds a provider key's ciphertext to its tenant and purpose: copied onto another item, it does not decrypt. */
 export const providerKeyContext = (apiKeyId: string): EncryptionContext => ({ purpose: 'email-provider-key', apiKeyId });
-
-/** What an update does to the stored provider key. */
-export type ProviderKeyChange = { action: 'keep' } | { action: 'clear' } | { action: 'replace'; key: ProviderKey };
 
 /** Whether `update` enables the service (rule 1): `useEmailService: true` or `type: "custom"`. */
 function enables(update: EmailConfigUpdate): boolean {
@@ -76,7 +62,7 @@ export function seedsDefaults(stored: EmailConfigRecord | undefined, update: Ema
 export function mergeEmailConfig(
   stored: EmailConfigRecord | undefined,
   update: EmailConfigUpdate,
-  providerKey: ProviderKeyChange,
+  providerKey: SecretChange,
 ): EmailConfigRecord {
   const storedSettings = stored?.emailServiceConfig ?? {};
   const base: EmailConfigRecord = seedsDefaults(stored, update)
@@ -102,7 +88,7 @@ export function mergeEmailConfig(
 
   const merged: EmailConfigRecord = { ...base, emailServiceConfig: settings };
   if (update.useEmailService !== undefined) merged.useEmailService = update.useEmailService;
-  if (providerKey.action === 'replace') merged.providerKey = providerKey.key;
+  if (providerKey.action === 'replace') merged.providerKey = providerKey.secret;
   if (providerKey.action === 'clear') delete merged.providerKey;
   return merged;
 }
@@ -120,33 +106,15 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/**
- * What the sent `apiKey` does: absent keeps the stored key, `""` clears it, and the stored masked form sent back
- * (a client saving what get returned) keeps it too rather than storing the mask as the key. Anything else
- * replaces it; `seal` encrypts it once however many merge attempts follow.
- */
-async function providerKeyChange(
-  apiKey: string | undefined,
-  stored: ProviderKey | undefined,
-  seal: (plaintext: string) => Promise<ProviderKey>,
-): Promise<ProviderKeyChange> {
-  if (apiKey === undefined || (stored !== undefined && apiKey === stored.masked)) return { action: 'keep' };
-  if (apiKey === '') return { action: 'clear' };
-  return { action: 'replace', key: await seal(apiKey) };
-}
-
 const ATTEMPTS = 5;
 
 /** Applies `update` to the tenant's config and returns the result. Concurrent updates are merged in turn. */
 export async function updateEmailConfig(apiKeyId: string, update: EmailConfigUpdate, sealing: SecretSealing): Promise<EmailConfigView> {
-  let sealed: Promise<ProviderKey> | undefined;
-  const seal = (plaintext: string) =>
-    (sealed ??= sealing
-      .encryptSecret(plaintext, providerKeyContext(apiKeyId))
-      .then((ciphertext) => ({ ciphertext, masked: sealing.maskSecret(plaintext) })));
+  // The sent `apiKey`: absent or the masked form keeps the stored key, "" clears it, anything else replaces it.
+  const seal = sealer(sealing, providerKeyContext(apiKeyId));
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const stored = await getEmailConfig(apiKeyId);
-    const providerKey = await providerKeyChange(update.emailServiceConfig?.apiKey, stored?.config.providerKey, seal);
+    const providerKey = await secretChange(update.emailServiceConfig?.apiKey, stored?.config.providerKey, seal);
     const merged = mergeEmailConfig(stored?.config, update, providerKey);
     if (await putEmailConfig(apiKeyId, merged, stored?.version ?? 0)) {
       // Outcomes only: never the key, in clear or masked.

@@ -3,9 +3,10 @@
  * organization and per document. A document's level falls back, field by field, to the user's organization
  * level, then to ALL.
  */
-import { batchWrite, putRequest } from '../db/batch';
+import { TABLE_NAME } from '../db/client';
 import { configItem, getConfigs, type NotificationConfig, type StoredConfig } from '../db/notification';
 import type { BatchResult } from '../http/batch-result';
+import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
 
 const DEFAULT: NotificationConfig = { inbox: 'ALL', email: 'ALL' };
 
@@ -35,20 +36,26 @@ export async function readNotificationConfig(
   return entries;
 }
 
-/** Sets the given levels for each user, at the organization or at each document; levels not given are kept. */
+/**
+ * Sets the given levels for each user, at the organization or at each document; levels not given are kept.
+ * Settings of a document are written with its migration-lock check: throws FailedPreconditionError (nothing
+ * written) when a named document is being migrated.
+ */
 export async function setNotificationConfig(
   apiKeyId: string,
   input: { organizationId: string; userIds: string[]; documentIds?: string[]; config: StoredConfig },
 ): Promise<BatchResult> {
   const targets = input.documentIds ?? [undefined];
+  await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, input.documentIds ?? []));
   const stored = await getConfigs(apiKeyId, input.organizationId, input.userIds, input.documentIds ?? []);
   const writes = input.userIds.flatMap((userId) =>
     targets.map((documentId) => {
       const current = stored.get(`${userId}\u0000${documentId ?? ''}`) ?? {};
       const merged = { ...current, ...Object.fromEntries(Object.entries(input.config).filter(([, v]) => v !== undefined)) };
-      return putRequest(configItem(apiKeyId, input.organizationId, userId, documentId, merged));
+      const item = configItem(apiKeyId, input.organizationId, userId, documentId, merged);
+      return { items: [{ Put: { TableName: TABLE_NAME, Item: item } }], documents: documentsIn(input.organizationId, [documentId]) };
     }),
   );
-  await batchWrite(writes);
+  await writeGroupsGuarded(apiKeyId, writes);
   return Object.fromEntries(input.userIds.map((userId) => [userId, { success: true, userId, message: 'Notification config set.' }]));
 }

@@ -23,10 +23,12 @@ import {
   type TimelineSource,
 } from '../db/notification';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
-import { transactWrite, type TransactItem } from '../db/transact';
+import { TABLE_NAME } from '../db/client';
+import { deleteItem, type TransactItem } from '../db/transact';
 import type { BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
 import { accessOfUsers } from './access';
+import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 export interface NotificationContent {
   actionUser?: NotificationUser;
@@ -75,10 +77,13 @@ async function withAccess(apiKeyId: string, organizationId: string, documentId: 
 /**
  * Adds the notification, or updates the one with the same id (its timestamp and read state are kept, new
  * recipients are added). Feed entries are written before the notification item, so an interrupted request
- * never shows a notification whose delivery is missing; retrying with the same id completes it. Throws
- * NotFoundError for a missing organization or document without the matching create flag.
+ * never shows a notification whose delivery is missing; retrying with the same id completes it. The notification
+ * item is written with its document's migration-lock check. Throws NotFoundError for a missing organization or
+ * document without the matching create flag, FailedPreconditionError when the document is being migrated.
  */
 export async function addNotification(apiKeyId: string, input: AddNotificationInput, now = Date.now()): Promise<string> {
+  const document = documentsIn(input.organizationId, [input.documentId]);
+  await assertDocumentsWritable(apiKeyId, document);
   const structure: TransactItem[] = [];
   if (!(await organizationExists(apiKeyId, input.organizationId))) {
     if (!input.createOrganization) throw new NotFoundError('Organization not found.');
@@ -111,10 +116,10 @@ export async function addNotification(apiKeyId: string, input: AddNotificationIn
     notifyAll: input.notifyAll ?? false,
     timestamp: existing?.timestamp ?? now,
   };
-  if (structure.length > 0) await transactWrite(structure);
+  if (structure.length > 0) await transactGuarded(apiKeyId, structure, document);
   await batchWrite(recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))));
   const readBy = existing && existing.readByUserIds.length > 0 ? { readBy: new Set(existing.readByUserIds) } : {};
-  await batchWrite([putRequest({ ...notificationItem(apiKeyId, notification), ...readBy })]);
+  await transactGuarded(apiKeyId, [{ Put: { TableName: TABLE_NAME, Item: { ...notificationItem(apiKeyId, notification), ...readBy } } }], document);
   return id;
 }
 
@@ -212,9 +217,11 @@ export interface UpdateNotificationsInput {
  * Updates content and read state. `readByUserIds` only adds readers; without `persistReadForUsers` the
  * notification also leaves those readers' feeds ("For You"). With `verifyUserPermissions`, only readers with
  * access to the document are marked. A notification outside the named document or location is not found.
+ * Throws FailedPreconditionError (nothing written) when the document of a notification is being migrated.
  */
 export async function updateNotifications(apiKeyId: string, input: UpdateNotificationsInput): Promise<BatchResult> {
   const found = await getNotifications(apiKeyId, input.organizationId, input.notifications.map((n) => n.id));
+  await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, [input.documentId, ...[...found.values()].map((n) => n.documentId)]));
   const results = await Promise.all(
     input.notifications.map(async (update) => {
       const stored = found.get(update.id);
@@ -224,7 +231,7 @@ export async function updateNotifications(apiKeyId: string, input: UpdateNotific
       let readers = [...new Set(update.readByUserIds ?? [])];
       if (input.verifyUserPermissions && readers.length > 0) readers = await withAccess(apiKeyId, input.organizationId, stored.documentId, readers);
       const { id, readByUserIds: _r, persistReadForUsers, notificationSource: _s, ...changes } = update;
-      await transactWrite([updateNotificationItem(apiKeyId, input.organizationId, id, changes, readers)]);
+      await transactGuarded(apiKeyId, [updateNotificationItem(apiKeyId, input.organizationId, id, changes, readers)], documentsIn(input.organizationId, [stored.documentId]));
       if (!persistReadForUsers && readers.length > 0) await batchWrite(readers.map((userId) => deleteRequest(feedEntryKey(apiKeyId, stored, userId))));
       return [update.id, { success: true, message: 'Notification updated.' }] as const;
     }),
@@ -264,25 +271,24 @@ async function selected(apiKeyId: string, input: DeleteNotificationsInput): Prom
 /**
  * Deletes the selected notifications with every feed entry, or — with `userId` — removes them from that user's
  * feed only, leaving other recipients' feeds intact (decisions §6). The caller has refused an organization-only
- * request.
+ * request. Throws FailedPreconditionError (nothing written) when a document concerned is being migrated.
  */
 export async function deleteNotifications(apiKeyId: string, input: DeleteNotificationsInput): Promise<BatchResult> {
   const notifications = await selected(apiKeyId, input);
+  await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, [input.documentId, ...notifications.map((n) => n.documentId)]));
   const result: BatchResult = {};
   for (const id of input.notificationIds ?? []) result[id] = { success: false, message: 'Notification does not exist.' };
   await Promise.all(
     notifications.map(async (n) => {
       if (input.userId !== undefined) {
         const inFeed = (await existingFeedEntries(apiKeyId, n, [input.userId])).has(input.userId);
-        if (inFeed) await batchWrite([deleteRequest(feedEntryKey(apiKeyId, n, input.userId))]);
+        if (inFeed) await transactGuarded(apiKeyId, [deleteItem(feedEntryKey(apiKeyId, n, input.userId))], documentsIn(input.organizationId, [n.documentId]));
         result[n.id] = inFeed ? { success: true, message: 'Notification removed for the user.' } : { success: false, message: 'Notification is not in the user\'s feed.' };
         return;
       }
       const recipients = await listRecipients(apiKeyId, input.organizationId, n.id);
-      await batchWrite([
-        ...recipients.map((userId) => deleteRequest(feedEntryKey(apiKeyId, n, userId))),
-        deleteRequest(notificationKey(apiKeyId, input.organizationId, n.id)),
-      ]);
+      await batchWrite(recipients.map((userId) => deleteRequest(feedEntryKey(apiKeyId, n, userId))));
+      await transactGuarded(apiKeyId, [deleteItem(notificationKey(apiKeyId, input.organizationId, n.id))], documentsIn(input.organizationId, [n.documentId]));
       result[n.id] = { success: true, message: 'Notification deleted.' };
     }),
   );

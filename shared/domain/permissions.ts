@@ -3,12 +3,12 @@
  * which organization a resource belongs to, the default role, expiry in the future, no resource twice, and
  * reads that never show an expired grant.
  */
-import { batchWrite, deleteRequest } from '../db/batch';
 import type { Role } from '../db/membership';
+import { deleteItem } from '../db/transact';
 import { getGrants, grantKey, isActive, listActiveGrants, putGrantItem, type Grant, type Resource, type ResourceType } from '../db/permission';
-import { transactWrite } from '../db/transact';
 import { batchResult, type BatchResult } from '../http/batch-result';
 import { invalidFields, type FieldIssue } from '../http/errors';
+import { assertDocumentsWritable, writeGroupsGuarded, type DocumentRef } from './document-locks';
 
 /** A resource as the client names it: `organizationId` may be left out for an organization. */
 export interface ResourceInput {
@@ -80,13 +80,21 @@ export function grantsToAdd(userId: string, inputs: readonly PermissionInput[], 
   }));
 }
 
+/** The document a grant concerns, whose migration lock a change to it checks. */
+const lockedBy = (resource: Resource): DocumentRef[] =>
+  resource.type === 'document' ? [{ organizationId: resource.organizationId, documentId: resource.id }] : [];
+
 /**
- * Grants every resource to the user in one transaction (at most 100 puts), so a request is all-or-nothing. A
- * grant already there is replaced: its role and expiry become the new ones. Throws InvalidArgumentError.
+ * Grants every resource to the user in one transaction, with a migration-lock check per document resource, so a
+ * request is all-or-nothing (one transaction holds 100 items: a request with more than 50 document resources may
+ * need two, which only matters when a migration starts between them). A grant already there is replaced: its
+ * role and expiry become the new ones. Throws InvalidArgumentError, and FailedPreconditionError when a document
+ * is being migrated.
  */
 export async function addPermissions(apiKeyId: string, userId: string, inputs: readonly PermissionInput[], now = Date.now()) {
   const grants = grantsToAdd(userId, inputs, now);
-  await transactWrite(grants.map((grant) => putGrantItem(apiKeyId, grant)));
+  await assertDocumentsWritable(apiKeyId, grants.flatMap(lockedBy));
+  await writeGroupsGuarded(apiKeyId, grants.map((grant) => ({ items: [putGrantItem(apiKeyId, grant)], documents: lockedBy(grant) })));
 }
 
 /** The user's grants that count at `now` (ms), all or in one organization, ordered by organization, then type and id. */
@@ -103,12 +111,17 @@ export async function activePermissions(apiKeyId: string, userId: string, organi
 
 /**
  * Removes the user's grants on `inputs`, keyed by resource id. A grant that has expired is deleted too but
- * reported as not existing, the same view Get Permissions gives. Throws InvalidArgumentError.
+ * reported as not existing, the same view Get Permissions gives. Throws InvalidArgumentError, and
+ * FailedPreconditionError when a document is being migrated.
  */
 export async function removePermissions(apiKeyId: string, userId: string, inputs: readonly ResourceInput[], now = Date.now()): Promise<BatchResult> {
   const resources: Resource[] = resolveResources(inputs, RESOURCES_PATH).map(({ type, id, organizationId }) => ({ type, id, organizationId }));
+  await assertDocumentsWritable(apiKeyId, resources.flatMap(lockedBy));
   const stored = await getGrants(apiKeyId, userId, resources);
-  await batchWrite(stored.map((grant) => deleteRequest(grantKey(apiKeyId, userId, grant))));
+  await writeGroupsGuarded(
+    apiKeyId,
+    stored.map((grant) => ({ items: [deleteItem(grantKey(apiKeyId, userId, grant))], documents: lockedBy(grant) })),
+  );
   const active = new Set(stored.filter((grant) => isActive(grant, now)).map((grant) => JSON.stringify([grant.type, grant.organizationId, grant.id])));
   return batchResult(resources, (resource) => resource.id, (resource) =>
     active.has(JSON.stringify([resource.type, resource.organizationId, resource.id]))

@@ -21,15 +21,16 @@ import { newId } from '../crypto/tokens';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
 import {
   getRecordings,
-  putRecording,
+  putRecordingItem,
   queryRecordings,
   type RecordingContent,
   type RecordingRecord,
 } from '../db/recording';
-import { transactWrite, type TransactItem } from '../db/transact';
+import { TransactionCancelledError, type TransactItem } from '../db/transact';
 import type { BatchResult, ItemResult } from '../http/batch-result';
 import { InvalidArgumentError } from '../http/errors';
 import { clientId, httpUrl } from '../http/schemas';
+import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 const MAX_RECORDING_BYTES = 256 * 1024;
 const MAX_PAGE_BYTES = 5 * 1024 * 1024;
@@ -115,10 +116,13 @@ const OUTCOME_RESULTS = {
   inAnotherDocument: { success: false, message: 'Recording belongs to another document.' },
 } as const satisfies Record<string, ItemResult>;
 
+type Outcome = keyof typeof OUTCOME_RESULTS;
+
 /**
  * Adds (or replaces, idempotently) recordings of a document, creating the organization and the document when
- * missing. Each recording is one conditional write, so one that names a recording of another document fails
- * alone. A storage error after some writes leaves those written; retrying the request completes it.
+ * missing. Each recording is one transaction with the document's migration-lock check, so one that names a
+ * recording of another document fails alone. A storage error after some writes leaves those written; retrying
+ * the request completes it. Throws FailedPreconditionError when the document is being migrated.
  */
 export async function addRecordings(
   apiKeyId: string,
@@ -126,21 +130,33 @@ export async function addRecordings(
   now = Date.now(),
 ): Promise<BatchResult> {
   const { organizationId, documentId } = input;
-  const [organization, document] = await Promise.all([
+  const guarded = documentsIn(organizationId, [documentId]);
+  const withIds = input.recordings.map((recording) => ({ recording, annotationId: recording.annotationId ?? newId('rec_') }));
+  const [organization, document, stored] = await Promise.all([
     organizationExists(apiKeyId, organizationId),
     getDocument(apiKeyId, organizationId, documentId),
+    // Which recordings exist already tells an add from a replace (a transaction returns no old values).
+    getRecordings(apiKeyId, organizationId, withIds.map(({ annotationId }) => annotationId)),
+    assertDocumentsWritable(apiKeyId, guarded),
   ]);
   // Only what is missing is written: an existing document's updatedAt is not touched by adding recordings.
   const structure: TransactItem[] = [];
   if (!organization) structure.push(ensureOrganizationItem(apiKeyId, organizationId, now));
   if (!document) structure.push(upsertDocumentItem(apiKeyId, organizationId, documentId, {}, now));
-  if (structure.length > 0) await transactWrite(structure);
+  if (structure.length > 0) await transactGuarded(apiKeyId, structure, guarded);
 
-  const withIds = input.recordings.map((recording) => ({ recording, annotationId: recording.annotationId ?? newId('rec_') }));
+  const existing = new Set(stored.map((recording) => recording.annotationId));
   const outcomes = await Promise.all(
-    withIds.map(({ recording, annotationId }, index) =>
-      putRecording(apiKeyId, organizationId, documentId, annotationId, contentOf(recording), { now, index }),
-    ),
+    withIds.map(async ({ recording, annotationId }, index): Promise<Outcome> => {
+      const item = putRecordingItem(apiKeyId, organizationId, documentId, annotationId, contentOf(recording), { now, index });
+      try {
+        await transactGuarded(apiKeyId, [item], guarded);
+        return existing.has(annotationId) ? 'replaced' : 'added';
+      } catch (error) {
+        if (error instanceof TransactionCancelledError && error.failed(0)) return 'inAnotherDocument';
+        throw error;
+      }
+    }),
   );
   const result: BatchResult = {};
   withIds.forEach(({ annotationId }, i) => {

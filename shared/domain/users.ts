@@ -3,7 +3,6 @@
  * Every write of one user (profile + membership) sits in one transaction, so a failure never leaves half a
  * membership behind; 100 users take three transactions.
  */
-import { batchWrite, deleteRequest, type ItemKey } from '../db/batch';
 import {
   getMemberships,
   membershipKey,
@@ -11,6 +10,7 @@ import {
   upsertMembershipItem,
   userEntriesInOrganization,
   type Level,
+  type UserEntry,
   type Role,
 } from '../db/membership';
 import {
@@ -22,9 +22,10 @@ import {
   upsertDocumentItem,
 } from '../db/organization';
 import { stableUserId, upsertProfileItem } from '../db/profile';
-import { MAX_TRANSACT_ITEMS, transactWrite, type TransactItem } from '../db/transact';
+import { deleteItem, type TransactItem } from '../db/transact';
 import type { BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
+import { assertDocumentsWritable, documentsIn, writeGroupsGuarded, type DocumentRef, type WriteGroup } from './document-locks';
 
 export interface UserInput {
   userId: string;
@@ -47,19 +48,9 @@ export function levelOf(input: LevelInput): Level {
   return { type: 'organization' };
 }
 
-/**
- * Splits per-user item groups into transactions of at most 100 items without splitting a user's group; the
- * first transaction also carries `leading` (organization, folder or document writes and checks).
- */
-function transactions(leading: TransactItem[], perUser: TransactItem[][]): TransactItem[][] {
-  const result: TransactItem[][] = [[...leading]];
-  for (const group of perUser) {
-    const current = result[result.length - 1];
-    if (current.length + group.length > MAX_TRANSACT_ITEMS) result.push([...group]);
-    else current.push(...group);
-  }
-  return result.filter((items) => items.length > 0);
-}
+/** The documents whose data a write at the level touches (the lock checks it needs): the document, if any. */
+const documentsOf = (organizationId: string, level: Level): DocumentRef[] =>
+  documentsIn(organizationId, [level.type === 'document' ? level.id : undefined]);
 
 /** Structure writes for Add Users: organization always ensured; document or folder checked or created. */
 async function structureItems(apiKeyId: string, input: AddUsersInput, now: number): Promise<TransactItem[]> {
@@ -93,12 +84,16 @@ export interface AddUsersInput extends LevelInput {
  */
 export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Date.now()): Promise<BatchResult> {
   const level = levelOf(input);
+  await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const leading = await structureItems(apiKeyId, input, now);
-  const perUser = input.users.map((user) => [
-    upsertProfileItem(apiKeyId, user),
-    upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, now),
-  ]);
-  for (const items of transactions(leading, perUser)) await transactWrite(items);
+  const perUser: WriteGroup[] = input.users.map((user) => ({
+    items: [
+      upsertProfileItem(apiKeyId, user),
+      upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, now),
+    ],
+    documents: documentsOf(input.organizationId, level),
+  }));
+  await writeGroupsGuarded(apiKeyId, perUser, { items: leading, documents: documentsOf(input.organizationId, level) });
   return Object.fromEntries(
     input.users.map((user) => [user.userId, { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User added.' }]),
   );
@@ -111,13 +106,17 @@ export interface UpdateUsersInput extends LevelInput {
 /** Updates the given fields of users that are members at the level; others get `success:false`. */
 export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Promise<BatchResult> {
   const level = levelOf(input);
+  await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const members = await getMemberships(apiKeyId, input.organizationId, level, input.users.map((user) => user.userId));
   const present = input.users.filter((user) => members.has(user.userId));
-  const perUser = present.map((user) => [
-    upsertProfileItem(apiKeyId, user),
-    ...(user.accessRole === undefined ? [] : [setRoleItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole)]),
-  ]);
-  for (const items of transactions([], perUser)) await transactWrite(items);
+  const perUser: WriteGroup[] = present.map((user) => ({
+    items: [
+      upsertProfileItem(apiKeyId, user),
+      ...(user.accessRole === undefined ? [] : [setRoleItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole)]),
+    ],
+    documents: documentsOf(input.organizationId, level),
+  }));
+  await writeGroupsGuarded(apiKeyId, perUser);
   return Object.fromEntries(
     input.users.map((user) => [
       user.userId,
@@ -134,27 +133,35 @@ export interface DeleteUsersInput extends LevelInput {
 
 /**
  * Removes users from the level. At organization level (no document or folder) everything the user has in the
- * organization goes: memberships at every level, grants, and group memberships (decisions §4).
+ * organization goes: memberships at every level, grants, and group memberships (decisions §4). Deletes that
+ * concern a document check its migration lock. Throws FailedPreconditionError (nothing written) when a document
+ * the request would change is being migrated.
  */
 export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Promise<BatchResult> {
   const level = levelOf(input);
-  const keysByUser = new Map<string, ItemKey[]>();
+  await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
+  const entriesByUser = new Map<string, UserEntry[]>();
   if (level.type === 'organization') {
     await Promise.all(
       input.userIds.map(async (userId) => {
         const entries = await userEntriesInOrganization(apiKeyId, input.organizationId, userId);
-        keysByUser.set(userId, entries);
+        entriesByUser.set(userId, entries);
       }),
     );
   } else {
     const members = await getMemberships(apiKeyId, input.organizationId, level, input.userIds);
-    for (const userId of members.keys()) keysByUser.set(userId, [membershipKey(apiKeyId, input.organizationId, level, userId)]);
+    for (const userId of members.keys()) {
+      entriesByUser.set(userId, [{ ...membershipKey(apiKeyId, input.organizationId, level, userId), documentId: documentsOf(input.organizationId, level)[0]?.documentId }]);
+    }
   }
-  await batchWrite([...keysByUser.values()].flat().map(deleteRequest));
+  const entries = [...entriesByUser.values()].flat();
+  const documentsOfEntry = (entry: UserEntry) => documentsIn(input.organizationId, [entry.documentId]);
+  await assertDocumentsWritable(apiKeyId, entries.flatMap(documentsOfEntry));
+  await writeGroupsGuarded(apiKeyId, entries.map((entry) => ({ items: [deleteItem(entry)], documents: documentsOfEntry(entry) })));
   return Object.fromEntries(
     input.userIds.map((userId) => [
       userId,
-      (keysByUser.get(userId) ?? []).length > 0
+      (entriesByUser.get(userId) ?? []).length > 0
         ? { success: true, message: 'User removed.' }
         : { success: false, message: 'User does not exist.' },
     ]),

@@ -1,7 +1,9 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
 import { run as activities } from './activities';
+import { run as ai } from './ai';
 import { run as bundles } from './bundles';
 import { run as crdt } from './crdt';
+import { run as migration } from './migration';
 import { run as notifications } from './notifications';
 import { run as suggest } from './suggest';
 import { run as users } from './users';
@@ -12,6 +14,8 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['notifications', notifications],
   ['activities', activities],
   ['crdt', crdt],
+  ['migration', migration],
+  ['ai', ai],
   ['suggest', suggest],
 ];
 

@@ -7,7 +7,7 @@ import { getEmailConfig } from '../../shared/db/email-config';
 import { tenantKey } from '../../shared/db/keys';
 import { STANDARD_COMMENT_TRIGGERS } from '../../shared/domain/activity-config';
 import { HUDDLE_TRIGGERS, providerKeyContext } from '../../shared/domain/email-config';
-import { logger } from '../../shared/http/logger';
+import { captureOutput } from '../support/capture-output';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
 
@@ -191,32 +191,19 @@ describe('email config', () => {
     it('never appears in the logs, even at DEBUG level, nor in a validation error', async () => {
       const tenant = await newTenant();
       const key = providerKey();
-      const lines: string[] = [];
-      const capture = (chunk: unknown) => {
-        lines.push(String(chunk));
-        return true;
-      };
-      const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(capture);
-      const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(capture);
-      logger.setLogLevel('DEBUG');
-      let refused;
-      try {
+      let refused: Awaited<ReturnType<typeof update>> | undefined;
+      const output = await captureOutput(async () => {
         await update(tenant.apiKeyHeaders, { useEmailService: true, emailServiceConfig: { apiKey: key } });
         await read(tenant.apiKeyHeaders);
         refused = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: key, fromEmail: 'not-an-email' } });
         await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: `${key}${'x'.repeat(1024)}` } });
-      } finally {
-        logger.setLogLevel('SILENT');
-        stdout.mockRestore();
-        stderr.mockRestore();
-      }
+      });
 
-      const output = lines.join('');
       expect(output).toContain('email config updated');
       expect(output).toContain('request completed');
       expect(output).not.toContain(key);
-      expect(refused.statusCode).toBe(400);
-      expect(JSON.stringify(refused.body)).not.toContain(key);
+      expect(refused?.statusCode).toBe(400);
+      expect(JSON.stringify(refused?.body)).not.toContain(key);
     });
   });
 

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { handler as addHandler } from '../../functions/recordings/add';
 import { handler as getHandler } from '../../functions/recordings/get';
 import { getDocument, organizationExists } from '../../shared/db/organization';
-import { getRecordings, moveRecordingItem } from '../../shared/db/recording';
-import { transactWrite } from '../../shared/db/transact';
+import { getRecordings } from '../../shared/db/recording';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { invoke, type Invocation } from '../support/invoke';
 
@@ -299,21 +298,6 @@ describe('recordings', () => {
     expect(ids(await get(h, { organizationId }))).toEqual([...tricky, 'only-in-a']);
     expect(ids(await get(h, { organizationId, recordingIds: ['a#b', 'a%23b', 'x'.repeat(256)] }))).toEqual(['a#b', 'a%23b', 'x'.repeat(256)]);
     expect(ids(await get(h, { organizationId: `${organizationId}#RECS` }))).toEqual(['a#b']);
-  });
-
-  it('moves a document’s recordings to another document id, idempotently, keeping their order (for migration)', async () => {
-    const organizationId = newOrg();
-    await seed(h, organizationId, 'old', ['m1', 'm2']);
-    const move = (id: string) => moveRecordingItem(tenant.apiKeyId, organizationId, id, 'old', 'new');
-
-    await transactWrite([move('m1'), move('m2')]);
-    await transactWrite([move('m1'), move('m2')]);
-
-    const moved = await get(h, { organizationId, documentId: 'new' });
-    expect(ids(moved)).toEqual(['m1', 'm2']);
-    expect(moved.body.result?.data[0].metadata.documentId).toBe('new');
-    expect(ids(await get(h, { organizationId, documentId: 'old' }))).toEqual([]);
-    expect(ids(await get(h, { organizationId }))).toEqual(['m1', 'm2']);
   });
 
   describe('tenancy', () => {

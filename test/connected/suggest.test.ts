@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { handler as addActivitiesHandler } from '../../functions/activities/add';
 import { handler as suggestHandler } from '../../functions/memory/suggest';
 import { handler as updateConfig } from '../../functions/workspace/activityconfig-update';
+import { getMigration } from '../../shared/db/migration';
 import { addActivities } from '../../shared/domain/activities';
+import { runMigration } from '../../shared/domain/migration';
 import { MAX_QUERY_LENGTH } from '../../shared/domain/suggestions';
+import { callRoute } from '../support/call-route';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
 
@@ -250,6 +253,21 @@ describe('suggest decision', () => {
       expect(before.primary?.scope).toBe('organization');
       expect(after.primary).toMatchObject({ scope: 'document', basedOn: 2 });
     });
+  });
+
+  it('follows a document migration: the judgments count for the new document id, not the old one', async () => {
+    const organizationId = org();
+    const call = (path: string, data: unknown) => callRoute(path, data, tenant.apiKeyHeaders);
+    await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'old' }] });
+    await add(tenant, { organizationId, documentId: 'old', activities: judgments(2, 'approve') });
+    const started = await call('/v2/organizations/documents/migrate', { organizationId, documentId: 'old', newDocumentId: 'new' });
+    const migration = await getMigration(tenant.apiKeyId, organizationId, started.body.result?.data.migrationId);
+    if (migration === undefined) throw new Error(JSON.stringify(started.body));
+
+    expect(await runMigration(migration, { deadline: Date.now() + 60_000 })).toBe('completed');
+
+    expect((await suggestion(tenant, { query: QUERY, organizationId, documentId: 'new' })).primary).toMatchObject({ scope: 'document', basedOn: 2 });
+    expect((await suggestion(tenant, { query: QUERY, organizationId, documentId: 'old' })).primary).toMatchObject({ scope: 'organization', basedOn: 2 });
   });
 
   describe('bad input', () => {

@@ -57,6 +57,7 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-IAM5[Resource::*]',
       expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<Table[0-9A-F]{8}\.Arn>\/index\/\*\]$/),
       'AwsSolutions-L1',
+      'AwsSolutions-SQS3',
     ]);
     for (const acknowledgment of acknowledgments) {
       expect(acknowledgment.reason.trim().length).toBeGreaterThanOrEqual(20);

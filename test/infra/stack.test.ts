@@ -8,6 +8,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CollabStack, type CollabStackProps } from '../../infra/stack';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
 import { routes, type Route } from '../../shared/routes';
+import { documentMigrationWorker, workers } from '../../shared/workers';
 
 interface CfnResource {
   readonly Type: string;
@@ -41,9 +42,17 @@ function functionOf(path: string): [string, CfnResource] {
   return found[0];
 }
 
+/** Workers are told apart by their description, the worker table's summary. */
+function workerFunction(summary: string): [string, CfnResource] {
+  const found = resourcesOfType('AWS::Lambda::Function').filter(([, resource]) => resource.Properties.Description === summary);
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
 function notRoutedFunction(): [string, CfnResource] {
+  const workerSummaries = new Set(workers.map((worker) => worker.summary));
   const found = resourcesOfType('AWS::Lambda::Function').filter(
-    ([, resource]) => !String(resource.Properties.Description).startsWith('POST '),
+    ([, resource]) => !String(resource.Properties.Description).startsWith('POST ') && !workerSummaries.has(String(resource.Properties.Description)),
   );
   expect(found).toHaveLength(1);
   return found[0];
@@ -76,10 +85,10 @@ function actionsOfService(fn: [string, CfnResource], service: string): string[] 
 const routeCases = routes.map((route: Route) => [route.path, route] as const);
 
 describe('the CDK stack', () => {
-  it('makes one function per route plus the $default one, never sharing a function between paths', () => {
+  it('makes one function per route plus the $default one and one per worker, never sharing a function between paths', () => {
     const functions = resourcesOfType('AWS::Lambda::Function');
 
-    expect(functions).toHaveLength(routes.length + 1);
+    expect(functions).toHaveLength(routes.length + 1 + workers.length);
     expect(new Set(routes.map((route) => functionOf(route.path)[0])).size).toBe(routes.length);
   });
 
@@ -128,6 +137,40 @@ describe('the CDK stack', () => {
     expect(actionsOf(fn).filter((action) => !/^(logs|xray):/.test(action))).toEqual([]);
   });
 
+  it('wakes the migration worker from the table stream for active migration items only, retrying failed records', () => {
+    const [functionId, fn] = workerFunction(documentMigrationWorker.summary);
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping').filter(
+      ([, mapping]) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: functionId }),
+    );
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0][1].Properties;
+    const filters = (mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) => JSON.parse(filter.Pattern));
+
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 900 });
+    expect(mapping).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [expect.stringMatching(/^Table/), 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [expect.stringMatching(/DeadLetters/), 'Arn'] } } },
+    });
+    expect(filters).toEqual([
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: { NewImage: { recordType: { S: ['documentMigration'] }, status: { S: ['pending', 'in_progress'] } } },
+      },
+    ]);
+  });
+
+  it('lets the migration worker read and write the table, with no key access and only its own settings', () => {
+    const fn = workerFunction(documentMigrationWorker.summary);
+
+    expect(actionsOfService(fn, 'dynamodb')).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:GetRecords']));
+    expect(actionsOfService(fn, 'kms')).toEqual([]);
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+  });
+
   it('passes the workspace creation limit from the stack props', () => {
     const limited = synthesize({ workspaceCreateLimitPerHour: 3 });
 
@@ -135,6 +178,35 @@ describe('the CDK stack', () => {
       Description: 'POST /v2/workspace/create',
       Environment: { Variables: Match.objectLike({ WORKSPACE_CREATE_LIMIT_PER_HOUR: '3' }) },
     });
+  });
+
+  const AI_VARIABLES = ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GEMINI_BASE_URL'];
+
+  it('sets no AI base URL by default, so Ask AI uses the providers\' public endpoints', () => {
+    for (const route of routes) {
+      expect(Object.keys(environmentOf(functionOf(route.path))).filter((name) => AI_VARIABLES.includes(name))).toEqual([]);
+    }
+  });
+
+  it('passes the AI base URLs that are set to the functions that call the providers, and to no other', () => {
+    const pointed = synthesize({ aiBaseUrls: { openai: 'https://proxy.example/v1', gemini: 'https://gemini.example' } });
+    const variables = (path: string) => {
+      const found = pointed
+        .findResources('AWS::Lambda::Function', { Properties: { Description: `POST ${path}` } });
+      const [fn] = Object.values(found) as CfnResource[];
+      return (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    };
+
+    for (const route of routes) {
+      const set = Object.entries(variables(route.path)).filter(([name]) => AI_VARIABLES.includes(name));
+      expect(Object.fromEntries(set)).toEqual(
+        route.path === '/v2/rewriter/ask-ai' ? { OPENAI_BASE_URL: 'https://proxy.example/v1', GEMINI_BASE_URL: 'https://gemini.example' } : {},
+      );
+    }
+  });
+
+  it('refuses an AI base URL that is not an http(s) URL at synthesis', () => {
+    expect(() => synthesize({ aiBaseUrls: { anthropic: 'api.anthropic.com' } })).toThrow(/anthropic base URL must be an http\(s\) URL/);
   });
 
   it('builds the table from the shared definition: on-demand, PITR, TTL, stream, deletion protection', () => {

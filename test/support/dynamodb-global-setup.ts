@@ -1,7 +1,8 @@
 /**
- * connected tier: one DynamoDB Local (in memory) for the whole run, and one keys file. Everything is handed to the
- * test workers through the environment, which they inherit from this process. When DYNAMODB_ENDPOINT is already
- * set (another tier or the developer started one), that instance is used and nothing is started.
+ * connected tier: one DynamoDB Local (in memory) for the whole run, one keys file, and the fake AI providers.
+ * Everything is handed to the test workers through the environment, which they inherit from this process. When
+ * DYNAMODB_ENDPOINT is already set (another tier or the developer started one), that instance is used and nothing
+ * is started.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,13 @@ import {
   type DynamoDbLocal,
 } from '../../bin/lib/dynamodb-local';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
+import { FakeAiProviders, fakeBaseUrlEnvironment } from './fake-ai-providers';
 
 /** What this setup started, for the teardown (same process): only that is stopped or removed. */
 export interface StartedResources {
   dynamodb?: DynamoDbLocal;
   keysDir?: string;
+  aiProviders?: FakeAiProviders;
 }
 
 const RESOURCES_KEY = Symbol.for('collab.connected.dynamodbLocal');
@@ -41,6 +44,14 @@ export default async function globalSetup(): Promise<void> {
     ensureLocalKeysFile(file);
     process.env.LOCAL_KEYS_FILE = file;
   }
+
+  // Always this run's fake, never a provider a developer's environment points at; a timeout short enough that the
+  // hang tests take a couple of seconds rather than 25.
+  started.aiProviders = await FakeAiProviders.start();
+  Object.assign(process.env, fakeBaseUrlEnvironment(started.aiProviders.url), {
+    FAKE_AI_PROVIDERS_URL: started.aiProviders.url,
+    AI_TIMEOUT_MS: '2000',
+  });
 
   if (isUnset(process.env.DYNAMODB_ENDPOINT)) {
     started.dynamodb = await startDynamoDbLocal({ inMemory: true, emulatorDir: await ensureDynamoDbLocal() });

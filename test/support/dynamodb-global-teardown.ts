@@ -1,4 +1,4 @@
-/** connected tier: stops the DynamoDB Local and removes the keys folder that the setup started, nothing else. */
+/** connected tier: stops the DynamoDB Local, the fake AI providers and removes the keys folder that the setup started, nothing else. */
 import { rmSync } from 'node:fs';
 import { takeStartedResources } from './dynamodb-global-setup';
 
@@ -7,6 +7,10 @@ export default async function globalTeardown(): Promise<void> {
   if (started.dynamodb !== undefined) {
     await started.dynamodb.stop();
     delete process.env.DYNAMODB_ENDPOINT;
+  }
+  if (started.aiProviders !== undefined) {
+    await started.aiProviders.stop();
+    delete process.env.FAKE_AI_PROVIDERS_URL;
   }
   if (started.keysDir !== undefined) {
     rmSync(started.keysDir, { recursive: true, force: true });

@@ -1,8 +1,12 @@
-/** e2e tier: stops the local stack started by the setup and checks that its DynamoDB Local is gone with it. */
-import { takeLocalStack } from './local-stack-global-setup';
+/**
+ * e2e tier: stops the local stack started by the setup and checks that its DynamoDB Local is gone with it; stops
+ * the fake AI providers.
+ */
+import { takeFakeAiProviders, takeLocalStack } from './local-stack-global-setup';
 import { dynamoDbLocalPids, stopLocalStackProcess } from './local-stack-process';
 
 export default async function globalTeardown(): Promise<void> {
+  await takeFakeAiProviders()?.stop();
   const stack = takeLocalStack();
   if (stack === undefined) return;
   const status = await stopLocalStackProcess(stack.child);

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { routes } from '../../shared/routes';
+import { workers } from '../../shared/workers';
 
 const root = join(__dirname, '..', '..');
-// Files under functions/ that are not operations: the gateway's fallback and (later) stream workers.
+// Files under functions/ that are not operations: the gateway's fallback and the stream workers.
 const NOT_OPERATIONS = [/^functions\/gateway\//, /^functions\/workers\//];
 
 function handlerFiles(dir: string): string[] {
@@ -44,5 +45,17 @@ describe('the route table', () => {
     expect(typeof module.handler).toBe('function');
     expect(module.handler?.auth).toBe(route.auth);
     expect(module.handler?.schema).toBeDefined();
+  });
+});
+
+describe('the worker table', () => {
+  it('names every file under functions/workers, each exporting a handler', () => {
+    const files = handlerFiles(join(root, 'functions', 'workers')).sort();
+
+    expect(workers.map((worker) => worker.entry).sort()).toEqual(files);
+    for (const worker of workers) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      expect(typeof (require(join(root, worker.entry)) as { handler?: unknown }).handler).toBe('function');
+    }
   });
 });

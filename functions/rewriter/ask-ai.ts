@@ -1,0 +1,35 @@
+import { UNKNOWN_MODEL_MESSAGE, routeModel } from '../../shared/domain/ai-models';
+import { askAi } from '../../shared/domain/ask-ai';
+import { operation } from '../../shared/http/operation';
+import * as z from 'zod/mini';
+
+/** decisions §9. */
+const MAX_TEXT_CHARS = 100_000;
+/** An instruction, not a document: room for a detailed style guide, far below the text's limit. */
+const MAX_PROMPT_CHARS = 10_000;
+
+/** At most `max` characters as a person counts them (code points: an emoji is one, not two). */
+const atMost = (max: number) => (value: string) => value.length <= max || [...value].length <= max;
+
+export const schema = z.object({
+  model: z.string().check(
+    z.maxLength(100, 'Must be at most 100 characters.'),
+    z.refine((model) => routeModel(model) !== undefined, UNKNOWN_MODEL_MESSAGE),
+  ),
+  prompt: z.string().check(
+    z.refine((prompt) => prompt.trim() !== '', 'Must not be empty.'),
+    z.refine(atMost(MAX_PROMPT_CHARS), `Must be at most ${MAX_PROMPT_CHARS} characters.`),
+  ),
+  // Required and not empty: with nothing to process there is nothing to ask, and two of the providers refuse an
+  // empty user message anyway.
+  text: z.string().check(
+    z.refine((text) => text.trim() !== '', 'Must not be empty.'),
+    z.refine(atMost(MAX_TEXT_CHARS), `Must be at most ${MAX_TEXT_CHARS} characters.`),
+  ),
+});
+
+export const handler = operation({
+  auth: 'apiKey',
+  schema,
+  handle: async ({ data, caller }) => ({ result: await askAi(caller.apiKeyId, data) }),
+});

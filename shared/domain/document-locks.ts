@@ -1,0 +1,99 @@
+/**
+ * The write guard of document migration (decisions §5): while a migration runs, writes to either document id fail
+ * with FAILED_PRECONDITION. Every write path that touches a document's data puts a check of the document's lock
+ * (shared/db/migration.ts) into the same transaction as the write, so a write either commits before the
+ * migration takes its locks or fails; no write can slip between the worker's reads and its moves.
+ *
+ * Multi-step operations also call `assertDocumentsWritable` first, so a refused request writes nothing at all.
+ */
+import { documentUnlockedItem, lockedDocuments } from '../db/migration';
+import { MAX_TRANSACT_ITEMS, TransactionCancelledError, transactWrite, type TransactItem } from '../db/transact';
+import { FailedPreconditionError } from '../http/errors';
+
+/** A document of an organization, as a write names it. */
+export interface DocumentRef {
+  organizationId: string;
+  documentId: string;
+}
+
+/** The refs of `documentIds` in one organization. */
+export const documentsIn = (organizationId: string, documentIds: ReadonlyArray<string | undefined>): DocumentRef[] =>
+  documentIds.flatMap((documentId) => (documentId === undefined ? [] : [{ organizationId, documentId }]));
+
+const refKey = (ref: DocumentRef) => `${ref.organizationId}\u0000${ref.documentId}`;
+const distinct = (refs: readonly DocumentRef[]) => [...new Map(refs.map((ref) => [refKey(ref), ref])).values()];
+
+export function migratingError(documentId: string): FailedPreconditionError {
+  return new FailedPreconditionError(`Document ${documentId} is being migrated; writes to it fail until the migration ends.`);
+}
+
+/** Throws FailedPreconditionError when a migration holds any of `documents` (consistent reads, one per organization). */
+export async function assertDocumentsWritable(apiKeyId: string, documents: readonly DocumentRef[]): Promise<void> {
+  const byOrganization = new Map<string, string[]>();
+  for (const ref of distinct(documents)) byOrganization.set(ref.organizationId, [...(byOrganization.get(ref.organizationId) ?? []), ref.documentId]);
+  const locked = await Promise.all(
+    [...byOrganization].map(([organizationId, documentIds]) => lockedDocuments(apiKeyId, organizationId, documentIds)),
+  );
+  const first = locked.flat()[0];
+  if (first !== undefined) throw migratingError(first);
+}
+
+/**
+ * Writes `items` with a lock check for each of `documents` appended (in that order), in one transaction. Throws
+ * FailedPreconditionError when a document is being migrated; any other cancellation is rethrown unchanged, so
+ * callers read the reasons of their own items at the indexes they gave them.
+ */
+export async function transactGuarded(apiKeyId: string, items: readonly TransactItem[], documents: readonly DocumentRef[]): Promise<void> {
+  const checked = distinct(documents);
+  try {
+    await transactWrite([...items, ...checked.map((ref) => documentUnlockedItem(apiKeyId, ref.organizationId, ref.documentId))]);
+  } catch (error) {
+    if (error instanceof TransactionCancelledError) {
+      const locked = checked.find((_, i) => error.failed(items.length + i));
+      if (locked !== undefined) throw migratingError(locked.documentId);
+    }
+    throw error;
+  }
+}
+
+/** Writes that must commit together, and the documents whose data they touch. */
+export interface WriteGroup {
+  items: TransactItem[];
+  documents: readonly DocumentRef[];
+}
+
+const transactionSize = (group: WriteGroup) => group.items.length + distinct(group.documents).length;
+
+/**
+ * Packs groups into transactions of at most 100 items, counting one lock check per distinct document in each
+ * transaction and never splitting a group. `leading` (organization or structure writes) goes first into the first
+ * transaction. Pure, so the packing is unit-tested.
+ */
+export function packGroups(groups: readonly WriteGroup[], leading: WriteGroup = { items: [], documents: [] }): WriteGroup[] {
+  const packed: WriteGroup[] = [];
+  let current: WriteGroup = { items: [...leading.items], documents: distinct(leading.documents) };
+  for (const group of [leading, ...groups]) {
+    if (transactionSize(group) > MAX_TRANSACT_ITEMS) throw new Error('A write group does not fit one transaction.');
+    if (group === leading) continue;
+    const merged = { items: [...current.items, ...group.items], documents: distinct([...current.documents, ...group.documents]) };
+    if (transactionSize(merged) <= MAX_TRANSACT_ITEMS) {
+      current = merged;
+    } else {
+      packed.push(current);
+      current = { items: [...group.items], documents: distinct(group.documents) };
+    }
+  }
+  packed.push(current);
+  return packed.filter((group) => group.items.length > 0);
+}
+
+/**
+ * Writes the groups in as few guarded transactions as fit (see packGroups), one after another. Throws
+ * FailedPreconditionError when a document is being migrated (the transactions before it stay written: callers
+ * run assertDocumentsWritable first, so this only happens when a migration starts mid-request).
+ */
+export async function writeGroupsGuarded(apiKeyId: string, groups: readonly WriteGroup[], leading?: WriteGroup): Promise<void> {
+  for (const transaction of packGroups(groups, leading)) {
+    await transactGuarded(apiKeyId, transaction.items, transaction.documents);
+  }
+}

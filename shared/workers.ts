@@ -1,0 +1,28 @@
+/**
+ * The workers: functions that the table's stream invokes rather than a route (DESIGN.md "Work after the
+ * response"). The CDK stack makes one function and one filtered event source per entry; the local stack polls
+ * DynamoDB Local's stream and calls the same handlers. Like the route table, this module imports nothing at
+ * runtime so that `infra/` can read it.
+ */
+
+export interface Worker {
+  /** Construct id in the stack. */
+  readonly id: string;
+  /** Handler file relative to the project root; it exports `handler` (a DynamoDB stream handler). */
+  readonly entry: string;
+  /**
+   * The stream records it is woken for: items whose `recordType` attribute has this value, with `status` one of
+   * these, as written (INSERT or MODIFY). The event source filters on it in AWS; the handler checks it again.
+   */
+  readonly trigger: { readonly recordType: string; readonly statuses: readonly string[] };
+  readonly summary: string;
+}
+
+export const documentMigrationWorker = {
+  id: 'DocumentMigrationWorker',
+  entry: 'functions/workers/document-migration.ts',
+  trigger: { recordType: 'documentMigration', statuses: ['pending', 'in_progress'] },
+  summary: 'Moves a document and everything of it to its new id (document migration).',
+} as const satisfies Worker;
+
+export const workers: readonly Worker[] = [documentMigrationWorker];
