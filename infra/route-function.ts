@@ -13,6 +13,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { GLOBAL_INDEXES } from '../shared/db/table-definition';
 import type { Route } from '../shared/routes';
 import type { Worker } from '../shared/workers';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
@@ -239,7 +240,7 @@ export class RouteFunction extends Construct {
     Validations.of(this.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
       reason:
-        'Queries through the generic GSIs (gsi1..gsi4) of this one table; the wildcard is limited to that ' +
+        `Queries through the GSIs (${GLOBAL_INDEXES.map((index) => index.name).join(', ')}) of this one table; the wildcard is limited to that ` +
         "table's indexes, which hold the same tenant-keyed items as the table itself.",
     });
   }

@@ -350,6 +350,13 @@ export const routes = [
     calls: ['ai-providers'],
     summary: "Send a prompt and a text to an OpenAI, Anthropic or Gemini model with the tenant's own provider key.",
   },
+  {
+    path: '/v2/memory/suggest',
+    entry: 'functions/memory/suggest.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: "Suggest a decision (approve or reject) from past judgments on the same matter.",
+  },
 ] as const satisfies readonly Route[];
 
 export type RoutePath = (typeof routes)[number]['path'];

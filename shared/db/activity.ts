@@ -7,6 +7,7 @@
  *      gsi2: O#ACTS#DOC#<d> / <pos>             a document's log (records with a documentId)
  *      gsi3: O#ACTS#TARGET#<t> / <pos>          a target entity's log (records with a targetEntityId)
  *      gsi4: O#ACTS#USER#<u> / <pos>            an acting user's log (records with an actionUser)
+ *      gsi5: T#<key>#JUDGMENTS / <O>#<D>#<pos>  judgments only (decisions §9; see shared/db/judgment.ts)
  *
  * `<pos>` is `<ts>#<seq>#<id>`: the server timestamp in ms zero-padded to 15 digits, the record's place in its
  * request (3 digits, so a batch, which shares one timestamp, reads back in the order it was sent), and the id.
@@ -18,8 +19,10 @@
  * the stored and returned size, and the filterable fields are copied beside it as plain attributes.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { classifyJudgment } from '../domain/judgments';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
+import { judgmentAttributes } from './judgment';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
 import type { QuerySpec } from './query';
@@ -88,7 +91,10 @@ const logPartition = (apiKeyId: string, organizationId: string, ...parts: string
 const position = (timestamp: number, seq: number, id: string) =>
   key(String(timestamp).padStart(15, '0'), String(seq).padStart(3, '0'), segment(id));
 
-/** The whole item of a record: a Put replaces every attribute, index keys included. */
+/**
+ * The whole item of a record: a Put replaces every attribute, index keys included. A judgment (decisions §9)
+ * also carries its judgment attributes and joins the judgments index; built here so every writer gets them.
+ */
 export function activityItem(apiKeyId: string, write: ActivityWrite): Item {
   const { organizationId, documentId, content } = write;
   const pos = position(write.timestamp, write.seq, content.id);
@@ -111,6 +117,7 @@ export function activityItem(apiKeyId: string, write: ActivityWrite): Item {
       ? {}
       : { gsi3pk: logPartition(apiKeyId, organizationId, 'TARGET', segment(content.targetEntityId)), gsi3sk: pos }),
     ...(userId === undefined ? {} : { gsi4pk: logPartition(apiKeyId, organizationId, 'USER', segment(userId)), gsi4sk: pos }),
+    ...judgmentAttributes(apiKeyId, { organizationId, documentId, position: pos }, classifyJudgment(content)),
   };
 }
 

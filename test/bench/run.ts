@@ -5,6 +5,7 @@ import { run as bundles } from './bundles';
 import { run as crdt } from './crdt';
 import { run as migration } from './migration';
 import { run as notifications } from './notifications';
+import { run as suggest } from './suggest';
 import { run as users } from './users';
 
 const suites: Array<[string, () => Promise<void>]> = [
@@ -15,6 +16,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['crdt', crdt],
   ['migration', migration],
   ['ai', ai],
+  ['suggest', suggest],
 ];
 
 async function main(): Promise<void> {

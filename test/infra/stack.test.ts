@@ -6,7 +6,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CollabStack, type CollabStackProps } from '../../infra/stack';
-import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table-definition';
+import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
 import { routes, type Route } from '../../shared/routes';
 import { documentMigrationWorker, workers } from '../../shared/workers';
 
@@ -230,10 +230,21 @@ describe('the CDK stack', () => {
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: projectionOf(index),
         })),
       }),
     });
+  });
+
+  it('projects into the judgments index (gsi5) only what Suggest Decision reads', () => {
+    const [, table] = resourcesOfType('AWS::DynamoDB::Table')[0];
+    const indexes = table.Properties.GlobalSecondaryIndexes as Array<{ IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }>;
+
+    expect(indexes.find((index) => index.IndexName === 'gsi5')?.Projection).toEqual({
+      ProjectionType: 'INCLUDE',
+      NonKeyAttributes: ['judgment', 'judgedText', 'judgmentReason', 'userId', 'timestamp', 'documentId'],
+    });
+    expect(indexes.filter((index) => index.Projection.ProjectionType === 'ALL').map((index) => index.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3', 'gsi4']);
   });
 
   it('rotates the KMS key and keeps it when the stack goes', () => {
