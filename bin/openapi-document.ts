@@ -50,19 +50,31 @@ const successEnvelope = {
   },
 };
 
-function requestSchema(entry: string): unknown {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const module = require(join(PROJECT_ROOT, entry)) as { schema?: z.ZodMiniType };
-  if (!module.schema) throw new Error(`${entry} does not export its schema.`);
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(module.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return schema;
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
 }
+
+/** The handler's request schema, and its result schema when the operation answers with a shape of its own. */
+function handlerSchemas(entry: string): { request: unknown; result?: unknown } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const module = require(join(PROJECT_ROOT, entry)) as { schema?: z.ZodMiniType; resultSchema?: z.ZodMiniType };
+  if (!module.schema) throw new Error(`${entry} does not export its schema.`);
+  return {
+    request: jsonSchema(module.schema, 'input'),
+    ...(module.resultSchema === undefined ? {} : { result: jsonSchema(module.resultSchema, 'output') }),
+  };
+}
+
+/** `{result: <its own shape>}` (Ask AI, Suggest Decision) instead of the success envelope. */
+const ownResult = (result: unknown) => ({ type: 'object', required: ['result'], properties: { result } });
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorEnvelope } } });
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const route of routes) {
+    const schemas = handlerSchemas(route.entry);
     paths[route.path] = {
       post: {
         operationId: routeId(route.path),
@@ -72,12 +84,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['data'], properties: { data: requestSchema(route.entry) } },
+              schema: { type: 'object', required: ['data'], properties: { data: schemas.request } },
             },
           },
         },
         responses: {
-          '200': { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope } } },
+          '200':
+            schemas.result === undefined
+              ? { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope } } }
+              : { description: 'The operation’s own result.', content: { 'application/json': { schema: ownResult(schemas.result) } } },
           '400': errorResponse('INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE.'),
           '401': errorResponse('UNAUTHENTICATED: credentials missing.'),
           '403': errorResponse('PERMISSION_DENIED: credentials wrong.'),

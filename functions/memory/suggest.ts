@@ -16,9 +16,25 @@ export const schema = z
     }),
   );
 
+const suggestion = z.object({
+  recommendation: z.enum(['approve', 'reject']),
+  confidence: z.number(),
+  basedOn: z.number(),
+  scope: z.enum(['document', 'organization', 'apiKey']),
+  scopeLabel: z.string(),
+  topReasons: z.array(z.string()),
+  uniqueReviewers: z.number(),
+  caveats: z.array(z.string()),
+});
+
+/** Suggest Decision's own result shape (decisions §1), for the OpenAPI document; the handler's return is checked against it. */
+export const resultSchema = z.object({ primary: z.nullable(suggestion), conflict: z.nullable(suggestion) });
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
-  // Suggest Decision has its own shape (decisions §1): {result: {primary, conflict}}.
-  handle: async ({ data, caller }) => ({ result: await suggestDecision(caller.apiKeyId, data) }),
+  handle: async ({ data, caller }) => {
+    const result: z.output<typeof resultSchema> = await suggestDecision(caller.apiKeyId, data);
+    return { result };
+  },
 });

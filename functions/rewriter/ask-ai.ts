@@ -28,8 +28,17 @@ export const schema = z.object({
   ),
 });
 
+/** The result's own shape (decisions §1), for the OpenAPI document; the handler's return is checked against it. */
+export const resultSchema = z.union([
+  z.object({ success: z.literal(true), text: z.string() }),
+  z.object({ success: z.literal(false), error: z.string() }),
+]);
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
-  handle: async ({ data, caller }) => ({ result: await askAi(caller.apiKeyId, data) }),
+  handle: async ({ data, caller }) => {
+    const result: z.output<typeof resultSchema> = await askAi(caller.apiKeyId, data);
+    return { result };
+  },
 });

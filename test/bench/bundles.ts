@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../../infra/bundling';
 import { entryId, routes } from '../../shared/routes';
+import { workers } from '../../shared/workers';
 
 const ROOT = join(__dirname, '..', '..');
 const OUT = join(ROOT, '.cache', 'bench', 'bundles');
@@ -57,7 +58,7 @@ export async function run(): Promise<void> {
   // functions and use the mean of the two medians so drift during the run does not skew every ratio.
   importMs(await bundle('test/bench/baseline-handler.ts', 'Baseline'));
   const before = await measure('test/bench/baseline-handler.ts', 'Baseline');
-  const entries = [...new Set(routes.map((route) => route.entry)), 'functions/gateway/not-routed.ts'];
+  const entries = [...new Set(routes.map((route) => route.entry)), ...workers.map((worker) => worker.entry), 'functions/gateway/not-routed.ts'];
   const rows: Row[] = [];
   for (const entry of entries) rows.push(await measure(entry, entryId(entry)));
   const after = await measure('test/bench/baseline-handler.ts', 'Baseline');

@@ -22,4 +22,15 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/v2/workspace/apikeys/get'].post.security).toEqual([{ workspaceId: [], workspaceAuthToken: [] }]);
     expect(document.paths['/v2/workspace/activityconfig/get'].post.security).toEqual([{ apiKey: [], authToken: [] }]);
   });
+
+  it('describes the own result shapes of Ask AI and Suggest Decision instead of the success envelope', () => {
+    const schemaOf = (path: string) => document.paths[path].post.responses['200'].content['application/json'].schema;
+
+    expect(schemaOf('/v2/rewriter/ask-ai').properties.result.anyOf).toEqual([
+      expect.objectContaining({ required: ['success', 'text'] }),
+      expect.objectContaining({ required: ['success', 'error'] }),
+    ]);
+    expect(schemaOf('/v2/memory/suggest').properties.result.required).toEqual(['primary', 'conflict']);
+    expect(schemaOf('/v2/users/get').properties.result.properties.status).toEqual({ type: 'string', const: 'success' });
+  });
 });
