@@ -200,6 +200,18 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string): Pro
         GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
       }),
     );
+    // DynamoDB (Local too) builds one index at a time: the next create is refused until this one is active.
+    await waitForActiveIndexes(client, tableName);
+  }
+}
+
+async function waitForActiveIndexes(client: DynamoDBClient, tableName: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
+    if (Date.now() > deadline) throw new Error(`The indexes of table ${tableName} did not become active within ${timeoutMs / 1000} s.`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
