@@ -66,6 +66,9 @@ export const documentLockKey = (apiKeyId: string, organizationId: string, docume
   sk: key('LOCK', 'DOC', segment(documentId)),
 });
 
+const keyOf = (migration: MigrationRecord) => migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId);
+const progressKeyOf = (migration: MigrationRecord) => progressKey(migration.apiKeyId, migration.organizationId, migration.migrationId);
+
 function toMigration(item: Item): MigrationRecord {
   return {
     apiKeyId: String(item.apiKeyId),
@@ -109,7 +112,7 @@ export function startMigrationItems(migration: MigrationRecord): TransactItem[] 
       Put: {
         TableName: TABLE_NAME,
         Item: {
-          ...migrationKey(apiKeyId, migration.organizationId, migration.migrationId),
+          ...keyOf(migration),
           ...migration,
           recordType: MIGRATION_RECORD_TYPE,
           gsi1pk: ACTIVE_PARTITION,
@@ -154,7 +157,7 @@ export async function markInProgress(migration: MigrationRecord, now: number): P
     await db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
-        Key: migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId),
+        Key: keyOf(migration),
         UpdateExpression: 'SET #status = :running, updatedAt = :now',
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -179,7 +182,7 @@ export async function wakeMigration(migration: MigrationRecord, now: number): Pr
     await db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
-        Key: migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId),
+        Key: keyOf(migration),
         UpdateExpression: 'ADD wakeUps :one SET updatedAt = :now',
         ConditionExpression: '#status IN (:pending, :running)',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -196,7 +199,7 @@ export async function recordFailedRun(migration: MigrationRecord, message: strin
   const { Attributes } = await db.send(
     new UpdateCommand({
       TableName: TABLE_NAME,
-      Key: migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId),
+      Key: keyOf(migration),
       UpdateExpression: 'ADD attempts :one SET lastError = :message, updatedAt = :now',
       ExpressionAttributeValues: { ':one': 1, ':message': message, ':now': now },
       ReturnValues: 'UPDATED_NEW',
@@ -220,11 +223,11 @@ export function finishMigrationItems(migration: MigrationRecord, outcome: { stat
   return [
     { Delete: { TableName: TABLE_NAME, Key: documentLockKey(apiKeyId, organizationId, migration.documentId) } },
     { Delete: { TableName: TABLE_NAME, Key: documentLockKey(apiKeyId, organizationId, migration.newDocumentId) } },
-    { Delete: { TableName: TABLE_NAME, Key: progressKey(apiKeyId, organizationId, migration.migrationId) } },
+    { Delete: { TableName: TABLE_NAME, Key: progressKeyOf(migration) } },
     {
       Update: {
         TableName: TABLE_NAME,
-        Key: migrationKey(apiKeyId, organizationId, migration.migrationId),
+        Key: keyOf(migration),
         UpdateExpression: `${update} REMOVE gsi1pk, gsi1sk`,
         ConditionExpression: '#status IN (:pending, :running)',
         ExpressionAttributeNames: { '#status': 'status', ...(outcome.status === 'failed' ? { '#error': 'error' } : {}) },
@@ -238,7 +241,7 @@ export async function getProgress(migration: MigrationRecord): Promise<Migration
   const { Item } = await db.send(
     new GetCommand({
       TableName: TABLE_NAME,
-      Key: progressKey(migration.apiKeyId, migration.organizationId, migration.migrationId),
+      Key: progressKeyOf(migration),
       ConsistentRead: true,
     }),
   );
@@ -256,7 +259,7 @@ export async function saveProgress(migration: MigrationRecord, progress: Migrati
     new PutCommand({
       TableName: TABLE_NAME,
       Item: {
-        ...progressKey(migration.apiKeyId, migration.organizationId, migration.migrationId),
+        ...progressKeyOf(migration),
         source: progress.source,
         cursor: progress.cursor === undefined ? undefined : JSON.stringify(progress.cursor),
         moved: progress.moved,
