@@ -7,26 +7,21 @@
  * This module imports nothing at runtime so that `infra/` can read it without pulling in handler code.
  */
 
+import type { AccessDeclaration, TableAccess } from './grants';
+
 export type AuthLevel = 'none' | 'workspace' | 'apiKey';
-
-/** What a route does with the table: `read` gets read-only grants, `write` read-write. */
-export type TableAccess = 'read' | 'write';
-
-/** Envelope encryption through KMS: `encrypt` to store secrets, `decrypt` to read them back. */
-export type KmsUse = 'encrypt' | 'decrypt';
 
 /** Services outside AWS that a handler calls: the stack passes their settings (base URLs) to that function only. */
 export type OutboundService = 'ai-providers';
 
-export interface Route {
+/** What the function may touch (table, indexes, KMS): see shared/grants.ts, which turns it into IAM actions. */
+export interface Route extends AccessDeclaration {
   /** The POST path, exactly as served. */
   readonly path: string;
   /** Handler file relative to the project root; it exports `handler`. Several paths may share one file. */
   readonly entry: string;
   readonly auth: AuthLevel;
   readonly table: TableAccess;
-  /** KMS operations the handler performs (through the AWS Encryption SDK); none when omitted. */
-  readonly kms?: readonly KmsUse[];
   /** Services outside AWS the handler calls; none when omitted. */
   readonly calls?: readonly OutboundService[];
   /** One line for the OpenAPI document and the README. */

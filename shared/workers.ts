@@ -5,7 +5,10 @@
  * runtime so that `infra/` can read it.
  */
 
-export interface Worker {
+import type { AccessDeclaration } from './grants';
+
+/** What the function may touch (table, indexes, KMS): see shared/grants.ts. */
+export interface Worker extends AccessDeclaration {
   /** Construct id in the stack. */
   readonly id: string;
   /** Handler file relative to the project root; it exports `handler` (a DynamoDB stream handler). */
@@ -22,6 +25,7 @@ export const documentMigrationWorker = {
   id: 'DocumentMigrationWorker',
   entry: 'functions/workers/document-migration.ts',
   trigger: { recordType: 'documentMigration', statuses: ['pending', 'in_progress'] },
+  table: 'write',
   summary: 'Moves a document and everything of it to its new id (document migration).',
 } as const satisfies Worker;
 

@@ -2,11 +2,12 @@
  * Signed page tokens. A token carries the position to resume from (a DynamoDB key, or any small cursor), the
  * tenant it was issued to, a hash of the query that produced it, and an expiry (24 h). It is signed with
  * HMAC-SHA256 under a server secret (shared/db/server-secret.ts): a token that was altered, issued to another
- * tenant, made for another query, or expired is rejected with INVALID_ARGUMENT.
+ * tenant, made for another query, or expired is rejected with INVALID_ARGUMENT. Tokens are signed with the
+ * secret's current value and accepted under its current or previous one, so a rotation breaks no token.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../canonical-json';
-import { getOrCreateServerSecret } from '../db/server-secret';
+import { PAGE_TOKEN_SECRET, readServerSecret, type ServerSecret } from '../db/server-secret';
 import { InvalidArgumentError } from '../http/errors';
 import { hashesEqual } from './tokens';
 
@@ -30,15 +31,25 @@ interface Payload {
   e: number;
 }
 
-let secretPromise: Promise<Buffer> | undefined;
+/**
+ * How long a process keeps the secret it read: a rotation reaches every warm function within this time, and a
+ * listing costs one GetItem per function per interval, not per request.
+ */
+const SECRET_CACHE_MS = 5 * 60 * 1000;
 
-/** The secret is read once per process (one GetItem); a failed read is retried on the next request. */
-function getSecret(): Promise<Buffer> {
-  secretPromise ??= getOrCreateServerSecret('page-token').catch((error: unknown) => {
-    secretPromise = undefined;
-    throw error;
-  });
-  return secretPromise;
+let cached: { secret: Promise<ServerSecret>; readAt: number } | undefined;
+
+/** The secret, read at most once per SECRET_CACHE_MS per process; a failed read is retried on the next request. */
+function getSecret(now = Date.now()): Promise<ServerSecret> {
+  if (cached === undefined || now - cached.readAt > SECRET_CACHE_MS) {
+    const secret = readServerSecret(PAGE_TOKEN_SECRET);
+    const entry = { secret, readAt: now };
+    cached = entry;
+    secret.catch(() => {
+      if (cached === entry) cached = undefined;
+    });
+  }
+  return cached.secret;
 }
 
 function queryHash(query: unknown): string {
@@ -53,14 +64,16 @@ function sign(secret: Buffer, body: string): string {
 export async function createPageToken(scope: PageScope, cursor: Cursor, now = Date.now()): Promise<string> {
   const payload: Payload = { t: scope.tenant, q: queryHash(scope.query), c: cursor, e: now + TOKEN_LIFETIME_MS };
   const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-  return `${body}.${sign(await getSecret(), body)}`;
+  return `${body}.${sign((await getSecret(now)).current, body)}`;
 }
 
 /** Returns the cursor of a token issued for `scope`. Throws InvalidArgumentError for any other token. */
 export async function readPageToken(token: string, scope: PageScope, now = Date.now()): Promise<Cursor> {
   const [body, signature, ...rest] = token.split('.');
   if (!body || !signature || rest.length > 0) throw new InvalidArgumentError(INVALID);
-  if (!hashesEqual(signature, sign(await getSecret(), body))) throw new InvalidArgumentError(INVALID);
+  const secret = await getSecret(now);
+  const valid = [secret.current, secret.previous].some((value) => value !== undefined && hashesEqual(signature, sign(value, body)));
+  if (!valid) throw new InvalidArgumentError(INVALID);
   let payload: Payload;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;

@@ -1,11 +1,16 @@
 /**
  * Server secrets that only the service itself uses (the page-token signing key), kept in the table:
  *
- *   pk SYSTEM   sk SECRET#<name>   value (32 random bytes, base64)
+ *   pk SYSTEM   sk SECRET#<name>   value (current: 32 random bytes, base64)   previous? (the one before)
  *
- * Created on first use with a conditional put, so concurrent first users agree on one value. Only the service's
- * functions can read the table, and they can already read every item a page token points into; tenants never
- * see the item. Deleting it rotates the secret (outstanding page tokens stop working, as they would after 24 h).
+ * Who may do what (the grants of shared/grants.ts hold it in AWS):
+ * - the deploy task (functions/deploy/server-secrets.ts) creates each secret, once, with a conditional put, so
+ *   the secret exists before the first request: the routes that sign and check page tokens are read-only;
+ * - request paths only read it (`readServerSecret`);
+ * - the operator rotates it (`npm run admin -- rotate-page-token-key`): the current value becomes `previous`,
+ *   which still verifies, so tokens issued before the rotation keep working until they expire.
+ * Only the service's functions can read the table, and they can already read every item a page token points into;
+ * tenants never see the item.
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -13,31 +18,74 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 
-const secretKey = (name: string) => ({ pk: 'SYSTEM', sk: key('SECRET', segment(name)) });
+/** The secret that signs page tokens (shared/crypto/page-token.ts). */
+export const PAGE_TOKEN_SECRET = 'page-token';
 
-async function readSecret(name: string): Promise<Buffer | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: secretKey(name), ConsistentRead: true }));
-  return typeof Item?.value === 'string' ? Buffer.from(Item.value, 'base64') : undefined;
+/** Every server secret the deploy task creates. */
+export const SERVER_SECRETS: readonly string[] = [PAGE_TOKEN_SECRET];
+
+export interface ServerSecret {
+  /** Signs, and verifies. */
+  readonly current: Buffer;
+  /** The value before the last rotation: verifies only. */
+  readonly previous?: Buffer;
 }
 
-/** The secret called `name`, created when it does not exist yet. */
-export async function getOrCreateServerSecret(name: string): Promise<Buffer> {
-  const existing = await readSecret(name);
-  if (existing) return existing;
-  const value = randomBytes(32);
+const secretKey = (name: string) => ({ pk: 'SYSTEM', sk: key('SECRET', segment(name)) });
+
+function newValue(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/**
+ * The secret called `name`. Throws when it does not exist: it is created at deployment (or by the local stack
+ * before it serves), and a request path may not create it.
+ */
+export async function readServerSecret(name: string): Promise<ServerSecret> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: secretKey(name), ConsistentRead: true }));
+  if (typeof Item?.value !== 'string') {
+    throw new Error(
+      `The server secret "${name}" does not exist. The deployment creates it (custom resource ServerSecrets); ` +
+        'run `npm run admin -- rotate-page-token-key` to create it by hand.',
+    );
+  }
+  return {
+    current: Buffer.from(Item.value, 'base64'),
+    ...(typeof Item.previous === 'string' ? { previous: Buffer.from(Item.previous, 'base64') } : {}),
+  };
+}
+
+/** Creates the secret called `name` unless it exists; an existing secret is left as it is. Returns whether it created it. */
+export async function ensureServerSecret(name: string, now = Date.now()): Promise<boolean> {
   try {
     await db.send(
       new PutCommand({
         TableName: TABLE_NAME,
-        Item: { ...secretKey(name), value: value.toString('base64'), createdAt: Date.now() },
+        Item: { ...secretKey(name), value: newValue(), createdAt: now },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-    return value;
+    return true;
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const winner = await readSecret(name);
-    if (!winner) throw error;
-    return winner;
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
   }
+}
+
+/**
+ * Gives the secret called `name` a new value and keeps the old one as `previous` (the one before it is dropped).
+ * Creates the secret when it does not exist.
+ */
+export async function rotateServerSecret(name: string, now = Date.now()): Promise<void> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: secretKey(name), ConsistentRead: true }));
+  const current = typeof Item?.value === 'string' ? Item.value : undefined;
+  await db.send(
+    new PutCommand({
+      TableName: TABLE_NAME,
+      Item: { ...secretKey(name), value: newValue(), ...(current === undefined ? {} : { previous: current }), createdAt: Item?.createdAt ?? now, rotatedAt: now },
+      // Two operators rotating at once: the second fails instead of dropping a value that may be signing tokens.
+      ConditionExpression: current === undefined ? 'attribute_not_exists(pk)' : '#value = :current',
+      ...(current === undefined ? {} : { ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':current': current } }),
+    }),
+  );
 }

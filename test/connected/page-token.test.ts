@@ -1,4 +1,5 @@
 import { createPageToken, readPageToken } from '../../shared/crypto/page-token';
+import { PAGE_TOKEN_SECRET, ensureServerSecret, readServerSecret, rotateServerSecret } from '../../shared/db/server-secret';
 
 const scope = { tenant: 'key_a', query: { operation: 'x', filter: ['b', 'a'], organizationId: 'o' } };
 
@@ -54,12 +55,45 @@ describe('page tokens', () => {
 });
 
 describe('the page-token secret', () => {
-  it('is created once and shared by concurrent first users', async () => {
-    const { getOrCreateServerSecret } = await import('../../shared/db/server-secret');
+  it('is created once when concurrent deploy runs race, and an existing one is left as it is', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => ensureServerSecret('concurrency-check')));
+    const first = await readServerSecret('concurrency-check');
 
-    const secrets = await Promise.all(Array.from({ length: 8 }, () => getOrCreateServerSecret('concurrency-check')));
+    const again = await ensureServerSecret('concurrency-check');
 
-    expect(new Set(secrets.map((secret) => secret.toString('base64'))).size).toBe(1);
-    expect(secrets[0]).toHaveLength(32);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(again).toBe(false);
+    expect((await readServerSecret('concurrency-check')).current.equals(first.current)).toBe(true);
+    expect(first.current).toHaveLength(32);
+  });
+
+  it('is not created by reading it: a missing secret is an error that says how to create it', async () => {
+    await expect(readServerSecret('never-deployed')).rejects.toThrow(/does not exist.*rotate-page-token-key/);
+    await expect(readServerSecret('never-deployed')).rejects.toThrow(/does not exist/);
+  });
+
+  it('keeps tokens issued before a rotation valid, and signs new ones with the new value', async () => {
+    const before = await createPageToken(scope, { after: 1 });
+    const signedWith = (await readServerSecret(PAGE_TOKEN_SECRET)).current;
+
+    await rotateServerSecret(PAGE_TOKEN_SECRET);
+    const later = Date.now() + 6 * 60 * 1000; // past the process's secret cache
+    const after = await createPageToken(scope, { after: 2 }, later);
+    const rotated = await readServerSecret(PAGE_TOKEN_SECRET);
+
+    expect(rotated.previous?.equals(signedWith)).toBe(true);
+    expect(rotated.current.equals(signedWith)).toBe(false);
+    expect(await readPageToken(before, scope, later)).toEqual({ after: 1 });
+    expect(await readPageToken(after, scope, later)).toEqual({ after: 2 });
+  });
+
+  it('rejects tokens of the value dropped by a second rotation', async () => {
+    const old = await createPageToken(scope, { after: 1 }, Date.now() + 20 * 60 * 1000);
+
+    await rotateServerSecret(PAGE_TOKEN_SECRET);
+    await rotateServerSecret(PAGE_TOKEN_SECRET);
+    const later = Date.now() + 30 * 60 * 1000;
+
+    expect(await rejection(readPageToken(old, scope, later))).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * What a function may do in AWS, derived from its entry in the route table, the worker table or the deploy-task
+ * table: the DynamoDB actions on the table, the indexes it may query, and the KMS actions on the secrets key.
+ *
+ * The CDK stack turns these into each function's IAM policy, and the grant check (bin/lib/grant-check.ts) holds
+ * every command a handler sends against the same grants in the connected and e2e tests and on the local stack.
+ * One derivation for both, so what the tests check is what is deployed. Like the route table, this module imports
+ * nothing at runtime so that `infra/` can read it.
+ */
+
+/** What a function does with the table: `read` gets the read actions, `write` the read and write actions. */
+export type TableAccess = 'read' | 'write';
+
+/** Envelope encryption through KMS: `encrypt` to store secrets, `decrypt` to read them back. */
+export type KmsUse = 'encrypt' | 'decrypt';
+
+/** How an entry of the route, worker or deploy-task table declares what its function touches. */
+export interface AccessDeclaration {
+  readonly table?: TableAccess;
+  /** Global secondary indexes the function queries (names from shared/db/table-definition.ts); none when omitted. */
+  readonly indexes?: readonly string[];
+  /** KMS operations the function performs (through the AWS Encryption SDK); none when omitted. */
+  readonly kms?: readonly KmsUse[];
+}
+
+/** The IAM actions a function holds, each on the one table (or the one key). */
+export interface Grants {
+  /** Actions on the table itself. */
+  readonly tableActions: readonly string[];
+  /** Indexes the function may `dynamodb:Query` (the only action that reads an index). */
+  readonly indexes: readonly string[];
+  readonly kmsActions: readonly string[];
+}
+
+/**
+ * Everything the read paths send: single reads, batched reads and queries. No Scan (no request path scans) and no
+ * DescribeTable (nothing describes the table at run time). Transactions need no action of their own: IAM checks
+ * each item of a TransactWriteItems as the PutItem, UpdateItem, DeleteItem or ConditionCheckItem it is.
+ */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+export const TABLE_WRITE_ACTIONS = [
+  ...TABLE_READ_ACTIONS,
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
+/**
+ * The AWS Encryption SDK with a KMS keyring whose only key is the generator calls GenerateDataKey to encrypt and
+ * Decrypt to decrypt; it never calls Encrypt or ReEncrypt.
+ */
+const KMS_ACTIONS: Readonly<Record<KmsUse, string>> = {
+  encrypt: 'kms:GenerateDataKey',
+  decrypt: 'kms:Decrypt',
+};
+
+/** The grants of a route-table, worker-table or deploy-task entry. */
+export function grantsFor(declaration: AccessDeclaration): Grants {
+  const table = declaration.table;
+  return {
+    tableActions: table === 'write' ? [...TABLE_WRITE_ACTIONS] : table === 'read' ? [...TABLE_READ_ACTIONS] : [],
+    indexes: table === undefined ? [] : [...(declaration.indexes ?? [])],
+    kmsActions: (declaration.kms ?? []).map((use) => KMS_ACTIONS[use]),
+  };
+}
+
+/** No access at all: functions outside the tables (the `$default` catch-all). */
+export const NO_GRANTS: Grants = { tableActions: [], indexes: [], kmsActions: [] };
