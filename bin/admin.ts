@@ -4,6 +4,8 @@
  *   production-key --workspace <workspaceId> [--name <apiKeyName>]   issue a production key (puts the workspace
  *                                                                      on the paid plan); prints the key id
  *   workspaces --email <email> [--json]                                list the workspaces an email owns
+ *   rotate-page-token-key                                              give the page-token key a new value; the
+ *                                                                      old one keeps verifying until the next rotation
  *
  * Target: with TABLE_NAME in the environment it works on that table (AWS: also KMS_KEY_ARN for the key's token,
  * credentials and region from the usual AWS environment). Without it, it uses the running local stack, found
@@ -15,7 +17,8 @@ import { parseArgs } from 'node:util';
 
 const USAGE = `Usage:
   npm run admin -- production-key --workspace <workspaceId> [--name <apiKeyName>]
-  npm run admin -- workspaces --email <email> [--json]`;
+  npm run admin -- workspaces --email <email> [--json]
+  npm run admin -- rotate-page-token-key`;
 
 interface LocalStackState {
   tableName: string;
@@ -58,6 +61,15 @@ async function workspaces(email: string, json: boolean): Promise<void> {
   for (const workspace of owned) console.log(`${workspace.workspaceId}\t${workspace.workspaceName}`);
 }
 
+async function rotatePageTokenKey(): Promise<void> {
+  const { PAGE_TOKEN_SECRET, rotateServerSecret } = await import('../shared/db/server-secret');
+  await rotateServerSecret(PAGE_TOKEN_SECRET);
+  console.error(
+    'Rotated the page-token key. Warm functions sign with the new value within 5 minutes; tokens signed with the ' +
+      'previous value stay valid until they expire (24 h). Rotate again after that to drop the previous value.',
+  );
+}
+
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -77,6 +89,10 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'workspaces' && values.email) {
     configureTarget();
     return workspaces(values.email, values.json === true);
+  }
+  if (command === 'rotate-page-token-key') {
+    configureTarget();
+    return rotatePageTokenKey();
   }
   throw new Error(USAGE);
 }

@@ -101,6 +101,7 @@ export const routes = [
     entry: 'functions/users/get.ts',
     auth: 'apiKey',
     table: 'read',
+    indexes: ['gsi1', 'gsi2'],
     summary: 'List users of an organization, folder, document or all documents, with filters.',
   },
   {
@@ -108,6 +109,7 @@ export const routes = [
     entry: 'functions/users/delete.ts',
     auth: 'apiKey',
     table: 'write',
+    indexes: ['gsi1'],
     summary: 'Remove users from an organization (everything in it), a folder or a document.',
   },
   {
@@ -115,6 +117,7 @@ export const routes = [
     entry: 'functions/users/delete.ts',
     auth: 'apiKey',
     table: 'write',
+    indexes: ['gsi1'],
     summary: 'Same as /v2/users/delete.',
   },
   {
@@ -171,6 +174,7 @@ export const routes = [
     entry: 'functions/documents/get.ts',
     auth: 'apiKey',
     table: 'read',
+    indexes: ['gsi1'],
     summary: 'List or fetch documents of an organization.',
   },
   {
@@ -220,6 +224,7 @@ export const routes = [
     entry: 'functions/notifications/get.ts',
     auth: 'apiKey',
     table: 'read',
+    indexes: ['gsi1', 'gsi2'],
     summary: "Read notifications of an organization, a document or a user's feed.",
   },
   {
@@ -234,6 +239,7 @@ export const routes = [
     entry: 'functions/notifications/delete.ts',
     auth: 'apiKey',
     table: 'write',
+    indexes: ['gsi1', 'gsi2', 'gsi3'],
     summary: "Delete notifications selected by filters (or remove them from one user's feed).",
   },
   {
@@ -241,6 +247,7 @@ export const routes = [
     entry: 'functions/notifications/delete.ts',
     auth: 'apiKey',
     table: 'write',
+    indexes: ['gsi1', 'gsi2', 'gsi3'],
     summary: "Same as /v2/notifications/delete.",
   },
   {
@@ -269,6 +276,7 @@ export const routes = [
     entry: 'functions/activities/get.ts',
     auth: 'apiKey',
     table: 'read',
+    indexes: ['gsi1', 'gsi2', 'gsi3', 'gsi4'],
     summary: "Read activity log records with filters, in time order.",
   },
   {
@@ -334,6 +342,7 @@ export const routes = [
     entry: 'functions/recordings/get.ts',
     auth: 'apiKey',
     table: 'read',
+    indexes: ['gsi1', 'gsi2'],
     summary: "Read recording annotations of a document or organization.",
   },
   {
@@ -350,6 +359,7 @@ export const routes = [
     entry: 'functions/memory/suggest.ts',
     auth: 'apiKey',
     table: 'read',
+    indexes: ['gsi5'],
     summary: "Suggest a decision (approve or reject) from past judgments on the same matter.",
   },
 ] as const satisfies readonly Route[];

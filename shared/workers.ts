@@ -26,6 +26,9 @@ export const documentMigrationWorker = {
   entry: 'functions/workers/document-migration.ts',
   trigger: { recordType: 'documentMigration', statuses: ['pending', 'in_progress'] },
   table: 'write',
+  // Per document: notification settings (gsi1); grants, notifications, activities, recordings (gsi2); the
+  // recipients of each notification it moves (gsi3).
+  indexes: ['gsi1', 'gsi2', 'gsi3'],
   summary: 'Moves a document and everything of it to its new id (document migration).',
 } as const satisfies Worker;
 

@@ -2,7 +2,7 @@
  * The local stack: DynamoDB Local, the table from the shared definition, the local keys, and every route of the
  * route table served over HTTP by the local gateway. `bin/local.ts` (`npm start`) is the command around it.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,10 +19,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 import { createTableInput } from '../../shared/db/table-definition';
+import { NO_GRANTS } from '../../shared/grants';
 import { findRoute } from '../../shared/routes';
 import { workers } from '../../shared/workers';
+import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
+import { describeViolation, installGrantCheck, runAsRoute, runAsWorker, runWithGrants, type Violation } from './grant-check';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
@@ -107,13 +110,20 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
   // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
   require('../../shared/config');
+  startGrantCheck(tableName);
+  // As the deployment does before the first request: the page-token key exists before any route reads it.
+  await runDeployTasks();
+  checkpoint();
 
   // The workers, woken by the table's stream as the event source mapping does in AWS; stopped before DynamoDB
   // Local is. Migrations that were running when the stack last stopped are woken once the poller reads the stream.
   const poller = await startStreamPoller({
     endpoint: dynamodb.endpoint,
     tableName,
-    workers: workers.map((worker) => ({ worker, handler: loadHandler<StreamHandler>(worker.entry) })),
+    workers: workers.map((worker) => {
+      const handler = loadHandler<StreamHandler>(worker.entry);
+      return { worker, handler: (event, context) => runAsWorker(worker, () => handler(event, context)) };
+    }),
   });
   cleanups.push(() => poller.stop());
   await resumeMigrations();
@@ -249,21 +259,45 @@ async function resumeMigrations(): Promise<void> {
 
 const handlerCache = new Map<string, HttpHandler>();
 
-/** Loads the handler of a route the way Lambda does on a cold start: once per module, then reused. */
+/**
+ * Loads the handler of a route the way Lambda does on a cold start: once per module, then reused. It runs under
+ * the grants of its route (bin/lib/grant-check.ts), as its function's role holds it in AWS.
+ */
 function resolveHandler(path: string): HttpHandler | undefined {
   const route = findRoute(path);
   if (route === undefined) return undefined;
-  let handler = handlerCache.get(route.entry);
+  let handler = handlerCache.get(path);
   if (handler === undefined) {
-    handler = loadHandler<HttpHandler>(route.entry);
-    handlerCache.set(route.entry, handler);
+    const loaded = loadHandler<HttpHandler>(route.entry);
+    handler = (event, context) => runAsRoute(path, () => loaded(event, context));
+    handlerCache.set(path, handler);
   }
   return handler;
 }
 
-/** Loaded on first use: the gateway module should not fail to load because of a handler's imports. */
+/** Loaded on first use: the gateway module should not fail to load because of a handler's imports. No grants. */
 const notRouted: NotRoutedHandler = (event, context) =>
-  loadHandler<NotRoutedHandler>(NOT_ROUTED_ENTRY)(event, context);
+  runWithGrants('$default', NO_GRANTS, () => loadHandler<NotRoutedHandler>(NOT_ROUTED_ENTRY)(event, context));
+
+/**
+ * DynamoDB Local and the local KMS enforce no IAM: every command a route, worker or deploy task sends is held
+ * against its grants here, refused as AWS would refuse it, and logged; with GRANT_CHECK_REPORT set (the e2e tier),
+ * also appended to that file as one JSON line, so a test run can fail on it.
+ */
+function startGrantCheck(tableName: string): void {
+  const { dynamodb } = require(join(PROJECT_ROOT, 'shared', 'db', 'client')) as typeof import('../../shared/db/client');
+  const { kmsClient } = require(join(PROJECT_ROOT, 'shared', 'crypto', 'encryption')) as typeof import('../../shared/crypto/encryption');
+  const reportFile = process.env.GRANT_CHECK_REPORT;
+  installGrantCheck({
+    dynamodb,
+    kms: kmsClient(),
+    table: tableName,
+    onViolation: (violation: Violation) => {
+      console.error(describeViolation(violation));
+      if (reportFile !== undefined && reportFile !== '') appendFileSync(reportFile, `${JSON.stringify(violation)}\n`);
+    },
+  });
+}
 
 function loadHandler<T>(entry: string): T {
   const file = join(PROJECT_ROOT, entry);

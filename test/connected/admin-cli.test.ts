@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { handler as createWorkspace } from '../../functions/workspace/create';
 import { getApiKey } from '../../shared/db/api-key';
+import { PAGE_TOKEN_SECRET, readServerSecret } from '../../shared/db/server-secret';
 import { getWorkspace } from '../../shared/db/workspace';
 import { newTenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
@@ -52,6 +53,18 @@ describe('operator CLI', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe('Workspace not found.');
+  });
+
+  it('rotates the page-token key, keeping the old value as the previous one', async () => {
+    const before = await readServerSecret(PAGE_TOKEN_SECRET);
+
+    const result = await admin('rotate-page-token-key');
+    const after = await readServerSecret(PAGE_TOKEN_SECRET);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Rotated the page-token key.');
+    expect(after.current.equals(before.current)).toBe(false);
+    expect(after.previous?.equals(before.current)).toBe(true);
   });
 
   it('prints the usage for an unknown command', async () => {

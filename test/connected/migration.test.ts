@@ -2,15 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { handler as worker } from '../../functions/workers/document-migration';
+import { runAsWorker } from '../../bin/lib/grant-check';
+import { handler as workerHandler } from '../../functions/workers/document-migration';
 import * as batch from '../../shared/db/batch';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { getMigration, listActiveMigrations, migrationKey, type MigrationRecord } from '../../shared/db/migration';
-import { FAILED_MESSAGE, MAX_FAILED_RUNS, runMigration } from '../../shared/domain/migration';
+import { FAILED_MESSAGE, MAX_FAILED_RUNS, runMigration as runMigrationDomain } from '../../shared/domain/migration';
+import { documentMigrationWorker } from '../../shared/workers';
 import { callRoute } from '../support/call-route';
 import { readDocument, seedDocument, SMALL_SEED, type SeedCounts } from '../support/document-seed';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import type { Invocation } from '../support/invoke';
+
+/** The worker and its run, under the worker's grants (bin/lib/grant-check.ts), as the stream worker runs in AWS. */
+const worker: typeof workerHandler = (event, context) => runAsWorker(documentMigrationWorker, () => workerHandler(event, context));
+const runMigration: typeof runMigrationDomain = (...args) => runAsWorker(documentMigrationWorker, () => runMigrationDomain(...args));
 
 type Headers = Record<string, string>;
 

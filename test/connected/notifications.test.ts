@@ -236,6 +236,18 @@ describe('notifications', () => {
       expect(ids(await get(h, { organizationId }))).toEqual(['kept']);
       expect(ids(await get(h, { organizationId, userId: 'a' }))).toEqual(['kept']);
     });
+
+    it('with locationId alone deletes the notifications of that location across the organization', async () => {
+      const organizationId = `org-${randomUUID()}`;
+      await add(h, base(organizationId, { notificationId: 'here', locationId: 'loc-1', notifyUsers: [{ userId: 'a' }] }));
+      await add(h, base(organizationId, { notificationId: 'there', locationId: 'loc-2', documentId: 'other', notifyUsers: [{ userId: 'a' }] }));
+
+      const response = await remove(h, { organizationId, locationId: 'loc-1' });
+
+      expect(response.body.result?.data).toEqual({ here: { success: true, message: 'Notification deleted.' } });
+      expect(ids(await get(h, { organizationId }))).toEqual(['there']);
+      expect(ids(await get(h, { organizationId, userId: 'a' }))).toEqual(['there']);
+    });
   });
 
   describe('config', () => {

@@ -101,6 +101,9 @@ describe('startLocalStack with a data folder', () => {
       await stack.stop();
       stack = undefined;
 
+      // A restart of `npm start` is a new process: the service modules read their settings (the new DynamoDB
+      // Local's endpoint) when they load, so they must load again.
+      jest.resetModules();
       stack = await startLocalStack({ port: 0, dataDir });
       const reader = client(stack.dynamodbEndpoint);
       const { Item } = await reader.send(

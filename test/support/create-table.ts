@@ -1,12 +1,17 @@
-/** Creates the test file's table (see table-per-file.ts) from the shared definition before its tests run. */
+/**
+ * Creates the test file's table (see table-per-file.ts) from the shared definition before its tests run, and runs
+ * the deploy tasks on it as a deployment would (the page-token key), under their grants.
+ */
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { dynamodb } from '../../shared/db/client';
 import { createTableInput } from '../../shared/db/table-definition';
+import { runDeployTasks } from '../../bin/lib/deploy-tasks';
 
 const tableName = process.env.TABLE_NAME as string;
 
 beforeAll(async () => {
   await dynamodb.send(new CreateTableCommand(createTableInput(tableName)));
+  await runDeployTasks();
 });
 
 afterAll(async () => {

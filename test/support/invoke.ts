@@ -1,8 +1,10 @@
 /**
- * Calls a handler the way API Gateway does (HTTP API payload v2), through its real middleware stack.
+ * Calls a handler the way API Gateway does (HTTP API payload v2), through its real middleware stack, under the
+ * grants of the route at the path it is called for (bin/lib/grant-check.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { runAsRoute } from '../../bin/lib/grant-check';
 import type { HttpResult } from '../../shared/http/envelope';
 
 export interface InvokeOptions {
@@ -54,7 +56,7 @@ const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeIn
 
 /** Invokes `handler` as the route at `path` with `{data}` as the body. */
 export async function invoke(handler: Handler, path: string, data: unknown, options: InvokeOptions = {}): Promise<Invocation> {
-  const response = await handler(buildEvent(path, data, options), context);
+  const response = await runAsRoute(path, () => handler(buildEvent(path, data, options), context));
   return {
     statusCode: response.statusCode,
     headers: response.headers,

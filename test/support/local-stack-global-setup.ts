@@ -1,7 +1,8 @@
 /**
  * e2e tier: starts the fake AI providers and the local stack through the same command as `npm start` (a separate
  * tsx process, in memory, its AI base URLs pointed at the fake), and hands both addresses to the tests as
- * E2E_BASE_URL and E2E_FAKE_AI_PROVIDERS_URL (workers inherit the environment set here).
+ * E2E_BASE_URL and E2E_FAKE_AI_PROVIDERS_URL (workers inherit the environment set here). Every stack runs its
+ * routes under the grant check (bin/lib/grant-check.ts) and reports violations to GRANT_CHECK_REPORT.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,9 @@ export default async function globalSetup(): Promise<void> {
   // Its own DATA_DIR, so the state file for the operator CLI never touches a developer's running stack.
   const dataDir = mkdtempSync(join(tmpdir(), 'collab-e2e-'));
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+  // Every local stack of the run (this one, and those single tests start) reports grant-check violations here;
+  // the teardown fails the run on any.
+  process.env.GRANT_CHECK_REPORT = join(dataDir, 'grant-check-violations.jsonl');
   const aiProviders = await FakeAiProviders.start();
   (globalThis as GlobalWithStack)[AI_KEY] = aiProviders;
   process.env.E2E_FAKE_AI_PROVIDERS_URL = aiProviders.url;

@@ -2,10 +2,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { routes } from '../../shared/routes';
 import { workers } from '../../shared/workers';
+import { deployTasks } from '../../shared/deploy-tasks';
+import { GLOBAL_INDEXES } from '../../shared/db/table-definition';
 
 const root = join(__dirname, '..', '..');
-// Files under functions/ that are not operations: the gateway's fallback and the stream workers.
-const NOT_OPERATIONS = [/^functions\/gateway\//, /^functions\/workers\//];
+// Files under functions/ that are not operations: the gateway's fallback, the stream workers, the deploy tasks.
+const NOT_OPERATIONS = [/^functions\/gateway\//, /^functions\/workers\//, /^functions\/deploy\//];
 
 function handlerFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -57,5 +59,29 @@ describe('the worker table', () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       expect(typeof (require(join(root, worker.entry)) as { handler?: unknown }).handler).toBe('function');
     }
+  });
+});
+
+describe('the deploy-task table', () => {
+  it('names every file under functions/deploy, each exporting a handler', () => {
+    const files = handlerFiles(join(root, 'functions', 'deploy')).sort();
+
+    expect(deployTasks.map((task) => task.entry).sort()).toEqual(files);
+    for (const task of deployTasks) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      expect(typeof (require(join(root, task.entry)) as { handler?: unknown }).handler).toBe('function');
+    }
+  });
+});
+
+describe('the declared indexes', () => {
+  const entries = [...routes.map((route) => [route.path, route] as const), ...workers.map((worker) => [worker.id, worker] as const)];
+
+  it.each(entries)('%s: names only indexes the table has, each once', (_, entry) => {
+    const indexes: readonly string[] = entry.indexes ?? [];
+    const known = GLOBAL_INDEXES.map((index) => index.name);
+
+    expect(indexes.filter((index) => !known.includes(index))).toEqual([]);
+    expect(new Set(indexes).size).toBe(indexes.length);
   });
 });
