@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { routes } from '../../shared/routes';
 import { workers } from '../../shared/workers';
 import { deployTasks } from '../../shared/deploy-tasks';
+import type { AccessDeclaration } from '../../shared/grants';
 import { GLOBAL_INDEXES } from '../../shared/db/table-definition';
 
 const root = join(__dirname, '..', '..');
@@ -75,7 +76,10 @@ describe('the deploy-task table', () => {
 });
 
 describe('the declared indexes', () => {
-  const entries = [...routes.map((route) => [route.path, route] as const), ...workers.map((worker) => [worker.id, worker] as const)];
+  const entries: Array<readonly [string, AccessDeclaration]> = [
+    ...routes.map((route) => [route.path, route] as const),
+    ...workers.map((worker) => [worker.id, worker] as const),
+  ];
 
   it.each(entries)('%s: names only indexes the table has, each once', (_, entry) => {
     const indexes: readonly string[] = entry.indexes ?? [];
