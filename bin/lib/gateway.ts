@@ -3,6 +3,7 @@
  * context Lambda would receive, calls the handler in-process, and writes its result back the way API Gateway does.
  * Handlers therefore run exactly the code path they run in AWS, middleware included.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -131,8 +132,9 @@ function buildEvent(request: IncomingMessage, url: URL, body: Buffer, routeKey: 
       time: accessLogTime(now),
       timeEpoch: now.getTime(),
     },
-    body: body.toString('utf8'),
-    isBase64Encoded: false,
+    // Like API Gateway, a body that is not text reaches the handler base64-encoded, byte for byte: decoding it as
+    // UTF-8 here would silently replace invalid bytes that the handler must refuse.
+    ...(isUtf8(body) ? { body: body.toString('utf8'), isBase64Encoded: false } : { body: body.toString('base64'), isBase64Encoded: true }),
   };
 }
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { FEATURE_TYPES, MAX_RECORD_BYTES, addActivities } from '../../shared/domain/activities';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, boundedText, clientId, text, userReference } from '../../shared/http/schemas';
+import { boundedArray, boundedText, clientId, jsonObject, text, userReference } from '../../shared/http/schemas';
 
 const activity = z.object({
   id: z.optional(clientId()),
@@ -10,11 +10,11 @@ const activity = z.object({
   actionUser: z.optional(userReference()),
   targetEntityId: z.optional(clientId()),
   targetSubEntityId: z.optional(clientId()),
-  changes: z.optional(z.record(z.string(), z.unknown())),
+  changes: z.optional(jsonObject(MAX_RECORD_BYTES)),
   entityData: z.optional(z.unknown()),
   entityTargetData: z.optional(z.unknown()),
   displayMessageTemplate: z.optional(text(5000)),
-  displayMessageTemplateData: z.optional(z.record(z.string(), z.unknown())),
+  displayMessageTemplateData: z.optional(jsonObject(MAX_RECORD_BYTES)),
   actionIcon: z.optional(text(2000)),
   isActivityResolverUsed: z.optional(z.boolean()),
 }).check(

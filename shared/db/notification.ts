@@ -16,6 +16,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
+import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
 import type { TransactItem } from './transact';
@@ -73,17 +74,33 @@ const configKey = (apiKeyId: string, organizationId: string, userId: string, doc
   sk: documentId === undefined ? 'ORG' : key('DOC', segment(documentId)),
 });
 
+/** The free-form fields, stored as JSON strings (shared/db/json-attribute.ts). */
+const JSON_FIELDS = ['displayHeadlineMessageTemplateData', 'notificationSourceData'] as const;
+
 export function toNotification(item: Item): NotificationRecord {
   const { pk: _pk, sk: _sk, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, readBy, ...rest } = item;
   const readByUserIds = readBy instanceof Set ? [...(readBy as Set<string>)].sort() : [];
-  return { ...(rest as unknown as Omit<NotificationRecord, 'readByUserIds'>), readByUserIds };
+  const notification = { ...(rest as unknown as Omit<NotificationRecord, 'readByUserIds'>), readByUserIds };
+  for (const field of JSON_FIELDS) {
+    if (field in notification) notification[field] = fromJsonAttribute(notification[field]);
+  }
+  return notification;
+}
+
+/** The stored form of notification content: free-form fields as JSON strings. */
+function storedContent<T extends Partial<Pick<NotificationRecord, (typeof JSON_FIELDS)[number]>>>(content: T): Record<string, unknown> {
+  const stored: Record<string, unknown> = { ...content };
+  for (const field of JSON_FIELDS) {
+    if (content[field] !== undefined) stored[field] = toJsonAttribute(content[field]);
+  }
+  return stored;
 }
 
 /** The whole notification item (a Put replaces content; read state lives in the `readBy` set, kept apart). */
 export function notificationItem(apiKeyId: string, notification: Omit<NotificationRecord, 'readByUserIds'>): Item {
   return {
     ...notificationKey(apiKeyId, notification.organizationId, notification.id),
-    ...notification,
+    ...storedContent(notification),
     gsi1pk: organizationTimeline(apiKeyId, notification.organizationId),
     gsi1sk: timelineKey(notification.timestamp, notification.id),
     gsi2pk: documentTimeline(apiKeyId, notification.organizationId, notification.documentId),
@@ -135,7 +152,7 @@ export function updateNotificationItem(
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
-  for (const [field, value] of Object.entries(changes)) {
+  for (const [field, value] of Object.entries(storedContent(changes))) {
     if (value === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = value;

@@ -9,6 +9,7 @@
 import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
+import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, prefix, segment, tenantKey } from './keys';
 import type { TransactItem } from './transact';
 
@@ -47,8 +48,10 @@ const folderDocumentsPartition = (apiKeyId: string, organizationId: string, fold
   key(organizationPartition(apiKeyId, organizationId), 'FOLDER', segment(folderId));
 
 function toDocument(item: Item): DocumentRecord {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, ...rest } = item;
-  return rest as unknown as DocumentRecord;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, metadata, ...rest } = item;
+  const document = rest as unknown as DocumentRecord;
+  // Stored as a JSON string (shared/db/json-attribute.ts): metadata keys are the client's.
+  return metadata === undefined ? document : { ...document, metadata: fromJsonAttribute<Record<string, string>>(metadata) };
 }
 
 async function exists(itemKey: { pk: string; sk: string }): Promise<boolean> {
@@ -193,7 +196,7 @@ function documentUpdate(apiKeyId: string, organizationId: string, documentId: st
   const values: Record<string, unknown> = { ':now': now };
   const sets = ['updatedAt = :now'];
   for (const field of DOCUMENT_FIELDS) {
-    const value = fields[field];
+    const value = field === 'metadata' ? toJsonAttribute(fields.metadata) : fields[field];
     if (value === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = value;

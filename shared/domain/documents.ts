@@ -27,6 +27,7 @@ import {
 import { TransactionCancelledError } from '../db/transact';
 import { batchResult, type BatchResult } from '../http/batch-result';
 import { InvalidArgumentError, NotFoundError } from '../http/errors';
+import { clientRecord } from '../http/schemas';
 import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
 
 const MAX_NAME_LENGTH = 1000;
@@ -41,7 +42,7 @@ export const accessTypeSchema = () => z.enum(ACCESS_TYPES);
 
 /** Document metadata: string values; bounded so that 50 entries of 4-byte characters stay far below 400 KB. */
 export const metadataSchema = () =>
-  z.record(
+  clientRecord(
     z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(MAX_METADATA_KEY_LENGTH, `Must be at most ${MAX_METADATA_KEY_LENGTH} characters.`)),
     z.string().check(z.maxLength(MAX_METADATA_VALUE_LENGTH, `Must be at most ${MAX_METADATA_VALUE_LENGTH} characters.`)),
   ).check(z.refine((value) => Object.keys(value).length <= MAX_METADATA_ENTRIES, `Must have at most ${MAX_METADATA_ENTRIES} entries.`));

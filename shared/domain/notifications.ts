@@ -27,6 +27,7 @@ import { TABLE_NAME } from '../db/client';
 import { deleteItem, type TransactItem } from '../db/transact';
 import type { BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
+import { logger } from '../http/logger';
 import { accessOfUsers } from './access';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
@@ -76,10 +77,13 @@ async function withAccess(apiKeyId: string, organizationId: string, documentId: 
 
 /**
  * Adds the notification, or updates the one with the same id (its timestamp and read state are kept, new
- * recipients are added). Feed entries are written before the notification item, so an interrupted request
- * never shows a notification whose delivery is missing; retrying with the same id completes it. The notification
- * item is written with its document's migration-lock check. Throws NotFoundError for a missing organization or
- * document without the matching create flag, FailedPreconditionError when the document is being migrated.
+ * recipients are added). Feed entries are written first, then the notification item in one transaction with what
+ * it creates (organization, document) and its document's migration-lock check, so an interrupted request never
+ * shows a notification whose delivery is missing. When that last step fails, the feed entries this request added
+ * are taken back before the error is answered: a failed request leaves no entry in anyone's feed (should taking
+ * them back fail too, a retry with the same id completes the delivery). Throws NotFoundError for a missing
+ * organization or document without the matching create flag, FailedPreconditionError when the document is being
+ * migrated.
  */
 export async function addNotification(apiKeyId: string, input: AddNotificationInput, now = Date.now()): Promise<string> {
   const document = documentsIn(input.organizationId, [input.documentId]);
@@ -116,10 +120,19 @@ export async function addNotification(apiKeyId: string, input: AddNotificationIn
     notifyAll: input.notifyAll ?? false,
     timestamp: existing?.timestamp ?? now,
   };
-  if (structure.length > 0) await transactGuarded(apiKeyId, structure, document);
-  await batchWrite(recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))));
+  // The recipients whose feed already holds it (an update): their entries are not this request's to take back.
+  const delivered = existing === undefined ? new Set<string>() : await existingFeedEntries(apiKeyId, existing, recipients);
+  const added = recipients.filter((userId) => !delivered.has(userId));
   const readBy = existing && existing.readByUserIds.length > 0 ? { readBy: new Set(existing.readByUserIds) } : {};
-  await transactGuarded(apiKeyId, [{ Put: { TableName: TABLE_NAME, Item: { ...notificationItem(apiKeyId, notification), ...readBy } } }], document);
+  try {
+    await batchWrite(recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))));
+    await transactGuarded(apiKeyId, [...structure, { Put: { TableName: TABLE_NAME, Item: { ...notificationItem(apiKeyId, notification), ...readBy } } }], document);
+  } catch (error) {
+    await batchWrite(added.map((userId) => deleteRequest(feedEntryKey(apiKeyId, notification, userId)))).catch((cleanup: unknown) => {
+      logger.error('could not take back the feed entries of a failed notification', cleanup instanceof Error ? cleanup : String(cleanup));
+    });
+    throw error;
+  }
   return id;
 }
 

@@ -106,38 +106,64 @@ export function jsonEnvelope(): Middleware {
       if (contentType !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(contentType)) {
         throw new InvalidArgumentError('Content-Type must be application/json.');
       }
+      const text = decodeUtf8(body);
       let parsed: unknown;
       try {
-        parsed = JSON.parse(body.toString('utf8'));
+        parsed = JSON.parse(text);
       } catch {
         throw new InvalidArgumentError(`Request body is not valid JSON. ${ENVELOPE_MESSAGE}`);
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
       const data = (parsed as Record<string, unknown>).data;
       if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
-      const badNumber = unstorableNumber(data, 'data');
-      if (badNumber !== undefined) {
-        throw invalidFields([{ path: badNumber, message: 'Numbers must be 0 or between 1e-100 and 2^53-1 in size.' }]);
-      }
+      const malformed = firstMalformedValue(parsed);
+      if (malformed !== undefined) throw invalidFields([malformed]);
       current.body = data as Record<string, unknown>;
     },
   };
 }
 
-/**
- * The path of the first number DynamoDB could not store exactly (the document client refuses numbers beyond
- * 2^53-1, DynamoDB those below 1e-130), anywhere in the body, including free-form JSON fields; undefined if none.
- * Checked once here so that no operation turns such input into a 500.
- */
-function unstorableNumber(value: unknown, path: string): string | undefined {
-  if (typeof value === 'number') {
-    const size = Math.abs(value);
-    return size === 0 || (size >= 1e-100 && size <= Number.MAX_SAFE_INTEGER) ? undefined : path;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text; refuses bytes that are not UTF-8 rather than silently replacing them. */
+function decodeUtf8(body: Buffer): string {
+  try {
+    return UTF8.decode(body);
+  } catch {
+    throw new InvalidArgumentError('Request body is not valid UTF-8.');
   }
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [name, child] of Object.entries(value)) {
-    const found = unstorableNumber(child, `${path}.${name}`);
-    if (found !== undefined) return found;
+}
+
+/** Objects and arrays counted together, the `{data: …}` wrapper included (decisions §1). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The first value anywhere in the parsed body (free-form JSON fields included) that no operation may store, with
+ * its path: nesting deeper than MAX_JSON_DEPTH, a string or key name that is not well-formed Unicode (a lone
+ * surrogate would be turned into U+FFFD when encoded, so two different ids could meet on one key), or a number
+ * DynamoDB cannot store exactly (the document client refuses numbers beyond 2^53-1, DynamoDB those below
+ * 1e-130). Walks with an explicit stack, never recursion, so no input can exhaust the call stack; undefined when
+ * all is well.
+ */
+function firstMalformedValue(body: object): { path: string; message: string } | undefined {
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 1 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path, depth } = next;
+    if (typeof value === 'string') {
+      if (!value.isWellFormed()) return { path, message: 'Must be well-formed Unicode (no lone surrogates).' };
+    } else if (typeof value === 'number') {
+      const size = Math.abs(value);
+      if (size !== 0 && (size < 1e-100 || size > Number.MAX_SAFE_INTEGER)) {
+        return { path, message: 'Numbers must be 0 or between 1e-100 and 2^53-1 in size.' };
+      }
+    } else if (value !== null && typeof value === 'object') {
+      if (depth > MAX_JSON_DEPTH) return { path, message: `JSON may nest at most ${MAX_JSON_DEPTH} levels (the {"data": ...} wrapper included).` };
+      for (const [name, child] of Object.entries(value)) {
+        const childPath = path === '' ? name : `${path}.${name}`;
+        if (!name.isWellFormed()) return { path: childPath, message: 'Key names must be well-formed Unicode (no lone surrogates).' };
+        pending.push({ value: child, path: childPath, depth: depth + 1 });
+      }
+    }
   }
   return undefined;
 }

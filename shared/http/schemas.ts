@@ -91,10 +91,38 @@ export const documentOrFolder = () =>
 
 const MAX_JSON_BYTES = 64 * 1024;
 
-/** A free-form JSON object, at most 64 KB serialised (several fit in one 400 KB item). */
-export const jsonObject = () =>
-  z.record(z.string(), z.unknown()).check(
-    z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_JSON_BYTES, 'Must be at most 64 KB as JSON.'),
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * An object whose keys the client chooses, each entry validated, returned exactly as the client sent it. z.record
+ * rebuilds the object by assignment, which turns a `__proto__` key into the new object's prototype and so loses
+ * it; free-form objects must keep every key name (decisions §1 "Well-formed input").
+ */
+export const clientRecord = <V extends z.ZodMiniType>(keySchema: z.ZodMiniType<string>, valueSchema: V) =>
+  z.custom<Record<string, z.output<V>>>(isObject, 'Must be an object.').check(
+    z.superRefine((value, context) => {
+      for (const [name, entry] of Object.entries(value)) {
+        const keyCheck = keySchema.safeParse(name);
+        if (!keyCheck.success) {
+          for (const issue of keyCheck.error.issues) context.issues.push({ code: 'custom', message: `Key: ${issue.message}`, input: name, path: [name] });
+        }
+        const valueCheck = valueSchema.safeParse(entry);
+        if (!valueCheck.success) {
+          for (const issue of valueCheck.error.issues) context.issues.push({ code: 'custom', message: issue.message, input: entry, path: [name, ...issue.path] });
+        }
+      }
+    }),
+  );
+
+/**
+ * A free-form JSON object, at most `maxBytes` serialised (64 KB by default: several fit in one 400 KB item). Any
+ * key names, `constructor`, `__proto__` and `prototype` included; kept exactly as sent.
+ */
+export const jsonObject = (maxBytes = MAX_JSON_BYTES) =>
+  z.custom<Record<string, unknown>>(isObject, 'Must be an object.').check(
+    z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes, `Must be at most ${maxBytes / 1024} KB as JSON.`),
   );
 
 /** A user as operations name one: an id with an optional name and email (notification recipients, actors). */

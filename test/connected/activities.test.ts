@@ -117,10 +117,28 @@ describe('activities', () => {
       expect(record.metadata).toEqual({ apiKey: tenant.apiKeyId, organizationId });
     });
 
-    it('round-trips JSON nested deeper than DynamoDB maps can be', async () => {
-      const organizationId = org();
+    /** `levels` objects nested inside one another around 'bottom'. */
+    const nested = (levels: number): unknown => {
       let deep: unknown = 'bottom';
-      for (let i = 0; i < 40; i += 1) deep = { level: deep };
+      for (let i = 0; i < levels; i += 1) deep = { level: deep };
+      return deep;
+    };
+
+    it('refuses JSON nested past the 32 levels a request may have, naming the path, and stores nothing', async () => {
+      const organizationId = org();
+      // {data} 1, data 2, activities 3, the record 4, entityData 5, its `deep` 6: 28 more objects reach level 33.
+      const entityData = { deep: nested(28) };
+
+      const added = await add(tenant, { organizationId, activities: [comment('too-deep', { entityData })] });
+
+      expect(added.statusCode).toBe(400);
+      expect(added.body.error?.details?.issues).toEqual([{ path: `data.activities.0.entityData.deep${'.level'.repeat(27)}`, message: expect.stringContaining('at most 32 levels') }]);
+      expect((await get(tenant, { organizationId })).body.result?.data).toEqual([]);
+    });
+
+    it('round-trips JSON nested to the 32-level limit, with the numbers DynamoDB can store', async () => {
+      const organizationId = org();
+      const deep = nested(27);
       const entityData = { large: 2 ** 53 - 1, small: 1.5e-99, negative: -0.25, empty: '', emptyList: [], deep };
 
       const added = await add(tenant, { organizationId, activities: [comment('json', { entityData, entityTargetData: [[[]]] })] });

@@ -4,18 +4,18 @@
  */
 import { join } from 'node:path';
 import { findRoute } from '../../shared/routes';
-import { invoke, type Invocation } from './invoke';
+import { invoke, type Invocation, type InvokeOptions } from './invoke';
 
 type Handler = Parameters<typeof invoke>[0];
 
-export type CallRoute = (path: string, data: unknown, headers: Record<string, string>) => Promise<Invocation>;
+export type CallRoute = (path: string, data: unknown, headers: Record<string, string>, options?: Omit<InvokeOptions, 'headers'>) => Promise<Invocation>;
 
 const root = join(__dirname, '..', '..');
 
-export const callRoute: CallRoute = (path, data, headers) => {
+export const callRoute: CallRoute = (path, data, headers, options = {}) => {
   const route = findRoute(path);
   if (route === undefined) throw new Error(`No route ${path}.`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { handler } = require(join(root, route.entry)) as { handler: Handler };
-  return invoke(handler, path, data, { headers });
+  return invoke(handler, path, data, { ...options, headers });
 };

@@ -9,8 +9,8 @@ import type { HttpResult } from '../../shared/http/envelope';
 
 export interface InvokeOptions {
   headers?: Record<string, string>;
-  /** Raw body; default is `JSON.stringify({ data })`. */
-  rawBody?: string;
+  /** Raw body; default is `JSON.stringify({ data })`. Bytes are sent base64-encoded, as API Gateway sends a body that is not text. */
+  rawBody?: string | Buffer;
   sourceIp?: string;
   method?: string;
 }
@@ -28,7 +28,8 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<Http
 
 export function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): APIGatewayProxyEventV2 {
   const requestId = randomUUID();
-  const body = options.rawBody ?? JSON.stringify({ data });
+  const raw = options.rawBody ?? JSON.stringify({ data });
+  const body = typeof raw === 'string' ? raw : raw.toString('base64');
   return {
     version: '2.0',
     routeKey: `POST ${path}`,
@@ -36,7 +37,7 @@ export function buildEvent(path: string, data: unknown, options: InvokeOptions =
     rawQueryString: '',
     headers: { 'content-type': 'application/json', ...options.headers },
     body,
-    isBase64Encoded: false,
+    isBase64Encoded: typeof raw !== 'string',
     requestContext: {
       accountId: 'local',
       apiId: 'local',
