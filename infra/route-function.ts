@@ -1,19 +1,21 @@
 /**
- * One construct holds every function default (runtime, architecture, bundling, logs, tracing) and turns a route
- * table entry into least-privilege grants: the function may do what its entry says and nothing more.
+ * One construct holds every function default (runtime, architecture, bundling, logs, tracing) and turns an entry of
+ * the route, worker or deploy-task table into least-privilege grants: the function may do what its entry declares
+ * (shared/grants.ts) and nothing more.
  */
 import * as path from 'node:path';
-import { CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct, type IConstruct } from 'constructs';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { GLOBAL_INDEXES } from '../shared/db/table-definition';
+import { Construct } from 'constructs';
+import type { DeployTask } from '../shared/deploy-tasks';
+import { NO_GRANTS, grantsFor, type Grants } from '../shared/grants';
 import type { Route } from '../shared/routes';
 import type { Worker } from '../shared/workers';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
@@ -46,19 +48,24 @@ const AI_BASE_URL_VARIABLES: Record<keyof AiBaseUrls, string> = {
   gemini: 'GEMINI_BASE_URL',
 };
 
-/** What routed functions may be granted access to; each function gets only the parts its route asks for. */
-export interface RouteResources {
+/** What a function may be granted access to; each gets only the parts its entry declares. */
+export interface DataResources {
   readonly table: ITable;
   /** The key of the Encryption SDK's KMS keyring. */
   readonly encryptionKey: IKey;
 }
 
-/** A function serving one route-table entry. */
-export interface RoutedFunctionProps {
-  readonly route: Route;
-  readonly worker?: never;
-  readonly resources: RouteResources;
+interface CommonProps {
   readonly settings: FunctionSettings;
+  /** Concurrent executions reserved for (and capping) the function; see infra/limits.ts. @default none */
+  readonly reservedConcurrency?: number;
+}
+
+/** A function serving one route-table entry. */
+export interface RoutedFunctionProps extends CommonProps {
+  readonly kind: 'route';
+  readonly route: Route;
+  readonly resources: DataResources;
   /** Workspace creations allowed per source IP per hour (0 disables the limit); see shared/config.ts. */
   readonly workspaceCreateLimitPerHour: number;
   /** Passed to the functions whose route calls the AI providers, and to no other. */
@@ -66,30 +73,33 @@ export interface RoutedFunctionProps {
 }
 
 /**
- * A function outside the route table (the `$default` catch-all): same defaults, no table, key or secret. It
- * cannot be handed resources, so it cannot be granted any by mistake.
+ * A worker of the worker table, woken by the table's stream: a filtered event source that reports failed records
+ * one by one, and a dead-letter queue for records it gives up on.
  */
-export interface UnroutedFunctionProps {
-  /** Handler file relative to the project root; it exports `handler`. */
-  readonly entry: string;
-  readonly route?: never;
-  readonly worker?: never;
-  readonly settings: FunctionSettings;
+export interface WorkerFunctionProps extends CommonProps {
+  readonly kind: 'worker';
+  readonly worker: Worker;
+  readonly resources: DataResources;
+}
+
+/** A deploy task (shared/deploy-tasks.ts): run by CloudFormation through a custom resource, see infra/deploy-task.ts. */
+export interface DeployTaskFunctionProps extends CommonProps {
+  readonly kind: 'deployTask';
+  readonly task: DeployTask;
+  readonly resources: DataResources;
 }
 
 /**
- * A worker of the worker table, woken by the table's stream: read-write data access to the table (no key), a
- * filtered event source that reports failed records one by one, and a dead-letter queue for records it gives
- * up on.
+ * A function outside the tables (the `$default` catch-all): same defaults, no table, key or secret. It cannot be
+ * handed resources, so it cannot be granted any by mistake.
  */
-export interface WorkerFunctionProps {
-  readonly worker: Worker;
-  readonly table: ITable;
-  readonly route?: never;
-  readonly settings: FunctionSettings;
+export interface UnroutedFunctionProps extends CommonProps {
+  readonly kind: 'unrouted';
+  /** Handler file relative to the project root; it exports `handler`. */
+  readonly entry: string;
 }
 
-export type RouteFunctionProps = RoutedFunctionProps | UnroutedFunctionProps | WorkerFunctionProps;
+export type RouteFunctionProps = RoutedFunctionProps | WorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
 
 /**
  * 1024 MB: Lambda allocates CPU in proportion to memory. Cold starts (loading a bundle that carries the AWS SDK)
@@ -100,15 +110,21 @@ const MEMORY_MB = 1024;
 
 /**
  * 29 s: API Gateway ends an HTTP API integration after 29-30 s, so a longer Lambda timeout would only keep
- * running work whose answer nobody receives. The slowest planned operation (ask-ai) needs about 25 s.
+ * running work whose answer nobody receives. The slowest operation (ask-ai) needs about 25 s.
  */
-const TIMEOUT = Duration.seconds(29);
+const ROUTE_TIMEOUT = Duration.seconds(29);
 
 /**
  * Workers get Lambda's longest run. A run saves its place a minute before the end and wakes a fresh invocation
  * through the stream, so no single invocation has to finish a large migration.
  */
 const WORKER_TIMEOUT = Duration.minutes(15);
+
+/**
+ * A deploy task does a few conditional writes; a minute leaves room for the SDK's retries. A hung task then fails
+ * the deployment after a minute instead of holding it for the Provider framework's 15.
+ */
+const DEPLOY_TASK_TIMEOUT = Duration.minutes(1);
 
 /**
  * Stream retries of a failing record. Higher than the worker's own give-up count (MAX_FAILED_RUNS in
@@ -118,24 +134,44 @@ const WORKER_TIMEOUT = Duration.minutes(15);
 const WORKER_RETRY_ATTEMPTS = 10;
 
 /** Kept long enough to investigate an incident reported weeks later, short enough not to pile up cost. */
-const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
-/** How cdk-nag writes a CloudFormation `Fn::GetAtt [X, Arn]` in a finding id: `<X.Arn>`. */
-function arnReference(resource: IConstruct): string | undefined {
-  const cfn = resource.node.defaultChild;
-  return cfn instanceof CfnElement ? `<${Stack.of(cfn).getLogicalId(cfn)}.Arn>` : undefined;
+/** What differs between the kinds of function; everything else is the same for all. */
+interface Profile {
+  readonly entry: string;
+  /** The function's and the role's description: `POST <path>` for routes, the table's summary otherwise. */
+  readonly description: string;
+  readonly timeout: Duration;
+  readonly grants: Grants;
+  readonly resources?: DataResources;
+}
+
+function profileOf(props: RouteFunctionProps): Profile {
+  switch (props.kind) {
+    case 'route':
+      return { entry: props.route.entry, description: `POST ${props.route.path}`, timeout: ROUTE_TIMEOUT, grants: grantsFor(props.route), resources: props.resources };
+    case 'worker':
+      return { entry: props.worker.entry, description: props.worker.summary, timeout: WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
+    case 'deployTask':
+      return { entry: props.task.entry, description: props.task.summary, timeout: DEPLOY_TASK_TIMEOUT, grants: grantsFor(props.task), resources: props.resources };
+    case 'unrouted':
+      return { entry: props.entry, description: `${props.entry} (requests that match no route)`, timeout: ROUTE_TIMEOUT, grants: NO_GRANTS };
+  }
 }
 
 export class RouteFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
+  /** `POST <path>` for routes, the table's summary otherwise; also the function's description. */
+  readonly description: string;
+  /** The worker's dead-letter queue; undefined for every other kind. */
+  readonly deadLetters?: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
     super(scope, id);
-    const route = props.route;
-    const worker = props.worker;
-    const entry = route !== undefined ? route.entry : worker !== undefined ? worker.entry : props.entry;
+    const profile = profileOf(props);
+    this.description = profile.description;
 
     // Created explicitly (not Lambda's implicit /aws/lambda/<name>) so that retention is part of the stack and
     // the function needs no logs:CreateLogGroup permission.
@@ -145,40 +181,40 @@ export class RouteFunction extends Construct {
     // may write to every log group in the account; this one may write to its own log group only.
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: route !== undefined ? `POST ${route.path}` : worker !== undefined ? worker.summary : `${entry} (no route)`,
+      description: profile.description,
     });
     this.logGroup.grantWrite(this.role);
 
-    const environment: Record<string, string> = {
-      ...bundleRuntimeEnvironment,
-      POWERTOOLS_SERVICE_NAME: props.settings.serviceName,
-      LOG_LEVEL: props.settings.logLevel,
-    };
-
     this.function = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, entry),
+      entry: path.join(PROJECT_ROOT, profile.entry),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
-      description: route !== undefined ? `POST ${route.path}` : worker !== undefined ? worker.summary : `${entry} (requests that match no route)`,
+      description: profile.description,
       runtime: lambda.Runtime.NODEJS_22_X,
       // Graviton: about 20% cheaper per GB-second than x86, and the bundle is plain JavaScript.
       architecture: lambda.Architecture.ARM_64,
       memorySize: MEMORY_MB,
-      timeout: worker !== undefined ? WORKER_TIMEOUT : TIMEOUT,
+      timeout: profile.timeout,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       role: this.role,
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
-      environment,
+      environment: {
+        ...bundleRuntimeEnvironment,
+        POWERTOOLS_SERVICE_NAME: props.settings.serviceName,
+        LOG_LEVEL: props.settings.logLevel,
+      },
       bundling: lambdaBundling,
     });
 
-    if (route !== undefined) {
-      this.grantRouteAccess(route, props.resources, props.workspaceCreateLimitPerHour);
-      if (route.calls?.includes('ai-providers')) this.pointAtAiProviders(props.aiBaseUrls ?? {});
+    if (profile.resources !== undefined) this.grantAccess(profile.grants, profile.resources);
+    if (props.kind === 'route') {
+      this.function.addEnvironment('WORKSPACE_CREATE_LIMIT_PER_HOUR', String(props.workspaceCreateLimitPerHour));
+      if (props.route.calls?.includes('ai-providers')) this.pointAtAiProviders(props.aiBaseUrls ?? {});
     }
-    if (props.worker !== undefined) {
-      this.subscribeWorker(props.worker, props.table);
+    if (props.kind === 'worker') {
+      this.deadLetters = this.subscribeWorker(props.worker, props.resources.table);
     }
 
     Validations.of(this.function).acknowledge({
@@ -190,17 +226,40 @@ export class RouteFunction extends Construct {
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'Only the X-Ray statement added by tracing ACTIVE (xray:PutTraceSegments, xray:PutTelemetryRecords): ' +
-        'these actions support no resource-level permissions, so "*" is the narrowest resource IAM accepts.',
+        'Only actions that support no resource-level permissions, so "*" is the narrowest resource IAM accepts: ' +
+        'the X-Ray statement of tracing ACTIVE (xray:PutTraceSegments, xray:PutTelemetryRecords) and, for stream ' +
+        "workers, the event source's dynamodb:ListStreams.",
     });
   }
 
-  private subscribeWorker(worker: Worker, table: ITable): void {
-    const fn = this.function;
-    fn.addEnvironment('TABLE_NAME', table.tableName);
-    table.grantReadWriteData(fn);
-    this.acknowledgeIndexWildcard(table);
+  /**
+   * The one path from declared grants to IAM, for routes, workers and deploy tasks alike: table actions on the
+   * table's ARN only, `dynamodb:Query` on each declared index by name (no `/index/*`), KMS actions on the one key.
+   * Explicit statements instead of `grantReadData()` and friends, which add Scan, DescribeTable, stream reads and
+   * every index.
+   */
+  private grantAccess(grants: Grants, { table, encryptionKey }: DataResources): void {
+    if (grants.tableActions.length > 0) {
+      this.function.addEnvironment('TABLE_NAME', table.tableName);
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.tableActions], resources: [table.tableArn] }));
+    }
+    if (grants.indexes.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: grants.indexes.map((index) => `${table.tableArn}/index/${index}`),
+        }),
+      );
+    }
+    if (grants.kmsActions.length > 0) {
+      this.function.addEnvironment('KMS_KEY_ARN', encryptionKey.keyArn);
+      // On the role rather than through key.grant(): the key lives in the parent stack, whose key policy already
+      // delegates to IAM, so no key policy change (and no cross-stack edit) is needed.
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.kmsActions], resources: [encryptionKey.keyArn] }));
+    }
+  }
 
+  private subscribeWorker(worker: Worker, table: ITable): sqs.Queue {
     const deadLetters = new sqs.Queue(this, 'DeadLetters', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -210,10 +269,14 @@ export class RouteFunction extends Construct {
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is itself the dead-letter queue of the stream worker: records the worker gave up on, kept for the operator.',
     });
-    fn.addEventSource(
+    // The event source grants its own stream reads (ListStreams, DescribeStream, GetRecords, GetShardIterator on
+    // the stream), separate from the data grants above.
+    this.function.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
         batchSize: 10,
+        // One batch per shard at a time: a migration's records stay in order, and infra/limits.ts relies on it.
+        parallelizationFactor: 1,
         retryAttempts: WORKER_RETRY_ATTEMPTS,
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
@@ -231,50 +294,13 @@ export class RouteFunction extends Construct {
         ],
       }),
     );
-  }
-
-  /** The generic GSIs of the one table: a `/index/*` resource comes with every data grant on it. */
-  private acknowledgeIndexWildcard(table: ITable): void {
-    const tableArn = arnReference(table);
-    if (tableArn === undefined) return;
-    Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
-      reason:
-        `Queries through the GSIs (${GLOBAL_INDEXES.map((index) => index.name).join(', ')}) of this one table; the wildcard is limited to that ` +
-        "table's indexes, which hold the same tenant-keyed items as the table itself.",
-    });
+    return deadLetters;
   }
 
   private pointAtAiProviders(baseUrls: AiBaseUrls): void {
     for (const [provider, variable] of Object.entries(AI_BASE_URL_VARIABLES) as Array<[keyof AiBaseUrls, string]>) {
       const url = baseUrls[provider];
       if (url !== undefined) this.function.addEnvironment(variable, url);
-    }
-  }
-
-  private grantRouteAccess(route: Route, resources: RouteResources, workspaceCreateLimitPerHour: number): void {
-    const fn = this.function;
-    fn.addEnvironment('TABLE_NAME', resources.table.tableName);
-    fn.addEnvironment('WORKSPACE_CREATE_LIMIT_PER_HOUR', String(workspaceCreateLimitPerHour));
-
-    if (route.table === 'write') {
-      resources.table.grantReadWriteData(fn);
-    } else {
-      resources.table.grantReadData(fn);
-    }
-    this.acknowledgeIndexWildcard(resources.table);
-
-    // The AWS Encryption SDK with a KMS keyring whose only key is the generator calls GenerateDataKey to encrypt
-    // and Decrypt to decrypt; it never calls Encrypt or ReEncrypt, so grantEncrypt() would give more than needed.
-    const kmsUse = route.kms ?? [];
-    if (kmsUse.length > 0) {
-      fn.addEnvironment('KMS_KEY_ARN', resources.encryptionKey.keyArn);
-    }
-    if (kmsUse.includes('encrypt')) {
-      resources.encryptionKey.grant(fn, 'kms:GenerateDataKey');
-    }
-    if (kmsUse.includes('decrypt')) {
-      resources.encryptionKey.grantDecrypt(fn);
     }
   }
 }

@@ -1,52 +1,59 @@
 /**
- * The whole deployment: one DynamoDB table, one KMS key and an HTTP API with one Lambda
- * function per POST path of the route table, plus a `$default` catch-all that answers 404/405, and one
- * function per worker of the worker table, woken by the table's stream.
+ * The whole deployment of one stage: one DynamoDB table, one KMS key and an HTTP API with one Lambda function per
+ * POST path of the route table (in nested stacks by area, see infra/route-stack.ts), plus a `$default` catch-all
+ * that answers 404/405, one function per worker of the worker table, woken by the table's stream, one custom
+ * resource per deploy task, and the alarms.
  */
 import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
-import { CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, HttpApi, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
-import { routeId, routes } from '../shared/routes';
+import { deployTasks } from '../shared/deploy-tasks';
+import { routes as routeTable, type Route } from '../shared/routes';
 import { workers } from '../shared/workers';
-import { RouteFunction, type AiBaseUrls, type FunctionSettings, type LogLevel } from './route-function';
-
-/** Requests per second across the stage; protects the account's Lambda concurrency and the bill from a flood. */
-export interface ThrottleSettings {
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-}
+import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, serverErrorRateAlarm } from './alarms';
+import { DeployTaskRun } from './deploy-task';
+import { ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
+import { RouteFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './route-function';
+import { NO_AUTHORIZER_REASON, RouteStack, groupRoutes } from './route-stack';
 
 export interface CollabStackProps extends StackProps {
+  /** Distinguishes deployments in one account (key alias, API name, tags); see assertValidStage. @default 'dev' */
+  readonly stage?: string;
   /** Workspace creations allowed per source IP per hour; 0 disables the limit. @default 10 */
   readonly workspaceCreateLimitPerHour?: number;
-  /** Distinguishes deployments in one account (key alias, API name, tags). @default 'prod' */
-  readonly stage?: string;
   /** @default 'INFO' */
   readonly logLevel?: LogLevel;
-  /** Stage-wide default for every route. @default 100 requests/s, bursts of 200 */
-  readonly throttle?: ThrottleSettings;
+  /** Stage-wide default for every route. @default STAGE_THROTTLE (infra/limits.ts) */
+  readonly throttle?: Throttle;
   /** Ask AI's provider endpoints, each an http(s) URL. @default the providers' public endpoints */
   readonly aiBaseUrls?: AiBaseUrls;
+  /**
+   * Reserve the concurrency of infra/limits.ts. Off for accounts whose Lambda quota cannot spare any (new accounts
+   * often have 10, and Lambda keeps 100 unreserved). @default true
+   */
+  readonly reserveConcurrency?: boolean;
+  /** SNS topic every alarm notifies (when it fires and when it recovers). @default alarms without actions */
+  readonly alarmTopicArn?: string;
+  /** The route table to deploy; tests add routes to it to measure growth. @default the route table */
+  readonly routes?: readonly Route[];
+}
+
+/** A bare `cdk deploy` lands here, never on a production stage. */
+export const DEFAULT_STAGE = 'dev';
+
+/** The stage becomes part of the stack name, the key alias and the API name, which accept little more than this. */
+export function assertValidStage(stage: string): void {
+  if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) {
+    throw new Error(`Stage "${stage}" must be 1-32 letters, digits or hyphens.`);
+  }
 }
 
 const SERVICE_NAME = 'collab-backend';
-const DEFAULT_THROTTLE: ThrottleSettings = { rateLimit: 100, burstLimit: 200 };
-
-/**
- * Why no route has an API Gateway authorizer (cdk-nag APIG4): the credentials are the service's own (API key +
- * auth token, or workspace id + token, in x-service-* headers), checked against the table by the shared
- * middleware of each function, and some routes are public by contract.
- */
-const NO_AUTHORIZER_REASON =
-  'Authentication is the API key + auth token (or workspace id + token) in the x-service-* headers, checked ' +
-  'against the table by the shared middleware of every function with a 30 s cache; a Lambda authorizer would ' +
-  'add a second invocation per request and a second place for the rules. Workspace create and the $default ' +
-  '404/405 answer are public by the API contract.';
 
 /** One JSON object per request, from the `$context` variables of HTTP APIs. */
 const ACCESS_LOG_FORMAT = JSON.stringify({
@@ -68,18 +75,26 @@ export class CollabStack extends Stack {
   readonly table: dynamodb.Table;
   readonly encryptionKey: kms.Key;
   readonly api: HttpApi;
+  /** The nested stacks holding the route functions. */
+  readonly routeStacks: readonly RouteStack[];
   /** The function of each POST path, by path. */
   readonly routeFunctions: ReadonlyMap<string, RouteFunction>;
 
   constructor(scope: Construct, id: string, props: CollabStackProps = {}) {
     super(scope, id, props);
-    const stage = props.stage ?? 'prod';
-    // It becomes part of the key alias and the API name, which accept little more than this.
-    if (!/^[A-Za-z0-9-]{1,32}$/.test(stage)) {
-      throw new Error(`Stage "${stage}" must be 1-32 letters, digits or hyphens.`);
-    }
+    const stage = props.stage ?? DEFAULT_STAGE;
+    assertValidStage(stage);
     Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', stage);
+    // Before anything is built, so that a malformed ARN fails at once; the aspect reaches alarms added later.
+    if (props.alarmTopicArn !== undefined) notifyOnEveryAlarm(this, props.alarmTopicArn);
+    const reserveConcurrency = props.reserveConcurrency ?? true;
+    const routes = props.routes ?? routeTable;
+    for (const path of Object.keys(ROUTE_LIMITS)) {
+      // A limit on a path the API does not have would fail the deployment (a route setting for a missing route
+      // key) or do nothing; fail the synthesis instead.
+      if (!routes.some((route) => route.path === path)) throw new Error(`infra/limits.ts limits ${path}, which is not in the route table.`);
+    }
 
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: PARTITION_KEY, type: dynamodb.AttributeType.STRING },
@@ -120,41 +135,32 @@ export class CollabStack extends Stack {
       apiName: `${SERVICE_NAME}-${stage}`,
       description: `${SERVICE_NAME} (${stage}): POST operations of the route table`,
     });
-    this.configureStage(props.throttle ?? DEFAULT_THROTTLE);
 
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
-    const resources = { table: this.table, encryptionKey: this.encryptionKey };
-    const workspaceCreateLimitPerHour = props.workspaceCreateLimitPerHour ?? 10;
+    const resources: DataResources = { table: this.table, encryptionKey: this.encryptionKey };
     const aiBaseUrls = props.aiBaseUrls ?? {};
     for (const [provider, url] of Object.entries(aiBaseUrls)) {
       // Checked here so that a typo fails `cdk synth`, not the first Ask AI request after a deploy.
       if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) throw new Error(`The ${provider} base URL must be an http(s) URL, got "${url}".`);
     }
 
-    // One function per POST path, even where paths share a handler file: each gets its own grants, logs,
-    // concurrency and metrics.
-    const routeFunctions = new Map<string, RouteFunction>();
-    for (const route of routes) {
-      const id = routeId(route.path);
-      const routeFunction = new RouteFunction(this, id, { route, resources, settings, workspaceCreateLimitPerHour, aiBaseUrls });
-      const httpRoute = new HttpRoute(this.api, `${id}Route`, {
-        httpApi: this.api,
-        routeKey: HttpRouteKey.with(route.path, HttpMethod.POST),
-        integration: new HttpLambdaIntegration(`${id}Integration`, routeFunction.function),
-      });
-      Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: NO_AUTHORIZER_REASON });
-      routeFunctions.set(route.path, routeFunction);
-    }
-    this.routeFunctions = routeFunctions;
-
-    // The stream workers (document migration): each wakes only for the items its trigger names.
-    for (const worker of workers) {
-      new RouteFunction(this, worker.id, { worker, table: this.table, settings });
-    }
+    this.routeStacks = groupRoutes(routes).map(
+      (group) =>
+        new RouteStack(this, {
+          group,
+          api: this.api,
+          resources,
+          settings,
+          workspaceCreateLimitPerHour: props.workspaceCreateLimitPerHour ?? 10,
+          aiBaseUrls,
+          reserveConcurrency,
+        }),
+    );
+    this.routeFunctions = new Map(this.routeStacks.flatMap((routeStack) => [...routeStack.routeFunctions]));
 
     // Anything else (unknown path, or a known path with another method) gets the API's error envelope, not
     // API Gateway's own {"message":"Not Found"}.
-    const notRouted = new RouteFunction(this, 'NotRouted', { entry: 'functions/gateway/not-routed.ts', settings });
+    const notRouted = new RouteFunction(this, 'NotRouted', { kind: 'unrouted', entry: 'functions/gateway/not-routed.ts', settings });
     const defaultRoute = new HttpRoute(this.api, 'DefaultRoute', {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
@@ -162,16 +168,49 @@ export class CollabStack extends Stack {
     });
     Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: NO_AUTHORIZER_REASON });
 
+    // The stream workers (document migration): each wakes only for the items its trigger names.
+    const workerRuns = workers.map((worker) => ({
+      worker,
+      handler: new RouteFunction(this, worker.id, {
+        kind: 'worker',
+        worker,
+        resources,
+        settings,
+        reservedConcurrency: reserveConcurrency ? WORKER_RESERVED_CONCURRENCY : undefined,
+      }),
+    }));
+
+    // Deploy tasks put in place what request paths only read (the page-token key), before the API serves.
+    const taskRuns = deployTasks.map((task) => new DeployTaskRun(this, task.id, { task, resources, settings }));
+
+    const stageResource = this.configureStage(props.throttle ?? STAGE_THROTTLE);
+    for (const routeStack of this.routeStacks) {
+      // RouteSettings name route keys, which must exist when the stage is created or updated.
+      if (routeStack.nestedStackResource !== undefined) stageResource.addResourceDependency(routeStack.nestedStackResource);
+    }
+    // No request reaches a route before the secrets it reads exist.
+    for (const run of taskRuns) stageResource.node.addDependency(run.resource);
+
+    serverErrorRateAlarm(this, this.api);
+    // The functions of this stack (each nested stack watches its own). The Provider framework's function is left
+    // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
+    functionFaultAlarms(this, [notRouted, ...workerRuns.map((run) => run.handler), ...taskRuns.map((run) => run.handler)]);
+    for (const { worker, handler } of workerRuns) {
+      if (handler.deadLetters !== undefined) deadLetterAlarm(this, `${worker.id}DeadLetters`, handler.deadLetters, worker.summary);
+      iteratorAgeAlarm(this, `${worker.id}IteratorAge`, handler);
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
   }
 
   /**
-   * Access logs and throttling on the `$default` stage. HttpApi creates that stage without passing either
-   * setting through, so they are set on its L1 resource (keeping HttpApi's own stage keeps `api.url` and the
+   * Access logs and throttling on the `$default` stage: the stage default for every route, and the routes of
+   * infra/limits.ts with a throttle of their own. HttpApi creates that stage (auto-deploy) without passing these
+   * settings through, so they are set on its L1 resource (keeping HttpApi's own stage keeps `api.url` and the
    * route deployment wiring as CDK makes them).
    */
-  private configureStage(throttle: ThrottleSettings): void {
+  private configureStage(throttle: Throttle): CfnStage {
     const cfnStage = this.api.defaultStage?.node.defaultChild;
     if (!(cfnStage instanceof CfnStage)) {
       throw new Error('The HTTP API has no default stage to configure.');
@@ -179,9 +218,15 @@ export class CollabStack extends Stack {
     // Kept longer than the function logs: this is the record of who called what, asked for after the fact.
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
     cfnStage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
-    cfnStage.defaultRouteSettings = {
-      throttlingRateLimit: throttle.rateLimit,
-      throttlingBurstLimit: throttle.burstLimit,
-    };
+    cfnStage.defaultRouteSettings = { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit };
+
+    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    for (const [path, limits] of Object.entries(ROUTE_LIMITS)) {
+      if (!('throttle' in limits)) continue;
+      routeSettings[`POST ${path}`] = { ThrottlingRateLimit: limits.throttle.rateLimit, ThrottlingBurstLimit: limits.throttle.burstLimit };
+    }
+    // RouteSettings is untyped JSON in the L1 resource, so it takes CloudFormation's own property names.
+    cfnStage.routeSettings = routeSettings;
+    return cfnStage;
   }
 }

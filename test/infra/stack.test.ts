@@ -1,102 +1,68 @@
 /**
- * The synthesized CloudFormation template: one function and one POST route per route-table entry, the table and
- * key settings the design relies on, and grants that follow each route's entry and nothing more. Bundling is
- * skipped (`aws:cdk:bundling-stacks: []`) so that the template is built in seconds.
+ * The synthesized CloudFormation templates (the parent stack and its nested stacks): one function and one POST
+ * route per route-table entry, the table and key settings the design relies on, and grants that follow each
+ * entry's declaration and nothing more. Expected grants are written out here from the route table's data, not
+ * derived with the code under test.
  */
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { CollabStack, type CollabStackProps } from '../../infra/stack';
+import { Match } from 'aws-cdk-lib/assertions';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
+import { serverSecretsTask } from '../../shared/deploy-tasks';
 import { routes, type Route } from '../../shared/routes';
 import { documentMigrationWorker, workers } from '../../shared/workers';
+import {
+  type Located,
+  describeReference,
+  environmentOf,
+  functionOf,
+  functionWithDescription,
+  grantsOf,
+  grantsOfServices,
+  resourcesOfType,
+  synthesize,
+} from './templates';
 
-interface CfnResource {
-  readonly Type: string;
-  readonly Properties: Record<string, unknown>;
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const WRITE_ACTIONS = [
+  ...READ_ACTIONS,
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
+const KMS_ACTION = { encrypt: 'kms:GenerateDataKey', decrypt: 'kms:Decrypt' } as const;
+
+/** What a route's role may do in DynamoDB and KMS, written out from its entry. */
+function expectedDataGrants(route: Route): string[] {
+  return [
+    ...(route.table === 'write' ? WRITE_ACTIONS : READ_ACTIONS).map((action) => `${action} on table`),
+    ...(route.indexes ?? []).map((index) => `dynamodb:Query on table/index/${index}`),
+    ...(route.kms ?? []).map((use) => `${KMS_ACTION[use]} on key`),
+  ].sort();
 }
 
-interface Statement {
-  readonly Effect: string;
-  readonly Action: string | readonly string[];
-  readonly Resource: unknown;
-}
-
-function synthesize(props?: CollabStackProps): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new CollabStack(app, 'CollabTest', props));
-}
-
-const template = synthesize();
-const resources: Record<string, CfnResource> = template.toJSON().Resources;
-
-function resourcesOfType(type: string): [string, CfnResource][] {
-  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
-}
-
-/** Route functions are told apart by their description, `POST <path>`. */
-function functionOf(path: string): [string, CfnResource] {
-  const found = resourcesOfType('AWS::Lambda::Function').filter(
-    ([, resource]) => resource.Properties.Description === `POST ${path}`,
-  );
-  expect(found).toHaveLength(1);
-  return found[0];
-}
-
-/** Workers are told apart by their description, the worker table's summary. */
-function workerFunction(summary: string): [string, CfnResource] {
-  const found = resourcesOfType('AWS::Lambda::Function').filter(([, resource]) => resource.Properties.Description === summary);
-  expect(found).toHaveLength(1);
-  return found[0];
-}
-
-function notRoutedFunction(): [string, CfnResource] {
-  const workerSummaries = new Set(workers.map((worker) => worker.summary));
-  const found = resourcesOfType('AWS::Lambda::Function').filter(
-    ([, resource]) => !String(resource.Properties.Description).startsWith('POST ') && !workerSummaries.has(String(resource.Properties.Description)),
-  );
-  expect(found).toHaveLength(1);
-  return found[0];
-}
-
-function environmentOf([, fn]: [string, CfnResource]): Record<string, unknown> {
-  const environment = fn.Properties.Environment as { Variables: Record<string, unknown> };
-  return environment.Variables;
-}
-
-/** Every statement of every policy attached to the function's role. */
-function statementsOf([, fn]: [string, CfnResource]): Statement[] {
-  const role = fn.Properties.Role as { 'Fn::GetAtt': [string, string] };
-  const roleId = role['Fn::GetAtt'][0];
-  return resourcesOfType('AWS::IAM::Policy')
-    .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
-    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
-}
-
-function actionsOf(fn: [string, CfnResource]): string[] {
-  return statementsOf(fn)
-    .filter((statement) => statement.Effect === 'Allow')
-    .flatMap((statement) => (typeof statement.Action === 'string' ? [statement.Action] : [...statement.Action]));
-}
-
-function actionsOfService(fn: [string, CfnResource], service: string): string[] {
-  return actionsOf(fn).filter((action) => action.startsWith(`${service}:`));
-}
-
+const deployment = synthesize();
 const routeCases = routes.map((route: Route) => [route.path, route] as const);
 
-describe('the CDK stack', () => {
-  it('makes one function per route plus the $default one and one per worker, never sharing a function between paths', () => {
-    const functions = resourcesOfType('AWS::Lambda::Function');
+function notRoutedFunction(): Located {
+  return functionWithDescription(deployment, 'functions/gateway/not-routed.ts (requests that match no route)');
+}
 
-    expect(functions).toHaveLength(routes.length + 1 + workers.length);
-    expect(new Set(routes.map((route) => functionOf(route.path)[0])).size).toBe(routes.length);
+describe('the CDK stack', () => {
+  it('makes one function per route plus the $default one, one per worker and one per deploy task (and its provider), never sharing a function between paths', () => {
+    const functions = resourcesOfType(deployment, 'AWS::Lambda::Function');
+    const providerFunctions = functions.filter((fn) => String(fn.resource.Properties.Description).startsWith('AWS CDK resource provider framework'));
+
+    expect(functions).toHaveLength(routes.length + 1 + workers.length + 2);
+    expect(providerFunctions).toHaveLength(1);
+    expect(new Set(routes.map((route) => functionOf(deployment, route.path).id)).size).toBe(routes.length);
   });
 
   it.each(routeCases)('%s: function on nodejs22.x, arm64, traced, with its environment', (path, route) => {
-    const fn = functionOf(path);
+    const fn = functionOf(deployment, path);
     const environment = environmentOf(fn);
 
-    expect(fn[1].Properties).toMatchObject({
+    expect(fn.resource.Properties).toMatchObject({
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
@@ -114,45 +80,68 @@ describe('the CDK stack', () => {
     expect('KMS_KEY_ARN' in environment).toBe((route.kms ?? []).length > 0);
   });
 
-  it.each(routeCases)('%s: routed as POST to its own function', (path) => {
-    const [functionId] = functionOf(path);
-    const routeResources = resourcesOfType('AWS::ApiGatewayV2::Route').filter(
-      ([, route]) => route.Properties.RouteKey === `POST ${path}`,
-    );
+  it.each(routeCases)('%s: routed as POST to its own function, in the same nested stack, on the parent\'s API', (path) => {
+    const fn = functionOf(deployment, path);
+    const routeResources = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Route').filter((route) => route.resource.Properties.RouteKey === `POST ${path}`);
     expect(routeResources).toHaveLength(1);
-    const target = routeResources[0][1].Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
-    const integrationId = target['Fn::Join'][1][1].Ref;
+    const [route] = routeResources;
+    const target = route.resource.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+    const integration = route.stack.resources[target['Fn::Join'][1][1].Ref];
 
-    expect(resources[integrationId].Properties).toMatchObject({
-      IntegrationType: 'AWS_PROXY',
-      IntegrationUri: { 'Fn::GetAtt': [functionId, 'Arn'] },
-    });
+    expect(route.stack).toBe(fn.stack);
+    expect(route.stack).not.toBe(deployment.parent);
+    expect(describeReference(route.resource.Properties.ApiId, route.stack)).toBe('api Ref');
+    expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', IntegrationUri: { 'Fn::GetAtt': [fn.id, 'Arn'] } });
   });
 
   it('sends every other request to the not-routed function, which has no data access', () => {
     const fn = notRoutedFunction();
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
+    deployment.parent.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
 
     expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME']);
-    expect(actionsOf(fn).filter((action) => !/^(logs|xray):/.test(action))).toEqual([]);
+    expect(grantsOf(fn).filter((grant) => !/^(logs|xray):/.test(grant))).toEqual([]);
+  });
+
+  it.each(routeCases)('%s: DynamoDB and KMS grants are exactly what its entry declares (table, declared indexes, key)', (path, route) => {
+    expect(grantsOfServices(functionOf(deployment, path), 'dynamodb', 'kms')).toEqual(expectedDataGrants(route));
+  });
+
+  it('grants Query on exactly the indexes a route declares, by name', () => {
+    const declared = { ...routes[0], path: '/v2/workspace/indexed', table: 'read', indexes: ['gsi1', 'gsi4'] } satisfies Route;
+    const withIndexes = synthesize({ routes: [...routes, declared] });
+
+    expect(grantsOfServices(functionOf(withIndexes, declared.path), 'dynamodb')).toEqual(
+      [...READ_ACTIONS.map((action) => `${action} on table`), 'dynamodb:Query on table/index/gsi1', 'dynamodb:Query on table/index/gsi4'].sort(),
+    );
+  });
+
+  it('grants no Scan, no DescribeTable, no index wildcard and no table-wide "*" to any role in any stack', () => {
+    const grants = resourcesOfType(deployment, 'AWS::Lambda::Function').flatMap((fn) => grantsOf(fn));
+
+    expect(grants.filter((grant) => /dynamodb:(Scan|DescribeTable)\b/.test(grant))).toEqual([]);
+    expect(grants.filter((grant) => grant.endsWith('/index/*'))).toEqual([]);
+    expect(new Set(grants.filter((grant) => grant.endsWith(' on *')))).toEqual(
+      new Set(['dynamodb:ListStreams on *', 'xray:PutTelemetryRecords on *', 'xray:PutTraceSegments on *']),
+    );
   });
 
   it('wakes the migration worker from the table stream for active migration items only, retrying failed records', () => {
-    const [functionId, fn] = workerFunction(documentMigrationWorker.summary);
-    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping').filter(
-      ([, mapping]) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: functionId }),
+    const fn = functionWithDescription(deployment, documentMigrationWorker.summary);
+    const mappings = resourcesOfType(deployment, 'AWS::Lambda::EventSourceMapping').filter(
+      (mapping) => JSON.stringify(mapping.resource.Properties.FunctionName) === JSON.stringify({ Ref: fn.id }),
     );
     expect(mappings).toHaveLength(1);
-    const mapping = mappings[0][1].Properties;
+    const mapping = mappings[0].resource.Properties;
     const filters = (mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) => JSON.parse(filter.Pattern));
 
-    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 900 });
+    expect(fn.resource.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 900 });
     expect(mapping).toMatchObject({
       EventSourceArn: { 'Fn::GetAtt': [expect.stringMatching(/^Table/), 'StreamArn'] },
       StartingPosition: 'TRIM_HORIZON',
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
+      ParallelizationFactor: 1,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [expect.stringMatching(/DeadLetters/), 'Arn'] } } },
     });
     expect(filters).toEqual([
@@ -163,42 +152,68 @@ describe('the CDK stack', () => {
     ]);
   });
 
-  it('lets the migration worker read and write the table, with no key access and only its own settings', () => {
-    const fn = workerFunction(documentMigrationWorker.summary);
+  it('lets the migration worker read and write the table and read its stream, with no key access and only its own settings', () => {
+    const fn = functionWithDescription(deployment, documentMigrationWorker.summary);
 
-    expect(actionsOfService(fn, 'dynamodb')).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:GetRecords']));
-    expect(actionsOfService(fn, 'kms')).toEqual([]);
+    expect(grantsOfServices(fn, 'dynamodb', 'kms')).toEqual(
+      [
+        ...WRITE_ACTIONS.map((action) => `${action} on table`),
+        'dynamodb:ListStreams on *',
+        'dynamodb:DescribeStream on table StreamArn',
+        'dynamodb:GetRecords on table StreamArn',
+        'dynamodb:GetShardIterator on table StreamArn',
+      ].sort(),
+    );
     expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
   });
 
-  it('passes the workspace creation limit from the stack props', () => {
-    const limited = synthesize({ workspaceCreateLimitPerHour: 3 });
+  it('runs the server-secrets deploy task through a custom resource, with write access to the table and nothing else', () => {
+    const fn = functionWithDescription(deployment, serverSecretsTask.summary);
+    const runs = resourcesOfType(deployment, 'Custom::ServerSecrets');
+    expect(runs).toHaveLength(1);
+    const [run] = runs;
+    const providerId = (run.resource.Properties.ServiceToken as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const provider = { stack: run.stack, id: providerId, resource: run.stack.resources[providerId] };
 
-    limited.hasResourceProperties('AWS::Lambda::Function', {
-      Description: 'POST /v2/workspace/create',
-      Environment: { Variables: Match.objectLike({ WORKSPACE_CREATE_LIMIT_PER_HOUR: '3' }) },
-    });
+    expect(fn.stack).toBe(deployment.parent);
+    expect(fn.resource.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 60 });
+    expect(grantsOfServices(fn, 'dynamodb', 'kms', 'lambda')).toEqual(WRITE_ACTIONS.map((action) => `${action} on table`).sort());
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    expect(environmentOf(provider)).toEqual({ USER_ON_EVENT_FUNCTION_ARN: { 'Fn::GetAtt': [fn.id, 'Arn'] } });
+    expect(grantsOfServices(provider, 'lambda', 'dynamodb', 'kms')).toEqual([
+      'lambda:GetFunction on function',
+      'lambda:InvokeFunction on function',
+      'lambda:InvokeFunction on function:*',
+    ]);
+  });
+
+  it("re-runs the deploy task when its bundle changes: the custom resource carries the bundle's content-hashed key", () => {
+    const fn = functionWithDescription(deployment, serverSecretsTask.summary);
+    const [run] = resourcesOfType(deployment, 'Custom::ServerSecrets');
+    const bundleKey = (fn.resource.Properties.Code as { S3Key: string }).S3Key;
+
+    expect(bundleKey).toMatch(/^[0-9a-f]{64}\.zip$/);
+    expect(run.resource.Properties.taskVersion).toBe(bundleKey);
+  });
+
+  // One synthesis for the settings that only change environment variables.
+  const configured = synthesize({ workspaceCreateLimitPerHour: 3, aiBaseUrls: { openai: 'https://proxy.example/v1', gemini: 'https://gemini.example' } });
+
+  it('passes the workspace creation limit from the stack props', () => {
+    expect(environmentOf(functionOf(configured, '/v2/workspace/create'))).toMatchObject({ WORKSPACE_CREATE_LIMIT_PER_HOUR: '3' });
   });
 
   const AI_VARIABLES = ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GEMINI_BASE_URL'];
 
-  it('sets no AI base URL by default, so Ask AI uses the providers\' public endpoints', () => {
+  it("sets no AI base URL by default, so Ask AI uses the providers' public endpoints", () => {
     for (const route of routes) {
-      expect(Object.keys(environmentOf(functionOf(route.path))).filter((name) => AI_VARIABLES.includes(name))).toEqual([]);
+      expect(Object.keys(environmentOf(functionOf(deployment, route.path))).filter((name) => AI_VARIABLES.includes(name))).toEqual([]);
     }
   });
 
   it('passes the AI base URLs that are set to the functions that call the providers, and to no other', () => {
-    const pointed = synthesize({ aiBaseUrls: { openai: 'https://proxy.example/v1', gemini: 'https://gemini.example' } });
-    const variables = (path: string) => {
-      const found = pointed
-        .findResources('AWS::Lambda::Function', { Properties: { Description: `POST ${path}` } });
-      const [fn] = Object.values(found) as CfnResource[];
-      return (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    };
-
     for (const route of routes) {
-      const set = Object.entries(variables(route.path)).filter(([name]) => AI_VARIABLES.includes(name));
+      const set = Object.entries(environmentOf(functionOf(configured, route.path))).filter(([name]) => AI_VARIABLES.includes(name));
       expect(Object.fromEntries(set)).toEqual(
         route.path === '/v2/rewriter/ask-ai' ? { OPENAI_BASE_URL: 'https://proxy.example/v1', GEMINI_BASE_URL: 'https://gemini.example' } : {},
       );
@@ -210,7 +225,7 @@ describe('the CDK stack', () => {
   });
 
   it('builds the table from the shared definition: on-demand, PITR, TTL, stream, deletion protection', () => {
-    template.hasResource('AWS::DynamoDB::Table', {
+    deployment.parent.template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({
@@ -237,8 +252,8 @@ describe('the CDK stack', () => {
   });
 
   it('projects into the judgments index (gsi5) only what Suggest Decision reads', () => {
-    const [, table] = resourcesOfType('AWS::DynamoDB::Table')[0];
-    const indexes = table.Properties.GlobalSecondaryIndexes as Array<{ IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }>;
+    const [table] = resourcesOfType(deployment, 'AWS::DynamoDB::Table');
+    const indexes = table.resource.Properties.GlobalSecondaryIndexes as Array<{ IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }>;
 
     expect(indexes.find((index) => index.IndexName === 'gsi5')?.Projection).toEqual({
       ProjectionType: 'INCLUDE',
@@ -248,65 +263,41 @@ describe('the CDK stack', () => {
   });
 
   it('rotates the KMS key and keeps it when the stack goes', () => {
-    template.hasResource('AWS::KMS::Key', {
+    deployment.parent.template.hasResource('AWS::KMS::Key', {
       DeletionPolicy: 'Retain',
       Properties: Match.objectLike({ EnableKeyRotation: true }),
     });
-    template.resourceCountIs('AWS::KMS::Alias', 1);
-  });
-
-  it.each(routeCases)('%s: table grants follow the route (read-only routes cannot write)', (path, route) => {
-    const dynamodb = actionsOfService(functionOf(path), 'dynamodb');
-
-    expect(dynamodb).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-    if (route.table === 'read') {
-      const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-      expect(dynamodb.filter((action) => writes.includes(action))).toEqual([]);
-    } else {
-      expect(dynamodb).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
-    }
-  });
-
-  it.each(routeCases)('%s: KMS actions are exactly what the Encryption SDK needs for the route', (path, route) => {
-    const kmsUse = route.kms ?? [];
-    const expected = [
-      ...(kmsUse.includes('encrypt') ? ['kms:GenerateDataKey'] : []),
-      ...(kmsUse.includes('decrypt') ? ['kms:Decrypt'] : []),
-    ];
-
-    expect(actionsOfService(functionOf(path), 'kms').sort()).toEqual(expected.sort());
+    expect(resourcesOfType(deployment, 'AWS::KMS::Alias')).toHaveLength(1);
   });
 
   it('creates no Secrets Manager secret and grants no secret access (the page-token key lives in the table)', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    for (const route of routes) expect(actionsOfService(functionOf(route.path), 'secretsmanager')).toEqual([]);
+    expect(resourcesOfType(deployment, 'AWS::SecretsManager::Secret')).toEqual([]);
+    for (const fn of resourcesOfType(deployment, 'AWS::Lambda::Function')) expect(grantsOfServices(fn, 'secretsmanager')).toEqual([]);
   });
 
-  it('gives every function its own log group with one month of retention', () => {
-    for (const [, fn] of resourcesOfType('AWS::Lambda::Function')) {
-      const logGroup = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+  it('gives every function, the provider framework\'s too, its own log group with one month of retention', () => {
+    for (const fn of resourcesOfType(deployment, 'AWS::Lambda::Function')) {
+      const logGroup = (fn.resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
 
-      expect(resources[logGroup]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+      expect(fn.stack.resources[logGroup]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
     }
   });
 
   it('uses no AWS managed policies (each role writes to its own log group only)', () => {
-    for (const [, role] of resourcesOfType('AWS::IAM::Role')) {
-      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    for (const role of resourcesOfType(deployment, 'AWS::IAM::Role')) {
+      expect(role.resource.Properties.ManagedPolicyArns).toBeUndefined();
     }
   });
 
   it('writes JSON access logs and throttles on the $default stage', () => {
-    const stages = resourcesOfType('AWS::ApiGatewayV2::Stage');
+    const stages = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Stage');
     expect(stages).toHaveLength(1);
-    const stage = stages[0][1].Properties;
-    const accessLogs = stage.AccessLogSettings as {
-      DestinationArn: { 'Fn::GetAtt': [string, string] };
-      Format: string;
-    };
+    const stage = stages[0].resource.Properties;
+    const accessLogs = stage.AccessLogSettings as { DestinationArn: unknown; Format: string };
 
     expect(stage.StageName).toBe('$default');
-    expect(resources[accessLogs.DestinationArn['Fn::GetAtt'][0]].Type).toBe('AWS::Logs::LogGroup');
+    expect(stage.AutoDeploy).toBe(true);
+    expect(describeReference(accessLogs.DestinationArn, deployment.parent)).toBe('log group');
     expect(JSON.parse(accessLogs.Format)).toMatchObject({
       requestId: '$context.requestId',
       ip: '$context.identity.sourceIp',
@@ -318,7 +309,13 @@ describe('the CDK stack', () => {
   });
 
   it('outputs the API URL and the table name', () => {
-    template.hasOutput('ApiUrl', {});
-    template.hasOutput('TableName', {});
+    deployment.parent.template.hasOutput('ApiUrl', {});
+    deployment.parent.template.hasOutput('TableName', {});
+  });
+
+  it('refuses a limit on a path that is not in the route table', () => {
+    const withoutAskAi = routes.filter((route) => route.path !== '/v2/rewriter/ask-ai');
+
+    expect(() => synthesize({ routes: withoutAskAi })).toThrow(/limits \/v2\/rewriter\/ask-ai, which is not in the route table/);
   });
 });

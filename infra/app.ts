@@ -1,0 +1,81 @@
+/**
+ * The CDK app, from its context: one stack per stage, `CollabBackend-<stage>`. bin/app.ts calls this for
+ * `cdk synth` / `cdk deploy`; the infra tests call it with a context of their own to see what a given command line
+ * would deploy.
+ *
+ * Context (`-c name=value`, or cdk.json):
+ * - stage (default dev): names the stack and everything named after it; a bare `cdk deploy` never lands on prod;
+ * - workspaceCreateLimitPerHour (default 10): Create Workspace calls per source IP per hour, 0 disables;
+ * - openaiBaseUrl, anthropicBaseUrl, geminiBaseUrl (default: the providers' public endpoints);
+ * - reserveConcurrency (default true): false deploys without the reserved concurrency of infra/limits.ts;
+ * - alarmTopicArn (default none): SNS topic every alarm notifies.
+ */
+import { Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CollabStack, DEFAULT_STAGE, assertValidStage } from './stack';
+
+/** The stack name of a stage. */
+export function stackName(stage: string): string {
+  return `CollabBackend-${stage}`;
+}
+
+/** `-c stage=dev`: a string, or undefined when not given. */
+function stringContext(app: App, name: string): string | undefined {
+  const value: unknown = app.node.tryGetContext(name);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new Error(`Context ${name} must be a non-empty string.`);
+  return value;
+}
+
+/** `-c workspaceCreateLimitPerHour=20` (a string) or a number in cdk.json; undefined when not given. */
+function integerContext(app: App, name: string): number | undefined {
+  const raw: unknown = app.node.tryGetContext(name);
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`Context ${name} must be a non-negative integer, got ${JSON.stringify(raw)}.`);
+  }
+  return value;
+}
+
+/** `-c reserveConcurrency=false` (a string) or a boolean in cdk.json; undefined when not given. */
+function booleanContext(app: App, name: string): boolean | undefined {
+  const raw: unknown = app.node.tryGetContext(name);
+  if (raw === undefined) return undefined;
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new Error(`Context ${name} must be true or false, got ${JSON.stringify(raw)}.`);
+}
+
+/** Adds the stack of the stage named by the app's context. Throws on a context value it cannot use. */
+export function buildApp(app: App): CollabStack {
+  const stage = stringContext(app, 'stage') ?? DEFAULT_STAGE;
+  // Checked before it becomes the stack id, so a bad stage fails with the stage's own message.
+  assertValidStage(stage);
+  const name = stackName(stage);
+  return new CollabStack(app, name, {
+    stackName: name,
+    description: `Collaboration backend (${stage}): HTTP API, one Lambda per POST path, one DynamoDB table, KMS`,
+    stage,
+    workspaceCreateLimitPerHour: integerContext(app, 'workspaceCreateLimitPerHour'),
+    // -c openaiBaseUrl=https://proxy.example/v1 and likewise; unset: the providers' public endpoints.
+    aiBaseUrls: {
+      openai: stringContext(app, 'openaiBaseUrl'),
+      anthropic: stringContext(app, 'anthropicBaseUrl'),
+      gemini: stringContext(app, 'geminiBaseUrl'),
+    },
+    reserveConcurrency: booleanContext(app, 'reserveConcurrency'),
+    alarmTopicArn: stringContext(app, 'alarmTopicArn'),
+  });
+}
+
+/**
+ * cdk-nag's AwsSolutions pack as a validation plugin (cdk-nag v3 replaced the v2 Aspect with CDK's policy
+ * validation): every unacknowledged finding, error or warning, in the stack or any nested stack, fails the
+ * synthesis. writeSuppressionsToCloudFormation keeps every acknowledgment and its reason in the templates, for review.
+ */
+export function addNagChecks(app: App): AwsSolutionsChecks {
+  const pack = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
+  Validations.of(app).addPlugins(pack);
+  return pack;
+}

@@ -1,0 +1,66 @@
+/**
+ * Every concurrency and request limit of the deployment, in one place, each with the reason for its number. The
+ * stack reads them; nothing else sets a limit.
+ *
+ * Two kinds of limit, for two different risks:
+ * - API Gateway throttles (429 at the gateway, before any function runs) keep a flood from reaching Lambda and the
+ *   table at all. The stage default covers every route; a route listed below gets a tighter one of its own.
+ * - Reserved concurrency fences a function off: it may never run more than that many copies at once (so slow calls
+ *   cannot take the whole account's Lambda concurrency from the other routes), and that many are always kept for it.
+ *   A new AWS account often has a concurrency quota of 10, and Lambda keeps 100 unreserved, so CloudFormation then
+ *   refuses every reservation: `-c reserveConcurrency=false` deploys without them (the throttles stay).
+ */
+import type { RoutePath } from '../shared/routes';
+
+/** Steady requests per second and the bucket size for bursts (API Gateway's token bucket). */
+export interface Throttle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+export interface RouteLimits {
+  /** Concurrent executions reserved for, and capping, the route's function. */
+  readonly reservedConcurrency?: number;
+  /** The route's own API Gateway throttle, tighter than the stage default. */
+  readonly throttle?: Throttle;
+}
+
+/**
+ * Every route, unless listed below: 100 requests/s steady, bursts of 200. Far above what one self-hosted
+ * deployment's own servers send, and low enough that a runaway client cannot run up thousands of concurrent
+ * functions (at ~100 ms per request this is about 10 busy functions, well inside the default quota of 1,000).
+ */
+export const STAGE_THROTTLE: Throttle = { rateLimit: 100, burstLimit: 200 };
+
+export const ROUTE_LIMITS = {
+  /**
+   * Ask AI holds its function for up to 25 s per provider call (shared/config.ts), 100-250 times longer than any
+   * other route, so without a fence a burst of prompts could occupy most of the account's concurrency and throttle
+   * every other route. 20 concurrent calls: at a typical 2-5 s answer that is 4-10 calls/s, at the 25 s worst case
+   * 0.8/s. The route throttle (5/s, bursts of 20) turns the excess into quick 429s at the gateway instead of
+   * queuing calls that would then fail on the concurrency cap; the burst matches the reserved 20.
+   */
+  '/v2/rewriter/ask-ai': { reservedConcurrency: 20, throttle: { rateLimit: 5, burstLimit: 20 } },
+  /**
+   * Create Workspace is public (no credentials) and writes 5-6 items plus a KMS data key per call. The function
+   * limits each source IP (WORKSPACE_CREATE_LIMIT_PER_HOUR); this caps the sum over all IPs, which a distributed
+   * flood would otherwise get past. Sign-ups are human-paced: 1/s steady is 86,400 a day, bursts of 5 absorb a
+   * team signing up together.
+   */
+  '/v2/workspace/create': { throttle: { rateLimit: 1, burstLimit: 5 } },
+} as const satisfies Partial<Record<RoutePath, RouteLimits>>;
+
+/** The limits of the route at `path`; none when it is not listed. */
+export function routeLimits(path: string): RouteLimits {
+  const found = Object.entries(ROUTE_LIMITS).find(([limitedPath]) => limitedPath === path);
+  return found === undefined ? {} : found[1];
+}
+
+/**
+ * Each stream worker. The table's stream invokes a worker with one batch per shard at a time (parallelization
+ * factor 1), so its concurrency is already bounded by the stream's shard count; the reservation adds the other half:
+ * a request flood that uses up the account's unreserved concurrency cannot throttle the worker, whose records would
+ * otherwise wait (and age towards the stream's 24-hour retention). 5 covers five shards with active migrations at
+ * once; a sixth waits its turn (a migration is resumable, nothing is lost).
+ */
+export const WORKER_RESERVED_CONCURRENCY = 5;

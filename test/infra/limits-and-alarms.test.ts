@@ -1,0 +1,148 @@
+/**
+ * The limits of infra/limits.ts as deployed (reserved concurrency, per-route throttles) and the alarms: what each
+ * watches, its threshold, and where it sends notifications.
+ */
+import { ROUTE_LIMITS, WORKER_RESERVED_CONCURRENCY } from '../../infra/limits';
+import { workers } from '../../shared/workers';
+import { type Located, describeReference, functionWithDescription, resourcesOfType, synthesize } from './templates';
+
+interface MetricQuery {
+  readonly Id: string;
+  readonly Expression?: string;
+  readonly ReturnData?: boolean;
+  readonly MetricStat?: {
+    readonly Metric: { readonly MetricName: string; readonly Namespace: string; readonly Dimensions: Array<{ Name: string; Value: unknown }> };
+    readonly Stat: string;
+    readonly Period: number;
+  };
+}
+
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:collab-alarms';
+
+const deployment = synthesize();
+const configured = synthesize({ reserveConcurrency: false, alarmTopicArn: TOPIC });
+
+const alarmsOf = (target: typeof deployment) => resourcesOfType(target, 'AWS::CloudWatch::Alarm');
+/** The metric-math queries of an alarm; none for an alarm on a single metric. */
+const queriesOf = (alarm: Located) => (alarm.resource.Properties.Metrics as MetricQuery[] | undefined) ?? [];
+const isProviderFramework = (fn: Located) => String(fn.resource.Properties.Description).startsWith('AWS CDK resource provider framework');
+
+function reservations(target: typeof deployment): Record<string, unknown> {
+  return Object.fromEntries(
+    resourcesOfType(target, 'AWS::Lambda::Function')
+      .filter((fn) => fn.resource.Properties.ReservedConcurrentExecutions !== undefined)
+      .map((fn) => [fn.resource.Properties.Description, fn.resource.Properties.ReservedConcurrentExecutions]),
+  );
+}
+
+function stageOf(target: typeof deployment): Located {
+  const [stage] = resourcesOfType(target, 'AWS::ApiGatewayV2::Stage');
+  return stage;
+}
+
+describe('limits', () => {
+  it('reserves concurrency for Ask AI and for each stream worker, and for no other function', () => {
+    expect(reservations(deployment)).toEqual({
+      'POST /v2/rewriter/ask-ai': ROUTE_LIMITS['/v2/rewriter/ask-ai'].reservedConcurrency,
+      ...Object.fromEntries(workers.map((worker) => [worker.summary, WORKER_RESERVED_CONCURRENCY])),
+    });
+  });
+
+  it('reserves no concurrency at all with reserveConcurrency=false (for accounts with a quota of 10)', () => {
+    expect(reservations(configured)).toEqual({});
+  });
+
+  it('throttles Ask AI and Create Workspace per route key on top of the stage default, with or without reservations', () => {
+    const expected = {
+      'POST /v2/rewriter/ask-ai': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 20 },
+      'POST /v2/workspace/create': { ThrottlingRateLimit: 1, ThrottlingBurstLimit: 5 },
+    };
+
+    expect(stageOf(deployment).resource.Properties.RouteSettings).toEqual(expected);
+    expect(stageOf(configured).resource.Properties.RouteSettings).toEqual(expected);
+    expect(stageOf(deployment).resource.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+  });
+
+  it('updates the stage only after every nested stack of routes (route settings need their routes) and the deploy tasks', () => {
+    const stage = stageOf(deployment);
+    const nestedStacks = resourcesOfType(deployment, 'AWS::CloudFormation::Stack').map((nested) => nested.id);
+    const taskRuns = resourcesOfType(deployment, 'Custom::ServerSecrets').map((run) => run.id);
+
+    expect(nestedStacks.length).toBeGreaterThan(1);
+    expect(stage.resource.DependsOn).toEqual(expect.arrayContaining([...nestedStacks, ...taskRuns]));
+  });
+});
+
+describe('alarms', () => {
+  it('alarms on the API\'s 5xx rate (not count): above 5 % of at least 20 requests, two 5-minute periods running', () => {
+    const found = alarmsOf(deployment).filter((alarm) => queriesOf(alarm).some((query) => query.MetricStat?.Metric.MetricName === '5xx'));
+    expect(found).toHaveLength(1);
+    const [alarm] = found;
+    const queries = queriesOf(alarm);
+    const metric = (name: string) => queries.find((query) => query.MetricStat?.Metric.MetricName === name);
+
+    expect(alarm.resource.Properties).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+    expect(queries.find((query) => query.ReturnData !== false)?.Expression).toBe('IF(requests >= 20, 100 * FILL(errors, 0) / requests, 0)');
+    expect(metric('5xx')).toMatchObject({ Id: 'errors', MetricStat: { Stat: 'Sum', Period: 300, Metric: { Namespace: 'AWS/ApiGateway' } } });
+    expect(metric('Count')).toMatchObject({ Id: 'requests', MetricStat: { Stat: 'Sum', Period: 300, Metric: { Namespace: 'AWS/ApiGateway' } } });
+    expect(describeReference(metric('5xx')?.MetricStat?.Metric.Dimensions[0].Value, alarm.stack)).toBe('api Ref');
+  });
+
+  it("watches every function's errors and throttles in exactly one alarm of its own stack, at most 5 functions (10 metrics) per alarm", () => {
+    const functions = resourcesOfType(deployment, 'AWS::Lambda::Function').filter((fn) => !isProviderFramework(fn));
+    const faultAlarms = alarmsOf(deployment).filter((alarm) => queriesOf(alarm).some((query) => query.Expression === 'SUM(FILL(METRICS(), 0))'));
+    const watched = faultAlarms.flatMap((alarm) =>
+      queriesOf(alarm)
+        .filter((query) => query.MetricStat !== undefined)
+        .map((query) => `${alarm.stack.name} ${JSON.stringify(query.MetricStat?.Metric.Dimensions)} ${query.MetricStat?.Metric.MetricName}`),
+    );
+
+    for (const alarm of faultAlarms) {
+      expect(queriesOf(alarm).filter((query) => query.MetricStat !== undefined).length).toBeLessThanOrEqual(10);
+      expect(alarm.resource.Properties).toMatchObject({ Threshold: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+    }
+    expect(watched.sort()).toEqual(
+      functions
+        .flatMap((fn) => ['Errors', 'Throttles'].map((metric) => `${fn.stack.name} ${JSON.stringify([{ Name: 'FunctionName', Value: { Ref: fn.id } }])} ${metric}`))
+        .sort(),
+    );
+  });
+
+  it.each(workers.map((worker) => [worker.id, worker] as const))('%s: alarms on any record in its dead-letter queue and on a stream iterator older than 30 minutes', (_, worker) => {
+    const fn = functionWithDescription(deployment, worker.summary);
+    const [mapping] = resourcesOfType(deployment, 'AWS::Lambda::EventSourceMapping').filter(
+      (candidate) => JSON.stringify(candidate.resource.Properties.FunctionName) === JSON.stringify({ Ref: fn.id }),
+    );
+    const deadLetters = (mapping.resource.Properties.DestinationConfig as { OnFailure: { Destination: { 'Fn::GetAtt': [string, string] } } }).OnFailure.Destination['Fn::GetAtt'][0];
+    const alarmsOn = (metricName: string, dimension: { Name: string; Value: unknown }) =>
+      alarmsOf(deployment)
+        .filter((alarm) => alarm.resource.Properties.MetricName === metricName && JSON.stringify(alarm.resource.Properties.Dimensions) === JSON.stringify([dimension]))
+        .map((alarm) => alarm.resource.Properties);
+
+    expect(alarmsOn('ApproximateNumberOfMessagesVisible', { Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetters, 'QueueName'] } })).toEqual([
+      expect.objectContaining({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
+    ]);
+    expect(alarmsOn('IteratorAge', { Name: 'FunctionName', Value: { Ref: fn.id } })).toEqual([
+      expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Maximum', Period: 300, Threshold: 30 * 60 * 1000, ComparisonOperator: 'GreaterThanThreshold' }),
+    ]);
+  });
+
+  it('has no alarm actions when no topic is given', () => {
+    for (const alarm of alarmsOf(deployment)) {
+      expect([alarm.resource.Properties.AlarmActions, alarm.resource.Properties.OKActions]).toEqual([undefined, undefined]);
+    }
+  });
+
+  it('notifies the alarmTopicArn topic from every alarm in every stack, when it fires and when it recovers', () => {
+    const alarms = alarmsOf(configured);
+
+    expect(new Set(alarms.map((alarm) => alarm.stack.name)).size).toBe(configured.all.length);
+    for (const alarm of alarms) {
+      expect(alarm.resource.Properties).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
+    }
+  });
+
+  it('refuses an alarm topic that is not an SNS topic ARN', () => {
+    expect(() => synthesize({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:queue' })).toThrow(/alarm topic must be an SNS topic ARN/);
+  });
+});
