@@ -158,6 +158,7 @@ describe('the CDK stack', () => {
     expect(grantsOfServices(fn, 'dynamodb', 'kms')).toEqual(
       [
         ...WRITE_ACTIONS.map((action) => `${action} on table`),
+        ...(documentMigrationWorker.indexes ?? []).map((index) => `dynamodb:Query on table/index/${index}`),
         'dynamodb:ListStreams on *',
         'dynamodb:DescribeStream on table StreamArn',
         'dynamodb:GetRecords on table StreamArn',
