@@ -15,7 +15,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { DeployTask } from '../shared/deploy-tasks';
-import { NO_GRANTS, grantsFor, type Grants } from '../shared/grants';
+import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route } from '../shared/routes';
 import type { Worker } from '../shared/workers';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
@@ -149,7 +149,7 @@ interface Profile {
 function profileOf(props: RouteFunctionProps): Profile {
   switch (props.kind) {
     case 'route':
-      return { entry: props.route.entry, description: `POST ${props.route.path}`, timeout: ROUTE_TIMEOUT, grants: grantsFor(props.route), resources: props.resources };
+      return { entry: props.route.entry, description: `POST ${props.route.path}`, timeout: ROUTE_TIMEOUT, grants: routeGrants(props.route), resources: props.resources };
     case 'worker':
       return { entry: props.worker.entry, description: props.worker.summary, timeout: WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
     case 'deployTask':
@@ -242,6 +242,17 @@ export class RouteFunction extends Construct {
     if (grants.tableActions.length > 0) {
       this.function.addEnvironment('TABLE_NAME', table.tableName);
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.tableActions], resources: [table.tableArn] }));
+    }
+    if (grants.idempotencyActions.length > 0) {
+      // Read-only routes record Idempotency-Key answers: writes only to items whose partition key starts with the
+      // idempotency prefix (shared/grants.ts), enforced by IAM on the key itself.
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: [...grants.idempotencyActions],
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${IDEMPOTENCY_KEY_PREFIX}*`] } },
+        }),
+      );
     }
     if (grants.indexes.length > 0) {
       this.role.addToPrincipalPolicy(

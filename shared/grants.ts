@@ -21,12 +21,23 @@ export interface AccessDeclaration {
   readonly indexes?: readonly string[];
   /** KMS operations the function performs (through the AWS Encryption SDK); none when omitted. */
   readonly kms?: readonly KmsUse[];
+  /** Records Idempotency-Key answers (every route of the route table); see IDEMPOTENCY_KEY_PREFIX. */
+  readonly idempotent?: boolean;
 }
+
+/**
+ * Partition keys of the idempotency records (shared/http/idempotency.ts). Every route records its answers to
+ * Idempotency-Key requests, read-only ones too: those may write only items whose partition key starts with this
+ * (IAM condition `dynamodb:LeadingKeys`).
+ */
+export const IDEMPOTENCY_KEY_PREFIX = 'IDEMPOTENCY#';
 
 /** The IAM actions a function holds, each on the one table (or the one key). */
 export interface Grants {
   /** Actions on the table itself. */
   readonly tableActions: readonly string[];
+  /** Actions on the table's items whose partition key starts with IDEMPOTENCY_KEY_PREFIX, beyond `tableActions`. */
+  readonly idempotencyActions: readonly string[];
   /** Indexes the function may `dynamodb:Query` (the only action that reads an index). */
   readonly indexes: readonly string[];
   readonly kmsActions: readonly string[];
@@ -38,6 +49,9 @@ export interface Grants {
  * each item of a TransactWriteItems as the PutItem, UpdateItem, DeleteItem or ConditionCheckItem it is.
  */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+/** What the idempotency records need: Powertools' conditional put, read, update with the answer, delete. */
+export const IDEMPOTENCY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
 
 export const TABLE_WRITE_ACTIONS = [
   ...TABLE_READ_ACTIONS,
@@ -60,12 +74,19 @@ const KMS_ACTIONS: Readonly<Record<KmsUse, string>> = {
 /** The grants of a route-table, worker-table or deploy-task entry. */
 export function grantsFor(declaration: AccessDeclaration): Grants {
   const table = declaration.table;
+  const tableActions: readonly string[] = table === 'write' ? TABLE_WRITE_ACTIONS : table === 'read' ? TABLE_READ_ACTIONS : [];
   return {
-    tableActions: table === 'write' ? [...TABLE_WRITE_ACTIONS] : table === 'read' ? [...TABLE_READ_ACTIONS] : [],
+    tableActions: [...tableActions],
+    idempotencyActions: declaration.idempotent === true ? IDEMPOTENCY_ACTIONS.filter((action) => !tableActions.includes(action)) : [],
     indexes: table === undefined ? [] : [...(declaration.indexes ?? [])],
     kmsActions: (declaration.kms ?? []).map((use) => KMS_ACTIONS[use]),
   };
 }
 
+/** The grants of a route: its declaration, plus the idempotency records every route keeps. */
+export function routeGrants(route: AccessDeclaration): Grants {
+  return grantsFor({ ...route, idempotent: true });
+}
+
 /** No access at all: functions outside the tables (the `$default` catch-all). */
-export const NO_GRANTS: Grants = { tableActions: [], indexes: [], kmsActions: [] };
+export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [] };

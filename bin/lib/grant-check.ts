@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MiddlewareStack } from '@smithy/types';
 import type { DeployTask } from '../../shared/deploy-tasks';
-import { NO_GRANTS, grantsFor, type Grants } from '../../shared/grants';
+import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../../shared/grants';
 import { findRoute } from '../../shared/routes';
 import type { Worker } from '../../shared/workers';
 
@@ -21,6 +21,8 @@ export interface Permission {
   readonly action: string;
   /** `table`, `index/<name>`, `key`, or `table <name>` for a table that is not the service's. */
   readonly resource: string;
+  /** The item's partition key, for single-item commands (IAM's `dynamodb:LeadingKeys`). */
+  readonly partitionKey?: string;
 }
 
 export interface Violation {
@@ -95,6 +97,8 @@ function watch<Input extends object, Output extends object>(client: WatchedClien
 interface DynamoDbInput {
   TableName?: string;
   IndexName?: string;
+  Key?: Record<string, unknown>;
+  Item?: Record<string, unknown>;
   RequestItems?: Record<string, unknown>;
   TransactItems?: Array<Record<string, { TableName?: string } | undefined>>;
 }
@@ -119,7 +123,19 @@ export function dynamodbPermissions(command: string, input: DynamoDbInput): Perm
     return Object.keys(input.RequestItems ?? {}).map((table) => ({ action: `dynamodb:${command}`, resource: resourceOf(table) }));
   }
   const resource = resourceOf(input.TableName);
-  return [{ action: `dynamodb:${command}`, resource: input.IndexName !== undefined && resource === 'table' ? `index/${input.IndexName}` : resource }];
+  const partitionKey = stringValue((input.Key ?? input.Item)?.pk);
+  return [{
+    action: `dynamodb:${command}`,
+    resource: input.IndexName !== undefined && resource === 'table' ? `index/${input.IndexName}` : resource,
+    ...(partitionKey === undefined ? {} : { partitionKey }),
+  }];
+}
+
+/** A key attribute as the document client (`'x'`) or the low-level client (`{S: 'x'}`) sends it. */
+function stringValue(attribute: unknown): string | undefined {
+  if (typeof attribute === 'string') return attribute;
+  if (attribute !== null && typeof attribute === 'object' && typeof (attribute as { S?: unknown }).S === 'string') return (attribute as { S: string }).S;
+  return undefined;
 }
 
 function resourceOf(table: string | undefined): string {
@@ -127,7 +143,11 @@ function resourceOf(table: string | undefined): string {
 }
 
 function isGranted(grants: Grants, permission: Permission): boolean {
-  if (permission.resource === 'table') return grants.tableActions.includes(permission.action);
+  if (permission.resource === 'table') {
+    if (grants.tableActions.includes(permission.action)) return true;
+    // The idempotency records: IAM's dynamodb:LeadingKeys condition on the partition key.
+    return grants.idempotencyActions.includes(permission.action) && permission.partitionKey?.startsWith(IDEMPOTENCY_KEY_PREFIX) === true;
+  }
   if (permission.resource === 'key') return grants.kmsActions.includes(permission.action);
   if (permission.resource.startsWith('index/')) {
     return permission.action === 'dynamodb:Query' && grants.indexes.includes(permission.resource.slice('index/'.length));
@@ -148,7 +168,7 @@ export function runWithGrants<T>(caller: string, grants: Grants, fn: () => T): T
 /** Runs `fn` as the function of the route at `path`; a path with no route has no grants at all. */
 export function runAsRoute<T>(path: string, fn: () => T): T {
   const route = findRoute(path);
-  return runWithGrants(`POST ${path}`, route === undefined ? NO_GRANTS : grantsFor(route), fn);
+  return runWithGrants(`POST ${path}`, route === undefined ? NO_GRANTS : routeGrants(route), fn);
 }
 
 export function runAsWorker<T>(worker: Worker, fn: () => T): T {

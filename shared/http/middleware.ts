@@ -8,6 +8,8 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { findRoute, type AuthLevel, type Route } from '../routes';
 import { authenticate, type Caller } from './auth';
+import type { JSONObject } from '@aws-lambda-powertools/commons/types';
+import { claim, idempotencyKeyOf, idempotencyScope, settle, type IdempotentRequest } from './idempotency';
 import { errorResponse, rawResultResponse, successResponse, type HttpResult } from './envelope';
 import { InvalidArgumentError, ServiceError, invalidFields } from './errors';
 import { logger } from './logger';
@@ -36,6 +38,8 @@ export interface RequestState {
   body?: Record<string, unknown>;
   caller?: Caller;
   input?: unknown;
+  /** Set when the request carries an Idempotency-Key and is the first with it: its answer is recorded. */
+  idempotent?: IdempotentRequest;
 }
 
 /** The API Gateway event, carrying what the middlewares learned about the request. */
@@ -185,6 +189,38 @@ export function authentication(): Middleware {
   };
 }
 
+/**
+ * `Idempotency-Key` (shared/http/idempotency.ts): after authentication, before validation. A repeat of a recorded
+ * request is answered here with the first answer; the first request's answer (success or 4xx) is recorded when
+ * it is known, in `after` (registered before the success envelope, it sees the wrapped answer) or `onError`.
+ */
+export function idempotency(): Middleware {
+  return {
+    before: async (request) => {
+      const current = state(request.event);
+      const key = idempotencyKeyOf(current.headers);
+      if (key === undefined || current.caller === undefined || current.body === undefined) return undefined;
+      const claimed: IdempotentRequest = { scope: idempotencyScope(current.caller, current.sourceIp), key, data: current.body as JSONObject };
+      const remainingMs = request.context?.getRemainingTimeInMillis?.() ?? 29_000;
+      const first = await claim(current.route.path, claimed, remainingMs, current.requestId);
+      if (first !== undefined) {
+        logOutcome(request.event, first.statusCode);
+        return first;
+      }
+      current.idempotent = claimed;
+      return undefined;
+    },
+    after: async (request) => {
+      const current = state(request.event);
+      if (current.idempotent !== undefined) await settle(current.route.path, current.idempotent, request.response as HttpResult);
+    },
+    onError: async (request) => {
+      const current = request.event.state;
+      if (current?.idempotent !== undefined) await settle(current.route.path, current.idempotent, answerFor(request.error, current.requestId));
+    },
+  };
+}
+
 /** Validates `data`; every failing field is listed in `details.issues` as `{path, message}`. */
 export function validation(schema: z.ZodMiniType): Middleware {
   return {
@@ -238,23 +274,31 @@ export function errorMapper(): Middleware {
     onError: (request) => {
       const { error, event } = request;
       const requestId = event.state?.requestId ?? request.context?.awsRequestId ?? randomUUID();
-      let response: HttpResult;
       if (error instanceof ServiceError) {
-        response = errorResponse(error.httpStatus, error.code, error.message, requestId, {
-          details: error.details,
-          headers: error.headers,
-        });
+        // The answer the client asked for; nothing to log beyond the outcome.
       } else if (error instanceof Error && BUSY_ERRORS.has(error.name)) {
         logger.warn('storage throttled', { error: error.name });
-        response = errorResponse(503, 'UNAVAILABLE', 'The service is busy; retry shortly.', requestId, {
-          headers: { 'Retry-After': '1' },
-        });
       } else {
         logger.error('unhandled error', error instanceof Error ? error : String(error));
-        response = errorResponse(500, 'INTERNAL', 'Internal error.', requestId);
       }
+      const response = answerFor(error, requestId);
       request.response = response;
       logOutcome(event, response.statusCode);
     },
   };
+}
+
+/**
+ * The answer to a failed request: a ServiceError becomes its envelope and status; DynamoDB throttling becomes
+ * UNAVAILABLE; anything else becomes INTERNAL with a fixed message (its cause is logged by the mapper, never
+ * returned).
+ */
+function answerFor(error: unknown, requestId: string): HttpResult {
+  if (error instanceof ServiceError) {
+    return errorResponse(error.httpStatus, error.code, error.message, requestId, { details: error.details, headers: error.headers });
+  }
+  if (error instanceof Error && BUSY_ERRORS.has(error.name)) {
+    return errorResponse(503, 'UNAVAILABLE', 'The service is busy; retry shortly.', requestId, { headers: { 'Retry-After': '1' } });
+  }
+  return errorResponse(500, 'INTERNAL', 'Internal error.', requestId);
 }

@@ -10,6 +10,7 @@ import type { HttpResult } from './envelope';
 import {
   authentication,
   errorMapper,
+  idempotency,
   jsonEnvelope,
   requestScope,
   successEnvelope,
@@ -52,6 +53,7 @@ export function operation<S extends z.ZodMiniType, L extends AuthLevel>(
     .use(requestScope(definition.auth))
     .use(jsonEnvelope())
     .use(authentication())
+    .use(idempotency())
     .use(validation(definition.schema))
     .use(successEnvelope())
     .handler(async (event: OperationEvent) => {

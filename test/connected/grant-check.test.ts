@@ -41,7 +41,7 @@ describe('the grant check', () => {
 
     await expect(attempt).rejects.toBeInstanceOf(AccessDeniedException);
     expect(takeViolations()).toEqual([
-      { caller: 'POST /v2/users/get', command: 'dynamodb:PutItem', missing: [{ action: 'dynamodb:PutItem', resource: 'table' }] },
+      { caller: 'POST /v2/users/get', command: 'dynamodb:PutItem', missing: [{ action: 'dynamodb:PutItem', resource: 'table', partitionKey: 'SYSTEM' }] },
     ]);
   });
 
@@ -90,17 +90,29 @@ describe('the grant check', () => {
     expect(takeViolations()).toEqual([{ caller: 'POST /v2/workspace/create', command: 'kms:GenerateDataKey', missing: [{ action: 'kms:GenerateDataKey', resource: 'key' }] }]);
   });
 
+  it('lets a read-only route write its idempotency records and nothing else', async () => {
+    const record = { pk: 'IDEMPOTENCY#/v2/users/get#x', sk: 'IDEMPOTENCY' };
+
+    await runAsRoute('/v2/users/get', () => db.send(new PutCommand({ TableName: TABLE_NAME, Item: record })));
+    const other = runAsRoute('/v2/users/get', () => db.send(new PutCommand({ TableName: TABLE_NAME, Item: { pk: 'T#key#IDEMPOTENCY#x', sk: 'IDEMPOTENCY' } })));
+
+    await expect(other).rejects.toBeInstanceOf(AccessDeniedException);
+    expect(takeViolations()).toEqual([
+      { caller: 'POST /v2/users/get', command: 'dynamodb:PutItem', missing: [{ action: 'dynamodb:PutItem', resource: 'table', partitionKey: 'T#key#IDEMPOTENCY#x' }] },
+    ]);
+  });
+
   it('gives a path with no route no access at all', async () => {
     const attempt = runAsRoute('/v2/no/such/route', () => db.send(new GetCommand({ TableName: TABLE_NAME, Key: { pk: 'x', sk: 'y' } })));
 
     await expect(attempt).rejects.toBeInstanceOf(AccessDeniedException);
-    expect(takeViolations()).toEqual([{ caller: 'POST /v2/no/such/route', command: 'dynamodb:GetItem', missing: [{ action: 'dynamodb:GetItem', resource: 'table' }] }]);
+    expect(takeViolations()).toEqual([{ caller: 'POST /v2/no/such/route', command: 'dynamodb:GetItem', missing: [{ action: 'dynamodb:GetItem', resource: 'table', partitionKey: 'x' }] }]);
   });
 
   it('refuses a command on another table, even for a route that writes', async () => {
     const attempt = runAsRoute('/v2/users/add', () => db.send(new GetCommand({ TableName: 'another-table', Key: { pk: 'x', sk: 'y' } })));
 
     await expect(attempt).rejects.toBeInstanceOf(AccessDeniedException);
-    expect(takeViolations()[0].missing).toEqual([{ action: 'dynamodb:GetItem', resource: 'table another-table' }]);
+    expect(takeViolations()[0].missing).toEqual([{ action: 'dynamodb:GetItem', resource: 'table another-table', partitionKey: 'x' }]);
   });
 });

@@ -171,7 +171,7 @@ describe('a failed request leaves no trace', () => {
     const organizationId = `org-${randomUUID()}`;
     await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] });
     // The notification item is the transaction's Put; a role without PutItem makes exactly that step fail.
-    const withoutPut = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), indexes: [], kmsActions: [] };
+    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [] };
 
     const response = await addUnderGrants(withoutPut, {
       organizationId,
@@ -192,7 +192,7 @@ describe('a failed request leaves no trace', () => {
     const organizationId = `org-${randomUUID()}`;
     const base = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true, notificationId: 'n', displayHeadlineMessageTemplate: 'x', actionUser: { userId: 'actor' } };
     await call('/v2/notifications/add', { ...base, notifyUsers: [{ userId: 'u1' }] });
-    const withoutPut = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), indexes: [], kmsActions: [] };
+    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [] };
 
     const response = await addUnderGrants(withoutPut, { ...base, notifyUsers: [{ userId: 'u1' }, { userId: 'u2' }] });
     takeViolations();

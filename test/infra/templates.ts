@@ -20,6 +20,7 @@ export interface Statement {
   readonly Effect: string;
   readonly Action: string | readonly string[];
   readonly Resource: unknown;
+  readonly Condition?: unknown;
 }
 
 export interface StackTemplate {
@@ -162,9 +163,19 @@ export function grantsOf(fn: Located): string[] {
     .flatMap((statement) => {
       const actions = typeof statement.Action === 'string' ? [statement.Action] : [...statement.Action];
       const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
-      return actions.flatMap((action) => resources.map((resource: unknown) => `${action} on ${describeReference(resource, fn.stack)}`));
+      const condition = describeCondition(statement.Condition);
+      return actions.flatMap((action) => resources.map((resource: unknown) => `${action} on ${describeReference(resource, fn.stack)}${condition}`));
     })
     .sort();
+}
+
+/** ` where <key> like <values>` for the one condition form the stack uses (StringLike on dynamodb:LeadingKeys). */
+function describeCondition(condition: unknown): string {
+  if (condition === undefined) return '';
+  const clauses = Object.values(condition as Record<string, Record<string, string | string[]>>).flatMap((byKey) =>
+    Object.entries(byKey).map(([name, values]) => `${name} like ${[values].flat().join('|')}`),
+  );
+  return ` where ${clauses.join(' and ')}`;
 }
 
 /** Only the grants of the given services (`dynamodb`, `kms`, ...). */

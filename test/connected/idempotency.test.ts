@@ -1,0 +1,178 @@
+/** `Idempotency-Key` on every POST (decisions §1; shared/http/idempotency.ts). */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { runWithGrants, takeViolations } from '../../bin/lib/grant-check';
+import { handler as addNotification } from '../../functions/notifications/add';
+import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
+import { claim } from '../../shared/http/idempotency';
+import { callRoute } from '../support/call-route';
+import { newTenant, siblingKey, uniqueEmail, type Tenant } from '../support/fixtures';
+import { buildEvent } from '../support/invoke';
+
+let tenant: Tenant;
+const withKey = (key: string, headers: Record<string, string> = tenant.apiKeyHeaders) => ({ ...headers, 'Idempotency-Key': key });
+const notification = (organizationId: string, extra: Record<string, unknown> = {}) => ({
+  organizationId,
+  documentId: 'doc',
+  createOrganization: true,
+  createDocument: true,
+  actionUser: { userId: 'actor' },
+  displayHeadlineMessageTemplate: 'hello',
+  notifyUsers: [{ userId: 'u' }],
+  ...extra,
+});
+const feedOf = async (organizationId: string) =>
+  (await callRoute('/v2/notifications/get', { organizationId, userId: 'u' }, tenant.apiKeyHeaders)).body.result?.data as Array<{ id: string }>;
+
+beforeAll(async () => {
+  tenant = await newTenant();
+});
+
+describe('Idempotency-Key', () => {
+  it('answers a repeat with the first answer and changes nothing twice', async () => {
+    const organizationId = `org-${randomUUID()}`;
+    const key = randomUUID();
+
+    const first = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+    const repeat = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['Idempotent-Replayed']).toBeUndefined();
+    expect(repeat.statusCode).toBe(200);
+    expect(repeat.body).toEqual(first.body);
+    expect(repeat.headers['Idempotent-Replayed']).toBe('true');
+    expect((await feedOf(organizationId)).map((n) => n.id)).toEqual([first.body.result?.data.notificationId]);
+  });
+
+  it('runs a request without the header every time', async () => {
+    const organizationId = `org-${randomUUID()}`;
+
+    await callRoute('/v2/notifications/add', notification(organizationId), tenant.apiKeyHeaders);
+    await callRoute('/v2/notifications/add', notification(organizationId), tenant.apiKeyHeaders);
+
+    expect(await feedOf(organizationId)).toHaveLength(2);
+  });
+
+  it('treats the same data in another field order as the same request', async () => {
+    const organizationId = `org-${randomUUID()}`;
+    const key = randomUUID();
+    const body = notification(organizationId);
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+
+    await callRoute('/v2/notifications/add', body, withKey(key));
+    const repeat = await callRoute('/v2/notifications/add', reordered, withKey(key));
+
+    expect(repeat.headers['Idempotent-Replayed']).toBe('true');
+  });
+
+  it('refuses the same key with another body, and changes nothing', async () => {
+    const organizationId = `org-${randomUUID()}`;
+    const key = randomUUID();
+    await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+
+    const other = await callRoute('/v2/notifications/add', notification(organizationId, { displayBodyMessage: 'changed' }), withKey(key));
+
+    expect(other.statusCode).toBe(400);
+    expect(other.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Idempotency-Key was already used with a different request.' });
+    expect(await feedOf(organizationId)).toHaveLength(1);
+  });
+
+  it('answers ABORTED with Retry-After while the first request is still running', async () => {
+    const organizationId = `org-${randomUUID()}`;
+    const key = randomUUID();
+    const data = notification(organizationId);
+    await claim('/v2/notifications/add', { scope: `apiKey:${tenant.apiKeyId}`, key, data }, 30_000, 'first');
+
+    const second = await callRoute('/v2/notifications/add', data, withKey(key));
+
+    expect(second.statusCode).toBe(409);
+    expect(second.body.error?.status).toBe('ABORTED');
+    expect(second.headers['Retry-After']).toBe('1');
+    expect(await feedOf(organizationId)).toEqual([]);
+  });
+
+  it('replays a 4xx answer, even after what caused it has changed', async () => {
+    const organizationId = `org-${randomUUID()}`;
+    const key = randomUUID();
+    const withoutCreate = notification(organizationId, { createOrganization: false });
+
+    const first = await callRoute('/v2/notifications/add', withoutCreate, withKey(key));
+    await callRoute('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] }, tenant.apiKeyHeaders);
+    const repeat = await callRoute('/v2/notifications/add', withoutCreate, withKey(key));
+
+    expect(first.statusCode).toBe(404);
+    expect(repeat.statusCode).toBe(404);
+    expect(repeat.headers['Idempotent-Replayed']).toBe('true');
+  });
+
+  it('keeps no 5xx answer: the retry runs again', async () => {
+    const organizationId = `org-${randomUUID()}`;
+    const key = randomUUID();
+    const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 30000 } as unknown as Context;
+    // The notification's own write fails (no PutItem on the table); the idempotency records may still be written.
+    const failing: Grants = {
+      tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'),
+      idempotencyActions: ['dynamodb:PutItem'],
+      indexes: [],
+      kmsActions: [],
+    };
+
+    const failed = await runWithGrants('POST /v2/notifications/add', failing, () =>
+      addNotification(buildEvent('/v2/notifications/add', notification(organizationId), { headers: withKey(key) }), context),
+    );
+    takeViolations();
+    const retried = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+
+    expect(failed.statusCode).toBe(500);
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers['Idempotent-Replayed']).toBeUndefined();
+    expect(await feedOf(organizationId)).toHaveLength(1);
+  });
+
+  it('keeps one caller\'s keys apart from another API key\'s, of the same workspace', async () => {
+    const organizationId = `org-${randomUUID()}`;
+    const key = randomUUID();
+    const sibling = await siblingKey(tenant);
+    await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+
+    const other = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key, sibling));
+
+    expect(other.statusCode).toBe(200);
+    expect(other.headers['Idempotent-Replayed']).toBeUndefined();
+  });
+
+  it('replays Create Workspace per source IP: one workspace, the same answer', async () => {
+    const key = randomUUID();
+    const body = { ownerEmail: uniqueEmail() };
+
+    const first = await callRoute('/v2/workspace/create', body, { 'Idempotency-Key': key }, { sourceIp: '203.0.113.7' });
+    const repeat = await callRoute('/v2/workspace/create', body, { 'Idempotency-Key': key }, { sourceIp: '203.0.113.7' });
+    const elsewhere = await callRoute('/v2/workspace/create', body, { 'Idempotency-Key': key }, { sourceIp: '203.0.113.8' });
+
+    expect(repeat.body.result?.data.id).toBe(first.body.result?.data.id);
+    expect(repeat.headers['Idempotent-Replayed']).toBe('true');
+    expect(elsewhere.headers['Idempotent-Replayed']).toBeUndefined();
+  });
+
+  it('replays a read-only operation under its read-only grants', async () => {
+    const key = randomUUID();
+
+    const first = await callRoute('/v2/users/get', { organizationId: 'o' }, withKey(key));
+    const repeat = await callRoute('/v2/users/get', { organizationId: 'o' }, withKey(key));
+
+    expect(first.statusCode).toBe(200);
+    expect(repeat.headers['Idempotent-Replayed']).toBe('true');
+    expect(repeat.body).toEqual(first.body);
+  });
+
+  it.each([
+    ['an empty key', ''],
+    ['a key of 256 characters', 'k'.repeat(256)],
+    ['a key with a character outside printable ASCII', 'clé'],
+  ])('refuses %s with INVALID_ARGUMENT', async (_, key) => {
+    const response = await callRoute('/v2/users/get', { organizationId: 'o' }, withKey(key));
+
+    expect(response.statusCode).toBe(400);
+    expect(response.body.error?.message).toBe('Idempotency-Key must be 1 to 255 printable ASCII characters.');
+  });
+});
