@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ensurePrivateDir } from './private-files';
 
 const execFileAsync = promisify(execFile);
 
@@ -185,8 +186,9 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
 
 function storageArgs(options: StartDynamoDbLocalOptions): string[] {
   if (options.inMemory === true || options.dbPath === undefined) return ['-inMemory'];
-  // DynamoDB Local refuses a dbPath that does not exist yet ("Invalid directory for database creation").
-  mkdirSync(options.dbPath, { recursive: true });
+  // DynamoDB Local refuses a dbPath that does not exist yet ("Invalid directory for database creation"). The folder
+  // holds every tenant's data: only its owner may enter it.
+  ensurePrivateDir(options.dbPath);
   return ['-dbPath', resolve(options.dbPath)];
 }
 
@@ -208,7 +210,7 @@ async function launch(
     '-sharedDb',
     '-disableTelemetry',
   ];
-  const [command, args] = withParentDeathSignal('java', javaArgs);
+  const [command, args] = withParentDeathSignal(...withPrivateUmask('java', javaArgs));
   const child = spawn(command, args, { cwd: emulatorDir, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = captureTail(child);
   const exited = exitPromise(child);
@@ -229,6 +231,15 @@ async function launch(
     throw error;
   }
   return { endpoint, port, stop, process: child };
+}
+
+/**
+ * Runs the command under umask 077: DynamoDB Local has no option for the mode of the database files it creates,
+ * and they hold every tenant's data (0600, not 0644). `sh` execs the command, so the child's pid stays java's.
+ */
+function withPrivateUmask(command: string, args: string[]): [string, string[]] {
+  if (process.platform === 'win32') return [command, args];
+  return ['/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', command, ...args]];
 }
 
 /**
