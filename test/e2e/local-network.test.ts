@@ -1,9 +1,13 @@
 /**
  * What the local stack exposes on the network, checked on the stack the e2e global setup started (`bin/local.ts`,
- * a separate process): it listens on loopback only (DynamoDB Local included).
+ * a separate process): it listens on loopback only (DynamoDB Local included), keeps idle keep-alive connections
+ * longer than common clients do, and answers requests Node cannot parse in the API's error envelope.
  * The socket checks read Linux's /proc, where the tests run.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import { createGateway, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from '../../bin/lib/gateway';
 
 const baseUrl = (): URL => {
   const url = process.env.E2E_BASE_URL;
@@ -27,6 +31,115 @@ describe('local stack listening sockets', () => {
     expect(stackSockets.filter((socket) => !socket.loopback)).toEqual([]);
   });
 });
+
+describe('local gateway keep-alive', () => {
+  it('keeps idle connections for at least 65 s, with the headers timeout above that as Node requires', () => {
+    const server = createGateway({ resolveHandler: () => undefined, notRouted: () => Promise.resolve({ statusCode: 404 }) });
+
+    expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThanOrEqual(65_000);
+    expect(server.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+    expect(HEADERS_TIMEOUT_MS).toBeGreaterThan(KEEP_ALIVE_TIMEOUT_MS);
+  });
+
+  it('tells clients how long an idle connection stays open', async () => {
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const response = await post(agent);
+
+      expect(response.headers['keep-alive']).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it(
+    'serves a request on a keep-alive connection left idle longer than Node’s default 5 s',
+    async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const first = await post(agent);
+        await new Promise((resolveIdle) => setTimeout(resolveIdle, 6_000));
+
+        const second = await post(agent);
+
+        expect(first.reusedSocket).toBe(false);
+        // With the server closing idle connections after 5 s, the agent would have dropped the socket and opened
+        // a new one (or, racing the close, failed with ECONNRESET).
+        expect(second.reusedSocket).toBe(true);
+        expect(second.statusCode).toBe(404);
+      } finally {
+        agent.destroy();
+      }
+    },
+    15_000,
+  );
+});
+
+describe('local gateway client errors', () => {
+  it('answers headers over 16 KB with 431 in the error envelope', async () => {
+    const response = await post(undefined, { 'x-padding': 'a'.repeat(17 * 1024) });
+
+    expect(response.statusCode).toBe(431);
+    expect(response.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(response.body)).toEqual({
+      error: { status: 'INVALID_ARGUMENT', message: 'Request headers are too large (limit 16 KB).' },
+    });
+  });
+
+  it('answers a malformed request with 400 in the error envelope and closes the connection', async () => {
+    // A header line without a colon: no HTTP client sends it, so it goes over a raw socket.
+    const raw = await exchangeRaw(`POST /v2/no/such/operation HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n`);
+
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(head.toLowerCase()).toContain('content-type: application/json');
+    expect(JSON.parse(body)).toEqual({ error: { status: 'INVALID_ARGUMENT', message: 'Malformed HTTP request.' } });
+  });
+});
+
+interface Response {
+  statusCode: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+  reusedSocket: boolean;
+}
+
+/** POST to a path no route serves (a cheap 404 from the stack), read to the end. */
+function post(agent: Agent | undefined, headers: Record<string, string> = {}): Promise<Response> {
+  const url = baseUrl();
+  return new Promise((resolveResponse, reject) => {
+    const outgoing = request(
+      { host: url.hostname, port: url.port, path: '/v2/no/such/operation', method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      (incoming) => {
+        let body = '';
+        incoming.setEncoding('utf8');
+        incoming.on('data', (chunk: string) => (body += chunk));
+        incoming.on('end', () =>
+          resolveResponse({ statusCode: incoming.statusCode ?? 0, headers: incoming.headers, body, reusedSocket: outgoing.reusedSocket }),
+        );
+        incoming.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end('{}');
+  });
+}
+
+/** Writes `raw` on a new connection and resolves with everything the server sends until it closes it. */
+function exchangeRaw(raw: string): Promise<string> {
+  const url = baseUrl();
+  return new Promise((resolveExchange, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolveExchange(received));
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`The server did not close the connection; received: ${received}`)));
+    socket.write(raw);
+  });
+}
 
 interface ListeningSocket {
   /** For the failure message. */
