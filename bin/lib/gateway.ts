@@ -5,7 +5,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeId } from '../../shared/routes';
 
@@ -25,10 +26,23 @@ export interface GatewayOptions {
 export const BODY_CAP_BYTES = 1024 * 1024 + 1;
 /** API Gateway's integration timeout for HTTP APIs. */
 const TIMEOUT_MS = 30_000;
+/**
+ * How long an idle keep-alive connection stays open. Node's default (5 s) is shorter than the idle time of common
+ * client pools, which then reuse a connection the gateway is closing and get ECONNRESET. 65 s outlasts the usual
+ * 60 s pools and proxies; clients that read the `Keep-Alive: timeout=65` header Node sends (fetch) close first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * Above the keep-alive timeout, as Node requires: on a reused connection Node may count the idle time toward the
+ * headers timeout (nodejs/node#27363), which would cut an idle connection before its keep-alive timeout.
+ */
+export const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 const INTERNAL_ERROR_BODY = JSON.stringify({ error: { status: 'INTERNAL', message: 'Internal error.' } });
 
 export function createGateway(options: GatewayOptions): Server {
-  return createServer((request, response) => {
+  const inFlight = new WeakMap<Duplex, ServerResponse>();
+  const server = createServer((request, response) => {
+    inFlight.set(request.socket, response);
     serve(options, request, response).catch((error: unknown) => {
       // The client left before its request was complete (reset or closed mid-upload): nobody to answer.
       if (!request.complete) {
@@ -40,6 +54,55 @@ export function createGateway(options: GatewayOptions): Server {
       writeInternalError(response);
     });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, inFlight.get(socket)));
+  return server;
+}
+
+/**
+ * A request Node could not parse never reaches the handlers; Node's own answer is a bare status line. This one is
+ * the API's error envelope, written on the raw socket, which is then closed (the connection is unusable: Node stops
+ * parsing it). Nothing is written in the middle of a response on that connection: it would corrupt it.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, pending: ServerResponse | undefined): void {
+  const midResponse = pending !== undefined && pending.headersSent && !pending.writableEnded;
+  if (error.code === 'ECONNRESET' || !socket.writable || midResponse) {
+    socket.destroy();
+    return;
+  }
+  const { statusCode, status, message } = clientErrorAnswer(error.code);
+  const body = JSON.stringify({ error: { status, message } });
+  socket.end(
+    `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\n` +
+      'content-type: application/json\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}
+
+interface ClientErrorAnswer {
+  statusCode: number;
+  status: 'INVALID_ARGUMENT';
+  message: string;
+}
+
+/** The answer to a request Node rejected, by Node's error code (llhttp's HPE_* codes, or a timeout). */
+export function clientErrorAnswer(code: string | undefined): ClientErrorAnswer {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        statusCode: 431,
+        status: 'INVALID_ARGUMENT',
+        message: `Request headers are too large (limit ${Math.round(maxHeaderSize / 1024)} KB).`,
+      };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      // Not malformed, only too slow (headersTimeout or requestTimeout): Node's own answer is 408 too.
+      return { statusCode: 408, status: 'INVALID_ARGUMENT', message: 'The request was not received in time.' };
+    default:
+      return { statusCode: 400, status: 'INVALID_ARGUMENT', message: 'Malformed HTTP request.' };
+  }
 }
 
 async function serve(options: GatewayOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {

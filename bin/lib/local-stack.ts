@@ -2,7 +2,7 @@
  * The local stack: DynamoDB Local, the table from the shared definition, the local keys, and every route of the
  * route table served over HTTP by the local gateway. `bin/local.ts` (`npm start`) is the command around it.
  */
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +26,7 @@ import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
 import { describeViolation, installGrantCheck, runAsRoute, runAsWorker, runWithGrants, type Violation } from './grant-check';
+import { ensurePrivateDir, preparePrivateDataDir, writePrivateFile } from './private-files';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
@@ -90,6 +91,8 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   const emulatorDir = await ensureDynamoDbLocal();
   checkpoint();
 
+  // Owner-only when created; a warning when what exists is more open (bin/lib/private-files.ts).
+  preparePrivateDataDir(dataDir);
   const keysFile = inMemory ? await temporaryKeysFile(cleanups) : join(dataDir, 'local-keys.json');
   ensureLocalKeysFile(keysFile);
 
@@ -155,9 +158,9 @@ function writeStateFile(
   state: { baseUrl: string; dynamodbEndpoint: string; tableName: string; keysFile: string },
   cleanups: Cleanup[],
 ): void {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = join(dataDir, STATE_FILE_NAME);
-  writeFileSync(file, `${JSON.stringify({ ...state, pid: process.pid }, null, 2)}\n`);
+  writePrivateFile(file, `${JSON.stringify({ ...state, pid: process.pid }, null, 2)}\n`);
   cleanups.push(() => rmSync(file, { force: true }));
 }
 

@@ -14,7 +14,8 @@ export interface LocalKeys {
 /** Creates the file with fresh random keys when it does not exist (mode 0600); returns its keys. */
 export function ensureLocalKeysFile(file: string): LocalKeys {
   if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
+    // The key decrypts every tenant's secrets: its folder, when created here, is for its owner only.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     const keys: LocalKeys = { aesKey: randomBytes(32).toString('base64') };
     writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600, flag: 'wx' });
   }

@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { pickFreePort } from '../../bin/lib/dynamodb-local';
+import { isDynamoDbLocalCommandLine, pickFreePort } from '../../bin/lib/dynamodb-local';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');
 const READY_LINE = /^Local stack ready at (http:\/\/127\.0\.0\.1:\d+)$/m;
@@ -128,9 +128,8 @@ export function stopLocalStackProcess(child: ChildProcess, graceMs = 20_000): Pr
 /** Pids of DynamoDB Local processes listening on `port` (found by their command line). */
 export function dynamoDbLocalPids(port: number): number[] {
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  const pattern = new RegExp(`DynamoDBLocal\\.jar .*-port ${port}(\\s|$)`);
   return lines
-    .filter((line) => pattern.test(line))
+    .filter((line) => isDynamoDbLocalCommandLine(line, port))
     .map((line) => Number.parseInt(line.trim(), 10))
     .filter((pid) => Number.isInteger(pid));
 }
