@@ -35,6 +35,8 @@ export interface Violation {
 interface Scope {
   readonly caller: string;
   readonly grants: Grants;
+  /** Where the commands that succeeded in this scope are listed (`dynamodb:PutItem`), when someone asked. */
+  readonly recorder?: string[];
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -87,7 +89,11 @@ function watch<Input extends object, Output extends object>(client: WatchedClien
           throw new AccessDeniedException(describeViolation(violation));
         }
       }
-      return next(args);
+      const output = await next(args);
+      if (scope?.recorder !== undefined) {
+        scope.recorder.push(`${service}:${String((context as { commandName?: string }).commandName ?? 'UnknownCommand').replace(/Command$/, '')}`);
+      }
+      return output;
     },
     { step: 'initialize', name: 'grantCheck', priority: 'high' },
   );
@@ -160,9 +166,20 @@ export function describeViolation(violation: Violation): string {
   return `Grant check: ${violation.caller} sent ${violation.command}, which needs ${missing}: not granted to it (shared/grants.ts derives its grants from its table entry).`;
 }
 
-/** Runs `fn` (a handler call) as the function of `caller`, holding every command it sends to `grants`. */
+/**
+ * Runs `fn` (a handler call) as the function of `caller`, holding every command it sends to `grants`. A recorder of
+ * an enclosing `recordCommands` keeps listing what succeeds.
+ */
 export function runWithGrants<T>(caller: string, grants: Grants, fn: () => T): T {
-  return scopes.run({ caller, grants }, fn);
+  return scopes.run({ caller, grants, recorder: scopes.getStore()?.recorder }, fn);
+}
+
+/**
+ * Runs `fn` (which calls handlers, each under its own grants) and lists in `log` every DynamoDB and KMS command
+ * that succeeded while it ran, e.g. to show that a refused request wrote nothing.
+ */
+export function recordCommands<T>(log: string[], fn: () => T): T {
+  return scopes.run({ caller: 'outside any function', grants: NO_GRANTS, recorder: log }, fn);
 }
 
 /** Runs `fn` as the function of the route at `path`; a path with no route has no grants at all. */

@@ -1,0 +1,164 @@
+/**
+ * Request bodies for the fuzz test: a fast-check arbitrary from an operation's JSON Schema (what the OpenAPI
+ * document publishes, made by zod from the handler's schema), and mutations of those bodies the way careless
+ * clients and attackers send them: wrong types, missing fields, deep nesting, huge strings, odd Unicode,
+ * prototype key names.
+ */
+import fc from 'fast-check';
+
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: JsonSchema | boolean;
+  propertyNames?: JsonSchema;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  minimum?: number;
+  maximum?: number;
+}
+
+/**
+ * Ids from a small pool, so that generated requests meet each other's data (an add then an update of the same
+ * document), plus now and then an id of the shapes the key encoding must survive.
+ */
+const ID_POOL = ['org-1', 'org-2', 'doc-1', 'doc-2', 'u1', 'u2', 'g1', 'folder-1', 'editor-1', 'a#b', 'x|y', 'USER#z', '%41'];
+
+/** Strings a text field may legally hold that still trip careless code. */
+const ODD_TEXT = ['', ' ', 'é', '𝒳', '👩‍👩‍👧', 'ع', '\u200b', 'a\u0301', '0', 'null', '{{name}}', '<b>x</b>', '../..', "'; --"];
+
+/** Any JSON value, a few levels deep. */
+export const anyJson: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 3 });
+
+/**
+ * What an unconstrained schema (`{}`) stands for: zod writes free-form objects (z.custom) and z.unknown that way,
+ * and most of them are objects.
+ */
+const freeForm: fc.Arbitrary<unknown> = fc.oneof(
+  { arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }), weight: 3 },
+  { arbitrary: anyJson, weight: 1 },
+);
+
+function boundedString(schema: JsonSchema): fc.Arbitrary<string> {
+  const minLength = schema.minLength ?? 0;
+  const maxLength = Math.min(schema.maxLength ?? 40, 40);
+  if (schema.format === 'email') return fc.emailAddress();
+  if (schema.pattern !== undefined) {
+    const pattern = new RegExp(schema.pattern);
+    return fc.stringMatching(pattern).filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
+  }
+  const text = fc.oneof(fc.constantFrom(...ID_POOL, ...ODD_TEXT), fc.string({ minLength, maxLength }), fc.string({ unit: 'grapheme', minLength, maxLength }));
+  return text.filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
+}
+
+/** Values the schema accepts, as far as a JSON Schema says (zod refinements may still refuse some). */
+export function arbitraryFor(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
+  if (schema === undefined || Object.keys(schema).length === 0) return freeForm;
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (schema.enum !== undefined) return fc.constantFrom(...schema.enum);
+  const choices = schema.anyOf ?? schema.oneOf;
+  if (choices !== undefined) return fc.oneof(...choices.map(arbitraryFor));
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'string':
+      return boundedString(schema);
+    case 'integer':
+      return fc.integer({ min: schema.minimum ?? -1000, max: Math.min(schema.maximum ?? 100_000, Number.MAX_SAFE_INTEGER) });
+    case 'number':
+      return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array':
+      return fc.array(arbitraryFor(schema.items), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 5) });
+    case 'object':
+      return objectArbitrary(schema);
+    default:
+      return anyJson;
+  }
+}
+
+function objectArbitrary(schema: JsonSchema): fc.Arbitrary<unknown> {
+  const properties = schema.properties ?? {};
+  if (Object.keys(properties).length === 0 && schema.additionalProperties !== undefined) {
+    const value = typeof schema.additionalProperties === 'object' ? arbitraryFor(schema.additionalProperties) : anyJson;
+    const key = schema.propertyNames === undefined ? fc.string({ maxLength: 12 }) : boundedString(schema.propertyNames);
+    return fc.dictionary(key, value, { maxKeys: 4 });
+  }
+  const record = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, arbitraryFor(property)]));
+  return fc.record(record, { requiredKeys: (schema.required ?? []).filter((name) => name in properties) });
+}
+
+/** Every path (list of keys) to a value inside `value`, the root included. */
+function pathsOf(value: unknown, prefix: string[] = []): string[][] {
+  const paths = [prefix];
+  if (value !== null && typeof value === 'object') {
+    for (const [name, child] of Object.entries(value)) paths.push(...pathsOf(child, [...prefix, name]));
+  }
+  return paths;
+}
+
+/** A copy of `value` with the thing at `path` replaced by `replace(old)` (a new key is added when missing). */
+function replaceAt(value: unknown, path: string[], replace: (old: unknown) => unknown): unknown {
+  if (path.length === 0) return replace(value);
+  const [head, ...rest] = path;
+  if (Array.isArray(value)) return value.map((item, i) => (String(i) === head ? replaceAt(item, rest, replace) : item));
+  const copy: Record<string, unknown> = {};
+  const source = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  for (const [name, child] of Object.entries(source)) defineOwn(copy, name, name === head ? replaceAt(child, rest, replace) : child);
+  if (!(head in copy) || !Object.prototype.hasOwnProperty.call(copy, head)) defineOwn(copy, head, replaceAt(undefined, rest, replace));
+  return copy;
+}
+
+/** Sets an own property even for `__proto__`, which plain assignment would turn into the prototype. */
+function defineOwn(target: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function nest(levels: number, inner: unknown, kind: 'array' | 'object'): unknown {
+  let value = inner;
+  for (let i = 0; i < levels; i += 1) value = kind === 'array' ? [value] : { a: value };
+  return value;
+}
+
+/** How a mutation changes the value at a path. */
+const replacements: Array<fc.Arbitrary<(old: unknown) => unknown>> = [
+  // Wrong types.
+  fc.constantFrom<unknown>(0, -1, 1.5, 2 ** 53, 1e-200, 1e300, true, null, '', 'x', [], [1, 'a'], {}, { nested: { deeper: true } }).map((value) => () => value),
+  // Huge strings: past every field limit, and past the body limit.
+  fc.constantFrom(10_000, 300_000, 1_100_000).map((size) => () => 'x'.repeat(size)),
+  // Odd Unicode.
+  fc.constantFrom('\u0000', '\ud800', '\udfff', 'a\ud83d', '\ufeff', '\u202e', '𝒳'.repeat(300), '\u0007', '%00').map((text) => () => text),
+  // Deep nesting.
+  fc.tuple(fc.constantFrom(31, 40, 200), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([levels, kind]) => () => nest(levels, 1, kind)),
+  // Prototype key names.
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty').map((name) => (old: unknown) => {
+    const copy: Record<string, unknown> = old !== null && typeof old === 'object' && !Array.isArray(old) ? { ...old } : {};
+    defineOwn(copy, name, { polluted: true });
+    return copy;
+  }),
+  // Missing: the field is dropped.
+  fc.constant(() => undefined),
+];
+
+/** `body`, then with one to three mutations at random paths (of the data, never replacing the whole of it). */
+export function mutated(body: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return body.chain((valid) => {
+    const paths = pathsOf(valid).filter((path) => path.length > 0);
+    if (paths.length === 0) return fc.constant(valid);
+    const mutation = fc.tuple(fc.constantFrom(...paths), fc.oneof(...replacements));
+    return fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) =>
+      mutations.reduce<unknown>((current, [path, replace]) => replaceAt(current, path, replace), valid),
+    );
+  });
+}
