@@ -11,7 +11,7 @@ export interface HttpReply {
   body: any;
 }
 
-export async function post(path: string, data: unknown, headers: Record<string, string> = {}, rawBody?: string): Promise<HttpReply> {
+export async function post(path: string, data: unknown, headers: Record<string, string> = {}, rawBody?: string | Buffer): Promise<HttpReply> {
   const response = await fetch(`${baseUrl()}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
