@@ -51,26 +51,17 @@ describe('the route table', () => {
   });
 });
 
-describe('the worker table', () => {
-  it('names every file under functions/workers, each exporting a handler', () => {
-    const files = handlerFiles(join(root, 'functions', 'workers')).sort();
+describe.each([
+  ['worker', 'workers', workers],
+  ['deploy-task', 'deploy', deployTasks],
+] as const)('the %s table', (_, folder, table) => {
+  it(`names every file under functions/${folder}, each exporting a handler`, () => {
+    const files = handlerFiles(join(root, 'functions', folder)).sort();
 
-    expect(workers.map((worker) => worker.entry).sort()).toEqual(files);
-    for (const worker of workers) {
+    expect(table.map((entry) => entry.entry).sort()).toEqual(files);
+    for (const entry of table) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      expect(typeof (require(join(root, worker.entry)) as { handler?: unknown }).handler).toBe('function');
-    }
-  });
-});
-
-describe('the deploy-task table', () => {
-  it('names every file under functions/deploy, each exporting a handler', () => {
-    const files = handlerFiles(join(root, 'functions', 'deploy')).sort();
-
-    expect(deployTasks.map((task) => task.entry).sort()).toEqual(files);
-    for (const task of deployTasks) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      expect(typeof (require(join(root, task.entry)) as { handler?: unknown }).handler).toBe('function');
+      expect(typeof (require(join(root, entry.entry)) as { handler?: unknown }).handler).toBe('function');
     }
   });
 });
