@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
-/** Group and other bits: any of them set makes a folder or file readable (or writable) by other users. */
+/** Group and other bits: a single one set makes a folder or file readable (or writable) by other users. */
 const OPEN_BITS = 0o077;
 
 /** The data folder's entries the stack keeps (see bin/lib/local-stack.ts): the database folder and the keys file. */
