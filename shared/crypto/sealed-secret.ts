@@ -6,6 +6,7 @@
  * This module does not load the Encryption SDK: update handlers pass `encryptSecret` / `maskSecret` in, so the
  * functions that only read a configuration (no KMS grant) are bundled without it.
  */
+import { invalidFields } from '../http/errors';
 import type { EncryptionContext } from './encryption';
 
 export interface SealedSecret {
@@ -21,12 +22,15 @@ export interface SecretSealing {
   maskSecret: (secret: string) => string;
 }
 
-/** What an update does to a stored secret. */
-export type SecretChange = { action: 'keep' } | { action: 'clear' } | { action: 'replace'; secret: SealedSecret };
+/**
+ * What an update does to a stored secret. `keep` with `masked`: the request sent the stored secret's masked form
+ * back, which keeps the secret only while it is still the one with that mask (the write's condition).
+ */
+export type SecretChange = { action: 'keep'; masked?: string } | { action: 'clear' } | { action: 'replace'; secret: SealedSecret };
 
 /**
- * Encrypts a secret under `context` and masks it, at most once per sealer: an update retried after a concurrent
- * write merges again but does not encrypt again.
+ * Encrypts a secret under `context` and masks it, at most once per sealer: an update planned again after a
+ * concurrent write does not encrypt again.
  */
 export function sealer(sealing: SecretSealing, context: EncryptionContext): (plaintext: string) => Promise<SealedSecret> {
   let sealed: Promise<SealedSecret> | undefined;
@@ -35,16 +39,36 @@ export function sealer(sealing: SecretSealing, context: EncryptionContext): (pla
 }
 
 /**
+ * Whether `sent` has the shape maskSecret gives (asterisks, at least four, then at most four visible characters):
+ * what a client sends back after saving what a read returned. No provider issues keys of that shape, so it is
+ * never taken for a new secret.
+ */
+export function isMaskedForm(sent: string): boolean {
+  const hidden = Math.max(4, sent.length - 4);
+  return sent.length >= 4 && /^\*+$/.test(sent.slice(0, hidden));
+}
+
+/**
  * What a sent secret does: absent keeps the stored one, `""` clears it, and the stored masked form sent back (a
- * client saving what a read returned) keeps it too rather than storing the mask as the secret. Anything else
- * replaces it, sealed by `seal`.
+ * client saving what a read returned) keeps it. Any other masked form is refused, never stored as the secret:
+ * with no secret stored (e.g. cleared since the client read it) or another one stored there is nothing it can
+ * keep. Anything else replaces the secret, sealed by `seal`. Throws InvalidArgumentError naming `path` (the
+ * field in the request), without echoing what was sent.
  */
 export async function secretChange(
   sent: string | undefined,
   stored: SealedSecret | undefined,
   seal: (plaintext: string) => Promise<SealedSecret>,
+  path: string,
 ): Promise<SecretChange> {
-  if (sent === undefined || (stored !== undefined && sent === stored.masked)) return { action: 'keep' };
+  if (sent === undefined) return { action: 'keep' };
   if (sent === '') return { action: 'clear' };
+  if (isMaskedForm(sent)) {
+    if (stored !== undefined && sent === stored.masked) return { action: 'keep', masked: sent };
+    const message = stored === undefined
+      ? 'Is a masked key, but no key is stored to keep: send the key itself.'
+      : 'Is a masked key that does not match the stored key: send the key itself, or the masked form a read returns to keep the stored key.';
+    throw invalidFields([{ path, message }]);
+  }
   return { action: 'replace', secret: await seal(sent) };
 }

@@ -3,7 +3,7 @@
  *
  *   pk T#<apiKeyId>   sk CONFIG#ACTIVITY   config, version
  */
-import { versionedConfig, type Versioned } from './versioned-item';
+import { versionedConfig, type ConfigPlanner, type Versioned } from './versioned-item';
 
 export interface ActivityServiceConfig {
   isEnabled?: boolean;
@@ -19,8 +19,7 @@ const store = versionedConfig<ActivityServiceConfig>('ACTIVITY');
 export const getActivityConfig = (apiKeyId: string) => store.get(apiKeyId);
 
 /**
- * Stores `config` if the stored version is still `expectedVersion` (0: nothing stored); false when another
- * writer changed it in between.
+ * Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored
+ * after it. Throws what `plan` throws, and AbortedError when the stored shape kept changing under the plans.
  */
-export const putActivityConfig = (apiKeyId: string, config: ActivityServiceConfig, expectedVersion: number) =>
-  store.put(apiKeyId, config, expectedVersion);
+export const writeActivityConfig = (apiKeyId: string, plan: ConfigPlanner<ActivityServiceConfig>) => store.write(apiKeyId, plan);

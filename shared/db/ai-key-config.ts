@@ -7,7 +7,7 @@
  * the masked form and never decrypts; only Ask AI decrypts.
  */
 import type { SealedSecret } from '../crypto/sealed-secret';
-import { versionedConfig } from './versioned-item';
+import { versionedConfig, type ConfigPlanner } from './versioned-item';
 
 export const AI_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
 
@@ -22,8 +22,7 @@ const store = versionedConfig<AiKeyConfigRecord>('AI_KEYS');
 export const getAiKeyConfig = (apiKeyId: string) => store.get(apiKeyId);
 
 /**
- * Stores `config` if the stored version is still `expectedVersion` (0: nothing stored); false when another
- * writer changed it in between.
+ * Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored
+ * after it. Throws what `plan` throws, and AbortedError when the stored shape kept changing under the plans.
  */
-export const putAiKeyConfig = (apiKeyId: string, config: AiKeyConfigRecord, expectedVersion: number) =>
-  store.put(apiKeyId, config, expectedVersion);
+export const writeAiKeyConfig = (apiKeyId: string, plan: ConfigPlanner<AiKeyConfigRecord>) => store.write(apiKeyId, plan);

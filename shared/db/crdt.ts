@@ -2,19 +2,32 @@
  * CRDT editor data: the Yjs document state of each editor of a document, in one partition per document
  * (D = T#<key>#ORG#<org>#CRDT#<doc>):
  *
- *   pk D   sk E#<editor>#HEAD          head: type, contentKey, version, writeId, parts, stateBytes, lastUpdate,
- *                                      lastUpdatedBy, sessionId, and part 0 of the state (binary)
- *   pk D   sk E#<editor>#PART#<nnnn>   part n (1..parts-1) of the state (binary), stamped with the head's writeId
+ *   pk D   sk E#<editor>#DELTA#<id>        a change appended under contention: one Yjs update (binary), its
+ *                                          lastUpdate and lastUpdatedBy, stamped with the editor's incarnation
+ *   pk D   sk E#<editor>#HEAD              head: type, contentKey, version, writeId, incarnation, parts, stateBytes,
+ *                                          lastUpdate, lastUpdatedBy, sessionId, and part 0 of the state (binary)
+ *   pk D   sk E#<editor>#PART#<nnnn>       part n (1..parts-1) of the state (binary), stamped with the head's writeId
  *
  * One item holds at most 400 KB, and a state may be larger (decisions §8), so the state is cut into parts of
  * 300 KB. The head and every part are written in one transaction; parts beyond the new count are deleted in the
  * same transaction. All items of an editor share the prefix `E#<editor>#` (a segment never contains `#`), so one
  * Query reads an editor, and one Query on D reads every editor of the document. A small state is a single item.
  *
- * Writers check `version` (optimistic concurrency): a write based on a stale state fails its condition and the
- * caller's change is re-applied to the state it failed against. A Query spanning two 1 MB pages is not isolated
- * from a transaction, so a reader compares each part's `writeId` with the head's and reads again on a mismatch
- * (a random id rather than the version, so that leftovers of an earlier editor can never pass for current parts).
+ * The editor's content is the head's state merged with every delta (Yjs updates commute and applying one twice
+ * changes nothing, so the order and repeats do not matter). A write first folds: it writes the new state (its own
+ * change merged with everything it read, deltas included) with a check of the head's `version`, deleting the
+ * deltas it folded in the same transaction. When another fold got in first, its change does not fail: it is
+ * appended as a delta instead, which conflicts with nothing, and the next fold takes it in. Only a change too large
+ * for one item, or one arriving while the deltas already fill MAX_LOG_BYTES, folds again after a jittered backoff.
+ *
+ * Reads see no torn state. A Query spanning two 1 MB pages is not isolated from a transaction, so a reader compares
+ * each part's `writeId` with the head's and reads again on a mismatch (a random id rather than the version, so
+ * that leftovers of an earlier editor can never pass for current parts). Deltas sort before the head and are read
+ * before it: a delta a fold deleted before the reader reached it is in the head the reader reads after it, and one
+ * the reader saw and the fold then took in is merged twice, which changes nothing. MAX_LOG_BYTES keeps every delta
+ * within a read's first page. Deltas carry the incarnation of the editor they were written for (a random id set on
+ * creation and kept by every fold), so a delta left behind by an editor that no longer exists is never merged into
+ * a new one under the same id.
  *
  * Every CRDT key is built here, so that moving a document's CRDT data (document migration) and guarding writes
  * (extra condition items in the same transaction) are changes to this module only.
@@ -26,7 +39,7 @@ import { TABLE_NAME } from './client';
 import { key, prefix, segment } from './keys';
 import { organizationPartition } from './organization';
 import { queryAll, type QuerySpec } from './query';
-import { TransactionCancelledError, transactWrite, type TransactItem } from './transact';
+import { MAX_TRANSACT_ITEMS, TransactionCancelledError, transactWrite, type TransactItem } from './transact';
 
 export const CRDT_TYPES = ['text', 'map', 'array', 'xml'] as const;
 export type CrdtType = (typeof CRDT_TYPES)[number];
@@ -40,8 +53,19 @@ export const PART_BYTES = 300 * 1024;
  */
 export const MAX_STATE_BYTES = 3 * 1024 * 1024;
 
+/** Largest change appended as a delta (one item); a larger one folds, retrying until it gets in. */
+export const MAX_DELTA_BYTES = PART_BYTES;
+/**
+ * Bytes of deltas an editor may hold before writers fold instead of appending: keeps a read's cost close to the
+ * state's size, and every delta within the first 1 MB page of a read, before the head.
+ */
+export const MAX_LOG_BYTES = 512 * 1024;
+
 const MAX_READ_ATTEMPTS = 5;
-const MAX_WRITE_ATTEMPTS = 10;
+/** Folds of one change that only folding can write (see MAX_DELTA_BYTES), spread by full-jitter backoff. */
+const MAX_FOLD_ATTEMPTS = 12;
+const BACKOFF_BASE_MS = 20;
+const BACKOFF_CAP_MS = 1000;
 
 export interface EditorRef {
   organizationId: string;
@@ -57,13 +81,27 @@ export interface EditorWrite {
   lastUpdatedBy: string | null;
 }
 
+/** A change appended while another write held the head (see the module comment). */
+export interface EditorDelta {
+  key: ItemKey;
+  /** A Yjs update (V1). */
+  update: Uint8Array;
+}
+
 export interface StoredEditor extends EditorRef, EditorWrite {
   type: CrdtType;
   contentKey: string;
   version: number;
   /** Editing sessions are not tracked by this service: always null. */
   sessionId: null;
+  /** Set when the editor is created, kept by every fold: which editor under this id a delta belongs to. */
+  incarnation: string;
+  /** Deltas to merge into `state`: the editor's content is both (`lastUpdate`, `lastUpdatedBy` are the newest). */
+  deltas: EditorDelta[];
 }
+
+/** What a write of the editor stores: its state, or the deltas of `EditorChange`. */
+type EditorHead = Omit<StoredEditor, 'sessionId' | 'deltas'>;
 
 const documentPartition = (apiKeyId: string, organizationId: string, documentId: string) =>
   key(organizationPartition(apiKeyId, organizationId), 'CRDT', segment(documentId));
@@ -76,6 +114,11 @@ const partKey = (apiKeyId: string, ref: EditorRef, part: number): ItemKey => ({
   pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
   sk: key('E', segment(ref.editorId), 'PART', String(part).padStart(4, '0')),
 });
+/** Deltas sort before the head (`DELTA` < `HEAD`), in the order they were written (a timestamp, then a random id). */
+const deltaKey = (apiKeyId: string, ref: EditorRef, now: number): ItemKey => ({
+  pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
+  sk: key('E', segment(ref.editorId), 'DELTA', `${String(now).padStart(15, '0')}.${randomUUID()}`),
+});
 
 const partCount = (state: Uint8Array) => Math.max(1, Math.ceil(state.length / PART_BYTES));
 const partOf = (state: Uint8Array, part: number) => state.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
@@ -86,7 +129,7 @@ const partOf = (state: Uint8Array, part: number) => state.subarray(part * PART_B
  */
 function writeItems(
   apiKeyId: string,
-  editor: Omit<StoredEditor, 'sessionId'>,
+  editor: EditorHead,
   previous?: { version: number; parts: number },
 ): TransactItem[] {
   const parts = partCount(editor.state);
@@ -100,6 +143,7 @@ function writeItems(
     contentKey: editor.contentKey,
     version: editor.version,
     writeId,
+    incarnation: editor.incarnation,
     parts,
     stateBytes: editor.state.length,
     lastUpdate: editor.lastUpdate,
@@ -128,10 +172,11 @@ function bytes(value: unknown): Uint8Array {
 }
 
 /**
- * The editor from its head and the part items read with it, or `torn` when a part is missing or was written by
- * another write than the head (the read overlapped a transaction). Parts at or beyond the head's count are ignored.
+ * The editor from its head and the part and delta items read with it, or `torn` when a part is missing or was
+ * written by another write than the head (the read overlapped a transaction). Parts at or beyond the head's count
+ * are ignored, and so are deltas of another incarnation of the editor.
  */
-function assemble(head: Item, parts: readonly Item[]): StoredEditor | 'torn' {
+function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[]): StoredEditor | 'torn' {
   const count = Number(head.parts);
   const byIndex = new Map(parts.filter((p) => p.writeId === head.writeId).map((p) => [Number(p.part), bytes(p.state)]));
   const chunks = [bytes(head.state)];
@@ -142,6 +187,11 @@ function assemble(head: Item, parts: readonly Item[]): StoredEditor | 'torn' {
   }
   const state = Buffer.concat(chunks);
   if (state.length !== Number(head.stateBytes)) return 'torn';
+  // Heads written before deltas existed have no incarnation; neither have the deltas written for them.
+  const incarnation = typeof head.incarnation === 'string' ? head.incarnation : '';
+  const deltas = deltaItems.filter((item) => (typeof item.incarnation === 'string' ? item.incarnation : '') === incarnation);
+  // The newest write names the last update; ISO 8601 strings of one format compare in time order.
+  const newest = [head, ...deltas].reduce((latest, item) => (String(item.lastUpdate) > String(latest.lastUpdate) ? item : latest));
   return {
     organizationId: String(head.organizationId),
     documentId: String(head.documentId),
@@ -149,28 +199,31 @@ function assemble(head: Item, parts: readonly Item[]): StoredEditor | 'torn' {
     type: head.type as CrdtType,
     contentKey: String(head.contentKey),
     version: Number(head.version),
+    incarnation,
     state: new Uint8Array(state.buffer, state.byteOffset, state.length),
-    lastUpdate: String(head.lastUpdate),
-    lastUpdatedBy: typeof head.lastUpdatedBy === 'string' ? head.lastUpdatedBy : null,
+    deltas: deltas.map((item) => ({ key: { pk: String(item.pk), sk: String(item.sk) }, update: bytes(item.delta) })),
+    lastUpdate: String(newest.lastUpdate),
+    lastUpdatedBy: typeof newest.lastUpdatedBy === 'string' ? newest.lastUpdatedBy : null,
     sessionId: null,
   };
 }
 
 /** Groups the items of a document partition (or of one editor) by editor and assembles each. */
 function assembleAll(items: readonly Item[]): StoredEditor[] | 'torn' {
-  const groups = new Map<string, { head?: Item; parts: Item[] }>();
+  const groups = new Map<string, { head?: Item; parts: Item[]; deltas: Item[] }>();
   for (const item of items) {
     const editorId = String(item.editorId);
-    const group = groups.get(editorId) ?? { parts: [] };
-    if (item.version !== undefined) group.head = item;
+    const group = groups.get(editorId) ?? { parts: [], deltas: [] };
+    if (item.delta !== undefined) group.deltas.push(item);
+    else if (item.version !== undefined) group.head = item;
     else group.parts.push(item);
     groups.set(editorId, group);
   }
   const editors: StoredEditor[] = [];
-  for (const { head, parts } of groups.values()) {
+  for (const { head, parts, deltas } of groups.values()) {
     // Parts without a head: the read overlapped the transaction that created the editor; it does not exist yet.
     if (head === undefined) continue;
-    const editor = assemble(head, parts);
+    const editor = assemble(head, parts, deltas);
     if (editor === 'torn') return 'torn';
     editors.push(editor);
   }
@@ -211,6 +264,14 @@ export interface NewEditor extends EditorRef, EditorWrite {
   contentKey: string;
 }
 
+/** A writer's change to an editor: the state it makes, and the same change as a Yjs update of its own. */
+export interface EditorChange extends EditorWrite {
+  /** The whole new state: the current content (deltas included) with the change applied. */
+  state: Uint8Array;
+  /** Only the change (a Yjs update), appended as a delta when another write holds the head. */
+  delta: Uint8Array;
+}
+
 /**
  * How a write's transaction is sent: transactWrite, or a caller's wrapper that adds checks of its own after the
  * given items (the document's migration lock) and throws its own errors when they fail.
@@ -228,7 +289,7 @@ export async function createEditor(
   write: TransactionWriter = transactWrite,
 ): Promise<boolean> {
   try {
-    await write([...writeItems(apiKeyId, { ...editor, version: 1 }), ...also]);
+    await write([...writeItems(apiKeyId, { ...editor, version: 1, incarnation: randomUUID() }), ...also]);
     return true;
   } catch (error) {
     if (error instanceof TransactionCancelledError && error.failed(0)) return false;
@@ -238,34 +299,62 @@ export async function createEditor(
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The editor's newest update: the later of the change and what was read (whose deltas the fold takes in). */
+function newest(current: StoredEditor, change: EditorWrite): EditorWrite {
+  return current.lastUpdate > change.lastUpdate ? current : change;
+}
+
 /**
- * Replaces the editor's state with `change(current)`, re-reading and re-applying `change` whenever another write
- * got in first, so concurrent writers never lose each other's changes. `change` must be a pure function of the
- * editor it is given (it may run several times) and may throw to refuse the write. Returns the editor as written,
- * or undefined when it has no data. Throws AbortedError when conflicts persist.
+ * Applies `change(current)` to the editor and returns it as this writer sees it afterwards, or undefined when it
+ * has no data. The change is folded into the head when the head is still the one read, else appended as a delta
+ * (see the module comment), so concurrent writers neither lose nor refuse each other's changes. `change` must be a
+ * pure function of the editor it is given (it may run again) and may throw to refuse the write. Throws
+ * AbortedError only when a change that must fold (larger than MAX_DELTA_BYTES, or the deltas are full) keeps
+ * losing to other folds.
  */
 export async function updateEditor(
   apiKeyId: string,
   ref: EditorRef,
-  change: (current: StoredEditor) => EditorWrite,
+  change: (current: StoredEditor) => EditorChange,
   write: TransactionWriter = transactWrite,
 ): Promise<StoredEditor | undefined> {
   for (let attempt = 1; ; attempt += 1) {
     const current = await getEditor(apiKeyId, ref);
     if (current === undefined) return undefined;
-    const next: StoredEditor = { ...current, ...change(current), version: current.version + 1 };
+    const next = change(current);
+    const { lastUpdate, lastUpdatedBy } = newest(current, next);
+    const folded: StoredEditor = { ...current, state: next.state, deltas: [], lastUpdate, lastUpdatedBy, version: current.version + 1 };
+    const items = writeItems(apiKeyId, folded, { version: current.version, parts: partCount(current.state) });
+    // Deltas folded in are deleted with the write, as many as the transaction holds (one item is the caller's lock
+    // check); any left over are in the new state too, and merging them again changes nothing.
+    const room = Math.max(0, MAX_TRANSACT_ITEMS - items.length - 1);
+    const deletes = current.deltas.slice(0, room).map(({ key: deltaItem }): TransactItem => ({ Delete: { TableName: TABLE_NAME, Key: deltaItem } }));
     try {
-      await write(writeItems(apiKeyId, next, { version: current.version, parts: partCount(current.state) }));
-      return next;
+      await write([...items, ...deletes]);
+      return folded;
     } catch (error) {
       if (!(error instanceof TransactionCancelledError && error.failed(0))) throw error;
-      if (attempt >= MAX_WRITE_ATTEMPTS) throw new AbortedError('The CRDT data was changed concurrently too often; retry.');
-      await sleep(Math.random() * Math.min(500, 10 * 2 ** attempt));
     }
+    // Another write folded first. The change commutes with it: append it, unless it must fold.
+    const logBytes = current.deltas.reduce((sum, delta) => sum + delta.update.length, 0);
+    if (next.delta.length <= MAX_DELTA_BYTES && logBytes + next.delta.length <= MAX_LOG_BYTES) {
+      const delta: Item = {
+        ...deltaKey(apiKeyId, ref, Date.now()),
+        editorId: ref.editorId,
+        incarnation: current.incarnation,
+        delta: next.delta,
+        lastUpdate: next.lastUpdate,
+        lastUpdatedBy: next.lastUpdatedBy,
+      };
+      await write([{ Put: { TableName: TABLE_NAME, Item: delta } }]);
+      return { ...current, state: next.state, deltas: [], lastUpdate, lastUpdatedBy };
+    }
+    if (attempt >= MAX_FOLD_ATTEMPTS) throw new AbortedError('The CRDT data was changed concurrently too often; retry.');
+    await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
   }
 }
 
-/** Every item (heads and parts) of a document's CRDT partition: what document migration moves. */
+/** Every item (heads, parts and deltas) of a document's CRDT partition: what document migration moves. */
 export function documentCrdtQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
   return {
     KeyConditionExpression: 'pk = :pk',
@@ -274,7 +363,7 @@ export function documentCrdtQuery(apiKeyId: string, organizationId: string, docu
   };
 }
 
-/** A CRDT head or part as it is under another document id (same editor, state bytes and write id). */
+/** A CRDT head, part or delta as it is under another document id (same editor, state bytes and write id). */
 export function crdtItemMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
   return {
     ...item,

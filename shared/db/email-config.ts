@@ -7,7 +7,7 @@
  * route has no KMS grant) show the masked form and never decrypt; the clear key is never stored.
  */
 import type { SealedSecret } from '../crypto/sealed-secret';
-import { versionedConfig, type Versioned } from './versioned-item';
+import { versionedConfig, type ConfigPlanner, type Versioned } from './versioned-item';
 
 export type EmailServiceType = 'default' | 'sendgrid' | 'custom';
 
@@ -32,8 +32,7 @@ const store = versionedConfig<EmailConfigRecord>('EMAIL');
 export const getEmailConfig = (apiKeyId: string) => store.get(apiKeyId);
 
 /**
- * Stores `config` if the stored version is still `expectedVersion` (0: nothing stored); false when another
- * writer changed it in between.
+ * Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored
+ * after it. Throws what `plan` throws, and AbortedError when the stored shape kept changing under the plans.
  */
-export const putEmailConfig = (apiKeyId: string, config: EmailConfigRecord, expectedVersion: number) =>
-  store.put(apiKeyId, config, expectedVersion);
+export const writeEmailConfig = (apiKeyId: string, plan: ConfigPlanner<EmailConfigRecord>) => store.write(apiKeyId, plan);

@@ -1,9 +1,13 @@
 /**
  * Activity service configuration rules (api-spec "Update Activity Config" rules 1–4, decisions §7): deep merge
  * over the stored value, default seeding on first enable, `isEnabled` always present.
+ *
+ * An update is written as an atomic UpdateItem of the fields and triggers it sends (shared/db/versioned-item.ts),
+ * so concurrent updates of different triggers or fields all apply, and of the same one the last writer wins.
  */
-import { getActivityConfig, putActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
-import { AbortedError, invalidFields } from '../http/errors';
+import { getActivityConfig, writeActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
+import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
+import { invalidFields } from '../http/errors';
 
 /** The standard comment triggers (decisions §7); seeding turns every one on. */
 export const STANDARD_COMMENT_TRIGGERS = [
@@ -63,27 +67,69 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const ATTEMPTS = 5;
-
 /** Triggers that may build up over many updates: keeps the one config item far below DynamoDB's 400 KB. */
 export const MAX_STORED_TRIGGERS = 500;
 
+const TRIGGERS = ['triggers'];
+const COMMENT_TRIGGERS = ['triggers', 'comment'];
+const FIELDS = ['isEnabled', 'enabledTime', 'immutable'] as const;
+
 /**
- * Applies `update` to the tenant's config and returns the result. Concurrent updates are merged in turn.
- * Throws InvalidArgumentError when the merged triggers would exceed MAX_STORED_TRIGGERS.
+ * The write that applies `update` to `stored` (undefined: nothing stored) at time `now`, with the same result as
+ * mergeActivityConfig but touching only what the update changes, so that it commutes with concurrent updates of
+ * other fields and triggers. Its conditions pin what the plan read: whether triggers are stored (seeding, or
+ * creating the trigger map), and how many (the limit). Throws InvalidArgumentError when the merged triggers would
+ * exceed MAX_STORED_TRIGGERS (triggers are never removed, so a later read cannot lower the count).
+ */
+export function planActivityUpdate(
+  stored: ActivityServiceConfig | undefined,
+  update: ActivityServiceConfig,
+  now: number,
+): ConfigWrite<ActivityServiceConfig> {
+  const merged = mergeActivityConfig(stored, update, now);
+  if (Object.keys(merged.triggers?.comment ?? {}).length > MAX_STORED_TRIGGERS) {
+    throw invalidFields([
+      { path: 'data.activityServiceConfig.triggers.comment', message: `The configuration may hold at most ${MAX_STORED_TRIGGERS} triggers.` },
+    ]);
+  }
+  if (stored === undefined) return { create: merged };
+
+  const set: ConfigSet[] = FIELDS.flatMap((field) => (update[field] === undefined ? [] : [{ path: [field], value: update[field] }]));
+  const conditions: ConfigCondition[] = [];
+  const sent = update.triggers?.comment ?? {};
+  const storedComment = stored.triggers?.comment;
+  if (stored.triggers === undefined && (update.isEnabled === true || update.triggers !== undefined)) {
+    // Seeding, or the first triggers: the whole map, computed by the merge, while still no triggers are stored.
+    conditions.push({ absent: TRIGGERS });
+    set.push({ path: TRIGGERS, value: merged.triggers });
+  } else if (update.triggers !== undefined && storedComment === undefined) {
+    conditions.push({ exists: TRIGGERS }, { absent: COMMENT_TRIGGERS });
+    set.push({ path: COMMENT_TRIGGERS, value: { ...sent } });
+  } else if (storedComment !== undefined && Object.keys(sent).length > 0) {
+    // One path per trigger. The map may have grown since the read; the limit must hold for what it holds now.
+    const added = Object.keys(sent).filter((trigger) => !Object.hasOwn(storedComment, trigger)).length;
+    conditions.push({ exists: COMMENT_TRIGGERS });
+    if (added > 0) conditions.push({ atMost: COMMENT_TRIGGERS, entries: MAX_STORED_TRIGGERS - added });
+    for (const [trigger, on] of Object.entries(sent)) set.push({ path: [...COMMENT_TRIGGERS, trigger], value: on });
+  }
+  // Defaults the merge filled in from `now` (seeding's immutable, the first enabledTime) apply only while nothing
+  // is stored there, so a concurrent update that set them first keeps its value.
+  if (update.immutable === undefined && stored.immutable === undefined && merged.immutable !== undefined) {
+    set.push({ path: ['immutable'], value: merged.immutable, ifAbsent: true });
+  }
+  if (update.enabledTime === undefined && stored.enabledTime === undefined && merged.enabledTime !== undefined) {
+    set.push({ path: ['enabledTime'], value: merged.enabledTime, ifAbsent: true });
+  }
+  return { update: { set, remove: [], conditions } };
+}
+
+/**
+ * Applies `update` to the tenant's config and returns the config as stored after it. Concurrent updates all
+ * apply. Throws InvalidArgumentError when the merged triggers would exceed MAX_STORED_TRIGGERS.
  */
 export async function updateActivityConfig(apiKeyId: string, update: ActivityServiceConfig): Promise<ActivityServiceConfig> {
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const stored = await getActivityConfig(apiKeyId);
-    const merged = mergeActivityConfig(stored?.config, update, Date.now());
-    if (Object.keys(merged.triggers?.comment ?? {}).length > MAX_STORED_TRIGGERS) {
-      throw invalidFields([
-        { path: 'data.activityServiceConfig.triggers.comment', message: `The configuration may hold at most ${MAX_STORED_TRIGGERS} triggers.` },
-      ]);
-    }
-    if (await putActivityConfig(apiKeyId, merged, stored?.version ?? 0)) return presentActivityConfig(merged);
-  }
-  throw new AbortedError('The activity configuration changed concurrently; retry.');
+  const now = Date.now();
+  return presentActivityConfig(await writeActivityConfig(apiKeyId, (stored) => planActivityUpdate(stored, update, now)));
 }
 
 export async function readActivityConfig(apiKeyId: string): Promise<ActivityServiceConfig> {

@@ -4,13 +4,15 @@
  *
  * An update merges per provider: providers the request does not name keep their keys; a named provider's
  * `customerApiKey` replaces its key, `""` removes it, and its masked form sent back (a client saving what get
- * returned) keeps it. This module does not import the Encryption SDK: the update handler passes the sealing
- * functions in, so the get function (no KMS grant) is bundled without it.
+ * returned) keeps it; any other masked form is refused, never stored as a key. Each provider's key is one path of
+ * an atomic UpdateItem (shared/db/versioned-item.ts), so concurrent updates of different providers all apply, and
+ * of the same provider the last writer wins. This module does not import the Encryption SDK: the update handler
+ * passes the sealing functions in, so the get function (no KMS grant) is bundled without it.
  */
 import type { EncryptionContext } from '../crypto/encryption';
 import { sealer, secretChange, type SecretChange, type SecretSealing } from '../crypto/sealed-secret';
-import { AI_PROVIDERS, getAiKeyConfig, putAiKeyConfig, type AiKeyConfigRecord, type AiProvider } from '../db/ai-key-config';
-import { AbortedError } from '../http/errors';
+import { AI_PROVIDERS, getAiKeyConfig, writeAiKeyConfig, type AiKeyConfigRecord, type AiProvider } from '../db/ai-key-config';
+import type { ConfigCondition, ConfigWrite } from '../db/versioned-item';
 import { logger } from '../http/logger';
 
 export interface AiModelApiKey {
@@ -52,28 +54,41 @@ export function presentAiKeys(config: AiKeyConfigRecord | undefined): AiKeyConfi
   };
 }
 
-const ATTEMPTS = 5;
+/**
+ * The write that applies one change per named provider to `stored` (undefined: nothing stored): the whole record
+ * while none is stored, else one path per provider, so that it commutes with concurrent updates of other
+ * providers. A kept key sent back masked holds only while the provider still has the key with that mask.
+ */
+export function planAiKeysUpdate(stored: AiKeyConfigRecord | undefined, changes: ReadonlyMap<AiProvider, SecretChange>): ConfigWrite<AiKeyConfigRecord> {
+  if (stored === undefined) return { create: mergeAiKeys(undefined, changes) };
+  const conditions: ConfigCondition[] = [{ exists: ['keys'] }];
+  const update = { set: [] as Array<{ path: string[]; value: unknown }>, remove: [] as string[][], conditions };
+  for (const [provider, change] of changes) {
+    if (change.action === 'replace') update.set.push({ path: ['keys', provider], value: change.secret });
+    if (change.action === 'clear') update.remove.push(['keys', provider]);
+    if (change.action === 'keep' && change.masked !== undefined) conditions.push({ equals: ['keys', provider, 'masked'], value: change.masked });
+  }
+  return { update };
+}
 
 /**
- * Applies `entries` (one per provider; the schema refuses repeats) and returns every stored key, masked.
- * Concurrent updates are merged in turn; each new key is encrypted once however many attempts follow.
+ * Applies `entries` (one per provider; the schema refuses repeats) and returns every stored key, masked, as stored
+ * after the update. Concurrent updates all apply; each new key is encrypted once however often the write is
+ * planned. Throws InvalidArgumentError for a masked key that keeps nothing.
  */
 export async function updateAiKeys(apiKeyId: string, entries: readonly AiModelApiKey[], sealing: SecretSealing): Promise<AiKeyConfigView> {
   const sent = entries.map((entry) => ({ ...entry, seal: sealer(sealing, aiKeyContext(apiKeyId, entry.provider)) }));
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const stored = await getAiKeyConfig(apiKeyId);
-    const changes = new Map<AiProvider, SecretChange>();
-    for (const { provider, customerApiKey, seal } of sent) {
-      changes.set(provider, await secretChange(customerApiKey, stored?.config.keys[provider], seal));
+  const changes = new Map<AiProvider, SecretChange>();
+  const written = await writeAiKeyConfig(apiKeyId, async (stored) => {
+    changes.clear();
+    for (const [index, { provider, customerApiKey, seal }] of sent.entries()) {
+      changes.set(provider, await secretChange(customerApiKey, stored?.keys[provider], seal, `data.aiModelApiKey.${index}.customerApiKey`));
     }
-    const merged = mergeAiKeys(stored?.config, changes);
-    if (await putAiKeyConfig(apiKeyId, merged, stored?.version ?? 0)) {
-      // Outcomes only: never a key, in clear or masked.
-      logger.info('AI key config updated', { changes: Object.fromEntries([...changes].map(([provider, change]) => [provider, change.action])) });
-      return presentAiKeys(merged);
-    }
-  }
-  throw new AbortedError('The AI key configuration changed concurrently; retry.');
+    return planAiKeysUpdate(stored, changes);
+  });
+  // Outcomes only: never a key, in clear or masked.
+  logger.info('AI key config updated', { changes: Object.fromEntries([...changes].map(([provider, change]) => [provider, change.action])) });
+  return presentAiKeys(written);
 }
 
 export async function readAiKeys(apiKeyId: string): Promise<AiKeyConfigView> {

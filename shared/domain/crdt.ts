@@ -18,6 +18,7 @@
  *   sorted by name, empty elements as `<x></x>` (as Yjs writes them), text and attribute values escaped, element
  *   names with their case kept.
  * - Values nest at most 100 levels (objects, arrays, XML elements).
+ * - Concurrent updates of one editor never fail: they merge as concurrent Yjs edits (see updateCrdtData).
  */
 import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod/mini';
@@ -356,6 +357,19 @@ function load(state: Uint8Array): Y.Doc {
   return doc;
 }
 
+/**
+ * The editor's whole state: the stored state with its deltas (changes appended under contention) merged in.
+ * Updates commute, so their order does not matter.
+ */
+export function editorState(editor: Pick<StoredEditor, 'state' | 'deltas'>): Uint8Array {
+  if (editor.deltas.length === 0) return editor.state;
+  const doc = load(editor.state);
+  doc.transact(() => {
+    for (const { update } of editor.deltas) Y.applyUpdate(doc, update);
+  });
+  return Y.encodeStateAsUpdate(doc);
+}
+
 function rootValue(doc: Y.Doc, type: CrdtType, contentKey: string): JsonValue {
   switch (type) {
     case 'text':
@@ -467,7 +481,16 @@ function replaceXml(fragment: Y.XmlFragment, nodes: XmlNode[]): void {
  * not parse.
  */
 export function replaceContent(state: Uint8Array, type: CrdtType, contentKey: string, data: JsonValue): Uint8Array {
+  return replacementOf(state, type, contentKey, data).state;
+}
+
+/**
+ * replaceContent, with the replacement also as a Yjs update of its own (`delta`: what the replacing operations
+ * add, for a client or a store that has `state`, or any state it merges with, to apply).
+ */
+export function replacementOf(state: Uint8Array, type: CrdtType, contentKey: string, data: JsonValue): { state: Uint8Array; delta: Uint8Array } {
   const doc = load(state);
+  const before = Y.encodeStateVector(doc);
   const nodes = type === 'xml' ? parsedXml(data as string) : [];
   doc.transact(() => {
     switch (type) {
@@ -489,7 +512,7 @@ export function replaceContent(state: Uint8Array, type: CrdtType, contentKey: st
         break;
     }
   });
-  return Y.encodeStateAsUpdate(doc);
+  return { state: Y.encodeStateAsUpdate(doc), delta: Y.encodeStateAsUpdate(doc, before) };
 }
 
 /**
@@ -577,48 +600,56 @@ function decodeUpdate(base64: string): Uint8Array {
 }
 
 /**
- * Replaces the editor's content (`type` + `data`, applied as Yjs operations) or merges a client's `yjsUpdate`,
- * re-applying on concurrent writes. `type` must be the stored one, and `contentKey`, when given, too. Throws
- * InvalidArgumentError for the input rules, NotFoundError when the editor has no data, FailedPreconditionError
- * when the document is being migrated.
+ * Replaces the editor's content (`type` + `data`, applied as Yjs operations) or merges a client's `yjsUpdate`.
+ * Concurrent updates of one editor all succeed and merge as Yjs merges concurrent edits (shared/db/crdt.ts): a
+ * replacement is the set of operations that turns the content it read into `data`, so replacements running at the
+ * same time merge like two clients' edits, and one that starts after another answered makes the content exactly
+ * its `data`. `type` must be the stored one, and `contentKey`, when given, too. Throws InvalidArgumentError for the
+ * input rules, NotFoundError when the editor has no data, FailedPreconditionError when the document is being
+ * migrated.
  */
 export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, now = Date.now()): Promise<void> {
   const ref: EditorRef = { organizationId: input.organizationId, documentId: input.documentId, editorId: checkEditorId(input.editorId) };
   await assertDocumentsWritable(apiKeyId, documentsIn(ref.organizationId, [ref.documentId]));
-  let change: (current: StoredEditor) => Uint8Array;
+  // The change to the editor's whole state (deltas included), and the same change as an update of its own.
+  let change: (current: StoredEditor, state: Uint8Array) => { state: Uint8Array; delta: Uint8Array };
   if (input.yjsUpdate !== undefined) {
     if (input.type !== undefined || input.data !== undefined) throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');
     const update = decodeUpdate(input.yjsUpdate);
-    change = (current) => mergeUpdate(current.state, update, current.type, current.contentKey);
+    change = (current, state) => ({ state: mergeUpdate(state, update, current.type, current.contentKey), delta: update });
   } else {
     const { type, data } = checkContent(input.type, input.data);
-    change = (current) => {
+    change = (current, state) => {
       if (type !== current.type) throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
       if (input.contentKey !== undefined && input.contentKey !== current.contentKey) {
         throw new InvalidArgumentError(`contentKey must be ${current.contentKey}, the key this editor was created with.`);
       }
-      return replaceContent(current.state, type, current.contentKey, data);
+      return replacementOf(state, type, current.contentKey, data);
     };
   }
   const lastUpdate = new Date(now).toISOString();
   const updated = await updateEditor(
     apiKeyId,
     ref,
-    (current) => ({ state: checkStateSize(change(current)), lastUpdate, lastUpdatedBy: input.userId ?? null }),
+    (current) => {
+      const next = change(current, editorState(current));
+      return { state: checkStateSize(next.state), delta: next.delta, lastUpdate, lastUpdatedBy: input.userId ?? null };
+    },
     guardedBy(apiKeyId, ref.organizationId, ref.documentId),
   );
   if (updated === undefined) throw new NotFoundError('CRDT data not found for this editor ID.');
 }
 
 function toRecord(editor: StoredEditor, format: 'json' | 'yjs'): CrdtRecord {
+  const state = editorState(editor);
   const record: CrdtRecord = {
-    data: readValue(editor.state, editor.type, editor.contentKey),
+    data: readValue(state, editor.type, editor.contentKey),
     id: editor.editorId,
     lastUpdate: editor.lastUpdate,
     lastUpdatedBy: editor.lastUpdatedBy,
     sessionId: editor.sessionId,
   };
-  if (format === 'yjs') Object.assign(record, { state: Buffer.from(editor.state).toString('base64'), type: editor.type, contentKey: editor.contentKey });
+  if (format === 'yjs') Object.assign(record, { state: Buffer.from(state).toString('base64'), type: editor.type, contentKey: editor.contentKey });
   return record;
 }
 

@@ -3,13 +3,17 @@
  * deep merge over the stored value, default seeding on first enable, `useEmailService` always present, and the
  * provider API key stored encrypted and shown masked, never in clear.
  *
+ * An update is written as an atomic UpdateItem of the fields, triggers and key it sends (shared/db/versioned-item.ts),
+ * so concurrent updates of different fields or triggers all apply, and of the same one the last writer wins.
+ *
  * This module does not import the Encryption SDK: the update handler passes `encryptSecret` / `maskSecret` in, so
  * the get function (no KMS grant, never decrypts) is bundled without it.
  */
 import type { EncryptionContext } from '../crypto/encryption';
 import { sealer, secretChange, type SecretChange, type SecretSealing } from '../crypto/sealed-secret';
-import { getEmailConfig, putEmailConfig, type EmailConfigRecord, type EmailSettings } from '../db/email-config';
-import { AbortedError, invalidFields } from '../http/errors';
+import { getEmailConfig, writeEmailConfig, type EmailConfigRecord, type EmailSettings } from '../db/email-config';
+import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
+import { invalidFields } from '../http/errors';
 import { logger } from '../http/logger';
 import { STANDARD_COMMENT_TRIGGERS } from './activity-config';
 
@@ -106,23 +110,69 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const ATTEMPTS = 5;
+const SETTINGS = ['emailServiceConfig'];
+const TRIGGERS = ['emailServiceConfig', 'triggers'];
+const SETTING_FIELDS = ['type', 'fromEmail', 'fromCompany'] as const;
 
-/** Applies `update` to the tenant's config and returns the result. Concurrent updates are merged in turn. */
-export async function updateEmailConfig(apiKeyId: string, update: EmailConfigUpdate, sealing: SecretSealing): Promise<EmailConfigView> {
-  // The sent `apiKey`: absent or the masked form keeps the stored key, "" clears it, anything else replaces it.
-  const seal = sealer(sealing, providerKeyContext(apiKeyId));
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const stored = await getEmailConfig(apiKeyId);
-    const providerKey = await secretChange(update.emailServiceConfig?.apiKey, stored?.config.providerKey, seal);
-    const merged = mergeEmailConfig(stored?.config, update, providerKey);
-    if (await putEmailConfig(apiKeyId, merged, stored?.version ?? 0)) {
-      // Outcomes only: never the key, in clear or masked.
-      logger.info('email config updated', { seeded: seedsDefaults(stored?.config, update), providerKey: providerKey.action });
-      return presentEmailConfig(merged);
-    }
+/**
+ * The write that applies `update` and `providerKey` to `stored` (undefined: nothing stored), with the same result
+ * as mergeEmailConfig but touching only what the update changes, so that it commutes with concurrent updates of
+ * other fields and triggers. Its conditions pin what the plan read: whether triggers are stored (seeding, or
+ * creating the trigger map), how many (the limit), and the provider key a sent-back mask keeps. Throws
+ * InvalidArgumentError when the merged triggers would exceed MAX_STORED_TRIGGERS (triggers are never removed, so
+ * a later read cannot lower the count).
+ */
+export function planEmailUpdate(
+  stored: EmailConfigRecord | undefined,
+  update: EmailConfigUpdate,
+  providerKey: SecretChange,
+): ConfigWrite<EmailConfigRecord> {
+  const merged = mergeEmailConfig(stored, update, providerKey);
+  if (stored === undefined) return { create: merged };
+
+  const sent = update.emailServiceConfig ?? {};
+  const set: ConfigSet[] = SETTING_FIELDS.flatMap((field) => (sent[field] === undefined ? [] : [{ path: [...SETTINGS, field], value: sent[field] }]));
+  if (update.useEmailService !== undefined) set.push({ path: ['useEmailService'], value: update.useEmailService });
+  const remove = providerKey.action === 'clear' ? [['providerKey']] : [];
+  if (providerKey.action === 'replace') set.push({ path: ['providerKey'], value: providerKey.secret });
+  const conditions: ConfigCondition[] = [{ exists: SETTINGS }];
+  if (providerKey.action === 'keep' && providerKey.masked !== undefined) conditions.push({ equals: ['providerKey', 'masked'], value: providerKey.masked });
+
+  const storedTriggers = stored.emailServiceConfig.triggers;
+  if (seedsDefaults(stored, update)) {
+    // The whole trigger map, computed by the merge, while still no trigger is stored; the defaults the merge
+    // filled in around it apply as in the merge.
+    conditions.push({ absentOrEmpty: TRIGGERS });
+    set.push({ path: TRIGGERS, value: merged.emailServiceConfig.triggers });
+    if (sent.type === undefined) set.push({ path: [...SETTINGS, 'type'], value: 'custom', ifAbsent: true });
+    if (update.useEmailService === undefined) set.push({ path: ['useEmailService'], value: true });
+  } else if (sent.triggers !== undefined && storedTriggers === undefined) {
+    conditions.push({ absent: TRIGGERS });
+    set.push({ path: TRIGGERS, value: { ...sent.triggers } });
+  } else if (sent.triggers !== undefined && storedTriggers !== undefined && Object.keys(sent.triggers).length > 0) {
+    // One path per trigger. The map may have grown since the read; the limit must hold for what it holds now.
+    const added = Object.keys(sent.triggers).filter((trigger) => !Object.hasOwn(storedTriggers, trigger)).length;
+    conditions.push({ exists: TRIGGERS });
+    if (added > 0) conditions.push({ atMost: TRIGGERS, entries: MAX_STORED_TRIGGERS - added });
+    for (const [trigger, on] of Object.entries(sent.triggers)) set.push({ path: [...TRIGGERS, trigger], value: on });
   }
-  throw new AbortedError('The email configuration changed concurrently; retry.');
+  return { update: { set, remove, conditions } };
+}
+
+/** Applies `update` to the tenant's config and returns the config as stored after it. Concurrent updates all apply. */
+export async function updateEmailConfig(apiKeyId: string, update: EmailConfigUpdate, sealing: SecretSealing): Promise<EmailConfigView> {
+  // The sent `apiKey`: absent or the stored masked form keeps the stored key, "" clears it, another masked form is
+  // refused, anything else replaces it (encrypted once, however often the write is planned).
+  const seal = sealer(sealing, providerKeyContext(apiKeyId));
+  let outcome: { seeded: boolean; providerKey: SecretChange['action'] } | undefined;
+  const written = await writeEmailConfig(apiKeyId, async (stored) => {
+    const providerKey = await secretChange(update.emailServiceConfig?.apiKey, stored?.providerKey, seal, 'data.emailServiceConfig.apiKey');
+    outcome = { seeded: seedsDefaults(stored, update), providerKey: providerKey.action };
+    return planEmailUpdate(stored, update, providerKey);
+  });
+  // Outcomes only: never the key, in clear or masked.
+  logger.info('email config updated', { ...outcome });
+  return presentEmailConfig(written);
 }
 
 export async function readEmailConfig(apiKeyId: string): Promise<EmailConfigView> {

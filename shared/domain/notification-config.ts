@@ -5,6 +5,7 @@
  */
 import { TABLE_NAME } from '../db/client';
 import { configItem, getConfigs, type NotificationConfig, type StoredConfig } from '../db/notification';
+import type { TransactItem } from '../db/transact';
 import type { BatchResult } from '../http/batch-result';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
 
@@ -37,6 +38,24 @@ export async function readNotificationConfig(
 }
 
 /**
+ * An update of the setting `item` describes that sets its attributes and leaves the others as stored: the level
+ * not given is kept without being read, so concurrent requests setting one level each both apply.
+ */
+function setAttributes(item: Record<string, unknown>): TransactItem {
+  const { pk, sk, ...attributes } = item;
+  const present = Object.entries(attributes).filter(([, value]) => value !== undefined);
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: { pk, sk },
+      UpdateExpression: `SET ${present.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(present.map(([name], i) => [`#a${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(present.map(([, value], i) => [`:a${i}`, value])),
+    },
+  };
+}
+
+/**
  * Sets the given levels for each user, at the organization or at each document; levels not given are kept.
  * Settings of a document are written with its migration-lock check: throws FailedPreconditionError (nothing
  * written) when a named document is being migrated.
@@ -47,14 +66,12 @@ export async function setNotificationConfig(
 ): Promise<BatchResult> {
   const targets = input.documentIds ?? [undefined];
   await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, input.documentIds ?? []));
-  const stored = await getConfigs(apiKeyId, input.organizationId, input.userIds, input.documentIds ?? []);
+  const given: StoredConfig = Object.fromEntries(Object.entries(input.config).filter(([, v]) => v !== undefined));
   const writes = input.userIds.flatMap((userId) =>
-    targets.map((documentId) => {
-      const current = stored.get(`${userId}\u0000${documentId ?? ''}`) ?? {};
-      const merged = { ...current, ...Object.fromEntries(Object.entries(input.config).filter(([, v]) => v !== undefined)) };
-      const item = configItem(apiKeyId, input.organizationId, userId, documentId, merged);
-      return { items: [{ Put: { TableName: TABLE_NAME, Item: item } }], documents: documentsIn(input.organizationId, [documentId]) };
-    }),
+    targets.map((documentId) => ({
+      items: [setAttributes(configItem(apiKeyId, input.organizationId, userId, documentId, given))],
+      documents: documentsIn(input.organizationId, [documentId]),
+    })),
   );
   await writeGroupsGuarded(apiKeyId, writes);
   return Object.fromEntries(input.userIds.map((userId) => [userId, { success: true, userId, message: 'Notification config set.' }]));

@@ -105,7 +105,11 @@ export class ResourceExhaustedError extends ServiceError {
 }
 
 export class AbortedError extends ServiceError {
-  constructor(message: string) {
-    super('ABORTED', message);
+  /**
+   * A conflict that retrying resolves: `retryAfterSeconds` becomes the `Retry-After` header, as with every 429, so
+   * clients wait before the retry instead of colliding again at once.
+   */
+  constructor(message: string, retryAfterSeconds = 1) {
+    super('ABORTED', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
   }
 }

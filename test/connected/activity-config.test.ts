@@ -132,3 +132,73 @@ describe('activity config trigger limit', () => {
     expect(Object.keys((await getActivityConfig(tenant.apiKeyId))?.config.triggers?.comment ?? {})).toHaveLength(500);
   });
 });
+
+describe('activity config under concurrent updates', () => {
+  it('applies 200 concurrent updates of different triggers: every one succeeds and the stored config holds all 200', async () => {
+    const tenant = await newTenant();
+    await update(tenant, { isEnabled: true });
+    const names = Array.from({ length: 200 }, (_, i) => `custom.concurrent${i}`);
+
+    const replies = await Promise.all(names.map((name) => update(tenant, { triggers: { comment: { [name]: true } } })));
+
+    expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
+    // Each answer is the whole configuration as stored after that update: its own trigger is in it.
+    expect(names.filter((name, i) => replies[i].body.result?.data.activityServiceConfig.triggers.comment[name] !== true)).toEqual([]);
+    const comment = (await read(tenant.apiKeyHeaders)).body.result?.data.activityServiceConfig.triggers.comment;
+    expect(names.filter((name) => comment[name] !== true)).toEqual([]);
+    expect(Object.keys(comment)).toHaveLength(STANDARD_COMMENT_TRIGGERS.length + names.length);
+  });
+
+  it('seeds once when the first updates of a tenant race, and keeps every trigger they sent', async () => {
+    const tenant = await newTenant();
+    const names = Array.from({ length: 40 }, (_, i) => `custom.first${i}`);
+
+    // Every request enables: whichever is first seeds (a trigger-only update first would rightly prevent seeding).
+    const replies = await Promise.all(names.map((name) => update(tenant, { isEnabled: true, triggers: { comment: { [name]: true } } })));
+
+    expect(replies.map((reply) => reply.statusCode)).toEqual(names.map(() => 200));
+    const config = (await read(tenant.apiKeyHeaders)).body.result?.data.activityServiceConfig;
+    expect(config.isEnabled).toBe(true);
+    expect(typeof config.enabledTime).toBe('number');
+    expect(Object.keys(config.triggers.comment).sort()).toEqual([...names, ...STANDARD_COMMENT_TRIGGERS].sort());
+  });
+
+  it('holds the 500-trigger limit exactly when concurrent updates race past it', async () => {
+    const tenant = await newTenant();
+    for (let from = 0; from < 400; from += 100) {
+      await update(tenant, { triggers: { comment: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`custom.stored${from + i}`, true])) } });
+    }
+    await update(tenant, { triggers: { comment: Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`custom.stored${400 + i}`, true])) } });
+
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => update(tenant, { triggers: { comment: { [`custom.late${i}`]: true } } })));
+
+    expect(replies.filter((reply) => reply.statusCode === 200)).toHaveLength(10);
+    expect(replies.filter((reply) => reply.body.error?.status === 'INVALID_ARGUMENT')).toHaveLength(20);
+    expect(Object.keys((await getActivityConfig(tenant.apiKeyId))?.config.triggers?.comment ?? {})).toHaveLength(500);
+  });
+
+  it('stores trigger names that look like expression syntax or other attributes as plain keys', async () => {
+    const tenant = await newTenant();
+    await update(tenant, { isEnabled: true });
+    const names = ['a.b.c', '#config', ':v0', 'config', 'version', 'triggers', 'comment[0]', 'space here', 'ü.ß'];
+
+    const replies = await Promise.all(names.map((name) => update(tenant, { triggers: { comment: { [name]: false } } })));
+
+    expect(replies.map((reply) => reply.statusCode)).toEqual(names.map(() => 200));
+    const stored = (await getActivityConfig(tenant.apiKeyId))?.config;
+    expect(names.filter((name) => stored?.triggers?.comment?.[name] !== false)).toEqual([]);
+    expect(Object.keys(stored ?? {}).sort()).toEqual(['enabledTime', 'immutable', 'isEnabled', 'triggers']);
+  });
+
+  it('lets the last writer win when concurrent updates set the same field, and fails none', async () => {
+    const tenant = await newTenant();
+    await update(tenant, { isEnabled: true });
+
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => update(tenant, { immutable: i % 2 === 0 })));
+
+    expect(replies.map((reply) => reply.statusCode)).toEqual(replies.map(() => 200));
+    const stored = (await read(tenant.apiKeyHeaders)).body.result?.data.activityServiceConfig;
+    expect(typeof stored.immutable).toBe('boolean');
+    expect(Object.keys(stored.triggers.comment)).toHaveLength(STANDARD_COMMENT_TRIGGERS.length);
+  });
+});

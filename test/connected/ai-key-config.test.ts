@@ -145,6 +145,48 @@ describe('AI key config', () => {
     );
   });
 
+  it('applies 200 concurrent updates: every one succeeds, each provider keeps one of the keys sent for it', async () => {
+    const tenant = await newTenant();
+    const providers = ['openai', 'anthropic', 'gemini'] as const;
+    const sent = Array.from({ length: 200 }, (_, i) => ({ provider: providers[i % 3], customerApiKey: providerKey(`${providers[i % 3]}${i}`) }));
+
+    const replies = await Promise.all(sent.map((entry) => update(tenant.apiKeyHeaders, [entry])));
+
+    expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
+    const keys = (await rawItem(tenant))?.config.keys;
+    for (const provider of providers) {
+      const stored = await decryptSecret(keys[provider].ciphertext, aiKeyContext(tenant.apiKeyId, provider));
+      expect(sent.filter((entry) => entry.provider === provider).map((entry) => entry.customerApiKey)).toContain(stored);
+      expect(keys[provider].masked).toBe(masked(stored));
+    }
+  });
+
+  it('refuses a key\'s old masked form after the key was removed, and one that is not the stored key\'s mask', async () => {
+    const tenant = await newTenant();
+    const set = await update(tenant.apiKeyHeaders, [
+      { provider: 'openai', customerApiKey: providerKey('openai') },
+      { provider: 'gemini', customerApiKey: providerKey('gemini') },
+    ]);
+    const [openaiMask, geminiMask] = set.body.result?.data.aiModelApiKey.map((entry: { customerApiKey: string }) => entry.customerApiKey);
+    await update(tenant.apiKeyHeaders, [{ provider: 'openai', customerApiKey: '' }]);
+    const before = (await rawItem(tenant))?.config;
+
+    const resent = await update(tenant.apiKeyHeaders, [
+      { provider: 'gemini', customerApiKey: geminiMask },
+      { provider: 'openai', customerApiKey: openaiMask },
+    ]);
+    const mismatched = await update(tenant.apiKeyHeaders, [{ provider: 'gemini', customerApiKey: `${'*'.repeat(20)}zzzz` }]);
+
+    expect(resent.statusCode).toBe(400);
+    expect(resent.body.error?.details.issues).toEqual([
+      { path: 'data.aiModelApiKey.1.customerApiKey', message: 'Is a masked key, but no key is stored to keep: send the key itself.' },
+    ]);
+    expect(mismatched.body.error?.status).toBe('INVALID_ARGUMENT');
+    expect(mismatched.body.error?.details.issues[0].path).toBe('data.aiModelApiKey.0.customerApiKey');
+    expect((await rawItem(tenant))?.config).toEqual(before);
+    expect(before?.keys).not.toHaveProperty('openai');
+  });
+
   const key = 'sk-valid-provider-key-123';
   it.each([
     ['no aiModelApiKey', undefined],

@@ -304,6 +304,73 @@ describe('CRDT data', () => {
     });
   });
 
+  describe('under concurrent updates of one editor', () => {
+    /** Yjs updates of clients that each loaded `state` and inserted their own text at the start. */
+    const insertions = (state: string, count: number) =>
+      Array.from({ length: count }, (_, i) => {
+        const client = clientDoc(state);
+        const known = Y.encodeStateVector(client);
+        client.getText('content').insert(0, `<${i}>`);
+        return base64(Y.encodeStateAsUpdate(client, known));
+      });
+
+    it('merges 200 concurrent Yjs updates: every one succeeds, and the text holds all 200 insertions', async () => {
+      await add(h, { ...ids(), editorId: 'e1', type: 'text', data: 'base' });
+      const state = (await get(h, { ...ids(), editorId: 'e1', format: 'yjs' })).body.result?.data[0].state as string;
+      const updates = insertions(state, 200);
+
+      const replies = await Promise.all(updates.map((yjsUpdate, i) => update(h, { ...ids(), editorId: 'e1', yjsUpdate, userId: `u${i}` })));
+      const read = await get(h, { ...ids(), editorId: 'e1', format: 'yjs' });
+
+      expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
+      const text = read.body.result?.data[0].data as string;
+      expect(updates.map((_, i) => `<${i}>`).filter((inserted) => !text.includes(inserted))).toEqual([]);
+      expect(text).toMatch(/^(<\d+>){200}base$/);
+      expect(clientDoc(read.body.result?.data[0].state).getText('content').toString()).toBe(text);
+      expect(read.body.result?.data[0].lastUpdatedBy).toMatch(/^u\d+$/);
+    });
+
+    it('shows readers during the updates only whole states, and later writes fold the appended changes back in', async () => {
+      const editorId = `e-${randomUUID()}`;
+      await add(h, { ...ids(), editorId, type: 'text', data: 'base' });
+      const state = (await get(h, { ...ids(), editorId, format: 'yjs' })).body.result?.data[0].state as string;
+      const updates = insertions(state, 120);
+
+      const reads: string[] = [];
+      const reader = async () => {
+        for (let i = 0; i < 10; i += 1) reads.push((await get(h, { ...ids(), editorId })).body.result?.data[0].data);
+      };
+      const [replies] = await Promise.all([
+        Promise.all(updates.map((yjsUpdate) => update(h, { ...ids(), editorId, yjsUpdate }))),
+        reader(),
+        reader(),
+      ]);
+      const appended = (await storedItems(editorId)).filter((item) => item.delta !== undefined).length;
+      for (let i = 0; i < 3; i += 1) await update(h, { ...ids(), editorId, type: 'text', data: `folded ${i}` });
+
+      expect(replies.map((reply) => reply.statusCode)).toEqual(updates.map(() => 200));
+      expect(reads).toHaveLength(20);
+      for (const text of reads) expect(text).toMatch(/^(<\d+>)*base$/);
+      expect(appended).toBeGreaterThan(0);
+      expect(await storedItems(editorId)).toHaveLength(1);
+      expect((await get(h, { ...ids(), editorId })).body.result?.data[0].data).toBe('folded 2');
+    });
+
+    it('never fails concurrent replacements: they merge as concurrent edits, and the next replacement is exact', async () => {
+      await add(h, { ...ids(), editorId: 'm', type: 'map', data: { shared: 0 } });
+
+      const replies = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => update(h, { ...ids(), editorId: 'm', type: 'map', data: { shared: i, [`own${i}`]: i } })),
+      );
+      const merged = (await get(h, { ...ids(), editorId: 'm' })).body.result?.data[0].data;
+      await update(h, { ...ids(), editorId: 'm', type: 'map', data: { final: true } });
+
+      expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
+      expect(typeof merged.shared).toBe('number');
+      expect((await get(h, { ...ids(), editorId: 'm' })).body.result?.data[0].data).toEqual({ final: true });
+    });
+  });
+
   describe('large states', () => {
     it('round-trips a ~900 KB state byte-exact across parts', async () => {
       const editorId = `big-${randomUUID()}`;
@@ -366,6 +433,7 @@ describe('CRDT data', () => {
 
       expect(read.statusCode).toBe(409);
       expect(read.body.error?.status).toBe('ABORTED');
+      expect(read.headers['Retry-After']).toBe('1');
     });
 
     it('refuses a merge that would grow the state beyond 3 MiB, and refuses to return more than a response holds', async () => {

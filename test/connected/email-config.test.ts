@@ -136,7 +136,76 @@ describe('email config', () => {
     expect(Object.keys(triggers)).toHaveLength(DEFAULT_TRIGGERS.length + names.length);
   });
 
+  it('applies 200 concurrent updates of different triggers: every one succeeds and the stored config holds all 200', async () => {
+    const tenant = await newTenant();
+    await update(tenant.apiKeyHeaders, { useEmailService: true });
+    const names = Array.from({ length: 200 }, (_, i) => `custom.concurrent${i}`);
+
+    const replies = await Promise.all(names.map((name) => update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { [name]: true } } })));
+
+    expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
+    // Each answer is the whole configuration as stored after that update: its own trigger is in it.
+    expect(names.filter((name, i) => replies[i].body.result?.data.emailServiceConfig.triggers[name] !== true)).toEqual([]);
+    const triggers = (await read(tenant.apiKeyHeaders)).body.result?.data.emailServiceConfig.triggers;
+    expect(names.filter((name) => triggers[name] !== true)).toEqual([]);
+    expect(Object.keys(triggers)).toHaveLength(DEFAULT_TRIGGERS.length + names.length);
+  });
+
+  it('keeps every field of concurrent updates that set different fields, the key and the switch included', async () => {
+    const tenant = await newTenant();
+    const key = providerKey();
+
+    const replies = await Promise.all([
+      update(tenant.apiKeyHeaders, { useEmailService: true }),
+      update(tenant.apiKeyHeaders, { emailServiceConfig: { type: 'sendgrid' } }),
+      update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: key } }),
+      update(tenant.apiKeyHeaders, { emailServiceConfig: { fromEmail: 'team@acme.example' } }),
+      update(tenant.apiKeyHeaders, { emailServiceConfig: { fromCompany: 'Acme' } }),
+      update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { 'custom.one': true } } }),
+    ]);
+
+    expect(replies.map((reply) => reply.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+    const stored = (await read(tenant.apiKeyHeaders)).body.result?.data;
+    expect(stored).toMatchObject({
+      useEmailService: true,
+      emailServiceConfig: { type: 'sendgrid', apiKey: `${'*'.repeat(key.length - 4)}${key.slice(-4)}`, fromEmail: 'team@acme.example', fromCompany: 'Acme' },
+    });
+    expect(stored.emailServiceConfig.triggers['custom.one']).toBe(true);
+  });
+
   describe('provider API key', () => {
+    it('refuses its old masked form after the key was cleared, and stores nothing for it', async () => {
+      const tenant = await newTenant();
+      const set = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: providerKey() } });
+      const oldMask = set.body.result?.data.emailServiceConfig.apiKey;
+      await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: '' } });
+
+      const resent = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: oldMask, fromCompany: 'Acme' } });
+
+      expect(resent.statusCode).toBe(400);
+      expect(resent.body.error?.status).toBe('INVALID_ARGUMENT');
+      expect(resent.body.error?.details.issues).toEqual([
+        { path: 'data.emailServiceConfig.apiKey', message: 'Is a masked key, but no key is stored to keep: send the key itself.' },
+      ]);
+      expect((await rawItem(tenant))?.config).not.toHaveProperty('providerKey');
+      expect((await rawItem(tenant))?.config.emailServiceConfig).not.toHaveProperty('fromCompany');
+    });
+
+    it('refuses a masked form when no key was ever stored, and one that is not the stored key\'s mask', async () => {
+      const tenant = await newTenant();
+      const fresh = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: '********wxyz' } });
+      await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: `${providerKey()}-ABCD` } });
+      const stored = (await rawItem(tenant))?.config.providerKey;
+
+      const other = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: '****************WXYZ' } });
+
+      expect(fresh.body.error?.status).toBe('INVALID_ARGUMENT');
+      expect(other.body.error?.status).toBe('INVALID_ARGUMENT');
+      expect(other.body.error?.details.issues[0].path).toBe('data.emailServiceConfig.apiKey');
+      expect((await rawItem(tenant))?.config.providerKey).toEqual(stored);
+      expect(stored.masked).toMatch(/^\*+ABCD$/);
+    });
+
     it('is shown masked (last four visible) by update and get, never in clear', async () => {
       const tenant = await newTenant();
       const key = providerKey();

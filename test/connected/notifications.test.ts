@@ -277,6 +277,26 @@ describe('notifications', () => {
       expect((await configGet(h, { organizationId, userId: 'u', getOrganizationConfig: true })).body.result?.data[0].config).toEqual({ inbox: 'ALL', email: 'MINE' });
     });
 
+    it('keeps both levels when concurrent requests set one each, at the organization and at a document', async () => {
+      const organizationId = `org-${randomUUID()}`;
+
+      const replies = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => {
+          const atDocument = i % 4 >= 2;
+          const levels = atDocument ? { inbox: 'MINE', email: 'NONE' } : { inbox: 'NONE', email: 'MINE' };
+          const config = i % 2 === 0 ? { inbox: levels.inbox } : { email: levels.email };
+          return configSet(h, { organizationId, userIds: ['u'], ...(atDocument ? { documentIds: ['d1'] } : {}), config });
+        }),
+      );
+      const read = await configGet(h, { organizationId, userId: 'u', documentIds: ['d1'], getOrganizationConfig: true });
+
+      expect(replies.map((reply) => reply.statusCode)).toEqual(replies.map(() => 200));
+      expect(read.body.result?.data.map((entry: { config: unknown }) => entry.config)).toEqual([
+        { inbox: 'NONE', email: 'MINE' },
+        { inbox: 'MINE', email: 'NONE' },
+      ]);
+    });
+
     it.each([
       ['neither documentIds nor getOrganizationConfig', configGet, { organizationId: 'o', userId: 'u' }],
       ['31 documentIds', configGet, { organizationId: 'o', userId: 'u', documentIds: Array.from({ length: 31 }, (_, i) => `d${i}`) }],

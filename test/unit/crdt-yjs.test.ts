@@ -4,10 +4,12 @@ import {
   buildState,
   checkContent,
   checkEditorId,
+  editorState,
   mergeUpdate,
   parseXml,
   readValue,
   replaceContent,
+  replacementOf,
   serializeXml,
   textChange,
   type CrdtType,
@@ -332,5 +334,41 @@ describe('merging a client update', () => {
     });
 
     expect(invalidArgument(() => mergeUpdate(state, Y.encodeStateAsUpdate(client), 'map', KEY))).toContain('nest deeper');
+  });
+});
+
+describe('changes appended as deltas', () => {
+  it('gives a replacement as an update of its own, which turns any state that has the original into the data', () => {
+    const state = buildState('text', KEY, 'The quick brown fox');
+    const client = clientDoc(state);
+    const known = Y.encodeStateVector(client);
+    client.getText(KEY).insert(0, '[client] ');
+
+    const { state: replaced, delta } = replacementOf(state, 'text', KEY, 'The quick red fox');
+    Y.applyUpdate(client, delta);
+
+    expect(readValue(replaced, 'text', KEY)).toBe('The quick red fox');
+    expect(client.getText(KEY).toString()).toBe('[client] The quick red fox');
+    expect(readValue(mergeUpdate(replaced, Y.encodeStateAsUpdate(client, known), 'text', KEY), 'text', KEY)).toBe('[client] The quick red fox');
+  });
+
+  it('reads the same content whatever order the deltas were appended in, and a delta merged twice changes nothing', () => {
+    const state = buildState('map', KEY, {});
+    const deltas = [0, 1, 2].map((i) => {
+      const client = clientDoc(state);
+      const known = Y.encodeStateVector(client);
+      client.getMap(KEY).set(`client${i}`, i);
+      return Y.encodeStateAsUpdate(client, known);
+    });
+    const asDeltas = (updates: Uint8Array[]) => ({ state, deltas: updates.map((update) => ({ key: { pk: 'p', sk: 's' }, update })) });
+
+    const forward = readValue(editorState(asDeltas(deltas)), 'map', KEY);
+    const backward = readValue(editorState(asDeltas([...deltas].reverse())), 'map', KEY);
+    const repeated = readValue(editorState({ ...asDeltas(deltas), state: editorState(asDeltas(deltas)) }), 'map', KEY);
+
+    expect(forward).toEqual({ client0: 0, client1: 1, client2: 2 });
+    expect(backward).toEqual(forward);
+    expect(repeated).toEqual(forward);
+    expect(editorState({ state, deltas: [] })).toBe(state);
   });
 });
