@@ -21,6 +21,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { classifyJudgment } from '../domain/judgments';
 import { batchGet, type Item, type ItemKey } from './batch';
+import { filterBudget, queryFiltered } from './bounded-query';
 import { TABLE_NAME, db } from './client';
 import { judgmentAttributes } from './judgment';
 import { key, segment } from './keys';
@@ -213,12 +214,6 @@ function timelineFor(apiKeyId: string, organizationId: string, filter: ActivityF
   return { ...timeline, rest: given.map(([name, values]) => [name, [...new Set(values)]]) };
 }
 
-/**
- * Reads at least this many index entries per call when a FilterExpression narrows the page, so that a selective
- * filter does not cost one round trip per few matches (at most this many entries are read past the page).
- */
-const MIN_FILTERED_READ = 100;
-
 export interface LogPage {
   activities: StoredActivity[];
   /** The position after which the next page starts, when more may follow. */
@@ -242,10 +237,12 @@ export function takePage(ordered: readonly StoredActivity[], limit: number, maxB
 
 /**
  * One page of the organization's log narrowed by `filter`, newest first unless `ascending`, after the position
- * `after`. The page is read from one timeline; filters it does not key on are a FilterExpression, so their cost is
- * the entries examined, and the query keeps reading until the page is full (`limit` records or `maxBytes` of
- * content, see takePage) or the timeline ends. Reads one match more than the page to know whether more follow.
- * Eventually consistent (GSIs always are).
+ * `after`. The page is read from one timeline. Without other filters the query reads until the page is full
+ * (`limit` records or `maxBytes` of content, see takePage) or the timeline ends, one match more than the page to
+ * know whether more follow. Filters the timeline does not key on are a FilterExpression: the read then examines
+ * at most filterBudget(limit) entries and about 1 MB (shared/db/bounded-query.ts), and a page it leaves short
+ * continues after the last entry examined, so the next page neither skips nor repeats a record. Eventually
+ * consistent (GSIs always are).
  */
 export async function queryActivityLog(
   apiKeyId: string,
@@ -254,12 +251,13 @@ export async function queryActivityLog(
   options: { limit: number; maxBytes: number; ascending: boolean; after?: string },
 ): Promise<LogPage> {
   const timeline = timelineFor(apiKeyId, organizationId, filter);
+  const sortKey = `${timeline.index}sk`;
   const names: Record<string, string> = { '#pk': `${timeline.index}pk` };
   const values: Record<string, unknown> = { ':pk': timeline.pk };
   let condition = '#pk = :pk';
   if (options.after !== undefined) {
     condition += ` AND #sk ${options.ascending ? '>' : '<'} :after`;
-    names['#sk'] = `${timeline.index}sk`;
+    names['#sk'] = sortKey;
     values[':after'] = options.after;
   }
   const clauses = timeline.rest.map(([name, allowed], i) => {
@@ -270,23 +268,30 @@ export async function queryActivityLog(
     });
     return `#f${i} IN (${placeholders.join(', ')})`;
   });
+  const query = {
+    IndexName: timeline.index,
+    KeyConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: options.ascending,
+  };
+  if (clauses.length > 0) {
+    const read = await queryFiltered(
+      { ...query, FilterExpression: clauses.join(' AND ') },
+      { want: options.limit + 1, budget: filterBudget(options.limit) },
+    );
+    const page = takePage(read.items.map(toActivity), options.limit, options.maxBytes);
+    // Cut inside what matched: resume after the last record returned. Otherwise, when the read stopped before the
+    // timeline's end, after the last entry it examined (the entries between matched nothing).
+    if (page.after !== undefined || read.lastExamined === undefined) return page;
+    return { activities: page.activities, after: String(read.lastExamined[sortKey]) };
+  }
   const found: StoredActivity[] = [];
   let bytes = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const needed = options.limit + 1 - found.length;
     const page = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: timeline.index,
-        KeyConditionExpression: condition,
-        FilterExpression: clauses.length > 0 ? clauses.join(' AND ') : undefined,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: options.ascending,
-        Limit: clauses.length > 0 ? Math.max(needed, MIN_FILTERED_READ) : needed,
-        ExclusiveStartKey: start,
-      }),
+      new QueryCommand({ ...query, TableName: TABLE_NAME, Limit: options.limit + 1 - found.length, ExclusiveStartKey: start }),
     );
     for (const activity of (page.Items ?? []).map(toActivity)) {
       found.push(activity);

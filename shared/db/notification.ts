@@ -14,6 +14,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
+import { filterBudget, queryFiltered } from './bounded-query';
 import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
@@ -186,8 +187,10 @@ export type TimelineSource =
 
 /**
  * One page of notification ids from a timeline, newest first unless `ascending`, after the timeline key `after`.
- * A location (or, for feeds, a document) narrows the page with a filter: the query then reads past entries
- * that do not match, until the page is full.
+ * Without a filter the query reads until the page is full or the timeline ends (one entry more than the page, to
+ * know whether more follow). A location (or, for feeds, a document) narrows the page with a FilterExpression: the
+ * read then examines at most filterBudget(limit) entries and about 1 MB (shared/db/bounded-query.ts), and a page it
+ * leaves short, even empty, continues after the last entry examined, so no notification is skipped or repeated.
  */
 export async function queryTimeline(
   apiKeyId: string,
@@ -217,24 +220,28 @@ export async function queryTimeline(
     condition += ` AND ${skName} ${options.ascending ? '>' : '<'} :after`;
     values[':after'] = options.after;
   }
+  const query = { IndexName: index, KeyConditionExpression: condition, ExpressionAttributeValues: values, ScanIndexForward: options.ascending };
+  const idOf = (item: Item) => String(onFeed ? item.notificationId : item.id);
+  if (filters.length > 0) {
+    const read = await queryFiltered(
+      { ...query, FilterExpression: filters.join(' AND ') },
+      { want: options.limit + 1, budget: filterBudget(options.limit) },
+    );
+    const page = read.items.slice(0, options.limit);
+    // Cut inside what matched: resume after the last entry returned; otherwise, when the read stopped before the
+    // timeline's end, after the last entry it examined (the entries between matched nothing).
+    if (read.items.length > options.limit) return { ids: page.map(idOf), after: String(page[page.length - 1][skName]) };
+    return { ids: page.map(idOf), ...(read.lastExamined === undefined ? {} : { after: String(read.lastExamined[skName]) }) };
+  }
   const ids: string[] = [];
   const keys: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: index,
-        KeyConditionExpression: condition,
-        FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: options.ascending,
-        Limit: options.limit + 1 - ids.length,
-        ExclusiveStartKey: start,
-      }),
+      new QueryCommand({ ...query, TableName: TABLE_NAME, Limit: options.limit + 1 - ids.length, ExclusiveStartKey: start }),
     );
     for (const item of page.Items ?? []) {
-      ids.push(String(onFeed ? item.notificationId : item.id));
+      ids.push(idOf(item));
       keys.push(String(item[skName]));
     }
     start = page.LastEvaluatedKey;

@@ -145,8 +145,9 @@ const sortedSet = (values: readonly string[] | undefined) => (values === undefin
 /**
  * One page of records, newest first unless `order: 'asc'`. Named `activityIds` are read by key (at most 100) and
  * narrowed by the other filters; otherwise the page comes from the narrowest timeline (shared/db/activity.ts).
- * Pages are full except the last, unless MAX_PAGE_BYTES ends one early. Throws InvalidArgumentError for a page
- * token of another tenant or query.
+ * Pages are full except the last, unless MAX_PAGE_BYTES ends one early or a filter the timeline does not key on
+ * (featureTypes, actionTypes, or a second id filter) reaches its read budget: such a page may be short, even
+ * empty, and still carry a token. Throws InvalidArgumentError for a page token of another tenant or query.
  */
 export async function listActivities(apiKeyId: string, input: GetActivitiesInput) {
   const { pageToken, pageSize, organizationId, ...filter } = input;

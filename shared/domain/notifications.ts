@@ -170,7 +170,9 @@ function matches(n: NotificationRecord, input: GetNotificationsInput): boolean {
 
 /**
  * One page of notifications, newest first unless `order: 'asc'`: a user's feed, a document's or the
- * organization's timeline, or the named notifications. Throws InvalidArgumentError for a foreign page token.
+ * organization's timeline, or the named notifications. A location (or a document on a feed) filters the timeline
+ * within a read budget: the page may be short, even empty, and still carry a token (shared/db/bounded-query.ts).
+ * Throws InvalidArgumentError for a foreign page token.
  */
 export async function listNotifications(apiKeyId: string, input: GetNotificationsInput) {
   const { pageToken, pageSize: _size, ...query } = input;
@@ -260,7 +262,13 @@ export interface DeleteNotificationsInput {
   notificationIds?: string[];
 }
 
-/** Every notification the filters select (the named ones, a feed, a document's or the organization's timeline). */
+/**
+ * Every notification the filters select (the named ones, a feed, a document's or the organization's timeline).
+ * Unlike Get Notifications this must see the whole selection (a delete that stopped at a read budget would leave
+ * matches behind and report success), so it follows the timeline's cursor to the end: a filtered read may come
+ * back short or empty with a cursor and is simply continued. Each Query is still bounded (at most 5,000 entries
+ * and DynamoDB's 1 MB page, see shared/db/bounded-query.ts); the request as a whole costs the timeline it reads.
+ */
 async function selected(apiKeyId: string, input: DeleteNotificationsInput): Promise<NotificationRecord[]> {
   if (input.notificationIds !== undefined) {
     const found = await getNotifications(apiKeyId, input.organizationId, input.notificationIds);

@@ -5,9 +5,13 @@
  * Filters intersect; within `organizationUserGroupIds` a user in any of the groups counts. Each page walks one
  * ordered source of candidates — the named users, the groups' members merged in user order, or the level's
  * members — and checks the other filters with BatchGets, so a page costs the candidates it examines, never the
- * size of the organization. Pages are full except the last; the cursor is the sort key of the last user.
+ * size of the organization. A page examines at most filterBudget(pageSize) candidates (README "Decisions",
+ * bounded reads): without filters pages are full except the last; with filters a page may be short, even empty,
+ * and still carry a token. The cursor is the sort key of the last user returned, or of the last candidate
+ * examined when the budget ended the page, so the next page neither skips nor repeats a user.
  */
 import { createPageToken, readPageToken } from '../crypto/page-token';
+import { filterBudget } from '../db/bounded-query';
 import {
   documentMembershipsOfUser,
   documentMemberSortKey,
@@ -117,19 +121,30 @@ async function pageOfLevel(apiKeyId: string, input: GetUsersInput, after: string
       : levelMembers(apiKeyId, input.organizationId, level);
   const sourceIsLevel = input.userIds === undefined && input.organizationUserGroupIds === undefined;
   const sourceIsGroups = input.userIds === undefined && input.organizationUserGroupIds !== undefined;
+  const budget = filterBudget(input.pageSize);
   const found: Candidate[] = [];
   let cursor = after;
+  let examined = 0;
   let more = true;
-  while (found.length <= input.pageSize && more) {
-    const batch = await source(cursor, input.pageSize + 1 - found.length);
+  while (found.length <= input.pageSize && more && examined < budget) {
+    const batch = await source(cursor, Math.min(input.pageSize + 1 - found.length, budget - examined));
     more = batch.more;
     if (batch.candidates.length === 0) break;
+    examined += batch.candidates.length;
     cursor = batch.candidates[batch.candidates.length - 1].sortKey;
     found.push(...(await filterCandidates(apiKeyId, input, level, batch.candidates, sourceIsLevel, sourceIsGroups)));
   }
-  const page = found.slice(0, input.pageSize);
-  const hasMore = found.length > input.pageSize;
-  return { page, after: hasMore ? page[page.length - 1].sortKey : undefined };
+  return cutPage(found, input.pageSize, more && examined >= budget ? cursor : undefined);
+}
+
+/**
+ * The page of `found` (in order): past `pageSize` the next page starts after its last user; when the read budget
+ * ended the read first, after `lastExamined`, the last candidate examined.
+ */
+function cutPage(found: Candidate[], pageSize: number, lastExamined: string | undefined) {
+  const page = found.slice(0, pageSize);
+  if (found.length > pageSize) return { page, after: page[page.length - 1].sortKey };
+  return { page, after: lastExamined };
 }
 
 /**
@@ -150,18 +165,20 @@ async function pageOfAllDocuments(apiKeyId: string, input: GetUsersInput, after:
     );
     const all = lists.flat().map(toCandidate).filter((c) => after === undefined || c.sortKey > after);
     found.push(...(await inAnyGroup(apiKeyId, input, all)).sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1)));
-  } else {
-    let cursor = after;
-    let more = true;
-    while (found.length <= input.pageSize && more) {
-      const page = await queryDocumentMembers(apiKeyId, input.organizationId, input.pageSize + 1 - found.length, cursor);
-      more = page.after !== undefined;
-      cursor = page.after;
-      found.push(...(await inAnyGroup(apiKeyId, input, page.members.map(toCandidate))));
-    }
+    return cutPage(found, input.pageSize, undefined);
   }
-  const page = found.slice(0, input.pageSize);
-  return { page, after: found.length > input.pageSize ? page[page.length - 1].sortKey : undefined };
+  const budget = filterBudget(input.pageSize);
+  let cursor = after;
+  let examined = 0;
+  let more = true;
+  while (found.length <= input.pageSize && more && examined < budget) {
+    const page = await queryDocumentMembers(apiKeyId, input.organizationId, Math.min(input.pageSize + 1 - found.length, budget - examined), cursor);
+    more = page.after !== undefined;
+    cursor = page.after;
+    examined += page.members.length;
+    found.push(...(await inAnyGroup(apiKeyId, input, page.members.map(toCandidate))));
+  }
+  return cutPage(found, input.pageSize, more && examined >= budget ? cursor : undefined);
 }
 
 /** The candidates that belong to any of the requested groups (all of them when no group filter is given). */

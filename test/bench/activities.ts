@@ -1,8 +1,12 @@
 /**
- * Issue 5: Get Activities filtered by document, first and tenth page of 100, on a log of 1,000 and of 100,000
+ * Issue 5: Get Activities filtered by document, first and tenth page of 100, on a log of 1,000 and of 50,000
  * records in one organization and document — latency over HTTP on the local stack and DynamoDB consumed capacity
  * per page. A page must cost the same at both sizes (a key-condition cursor on the document's timeline, never an
  * offset or a filter over the log). The logs are seeded through Add Activities, 100 records per call.
+ *
+ * Issue 11 (bounded reads): the same logs read with an actionTypes filter that matches nothing. The filter is a
+ * FilterExpression on the organization's timeline, so a call examines at most 5 × pageSize entries and answers an
+ * empty page with a token: every call must cost the same, whatever the log's size and however far in.
  */
 import { median, percentile, pool, startBenchStack, type BenchStack } from './harness';
 
@@ -62,6 +66,7 @@ async function measuredAdds(bench: BenchStack, headers: Record<string, string>) 
 }
 
 interface PageFigures {
+  query: string;
   page: number;
   records: number;
   ms: number[];
@@ -69,24 +74,43 @@ interface PageFigures {
   calls: number;
 }
 
+/** A listing measured in the bench: its name in the table, its filter, and the pages to report. */
+interface Listing {
+  name: string;
+  filter: Record<string, unknown>;
+  report: number[];
+}
+
+const byDocument: Listing = { name: 'documentId', filter: { documentId: 'doc' }, report: [1, PAGES] };
+
+/** Pages of a filter that matches nothing: a page examines 500 entries, so 1,000 records are 2 full pages. */
+const matchingNothing = (size: number): Listing => ({
+  name: 'actionTypes matching nothing',
+  filter: { actionTypes: ['comment.never-sent'] },
+  report: size > 1_000 ? [1, 10, size / (5 * PAGE_SIZE)] : [1, 2],
+});
+
 /**
- * Walks pages 1..PAGES of the document's log RUNS times; returns the figures of pages 1 and PAGES. Capacity is
- * that of the last run: the first one also pays once-per-process reads (credentials, the page-token key).
+ * Walks the listing's pages up to the last reported one RUNS times; returns the figures of the reported pages.
+ * Capacity is that of the last run: the first one also pays once-per-process reads (credentials, the page-token
+ * key).
  */
-async function readPages(bench: BenchStack, headers: Record<string, string>, organizationId: string): Promise<PageFigures[]> {
+async function readPages(bench: BenchStack, headers: Record<string, string>, organizationId: string, listing: Listing): Promise<PageFigures[]> {
   const figures = new Map<number, PageFigures>();
+  const last = Math.max(...listing.report);
   for (let run = 0; run < RUNS; run += 1) {
     let pageToken: string | undefined;
-    for (let page = 1; page <= PAGES; page += 1) {
+    for (let page = 1; page <= last; page += 1) {
       const { value, ms, capacity } = await bench.meter.measure(() =>
-        bench.post('/v2/activities/get', { organizationId, documentId: 'doc', pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) }, headers),
+        bench.post('/v2/activities/get', { organizationId, ...listing.filter, pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) }, headers),
       );
       if (value.status !== 200) throw new Error(`Get Activities failed: ${JSON.stringify(value.body)}`);
       pageToken = value.body.result.pageToken;
-      if (page === 1 || page === PAGES) {
-        const entry: PageFigures = figures.get(page) ?? { page, records: 0, ms: [], read: 0, calls: 0 };
+      if (listing.report.includes(page)) {
+        const entry: PageFigures = figures.get(page) ?? { query: listing.name, page, records: 0, ms: [], read: 0, calls: 0 };
         figures.set(page, { ...entry, records: value.body.result.data.length, ms: [...entry.ms, ms], read: capacity.read, calls: capacity.calls });
       }
+      if (pageToken === undefined) break;
     }
   }
   return [...figures.values()];
@@ -101,7 +125,7 @@ export async function run(): Promise<void> {
 
     const logs: Array<{ size: number; organizationId: string }> = [
       { size: 1_000, organizationId: 'bench-small' },
-      { size: 100_000, organizationId: 'bench-large' },
+      { size: 50_000, organizationId: 'bench-large' },
     ];
     const seeding: string[] = [];
     const adds: Array<{ ms: number; write: number; read: number; calls: number }> = [];
@@ -110,8 +134,10 @@ export async function run(): Promise<void> {
       const { seconds, latencies } = await seed(bench, headers, log.organizationId, log.size);
       if (log === logs[0]) adds.push(...(await measuredAdds(bench, headers)));
       seeding.push(`| ${log.size.toLocaleString('en')} | ${latencies.length} | ${seconds.toFixed(1)} | ${median(latencies).toFixed(0)} | ${percentile(latencies, 95).toFixed(0)} |`);
-      for (const page of await readPages(bench, headers, log.organizationId)) {
-        rows.push(`| ${log.size.toLocaleString('en')} | ${page.page} | ${page.records} | ${median(page.ms).toFixed(0)} | ${percentile(page.ms, 95).toFixed(0)} | ${page.read.toFixed(1)} | ${page.calls} |`);
+      for (const listing of [byDocument, matchingNothing(log.size)]) {
+        for (const page of await readPages(bench, headers, log.organizationId, listing)) {
+          rows.push(`| ${log.size.toLocaleString('en')} | ${page.query} | ${page.page} | ${page.records} | ${median(page.ms).toFixed(0)} | ${percentile(page.ms, 95).toFixed(0)} | ${page.read.toFixed(1)} | ${page.calls} |`);
+        }
       }
     }
 
@@ -122,9 +148,9 @@ export async function run(): Promise<void> {
     console.log(`| log size | calls (${CONCURRENCY} concurrent) | seeding s | latency median ms | p95 ms |`);
     console.log('|---:|---:|---:|---:|---:|');
     for (const line of seeding) console.log(line);
-    console.log(`\nGet Activities, documentId filter, pageSize ${PAGE_SIZE}, newest first (latency over ${RUNS} runs)\n`);
-    console.log('| log size | page | records | latency median ms | p95 ms | read capacity | DynamoDB calls |');
-    console.log('|---:|---:|---:|---:|---:|---:|---:|');
+    console.log(`\nGet Activities, pageSize ${PAGE_SIZE}, newest first (latency over ${RUNS} runs)\n`);
+    console.log('| log size | filter | page | records | latency median ms | p95 ms | read capacity | DynamoDB calls |');
+    console.log('|---:|---|---:|---:|---:|---:|---:|---:|');
     for (const line of rows) console.log(line);
   } finally {
     await bench.stack.stop();

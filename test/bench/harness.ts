@@ -5,74 +5,10 @@
  * capacity is what DynamoDB would bill for the same calls.
  */
 import { randomUUID } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
+import { CapacityMeter } from '../support/capacity-meter';
 
-export interface Capacity {
-  read: number;
-  write: number;
-  calls: number;
-}
-
-const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
-
-interface ConsumedCapacityEntry {
-  CapacityUnits?: number;
-}
-
-/**
- * DynamoDB Local reports 4 units for any TransactWriteItems call, whatever its size. DynamoDB charges 2 write
- * units per item per KB: estimate that from the request (updates, deletes and checks counted as one KB).
- */
-function transactionWriteUnits(input: unknown): number {
-  const items = (input as { TransactItems?: Array<{ Put?: { Item?: unknown } }> }).TransactItems ?? [];
-  return items.reduce((sum, item) => sum + 2 * Math.max(1, Math.ceil(approximateBytes(item.Put?.Item ?? {}) / 1024)), 0);
-}
-
-/** Item size as DynamoDB counts it, near enough: binary values by their length, the rest as JSON text. */
-function approximateBytes(value: unknown): number {
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) return value.reduce((sum: number, v) => sum + approximateBytes(v), 0);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).reduce((sum, [name, v]) => sum + name.length + approximateBytes(v), 0);
-  }
-  return JSON.stringify(value ?? null).length;
-}
-
-export class CapacityMeter {
-  private totals: Capacity = { read: 0, write: 0, calls: 0 };
-
-  attach(client: DynamoDBClient): void {
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { ReturnConsumedCapacity?: string };
-        input.ReturnConsumedCapacity = 'TOTAL';
-        const result = await next(args);
-        const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacityEntry | ConsumedCapacityEntry[] }).ConsumedCapacity;
-        const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-        const units = context.commandName === 'TransactWriteItemsCommand' ? transactionWriteUnits(args.input) : reported;
-        if (READS.has(context.commandName ?? '')) this.totals.read += units;
-        else this.totals.write += units;
-        this.totals.calls += 1;
-        return result;
-      },
-      { step: 'initialize', name: 'benchCapacityMeter' },
-    );
-  }
-
-  /** Runs `work` and returns its result with the capacity consumed meanwhile (run one measured call at a time). */
-  async measure<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; capacity: Capacity }> {
-    const before = { ...this.totals };
-    const started = performance.now();
-    const value = await work();
-    const ms = performance.now() - started;
-    return {
-      value,
-      ms,
-      capacity: { read: this.totals.read - before.read, write: this.totals.write - before.write, calls: this.totals.calls - before.calls },
-    };
-  }
-}
+export { CapacityMeter, type Capacity } from '../support/capacity-meter';
 
 export interface BenchStack {
   stack: LocalStack;

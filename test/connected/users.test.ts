@@ -256,6 +256,23 @@ describe('users', () => {
       expect(second.body.result).not.toHaveProperty('nextPageToken');
     });
 
+    it('examines at most 5 × pageSize group members per call, answering short pages with a token that resumes after them', async () => {
+      // 12 members of a group, of whom only m03 and m10 are at the document: a page of 1 examines 5 members a call.
+      const organizationId2 = org();
+      const members = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+      await add(tenant, { organizationId: organizationId2, documentId: 'doc', createDocument: true, users: [{ userId: 'm03' }, { userId: 'm10' }] });
+      await batchWrite(members.map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId2, 'big', userId))));
+      const query = { organizationId: organizationId2, documentId: 'doc', organizationUserGroupIds: ['big'], pageSize: 1 };
+
+      const first = await get(tenant, query);
+      const second = await get(tenant, { ...query, pageToken: first.body.result?.nextPageToken });
+      const third = await get(tenant, { ...query, pageToken: second.body.result?.nextPageToken });
+
+      expect([ids(first), ids(second), ids(third)]).toEqual([['m03'], [], ['m10']]);
+      expect(second.body.result?.nextPageToken).toBeDefined();
+      expect(third.body.result).not.toHaveProperty('nextPageToken');
+    });
+
     it('intersects userIds, groups and the level', async () => {
       const response = await get(tenant, { organizationId, documentId: 'doc-b', userIds: ['x9', 'p2'], organizationUserGroupIds: ['odd'] });
 
