@@ -15,8 +15,12 @@
  * partition key starts with IDEMPOTENCY# (shared/grants.ts).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { IdempotencyConfig, IdempotencyRecordStatus } from '@aws-lambda-powertools/idempotency';
-import { IdempotencyItemAlreadyExistsError, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyConfig,
+  IdempotencyItemAlreadyExistsError,
+  IdempotencyRecordStatus,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';

@@ -5,7 +5,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { AccessDeniedException, runAsRoute, runWithGrants, takeViolations } from '../../bin/lib/grant-check';
+import { AccessDeniedException, runAsRoute, takeViolations } from '../../bin/lib/grant-check';
 import { handler as createWorkspace } from '../../functions/workspace/create';
 import { handler as getRecordings } from '../../functions/recordings/get';
 import { handler as addUsers } from '../../functions/users/add';
@@ -13,10 +13,7 @@ import { TABLE_NAME, db } from '../../shared/db/client';
 import { grantsFor } from '../../shared/grants';
 import { findRoute } from '../../shared/routes';
 import { newTenant, uniqueEmail } from '../support/fixtures';
-import { buildEvent } from '../support/invoke';
-import type { Context } from 'aws-lambda';
-
-const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 30000 } as unknown as Context;
+import { invoke } from '../support/invoke';
 
 /** What the listing routes did before the page-token key moved to a deploy task: create it on first use. */
 async function getOrCreateOnFirstUse(name: string): Promise<void> {
@@ -56,9 +53,7 @@ describe('the grant check', () => {
     const route = findRoute('/v2/recordings/get');
     const withoutGsi1 = grantsFor({ table: 'read', indexes: (route?.indexes ?? []).filter((index) => index !== 'gsi1') });
 
-    const response = await runWithGrants('POST /v2/recordings/get', withoutGsi1, () =>
-      getRecordings(buildEvent('/v2/recordings/get', { organizationId: 'org' }, { headers: tenant.apiKeyHeaders }), context),
-    );
+    const response = await invoke(getRecordings, '/v2/recordings/get', { organizationId: 'org' }, { headers: tenant.apiKeyHeaders, grants: withoutGsi1 });
 
     expect(response.statusCode).toBe(500);
     expect(takeViolations()).toEqual([
@@ -69,9 +64,10 @@ describe('the grant check', () => {
   it('fails a writing handler run with read-only grants, naming the writes of its transaction', async () => {
     const tenant = await newTenant();
 
-    const response = await runWithGrants('POST /v2/users/add', grantsFor({ table: 'read' }), () =>
-      addUsers(buildEvent('/v2/users/add', { organizationId: 'org', createOrganization: true, users: [{ userId: 'u1' }] }, { headers: tenant.apiKeyHeaders }), context),
-    );
+    const response = await invoke(addUsers, '/v2/users/add', { organizationId: 'org', createOrganization: true, users: [{ userId: 'u1' }] }, {
+      headers: tenant.apiKeyHeaders,
+      grants: grantsFor({ table: 'read' }),
+    });
     const missing = takeViolations().flatMap((violation) => violation.missing.map((permission) => permission.action));
 
     expect(response.statusCode).toBe(500);
@@ -82,9 +78,7 @@ describe('the grant check', () => {
   it('fails a handler that encrypts under grants without the KMS action', async () => {
     const withoutKms = grantsFor({ table: 'write' });
 
-    const response = await runWithGrants('POST /v2/workspace/create', withoutKms, () =>
-      createWorkspace(buildEvent('/v2/workspace/create', { ownerEmail: uniqueEmail() }), context),
-    );
+    const response = await invoke(createWorkspace, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { grants: withoutKms });
 
     expect(response.statusCode).toBe(500);
     expect(takeViolations()).toEqual([{ caller: 'POST /v2/workspace/create', command: 'kms:GenerateDataKey', missing: [{ action: 'kms:GenerateDataKey', resource: 'key' }] }]);

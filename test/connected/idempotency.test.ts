@@ -1,13 +1,12 @@
 /** `Idempotency-Key` on every POST (decisions §1; shared/http/idempotency.ts). */
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'aws-lambda';
-import { runWithGrants, takeViolations } from '../../bin/lib/grant-check';
+import { takeViolations } from '../../bin/lib/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
 import { claim } from '../../shared/http/idempotency';
 import { callRoute } from '../support/call-route';
 import { newTenant, siblingKey, uniqueEmail, type Tenant } from '../support/fixtures';
-import { buildEvent } from '../support/invoke';
+import { invoke } from '../support/invoke';
 
 let tenant: Tenant;
 const withKey = (key: string, headers: Record<string, string> = tenant.apiKeyHeaders) => ({ ...headers, 'Idempotency-Key': key });
@@ -108,7 +107,6 @@ describe('Idempotency-Key', () => {
   it('keeps no 5xx answer: the retry runs again', async () => {
     const organizationId = `org-${randomUUID()}`;
     const key = randomUUID();
-    const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 30000 } as unknown as Context;
     // The notification's own write fails (no PutItem on the table); the idempotency records may still be written.
     const failing: Grants = {
       tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'),
@@ -117,9 +115,7 @@ describe('Idempotency-Key', () => {
       kmsActions: [],
     };
 
-    const failed = await runWithGrants('POST /v2/notifications/add', failing, () =>
-      addNotification(buildEvent('/v2/notifications/add', notification(organizationId), { headers: withKey(key) }), context),
-    );
+    const failed = await invoke(addNotification, '/v2/notifications/add', notification(organizationId), { headers: withKey(key), grants: failing });
     takeViolations();
     const retried = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
 

@@ -4,14 +4,13 @@
  * behind.
  */
 import { randomUUID } from 'node:crypto';
-import { takeViolations, runWithGrants } from '../../bin/lib/grant-check';
+import { takeViolations } from '../../bin/lib/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';
-import type { Context } from 'aws-lambda';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
 import { routes } from '../../shared/routes';
 import { callRoute } from '../support/call-route';
 import { newTenant, type Tenant } from '../support/fixtures';
-import { buildEvent } from '../support/invoke';
+import { invoke } from '../support/invoke';
 
 let tenant: Tenant;
 const call = (path: string, data: unknown) => callRoute(path, data, tenant.apiKeyHeaders);
@@ -145,8 +144,7 @@ describe('free-form objects', () => {
 describe('a failed request leaves no trace', () => {
   /** Add Notification run under other grants than its route's: a missing grant makes that one step fail. */
   async function addUnderGrants(grants: Grants, data: unknown) {
-    const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 30000 } as unknown as Context;
-    return runWithGrants('POST /v2/notifications/add', grants, () => addNotification(buildEvent('/v2/notifications/add', data, { headers: tenant.apiKeyHeaders }), context));
+    return invoke(addNotification, '/v2/notifications/add', data, { headers: tenant.apiKeyHeaders, grants });
   }
 
   it('Add Notification refused for its depth writes no feed entry', async () => {

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { runAsRoute } from '../../bin/lib/grant-check';
+import { runAsRoute, runWithGrants } from '../../bin/lib/grant-check';
+import type { Grants } from '../../shared/grants';
 import type { HttpResult } from '../../shared/http/envelope';
 
 export interface InvokeOptions {
@@ -13,6 +14,8 @@ export interface InvokeOptions {
   rawBody?: string | Buffer;
   sourceIp?: string;
   method?: string;
+  /** Other grants than the route's, to make one step of the handler fail as a role without them would. */
+  grants?: Grants;
 }
 
 export interface Invocation {
@@ -57,7 +60,8 @@ const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeIn
 
 /** Invokes `handler` as the route at `path` with `{data}` as the body. */
 export async function invoke(handler: Handler, path: string, data: unknown, options: InvokeOptions = {}): Promise<Invocation> {
-  const response = await runAsRoute(path, () => handler(buildEvent(path, data, options), context));
+  const call = () => handler(buildEvent(path, data, options), context);
+  const response = await (options.grants === undefined ? runAsRoute(path, call) : runWithGrants(`POST ${path}`, options.grants, call));
   return {
     statusCode: response.statusCode,
     headers: response.headers,
