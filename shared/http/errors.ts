@@ -113,3 +113,21 @@ export class AbortedError extends ServiceError {
     super('ABORTED', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
   }
 }
+
+/** DynamoDB's throttling errors, after the SDK's own retries: the client may retry shortly (UNAVAILABLE). */
+const BUSY_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+
+/** True when `error` is storage throttling that outlasted the SDK's retries. */
+export function isBusy(error: unknown): boolean {
+  return error instanceof Error && BUSY_ERRORS.has(error.name);
+}
+
+/**
+ * What a client may read of any error: a ServiceError as it is; throttling as UNAVAILABLE; anything else as
+ * INTERNAL with a fixed message, never its own text. The one mapping the error envelope and per-item results use.
+ */
+export function publicErrorOf(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (isBusy(error)) return new ServiceError('UNAVAILABLE', 'The service is busy; retry shortly.', { headers: { 'Retry-After': '1' } });
+  return new ServiceError('INTERNAL', 'Internal error.');
+}

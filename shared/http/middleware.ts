@@ -11,7 +11,7 @@ import { authenticate, type Caller } from './auth';
 import type { JSONObject } from '@aws-lambda-powertools/commons/types';
 import { claim, idempotencyKeyOf, idempotencyScope, settle, type IdempotentRequest } from './idempotency';
 import { errorResponse, rawResultResponse, successResponse, type HttpResult } from './envelope';
-import { InvalidArgumentError, ServiceError, invalidFields } from './errors';
+import { InvalidArgumentError, ServiceError, invalidFields, isBusy, publicErrorOf } from './errors';
 import { logger } from './logger';
 import * as z from 'zod/mini';
 // Configures zod's messages (English, "Required.") before any schema runs.
@@ -263,8 +263,6 @@ export function successEnvelope(): Middleware {
   };
 }
 
-const BUSY_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
-
 /**
  * The one error mapper. A ServiceError becomes its envelope and status; DynamoDB throttling becomes UNAVAILABLE;
  * anything else becomes INTERNAL with a fixed message, its cause logged with the request id, never returned.
@@ -276,8 +274,8 @@ export function errorMapper(): Middleware {
       const requestId = event.state?.requestId ?? request.context?.awsRequestId ?? randomUUID();
       if (error instanceof ServiceError) {
         // The answer the client asked for; nothing to log beyond the outcome.
-      } else if (error instanceof Error && BUSY_ERRORS.has(error.name)) {
-        logger.warn('storage throttled', { error: error.name });
+      } else if (isBusy(error)) {
+        logger.warn('storage throttled', { error: error?.name });
       } else {
         logger.error('unhandled error', error instanceof Error ? error : String(error));
       }
@@ -294,11 +292,6 @@ export function errorMapper(): Middleware {
  * returned).
  */
 function answerFor(error: unknown, requestId: string): HttpResult {
-  if (error instanceof ServiceError) {
-    return errorResponse(error.httpStatus, error.code, error.message, requestId, { details: error.details, headers: error.headers });
-  }
-  if (error instanceof Error && BUSY_ERRORS.has(error.name)) {
-    return errorResponse(503, 'UNAVAILABLE', 'The service is busy; retry shortly.', requestId, { headers: { 'Retry-After': '1' } });
-  }
-  return errorResponse(500, 'INTERNAL', 'Internal error.', requestId);
+  const answer = publicErrorOf(error);
+  return errorResponse(answer.httpStatus, answer.code, answer.message, requestId, { details: answer.details, headers: answer.headers });
 }
