@@ -10,6 +10,7 @@ import {
   type BatchWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db } from './client';
+import { PartialWriteError } from './partial-write';
 
 export type ItemKey = { pk: string; sk: string };
 export type Item = Record<string, unknown>;
@@ -59,19 +60,54 @@ export function keyString(key: ItemKey): string {
   return `${key.pk}\u0000${key.sk}`;
 }
 
-/** Writes `requests` (puts and deletes, any number) in chunks of 25, in parallel, retrying unprocessed ones. */
-export async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+/** Writes each chunk of 25 (in parallel), retrying unprocessed items; reports which requests stayed unwritten and why. */
+async function writeChunks(requests: readonly WriteRequest[]): Promise<{ unwritten: Set<number>; failure?: unknown }> {
+  const unwritten = new Set<number>();
+  let failure: unknown;
+  const indexes = requests.map((_, i) => i);
   await Promise.all(
-    chunks(requests, MAX_WRITE).map(async (chunk) => {
-      let pending: WriteRequest[] | undefined = chunk;
-      for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
-        if (attempt >= MAX_ATTEMPTS) throw new Error('BatchWriteItem left items unprocessed after retries.');
-        if (attempt > 0) await backoff(attempt);
-        const result: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: pending } }));
-        pending = result.UnprocessedItems?.[TABLE_NAME];
+    chunks(indexes, MAX_WRITE).map(async (chunk) => {
+      let pending = chunk;
+      try {
+        for (let attempt = 0; pending.length > 0; attempt += 1) {
+          if (attempt >= MAX_ATTEMPTS) throw new Error('BatchWriteItem left items unprocessed after retries.');
+          if (attempt > 0) await backoff(attempt);
+          const sent = pending.map((i) => requests[i]);
+          const result: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: sent } }));
+          const unprocessed = new Set((result.UnprocessedItems?.[TABLE_NAME] ?? []).map(requestKey));
+          pending = pending.filter((i) => unprocessed.has(requestKey(requests[i])));
+        }
+      } catch (error) {
+        failure ??= error;
+        for (const i of pending) unwritten.add(i);
       }
     }),
   );
+  return { unwritten, failure };
+}
+
+/** What tells requests of one batch apart (a batch may not name one key twice). */
+function requestKey(request: WriteRequest): string {
+  const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
+  return `${String(key.pk)}\u0000${String(key.sk)}`;
+}
+
+/** Writes `requests` (puts and deletes, any number) in chunks of 25, in parallel, retrying unprocessed ones. */
+export async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+  const { failure, unwritten } = await writeChunks(requests);
+  if (unwritten.size > 0) throw failure;
+}
+
+/**
+ * Writes `requests` as batchWrite does, for callers that answer per request (BatchWriteItem is not atomic across
+ * requests anyway). When some were written and others not, throws PartialWriteError naming the requests written
+ * (by index); when none was, the failure itself.
+ */
+export async function batchWriteEach(requests: readonly WriteRequest[]): Promise<void> {
+  const { failure, unwritten } = await writeChunks(requests);
+  if (unwritten.size === 0) return;
+  if (unwritten.size === requests.length) throw failure;
+  throw new PartialWriteError(new Set(requests.flatMap((_, i) => (unwritten.has(i) ? [] : [i]))), failure);
 }
 
 export const putRequest = (item: Item): WriteRequest => ({ PutRequest: { Item: item } });

@@ -10,6 +10,9 @@ import type { ItemKey } from './batch';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** An unconditional Put inside a transaction. */
+export const putItem = (item: Record<string, unknown>): TransactItem => ({ Put: { TableName: TABLE_NAME, Item: item } });
+
 /** An unconditional Delete inside a transaction. */
 export const deleteItem = (key: ItemKey): TransactItem => ({ Delete: { TableName: TABLE_NAME, Key: { pk: key.pk, sk: key.sk } } });
 

@@ -7,8 +7,10 @@
  * Multi-step operations also call `assertDocumentsWritable` first, so a refused request writes nothing at all.
  */
 import { documentUnlockedItem, lockedDocuments } from '../db/migration';
+import { PartialWriteError } from '../db/partial-write';
 import { MAX_TRANSACT_ITEMS, TransactionCancelledError, transactWrite, type TransactItem } from '../db/transact';
 import { FailedPreconditionError } from '../http/errors';
+import { logger } from '../http/logger';
 
 /** A document of an organization, as a write names it. */
 export interface DocumentRef {
@@ -60,6 +62,13 @@ export async function transactGuarded(apiKeyId: string, items: readonly Transact
 export interface WriteGroup {
   items: TransactItem[];
   documents: readonly DocumentRef[];
+  /** What puts the group's items back as they were (writeGroupsAtomically only). */
+  undo?: TransactItem[];
+}
+
+/** One transaction of packed groups: their items and lock checks, and which groups (by index) it holds. */
+export interface PackedTransaction extends WriteGroup {
+  groups: number[];
 }
 
 const transactionSize = (group: WriteGroup) => group.items.length + distinct(group.documents).length;
@@ -69,31 +78,70 @@ const transactionSize = (group: WriteGroup) => group.items.length + distinct(gro
  * transaction and never splitting a group. `leading` (organization or structure writes) goes first into the first
  * transaction. Pure, so the packing is unit-tested.
  */
-export function packGroups(groups: readonly WriteGroup[], leading: WriteGroup = { items: [], documents: [] }): WriteGroup[] {
-  const packed: WriteGroup[] = [];
-  let current: WriteGroup = { items: [...leading.items], documents: distinct(leading.documents) };
-  for (const group of [leading, ...groups]) {
+export function packGroups(groups: readonly WriteGroup[], leading: WriteGroup = { items: [], documents: [] }): PackedTransaction[] {
+  const packed: PackedTransaction[] = [];
+  let current: PackedTransaction = { items: [...leading.items], documents: distinct(leading.documents), groups: [] };
+  if (transactionSize(leading) > MAX_TRANSACT_ITEMS) throw new Error('A write group does not fit one transaction.');
+  groups.forEach((group, index) => {
     if (transactionSize(group) > MAX_TRANSACT_ITEMS) throw new Error('A write group does not fit one transaction.');
-    if (group === leading) continue;
-    const merged = { items: [...current.items, ...group.items], documents: distinct([...current.documents, ...group.documents]) };
+    const merged = {
+      items: [...current.items, ...group.items],
+      documents: distinct([...current.documents, ...group.documents]),
+      groups: [...current.groups, index],
+    };
     if (transactionSize(merged) <= MAX_TRANSACT_ITEMS) {
       current = merged;
     } else {
       packed.push(current);
-      current = { items: [...group.items], documents: distinct(group.documents) };
+      current = { items: [...group.items], documents: distinct(group.documents), groups: [index] };
     }
-  }
+  });
   packed.push(current);
-  return packed.filter((group) => group.items.length > 0);
+  return packed.filter((transaction) => transaction.items.length > 0);
 }
 
 /**
- * Writes the groups in as few guarded transactions as fit (see packGroups), one after another. Throws
- * FailedPreconditionError when a document is being migrated (the transactions before it stay written: callers
- * run assertDocumentsWritable first, so this only happens when a migration starts mid-request).
+ * Writes the groups in as few guarded transactions as fit (see packGroups), one after another, so each group is
+ * written whole or not at all. When a transaction fails after an earlier one committed, throws PartialWriteError
+ * naming the groups written (callers answer those items success and the others not written); when the first
+ * fails, its own error: FailedPreconditionError when a document is being migrated (callers run
+ * assertDocumentsWritable first, so that only happens when a migration starts mid-request).
  */
 export async function writeGroupsGuarded(apiKeyId: string, groups: readonly WriteGroup[], leading?: WriteGroup): Promise<void> {
+  const committed = new Set<number>();
+  let written = false;
   for (const transaction of packGroups(groups, leading)) {
-    await transactGuarded(apiKeyId, transaction.items, transaction.documents);
+    try {
+      await transactGuarded(apiKeyId, transaction.items, transaction.documents);
+    } catch (error) {
+      throw written ? new PartialWriteError(committed, error) : error;
+    }
+    written = true;
+    for (const index of transaction.groups) committed.add(index);
+  }
+}
+
+/** True when the groups (and `leading`) fit one guarded transaction, so writing them cannot stop part way. */
+export const fitsOneTransaction = (groups: readonly WriteGroup[], leading?: WriteGroup): boolean => packGroups(groups, leading).length <= 1;
+
+/**
+ * Writes the groups as writeGroupsGuarded does, but all or nothing, for operations that answer one success for
+ * the whole request: when a later transaction fails, the groups already written are put back with their `undo`
+ * items and the failure is thrown as if nothing had been written. This is a compensation, not a rollback: a
+ * concurrent change to the same items between the write and the undo is overwritten by the undo. When the undo
+ * itself fails, the log names the failure and the request still answers the original error.
+ */
+export async function writeGroupsAtomically(apiKeyId: string, groups: readonly WriteGroup[]): Promise<void> {
+  try {
+    await writeGroupsGuarded(apiKeyId, groups);
+  } catch (error) {
+    if (!(error instanceof PartialWriteError)) throw error;
+    const undo = [...error.committed].flatMap((index) => groups[index].undo ?? []);
+    try {
+      for (let i = 0; i < undo.length; i += MAX_TRANSACT_ITEMS) await transactWrite(undo.slice(i, i + MAX_TRANSACT_ITEMS));
+    } catch (undoError) {
+      logger.error('could not undo a write that stopped part way', { groupsWritten: error.committed.size, undoError: String(undoError) });
+    }
+    throw error.cause;
   }
 }

@@ -25,7 +25,7 @@ import {
   type DocumentRecord,
 } from '../db/organization';
 import { TransactionCancelledError } from '../db/transact';
-import { batchResult, type BatchResult } from '../http/batch-result';
+import { batchResult, notWritten, reportOf, settleEach, type BatchResult } from '../http/batch-result';
 import { InvalidArgumentError, NotFoundError } from '../http/errors';
 import { clientRecord } from '../http/schemas';
 import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
@@ -80,7 +80,8 @@ const fieldsOf = ({ documentName, folderId, accessType, metadata }: DocumentInpu
  * unless `createOrganization` is true. Writes run in transactions of at most 100 items, the first holding the
  * organization's check or creation, each checking that its documents are not being migrated, so no document is
  * written into a missing organization or into a migration. Throws NotFoundError `Organization not found.` and
- * FailedPreconditionError (a document is being migrated), nothing written.
+ * FailedPreconditionError (a document is being migrated), nothing written; a failure after the first transaction
+ * answers the documents written success and the others not written.
  */
 export async function addDocuments(
   apiKeyId: string,
@@ -102,18 +103,14 @@ export async function addDocuments(
       documents: documentsIn(organizationId, [document.documentId]),
     })),
   ];
-  try {
-    await writeGroupsGuarded(apiKeyId, groups, { items: [organization], documents: [] });
-  } catch (error) {
+  const report = await reportOf(writeGroupsGuarded(apiKeyId, groups, { items: [organization], documents: [] })).catch((error: unknown) => {
     // Only the organization check (first item of the first transaction) has a condition of its own.
     if (error instanceof TransactionCancelledError && error.failed(0)) throw new NotFoundError('Organization not found.');
     throw error;
-  }
-  return batchResult(documents, (document) => document.documentId, (document) => ({
-    success: true,
-    id: document.documentId,
-    message: 'Document added.',
-  }));
+  });
+  return batchResult(documents.map((document, i) => ({ document, group: folderIds.length + i })), ({ document }) => document.documentId, ({ document, group }) =>
+    report.written(group) ? { success: true, id: document.documentId, message: 'Document added.' } : notWritten(report.failure),
+  );
 }
 
 /**
@@ -142,12 +139,10 @@ async function updateOne(apiKeyId: string, organizationId: string, documentId: s
 export async function updateDocuments(apiKeyId: string, organizationId: string, documents: readonly DocumentInput[]): Promise<BatchResult> {
   const now = Date.now();
   await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documents.map((document) => document.documentId)));
-  const updated = await Promise.all(documents.map((document) => updateOne(apiKeyId, organizationId, document.documentId, fieldsOf(document), now)));
-  return batchResult(documents.map((document, index) => ({ id: document.documentId, updated: updated[index] })), (item) => item.id, (item) => ({
-    success: item.updated,
-    id: item.id,
-    message: item.updated ? 'Document updated.' : NOT_FOUND_MESSAGE,
-  }));
+  return settleEach(documents, (document) => document.documentId, async (document) => {
+    const updated = await updateOne(apiKeyId, organizationId, document.documentId, fieldsOf(document), now);
+    return { success: updated, id: document.documentId, message: updated ? 'Document updated.' : NOT_FOUND_MESSAGE };
+  });
 }
 
 /**
@@ -162,9 +157,8 @@ export async function setDocumentsDisabled(
 ): Promise<BatchResult> {
   const now = Date.now();
   await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documentIds));
-  const found = await Promise.all(documentIds.map((documentId) => updateOne(apiKeyId, organizationId, documentId, { disabled }, now)));
-  return batchResult(documentIds.map((id, index) => ({ id, found: found[index] })), (item) => item.id, (item) =>
-    item.found
+  return settleEach(documentIds, (documentId) => documentId, async (documentId) =>
+    (await updateOne(apiKeyId, organizationId, documentId, { disabled }, now))
       ? { success: true, disabled, message: disabled ? 'Document disabled.' : 'Document enabled.' }
       : { success: false, message: NOT_FOUND_MESSAGE },
   );

@@ -6,7 +6,7 @@
 import { TABLE_NAME } from '../db/client';
 import { configItem, getConfigs, type NotificationConfig, type StoredConfig } from '../db/notification';
 import type { TransactItem } from '../db/transact';
-import type { BatchResult } from '../http/batch-result';
+import { notWritten, reportOf, type BatchResult } from '../http/batch-result';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
 
 const DEFAULT: NotificationConfig = { inbox: 'ALL', email: 'ALL' };
@@ -67,12 +67,15 @@ export async function setNotificationConfig(
   const targets = input.documentIds ?? [undefined];
   await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, input.documentIds ?? []));
   const given: StoredConfig = Object.fromEntries(Object.entries(input.config).filter(([, v]) => v !== undefined));
-  const writes = input.userIds.flatMap((userId) =>
-    targets.map((documentId) => ({
-      items: [setAttributes(configItem(apiKeyId, input.organizationId, userId, documentId, given))],
-      documents: documentsIn(input.organizationId, [documentId]),
-    })),
-  );
-  await writeGroupsGuarded(apiKeyId, writes);
-  return Object.fromEntries(input.userIds.map((userId) => [userId, { success: true, userId, message: 'Notification config set.' }]));
+  // One group per user (at most 30 documents: 60 items with their lock checks), so each user's settings are
+  // written whole or not at all.
+  const writes = input.userIds.map((userId) => ({
+    items: targets.map((documentId) => setAttributes(configItem(apiKeyId, input.organizationId, userId, documentId, given))),
+    documents: documentsIn(input.organizationId, input.documentIds ?? []),
+  }));
+  const report = await reportOf(writeGroupsGuarded(apiKeyId, writes));
+  return Object.fromEntries(input.userIds.map((userId, u) => [
+    userId,
+    report.written(u) ? { success: true, userId, message: 'Notification config set.' } : notWritten(report.failure),
+  ]));
 }

@@ -4,7 +4,7 @@
  */
 import { createPageToken, readPageToken } from '../crypto/page-token';
 import { newId } from '../crypto/tokens';
-import { batchWrite, deleteRequest, putRequest } from '../db/batch';
+import { batchWrite, deleteRequest, putRequest, type WriteRequest } from '../db/batch';
 import { queryLevelMembers } from '../db/membership';
 import {
   existingFeedEntries,
@@ -23,9 +23,8 @@ import {
   type TimelineSource,
 } from '../db/notification';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
-import { TABLE_NAME } from '../db/client';
-import { deleteItem, type TransactItem } from '../db/transact';
-import type { BatchResult } from '../http/batch-result';
+import { deleteItem, putItem, type TransactItem } from '../db/transact';
+import { settleEach, type BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
 import { logger } from '../http/logger';
 import { accessOfUsers } from './access';
@@ -124,17 +123,41 @@ export async function addNotification(apiKeyId: string, input: AddNotificationIn
   const delivered = existing === undefined ? new Set<string>() : await existingFeedEntries(apiKeyId, existing, recipients);
   const added = recipients.filter((userId) => !delivered.has(userId));
   const readBy = existing && existing.readByUserIds.length > 0 ? { readBy: new Set(existing.readByUserIds) } : {};
+  await feedsThenNotification(
+    { apply: recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))), undo: added.map((userId) => deleteRequest(feedEntryKey(apiKeyId, notification, userId))) },
+    () => transactGuarded(apiKeyId, [...structure, putItem({ ...notificationItem(apiKeyId, notification), ...readBy })], document),
+  );
+  return id;
+}
+
+/** Feed-entry writes, and what puts the feeds back as they were. */
+interface FeedChange {
+  apply: WriteRequest[];
+  undo: WriteRequest[];
+}
+
+/**
+ * Writes the feed entries, then the notification (`write`); when either fails, undoes the feed change, so a
+ * notification and its recipients' feeds never disagree after a failed request. Feeds go first because a feed
+ * entry whose notification is missing shows nothing, while a notification without its entries would be missed.
+ */
+async function feedsThenNotification(feeds: FeedChange, write: () => Promise<void>): Promise<void> {
   try {
-    await batchWrite(recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))));
-    await transactGuarded(apiKeyId, [...structure, { Put: { TableName: TABLE_NAME, Item: { ...notificationItem(apiKeyId, notification), ...readBy } } }], document);
+    await batchWrite(feeds.apply);
+    await write();
   } catch (error) {
-    await batchWrite(added.map((userId) => deleteRequest(feedEntryKey(apiKeyId, notification, userId)))).catch((cleanup: unknown) => {
-      logger.error('could not take back the feed entries of a failed notification', cleanup instanceof Error ? cleanup : String(cleanup));
+    await batchWrite(feeds.undo).catch((cleanup: unknown) => {
+      logger.error('could not put back the feeds of a failed notification write', cleanup instanceof Error ? cleanup : String(cleanup));
     });
     throw error;
   }
-  return id;
 }
+
+/** Taking `userIds`' entries of `notification` out of their feeds, and putting them back. */
+const feedRemoval = (apiKeyId: string, notification: NotificationRecord, userIds: readonly string[]): FeedChange => ({
+  apply: userIds.map((userId) => deleteRequest(feedEntryKey(apiKeyId, notification, userId))),
+  undo: userIds.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))),
+});
 
 export interface GetNotificationsInput {
   organizationId: string;
@@ -237,21 +260,21 @@ export interface UpdateNotificationsInput {
 export async function updateNotifications(apiKeyId: string, input: UpdateNotificationsInput): Promise<BatchResult> {
   const found = await getNotifications(apiKeyId, input.organizationId, input.notifications.map((n) => n.id));
   await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, [input.documentId, ...[...found.values()].map((n) => n.documentId)]));
-  const results = await Promise.all(
-    input.notifications.map(async (update) => {
-      const stored = found.get(update.id);
-      if (!stored || (input.documentId !== undefined && stored.documentId !== input.documentId) || (input.locationId !== undefined && stored.locationId !== input.locationId)) {
-        return [update.id, { success: false, message: 'Notification does not exist.' }] as const;
-      }
-      let readers = [...new Set(update.readByUserIds ?? [])];
-      if (input.verifyUserPermissions && readers.length > 0) readers = await withAccess(apiKeyId, input.organizationId, stored.documentId, readers);
-      const { id, readByUserIds: _r, persistReadForUsers, notificationSource: _s, ...changes } = update;
-      await transactGuarded(apiKeyId, [updateNotificationItem(apiKeyId, input.organizationId, id, changes, readers)], documentsIn(input.organizationId, [stored.documentId]));
-      if (!persistReadForUsers && readers.length > 0) await batchWrite(readers.map((userId) => deleteRequest(feedEntryKey(apiKeyId, stored, userId))));
-      return [update.id, { success: true, message: 'Notification updated.' }] as const;
-    }),
-  );
-  return Object.fromEntries(results);
+  return settleEach(input.notifications, (update) => update.id, async (update) => {
+    const stored = found.get(update.id);
+    if (!stored || (input.documentId !== undefined && stored.documentId !== input.documentId) || (input.locationId !== undefined && stored.locationId !== input.locationId)) {
+      return { success: false, message: 'Notification does not exist.' };
+    }
+    let readers = [...new Set(update.readByUserIds ?? [])];
+    if (input.verifyUserPermissions && readers.length > 0) readers = await withAccess(apiKeyId, input.organizationId, stored.documentId, readers);
+    const { id, readByUserIds: _r, persistReadForUsers, notificationSource: _s, ...changes } = update;
+    // Only entries that are there are taken out (and so put back if the update fails).
+    const leaving = !persistReadForUsers && readers.length > 0 ? [...(await existingFeedEntries(apiKeyId, stored, readers))] : [];
+    await feedsThenNotification(feedRemoval(apiKeyId, stored, leaving), () =>
+      transactGuarded(apiKeyId, [updateNotificationItem(apiKeyId, input.organizationId, id, changes, readers)], documentsIn(input.organizationId, [stored.documentId])),
+    );
+    return { success: true, message: 'Notification updated.' };
+  });
 }
 
 export interface DeleteNotificationsInput {
@@ -299,19 +322,17 @@ export async function deleteNotifications(apiKeyId: string, input: DeleteNotific
   await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, [input.documentId, ...notifications.map((n) => n.documentId)]));
   const result: BatchResult = {};
   for (const id of input.notificationIds ?? []) result[id] = { success: false, message: 'Notification does not exist.' };
-  await Promise.all(
-    notifications.map(async (n) => {
-      if (input.userId !== undefined) {
-        const inFeed = (await existingFeedEntries(apiKeyId, n, [input.userId])).has(input.userId);
-        if (inFeed) await transactGuarded(apiKeyId, [deleteItem(feedEntryKey(apiKeyId, n, input.userId))], documentsIn(input.organizationId, [n.documentId]));
-        result[n.id] = inFeed ? { success: true, message: 'Notification removed for the user.' } : { success: false, message: 'Notification is not in the user\'s feed.' };
-        return;
-      }
-      const recipients = await listRecipients(apiKeyId, input.organizationId, n.id);
-      await batchWrite(recipients.map((userId) => deleteRequest(feedEntryKey(apiKeyId, n, userId))));
-      await transactGuarded(apiKeyId, [deleteItem(notificationKey(apiKeyId, input.organizationId, n.id))], documentsIn(input.organizationId, [n.documentId]));
-      result[n.id] = { success: true, message: 'Notification deleted.' };
-    }),
-  );
-  return result;
+  const guard = (n: NotificationRecord) => documentsIn(input.organizationId, [n.documentId]);
+  return Object.assign(result, await settleEach(notifications, (n) => n.id, async (n) => {
+    if (input.userId !== undefined) {
+      const inFeed = (await existingFeedEntries(apiKeyId, n, [input.userId])).has(input.userId);
+      if (inFeed) await transactGuarded(apiKeyId, [deleteItem(feedEntryKey(apiKeyId, n, input.userId))], guard(n));
+      return inFeed ? { success: true, message: 'Notification removed for the user.' } : { success: false, message: 'Notification is not in the user\'s feed.' };
+    }
+    const recipients = await listRecipients(apiKeyId, input.organizationId, n.id);
+    await feedsThenNotification(feedRemoval(apiKeyId, n, recipients), () =>
+      transactGuarded(apiKeyId, [deleteItem(notificationKey(apiKeyId, input.organizationId, n.id))], guard(n)),
+    );
+    return { success: true, message: 'Notification deleted.' };
+  }));
 }

@@ -3,12 +3,13 @@
  * which organization a resource belongs to, the default role, expiry in the future, no resource twice, and
  * reads that never show an expired grant.
  */
+import { keyString } from '../db/batch';
 import type { Role } from '../db/membership';
 import { deleteItem } from '../db/transact';
 import { getGrants, grantKey, isActive, listActiveGrants, putGrantItem, type Grant, type Resource, type ResourceType } from '../db/permission';
-import { batchResult, type BatchResult } from '../http/batch-result';
+import { batchResult, notWritten, reportOf, type BatchResult } from '../http/batch-result';
 import { invalidFields, type FieldIssue } from '../http/errors';
-import { assertDocumentsWritable, writeGroupsGuarded, type DocumentRef } from './document-locks';
+import { assertDocumentsWritable, fitsOneTransaction, writeGroupsAtomically, writeGroupsGuarded, type DocumentRef } from './document-locks';
 
 /** A resource as the client names it: `organizationId` may be left out for an organization. */
 export interface ResourceInput {
@@ -85,16 +86,25 @@ const lockedBy = (resource: Resource): DocumentRef[] =>
   resource.type === 'document' ? [{ organizationId: resource.organizationId, documentId: resource.id }] : [];
 
 /**
- * Grants every resource to the user in one transaction, with a migration-lock check per document resource, so a
- * request is all-or-nothing (one transaction holds 100 items: a request with more than 50 document resources may
- * need two, which only matters when a migration starts between them). A grant already there is replaced: its
- * role and expiry become the new ones. Throws InvalidArgumentError, and FailedPreconditionError when a document
- * is being migrated.
+ * Grants every resource to the user, all or nothing: in one transaction with a migration-lock check per document
+ * resource when they fit (one transaction holds 100 items), else in several, with the grants as they were read
+ * first, so that a failure part way puts back what the earlier transactions changed. A grant already there is
+ * replaced: its role and expiry become the new ones. Throws InvalidArgumentError, and FailedPreconditionError
+ * when a document is being migrated.
  */
 export async function addPermissions(apiKeyId: string, userId: string, inputs: readonly PermissionInput[], now = Date.now()) {
   const grants = grantsToAdd(userId, inputs, now);
   await assertDocumentsWritable(apiKeyId, grants.flatMap(lockedBy));
-  await writeGroupsGuarded(apiKeyId, grants.map((grant) => ({ items: [putGrantItem(apiKeyId, grant)], documents: lockedBy(grant) })));
+  const groups = grants.map((grant) => ({ items: [putGrantItem(apiKeyId, grant)], documents: lockedBy(grant) }));
+  if (fitsOneTransaction(groups)) {
+    await writeGroupsGuarded(apiKeyId, groups);
+    return;
+  }
+  const before = new Map((await getGrants(apiKeyId, userId, grants)).map((grant) => [keyString(grantKey(apiKeyId, userId, grant)), grant]));
+  await writeGroupsAtomically(apiKeyId, groups.map((group, i) => {
+    const prior = before.get(keyString(grantKey(apiKeyId, userId, grants[i])));
+    return { ...group, undo: [prior === undefined ? deleteItem(grantKey(apiKeyId, userId, grants[i])) : putGrantItem(apiKeyId, prior)] };
+  }));
 }
 
 /** The user's grants that count at `now` (ms), all or in one organization, ordered by organization, then type and id. */
@@ -118,14 +128,15 @@ export async function removePermissions(apiKeyId: string, userId: string, inputs
   const resources: Resource[] = resolveResources(inputs, RESOURCES_PATH).map(({ type, id, organizationId }) => ({ type, id, organizationId }));
   await assertDocumentsWritable(apiKeyId, resources.flatMap(lockedBy));
   const stored = await getGrants(apiKeyId, userId, resources);
-  await writeGroupsGuarded(
+  const report = await reportOf(writeGroupsGuarded(
     apiKeyId,
     stored.map((grant) => ({ items: [deleteItem(grantKey(apiKeyId, userId, grant))], documents: lockedBy(grant) })),
-  );
-  const active = new Set(stored.filter((grant) => isActive(grant, now)).map((grant) => JSON.stringify([grant.type, grant.organizationId, grant.id])));
-  return batchResult(resources, (resource) => resource.id, (resource) =>
-    active.has(JSON.stringify([resource.type, resource.organizationId, resource.id]))
-      ? { success: true, message: 'Permission removed.' }
-      : { success: false, message: 'Permission does not exist.' },
-  );
+  ));
+  const identity = (resource: Resource) => JSON.stringify([resource.type, resource.organizationId, resource.id]);
+  const removed = new Map(stored.map((grant, i) => [identity(grant), { active: isActive(grant, now), written: report.written(i) }]));
+  return batchResult(resources, (resource) => resource.id, (resource) => {
+    const grant = removed.get(identity(resource));
+    if (grant === undefined || !grant.active) return { success: false, message: 'Permission does not exist.' };
+    return grant.written ? { success: true, message: 'Permission removed.' } : notWritten(report.failure);
+  });
 }

@@ -27,7 +27,7 @@ import {
   type RecordingRecord,
 } from '../db/recording';
 import { TransactionCancelledError, type TransactItem } from '../db/transact';
-import type { BatchResult, ItemResult } from '../http/batch-result';
+import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from '../http/batch-result';
 import { InvalidArgumentError } from '../http/errors';
 import { clientId, httpUrl } from '../http/schemas';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
@@ -116,13 +116,13 @@ const OUTCOME_RESULTS = {
   inAnotherDocument: { success: false, message: 'Recording belongs to another document.' },
 } as const satisfies Record<string, ItemResult>;
 
-type Outcome = keyof typeof OUTCOME_RESULTS;
-
 /**
  * Adds (or replaces, idempotently) recordings of a document, creating the organization and the document when
  * missing. Each recording is one transaction with the document's migration-lock check, so one that names a
- * recording of another document fails alone. A storage error after some writes leaves those written; retrying
- * the request completes it. Throws FailedPreconditionError when the document is being migrated.
+ * recording of another document fails alone. The organization and document are created in the transaction of
+ * the first recording written, so a request that writes no recording creates neither. A storage error after some
+ * writes answers those recordings success and the others not written. Throws FailedPreconditionError when the
+ * document is being migrated.
  */
 export async function addRecordings(
   apiKeyId: string,
@@ -131,7 +131,7 @@ export async function addRecordings(
 ): Promise<BatchResult> {
   const { organizationId, documentId } = input;
   const guarded = documentsIn(organizationId, [documentId]);
-  const withIds = input.recordings.map((recording) => ({ recording, annotationId: recording.annotationId ?? newId('rec_') }));
+  const withIds = input.recordings.map((recording, index) => ({ recording, index, annotationId: recording.annotationId ?? newId('rec_') }));
   const [organization, document, stored] = await Promise.all([
     organizationExists(apiKeyId, organizationId),
     getDocument(apiKeyId, organizationId, documentId),
@@ -143,26 +143,33 @@ export async function addRecordings(
   const structure: TransactItem[] = [];
   if (!organization) structure.push(ensureOrganizationItem(apiKeyId, organizationId, now));
   if (!document) structure.push(upsertDocumentItem(apiKeyId, organizationId, documentId, {}, now));
-  if (structure.length > 0) await transactGuarded(apiKeyId, structure, guarded);
 
   const existing = new Set(stored.map((recording) => recording.annotationId));
-  const outcomes = await Promise.all(
-    withIds.map(async ({ recording, annotationId }, index): Promise<Outcome> => {
-      const item = putRecordingItem(apiKeyId, organizationId, documentId, annotationId, contentOf(recording), { now, index });
-      try {
-        await transactGuarded(apiKeyId, [item], guarded);
-        return existing.has(annotationId) ? 'replaced' : 'added';
-      } catch (error) {
-        if (error instanceof TransactionCancelledError && error.failed(0)) return 'inAnotherDocument';
-        throw error;
-      }
-    }),
-  );
+  const write = async ({ recording, annotationId, index }: (typeof withIds)[number], withStructure: readonly TransactItem[] = []): Promise<ItemResult> => {
+    const item = putRecordingItem(apiKeyId, organizationId, documentId, annotationId, contentOf(recording), { now, index });
+    try {
+      await transactGuarded(apiKeyId, [...withStructure, item], guarded);
+      return { ...OUTCOME_RESULTS[existing.has(annotationId) ? 'replaced' : 'added'] };
+    } catch (error) {
+      if (error instanceof TransactionCancelledError && error.failed(withStructure.length)) return { ...OUTCOME_RESULTS.inAnotherDocument };
+      throw error;
+    }
+  };
   const result: BatchResult = {};
-  withIds.forEach(({ annotationId }, i) => {
-    result[annotationId] = { ...OUTCOME_RESULTS[outcomes[i]] };
-  });
-  return result;
+  const written = () => Object.values(result).some((r) => r.success);
+  let next = 0;
+  // One at a time until a recording is written with the structure (an error before that means nothing was
+  // written), then the rest at once.
+  while (structure.length > 0 && next < withIds.length && !written()) {
+    result[withIds[next].annotationId] = await write(withIds[next], structure);
+    next += 1;
+  }
+  const rest = withIds.slice(next);
+  Object.assign(result, await settleEach(rest, (entry) => entry.annotationId, (entry) => write(entry)).catch((error: unknown) => {
+    if (!written()) throw error;
+    return batchResult(rest, (entry) => entry.annotationId, () => notWritten(error));
+  }));
+  return batchResult(withIds, (entry) => entry.annotationId, (entry) => result[entry.annotationId]);
 }
 
 /** A recording annotation as the API shows it: the spec's fields in its order, metadata from the server. */

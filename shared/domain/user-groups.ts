@@ -2,9 +2,9 @@
  * User group rules (decisions §4 and §10): groups live in an existing organization (created on request), adding
  * a group again renames it, members are added to and removed from a group that must exist.
  */
-import { batchWrite, deleteRequest, putRequest } from '../db/batch';
+import { batchWriteEach, deleteRequest, putRequest } from '../db/batch';
 import { organizationExists, ensureOrganizationItem } from '../db/organization';
-import { transactWrite } from '../db/transact';
+import { putItem } from '../db/transact';
 import {
   getGroup,
   groupItem,
@@ -14,8 +14,9 @@ import {
   queryGroupMembers,
   type UserGroup,
 } from '../db/user-group';
-import { batchResult, type BatchResult } from '../http/batch-result';
+import { batchResult, notWritten, reportOf, type BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
+import { writeGroupsGuarded } from './document-locks';
 
 /** Members read (and deleted) per round of a deleteAll: well under a 1 MB query page. */
 const DELETE_ALL_PAGE = 500;
@@ -31,11 +32,17 @@ export async function addGroups(
   createOrganization: boolean,
   now = Date.now(),
 ): Promise<BatchResult> {
-  if (createOrganization) await transactWrite([ensureOrganizationItem(apiKeyId, organizationId, now)]);
-  else if (!(await organizationExists(apiKeyId, organizationId))) throw new NotFoundError('Organization not found.');
-  // Puts replace: a group sent again takes the new name, so a retried request ends in the same state.
-  await batchWrite(groups.map((group) => putRequest(groupItem(apiKeyId, { ...group, organizationId }))));
-  return batchResult(groups, (group) => group.groupId, (group) => ({ success: true, id: group.groupId, message: 'User group added.' }));
+  if (!createOrganization && !(await organizationExists(apiKeyId, organizationId))) throw new NotFoundError('Organization not found.');
+  // Puts replace: a group sent again takes the new name, so a retried request ends in the same state. The
+  // organization is created in the first transaction, so a request that writes no group creates nothing.
+  const report = await reportOf(writeGroupsGuarded(
+    apiKeyId,
+    groups.map((group) => ({ items: [putItem(groupItem(apiKeyId, { ...group, organizationId }))], documents: [] })),
+    { items: createOrganization ? [ensureOrganizationItem(apiKeyId, organizationId, now)] : [], documents: [] },
+  ));
+  return batchResult(groups.map((group, i) => ({ group, i })), ({ group }) => group.groupId, ({ group, i }) =>
+    report.written(i) ? { success: true, id: group.groupId, message: 'User group added.' } : notWritten(report.failure),
+  );
 }
 
 /** Throws NotFoundError when the organization has no such group (in this tenant). */
@@ -46,8 +53,10 @@ async function requireGroup(apiKeyId: string, organizationId: string, groupId: s
 /** Adds the users to the group (adding a member again changes nothing). Throws NotFoundError for an unknown group. */
 export async function addGroupMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<BatchResult> {
   await requireGroup(apiKeyId, organizationId, groupId);
-  await batchWrite(userIds.map((userId) => putRequest(groupMemberItem(apiKeyId, organizationId, groupId, userId))));
-  return batchResult(userIds, (userId) => userId, () => ({ success: true, organizationUserGroupId: groupId, message: 'User added to group.' }));
+  const report = await reportOf(batchWriteEach(userIds.map((userId) => putRequest(groupMemberItem(apiKeyId, organizationId, groupId, userId)))));
+  return batchResult(userIds.map((userId, i) => ({ userId, i })), ({ userId }) => userId, ({ i }) =>
+    report.written(i) ? { success: true, organizationUserGroupId: groupId, message: 'User added to group.' } : notWritten(report.failure),
+  );
 }
 
 /** Which members to remove: the listed users, or every member. */
@@ -55,7 +64,8 @@ export type MembersToRemove = { userIds: readonly string[] } | { all: true };
 
 /**
  * Removes members from the group and reports each listed user (removed, or not a member) or, for `all`, each
- * user removed. Throws NotFoundError for an unknown group.
+ * user removed. Throws NotFoundError for an unknown group. When a write stops part way, the users removed are
+ * answered success and the others of the failed batch not written (for `all`, the pages after it are not read).
  */
 export async function removeGroupMembers(
   apiKeyId: string,
@@ -64,34 +74,62 @@ export async function removeGroupMembers(
   members: MembersToRemove,
 ): Promise<BatchResult> {
   await requireGroup(apiKeyId, organizationId, groupId);
-  const removed = 'all' in members
+  const outcome = 'all' in members
     ? await removeAllMembers(apiKeyId, organizationId, groupId)
     : await removeListedMembers(apiKeyId, organizationId, groupId, members.userIds);
-  const listed = 'all' in members ? removed : members.userIds;
-  const present = new Set(removed);
+  const listed = 'all' in members ? [...outcome.removed, ...outcome.notRemoved] : members.userIds;
+  const removed = new Set(outcome.removed);
+  const notRemoved = new Set(outcome.notRemoved);
   return batchResult(listed, (userId) => userId, (userId) =>
-    present.has(userId)
+    removed.has(userId)
       ? { success: true, organizationUserGroupId: groupId, message: 'User removed from group.' }
-      : { success: false, organizationUserGroupId: groupId, message: 'User is not in the group.' },
+      : notRemoved.has(userId)
+        ? notWritten(outcome.failure)
+        : { success: false, organizationUserGroupId: groupId, message: 'User is not in the group.' },
   );
 }
 
-async function removeListedMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<string[]> {
-  const members = await groupMembersAmong(apiKeyId, organizationId, groupId, userIds);
-  const removed = userIds.filter((userId) => members.has(userId));
-  await batchWrite(removed.map((userId) => deleteRequest(groupMemberKey(apiKeyId, organizationId, groupId, userId))));
-  return removed;
+/** Who a removal took out of the group, who it meant to but could not (a write stopped part way), and why. */
+interface Removal {
+  removed: string[];
+  notRemoved: string[];
+  failure?: unknown;
 }
 
-/** Pages through the group's members in user order, deleting each page before reading the next. */
-async function removeAllMembers(apiKeyId: string, organizationId: string, groupId: string): Promise<string[]> {
+/** Deletes the memberships of `userIds` (all members); throws when none could be deleted. */
+async function removeMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<Removal> {
+  const report = await reportOf(batchWriteEach(userIds.map((userId) => deleteRequest(groupMemberKey(apiKeyId, organizationId, groupId, userId)))));
+  return {
+    removed: userIds.filter((_, i) => report.written(i)),
+    notRemoved: userIds.filter((_, i) => !report.written(i)),
+    failure: report.failure,
+  };
+}
+
+async function removeListedMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<Removal> {
+  const members = await groupMembersAmong(apiKeyId, organizationId, groupId, userIds);
+  return removeMembers(apiKeyId, organizationId, groupId, userIds.filter((userId) => members.has(userId)));
+}
+
+/**
+ * Pages through the group's members in user order, deleting each page before reading the next; stops at a page
+ * that could not be deleted whole (a failure on a later page answers the earlier pages' users success).
+ */
+async function removeAllMembers(apiKeyId: string, organizationId: string, groupId: string): Promise<Removal> {
   const removed: string[] = [];
   let after: string | undefined;
   for (;;) {
     const page = await queryGroupMembers(apiKeyId, organizationId, groupId, DELETE_ALL_PAGE, after);
-    await batchWrite(page.userIds.map((userId) => deleteRequest(groupMemberKey(apiKeyId, organizationId, groupId, userId))));
-    removed.push(...page.userIds);
-    if (!page.more) return removed;
+    let outcome: Removal;
+    try {
+      outcome = await removeMembers(apiKeyId, organizationId, groupId, page.userIds);
+    } catch (error) {
+      if (removed.length === 0) throw error;
+      outcome = { removed: [], notRemoved: page.userIds, failure: error };
+    }
+    removed.push(...outcome.removed);
+    if (outcome.notRemoved.length > 0) return { removed, notRemoved: outcome.notRemoved, failure: outcome.failure };
+    if (!page.more) return { removed, notRemoved: [] };
     after = page.sortKeys[page.sortKeys.length - 1];
   }
 }

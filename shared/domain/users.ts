@@ -1,7 +1,8 @@
 /**
  * Users at the levels of an organization (decisions §4): add, update, delete. Listing is in user-listing.ts.
  * Every write of one user (profile + membership) sits in one transaction, so a failure never leaves half a
- * membership behind; 100 users take three transactions.
+ * membership behind; 100 users take three transactions, and a failure part way answers the users written
+ * success and the others not written.
  */
 import {
   getMemberships,
@@ -22,8 +23,9 @@ import {
   upsertDocumentItem,
 } from '../db/organization';
 import { stableUserId, upsertProfileItem } from '../db/profile';
-import { deleteItem, type TransactItem } from '../db/transact';
-import type { BatchResult } from '../http/batch-result';
+import { keyString } from '../db/batch';
+import { MAX_TRANSACT_ITEMS, deleteItem, type TransactItem } from '../db/transact';
+import { notWritten, reportOf, type BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded, type DocumentRef, type WriteGroup } from './document-locks';
 
@@ -93,9 +95,12 @@ export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Dat
     ],
     documents: documentsOf(input.organizationId, level),
   }));
-  await writeGroupsGuarded(apiKeyId, perUser, { items: leading, documents: documentsOf(input.organizationId, level) });
+  const report = await reportOf(writeGroupsGuarded(apiKeyId, perUser, { items: leading, documents: documentsOf(input.organizationId, level) }));
   return Object.fromEntries(
-    input.users.map((user) => [user.userId, { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User added.' }]),
+    input.users.map((user, i) => [
+      user.userId,
+      report.written(i) ? { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User added.' } : notWritten(report.failure),
+    ]),
   );
 }
 
@@ -116,16 +121,22 @@ export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Pr
     ],
     documents: documentsOf(input.organizationId, level),
   }));
-  await writeGroupsGuarded(apiKeyId, perUser);
+  const report = await reportOf(writeGroupsGuarded(apiKeyId, perUser));
+  const written = new Set(present.filter((_, i) => report.written(i)).map((user) => user.userId));
   return Object.fromEntries(
     input.users.map((user) => [
       user.userId,
-      members.has(user.userId)
-        ? { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User updated.' }
-        : { success: false, id: stableUserId(apiKeyId, user.userId), message: 'User does not exist.' },
+      !members.has(user.userId)
+        ? { success: false, id: stableUserId(apiKeyId, user.userId), message: 'User does not exist.' }
+        : written.has(user.userId)
+          ? { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User updated.' }
+          : notWritten(report.failure),
     ]),
   );
 }
+
+/** Entries of one user per transaction when removing: each may need a lock check, and 2 × 50 fit in 100 items. */
+const ENTRIES_PER_TRANSACTION = MAX_TRANSACT_ITEMS / 2;
 
 export interface DeleteUsersInput extends LevelInput {
   userIds: string[];
@@ -154,16 +165,28 @@ export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Pr
       entriesByUser.set(userId, [{ ...membershipKey(apiKeyId, input.organizationId, level, userId), documentId: documentsOf(input.organizationId, level)[0]?.documentId }]);
     }
   }
-  const entries = [...entriesByUser.values()].flat();
   const documentsOfEntry = (entry: UserEntry) => documentsIn(input.organizationId, [entry.documentId]);
-  await assertDocumentsWritable(apiKeyId, entries.flatMap(documentsOfEntry));
-  await writeGroupsGuarded(apiKeyId, entries.map((entry) => ({ items: [deleteItem(entry)], documents: documentsOfEntry(entry) })));
+  await assertDocumentsWritable(apiKeyId, [...entriesByUser.values()].flat().flatMap(documentsOfEntry));
+  // One group per user, so a user is removed whole; a user with more entries than one transaction holds is
+  // removed in several, membership of the level last, so a user left part-removed still shows and is removed by
+  // sending the request again.
+  const groups: WriteGroup[] = [];
+  const lastGroupOf = new Map<string, number>();
+  for (const [userId, entries] of entriesByUser) {
+    const membership = keyString(membershipKey(apiKeyId, input.organizationId, level, userId));
+    const ordered = [...entries.filter((entry) => keyString(entry) !== membership), ...entries.filter((entry) => keyString(entry) === membership)];
+    for (let i = 0; i < ordered.length; i += ENTRIES_PER_TRANSACTION) {
+      const chunk = ordered.slice(i, i + ENTRIES_PER_TRANSACTION);
+      groups.push({ items: chunk.map(deleteItem), documents: chunk.flatMap(documentsOfEntry) });
+    }
+    if (ordered.length > 0) lastGroupOf.set(userId, groups.length - 1);
+  }
+  const report = await reportOf(writeGroupsGuarded(apiKeyId, groups));
   return Object.fromEntries(
-    input.userIds.map((userId) => [
-      userId,
-      (entriesByUser.get(userId) ?? []).length > 0
-        ? { success: true, message: 'User removed.' }
-        : { success: false, message: 'User does not exist.' },
-    ]),
+    input.userIds.map((userId) => {
+      const last = lastGroupOf.get(userId);
+      if (last === undefined) return [userId, { success: false, message: 'User does not exist.' }];
+      return [userId, report.written(last) ? { success: true, message: 'User removed.' } : notWritten(report.failure)];
+    }),
   );
 }

@@ -1,7 +1,13 @@
 /**
  * Batch results (api-spec common rule 4): `result.data` keyed by item id, each `{success, message, ...}`; the
- * overall status stays success when single items fail.
+ * overall status stays success when single items fail. A write that stops part way answers per item too: the
+ * items written `success: true`, the others `notWritten` with the reason, never a success for an item that is not
+ * stored (README "Partial failures").
  */
+import { PartialWriteError } from '../db/partial-write';
+import { publicErrorOf } from './errors';
+import { logger } from './logger';
+
 export type ItemResult = { success: boolean; message: string } & Record<string, unknown>;
 
 export type BatchResult = Record<string, ItemResult>;
@@ -11,4 +17,49 @@ export function batchResult<T>(items: readonly T[], idOf: (item: T) => string, r
   const result: BatchResult = {};
   for (const item of items) result[idOf(item)] = resultOf(item);
   return result;
+}
+
+/** The result of an item left unwritten because `failure` stopped the request part way. */
+export function notWritten(failure: unknown): ItemResult {
+  return { success: false, message: `Not written, the request stopped part way: ${publicErrorOf(failure).message}` };
+}
+
+/** Which parts (by index) a write in several steps stored, and what stopped it when it did not finish. */
+export interface WriteReport {
+  written(index: number): boolean;
+  failure?: unknown;
+}
+
+/**
+ * Waits for a write in several steps: all parts written when it finishes; when it stops part way
+ * (PartialWriteError), the parts it names, with the failure logged. Any other error means nothing was written and
+ * is thrown.
+ */
+export async function reportOf(write: Promise<void>): Promise<WriteReport> {
+  try {
+    await write;
+    return { written: () => true };
+  } catch (error) {
+    if (!(error instanceof PartialWriteError)) throw error;
+    logger.error('a write stopped part way', { partsWritten: error.committed.size, cause: String(error.cause) });
+    return { written: (index) => error.committed.has(index), failure: error.cause };
+  }
+}
+
+/**
+ * Runs `write` for every item at once and answers each (keyed by `idOf`) with what its write returned, or
+ * notWritten when it threw. When every write threw, nothing was written: the first error is thrown, so the
+ * request fails as a whole.
+ */
+export async function settleEach<T>(
+  items: readonly T[],
+  idOf: (item: T) => string,
+  write: (item: T) => Promise<ItemResult>,
+): Promise<BatchResult> {
+  const settled = await Promise.allSettled(items.map(write));
+  const failures = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+  if (failures.length > 0 && failures.length === settled.length) throw failures[0];
+  if (failures.length > 0) logger.error('a write stopped part way', { itemsFailed: failures.length, cause: String(failures[0]) });
+  const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : notWritten(outcome.reason)));
+  return batchResult(items.map((item, i) => ({ item, result: results[i] })), ({ item }) => idOf(item), ({ result }) => result);
 }

@@ -31,6 +31,12 @@ describe('packing guarded writes into transactions', () => {
     expect(packed[0].items[0]).toEqual(put(200));
   });
 
+  it('names the groups each transaction holds, in order, so a failure part way tells which were written', () => {
+    const packed = packGroups(Array.from({ length: 60 }, (_, i) => group(i, 1, [`d${i}`])));
+
+    expect(packed.map((transaction) => transaction.groups)).toEqual([Array.from({ length: 50 }, (_, i) => i), Array.from({ length: 10 }, (_, i) => 50 + i)]);
+  });
+
   it('refuses a group that cannot fit one transaction with its checks', () => {
     expect(() => packGroups([group(0, 100, ['a'])])).toThrow('A write group does not fit one transaction.');
   });
