@@ -27,7 +27,7 @@ import { judgmentAttributes } from './judgment';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
 import type { QuerySpec } from './query';
-import type { TransactItem } from './transact';
+import { named, type TransactItem } from './transact';
 
 export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
 export type FeatureType = (typeof FEATURE_TYPES)[number];
@@ -123,18 +123,21 @@ export function activityItem(apiKeyId: string, write: ActivityWrite): Item {
 }
 
 /**
- * Writes the record. `mustBeNew`: the Put fails its condition when a record with that id appeared since it was
- * read (immutable logs), so the caller can read again and decide; otherwise it overwrites.
+ * Writes the record. `mustBeNew`: the Put fails with ActivityAppeared when a record with that id appeared since it
+ * was read (immutable logs), so the caller can read again and decide; otherwise it overwrites.
  */
 export function putActivityItem(apiKeyId: string, write: ActivityWrite, options: { mustBeNew: boolean }): TransactItem {
-  return {
+  return named({
     Put: {
       TableName: TABLE_NAME,
       Item: activityItem(apiKeyId, write),
       ...(options.mustBeNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
     },
-  };
+  }, () => new ActivityAppeared());
 }
+
+/** A record with the id of one being written appeared since it was read (immutable logs). */
+export class ActivityAppeared extends Error {}
 
 export function toActivity(item: Item): StoredActivity {
   const content = String(item.content);

@@ -7,7 +7,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment } from './keys';
-import type { TransactItem } from './transact';
+import { named, type TransactItem } from './transact';
 
 export type ApiKeyType = 'testing' | 'production';
 
@@ -82,8 +82,11 @@ export function putApiKeyItem(apiKey: ApiKey): TransactItem {
 }
 
 /** Bumps the key's token version; fails its condition when another reset got there first. */
+/** Another reset changed the key's token version since it was read. */
+export class TokenVersionChanged extends Error {}
+
 export function bumpTokenVersionItem(apiKey: ApiKey): TransactItem {
-  return {
+  return named({
     Update: {
       TableName: TABLE_NAME,
       Key: apiKeyKey(apiKey.workspaceId, apiKey.id),
@@ -91,5 +94,5 @@ export function bumpTokenVersionItem(apiKey: ApiKey): TransactItem {
       ConditionExpression: 'tokenVersion = :current',
       ExpressionAttributeValues: { ':next': apiKey.tokenVersion + 1, ':current': apiKey.tokenVersion },
     },
-  };
+  }, () => new TokenVersionChanged());
 }

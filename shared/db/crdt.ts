@@ -39,7 +39,7 @@ import { TABLE_NAME } from './client';
 import { key, prefix, segment } from './keys';
 import { organizationPartition } from './organization';
 import { queryAll, type QuerySpec } from './query';
-import { MAX_TRANSACT_ITEMS, TransactionCancelledError, transactWrite, type TransactItem } from './transact';
+import { MAX_TRANSACT_ITEMS, named, transactWrite, type TransactItem } from './transact';
 
 export const CRDT_TYPES = ['text', 'map', 'array', 'xml'] as const;
 export type CrdtType = (typeof CRDT_TYPES)[number];
@@ -127,6 +127,9 @@ const partOf = (state: Uint8Array, part: number) => state.subarray(part * PART_B
  * The head and part items of `editor`'s state, and the deletes of parts an earlier, longer state left. The head
  * is conditional: it must not exist (create), or must still be at the version the change was based on.
  */
+/** The editor's head was created or changed by another writer since it was read: its condition failed. */
+class HeadChanged extends Error {}
+
 function writeItems(
   apiKeyId: string,
   editor: EditorHead,
@@ -154,7 +157,7 @@ function writeItems(
   const condition = previous === undefined
     ? { ConditionExpression: 'attribute_not_exists(pk)' }
     : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previous.version } };
-  const items: TransactItem[] = [{ Put: { TableName: TABLE_NAME, Item: head, ...condition } }];
+  const items: TransactItem[] = [named({ Put: { TableName: TABLE_NAME, Item: head, ...condition } }, () => new HeadChanged())];
   for (let part = 1; part < parts; part += 1) {
     const item = { ...partKey(apiKeyId, editor, part), editorId: editor.editorId, part, writeId, state: partOf(editor.state, part) };
     items.push({ Put: { TableName: TABLE_NAME, Item: item } });
@@ -292,7 +295,7 @@ export async function createEditor(
     await write([...writeItems(apiKeyId, { ...editor, version: 1, incarnation: randomUUID() }), ...also]);
     return true;
   } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failed(0)) return false;
+    if (error instanceof HeadChanged) return false;
     throw error;
   }
 }
@@ -333,7 +336,7 @@ export async function updateEditor(
       await write([...items, ...deletes]);
       return folded;
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError && error.failed(0))) throw error;
+      if (!(error instanceof HeadChanged)) throw error;
     }
     // Another write folded first. The change commutes with it: append it, unless it must fold.
     const logBytes = current.deltas.reduce((sum, delta) => sum + delta.update.length, 0);

@@ -17,7 +17,8 @@ import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
-import type { TransactItem } from './transact';
+import { NotFoundError } from '../http/errors';
+import { named, type TransactItem } from './transact';
 
 export type Role = 'viewer' | 'editor';
 export const ROLES = ['viewer', 'editor'] as const;
@@ -120,7 +121,7 @@ export function upsertMembershipItem(
 
 /** Sets the role of an existing membership; fails its condition when the user is not at that level. */
 export function setRoleItem(apiKeyId: string, organizationId: string, level: Level, userId: string, accessRole: Role): TransactItem {
-  return {
+  return named({
     Update: {
       TableName: TABLE_NAME,
       Key: membershipKey(apiKeyId, organizationId, level, userId),
@@ -128,7 +129,7 @@ export function setRoleItem(apiKeyId: string, organizationId: string, level: Lev
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':role': accessRole },
     },
-  };
+  }, () => new NotFoundError('User does not exist.'));
 }
 
 /**

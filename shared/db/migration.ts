@@ -20,7 +20,8 @@ import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
-import type { TransactItem } from './transact';
+import { FailedPreconditionError } from '../http/errors';
+import { named, type TransactItem } from './transact';
 import { documentMigrationWorker } from '../workers';
 
 export const MIGRATION_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
@@ -90,18 +91,18 @@ export function migrationFromItem(item: Item | undefined): MigrationRecord | und
 }
 
 function lockItem(apiKeyId: string, migration: MigrationRecord, documentId: string): TransactItem {
-  return {
+  return named({
     Put: {
       TableName: TABLE_NAME,
       Item: { ...documentLockKey(apiKeyId, migration.organizationId, documentId), migrationId: migration.migrationId, documentId },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
-  };
+  }, () => new FailedPreconditionError(`Document ${documentId} is already being migrated.`));
 }
 
 /**
- * The writes that start a migration: the locks of both document ids (each fails its condition when another
- * migration holds it: items 0 and 1) and the pending migration (item 2).
+ * The writes that start a migration: the locks of both document ids (each failing with FailedPreconditionError
+ * when another migration holds it) and the pending migration.
  */
 export function startMigrationItems(migration: MigrationRecord): TransactItem[] {
   const { apiKeyId } = migration;
@@ -131,15 +132,20 @@ export async function getMigration(apiKeyId: string, organizationId: string, mig
   return migrationFromItem(Item);
 }
 
-/** Checks, inside a transaction, that no migration holds the document id (the item fails its condition if one does). */
+/** What a write to a document a migration holds answers (decisions §5). */
+export function migratingError(documentId: string): FailedPreconditionError {
+  return new FailedPreconditionError(`Document ${documentId} is being migrated; writes to it fail until the migration ends.`);
+}
+
+/** Checks, inside a transaction, that no migration holds the document id (failing with migratingError if one does). */
 export function documentUnlockedItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
-  return {
+  return named({
     ConditionCheck: {
       TableName: TABLE_NAME,
       Key: documentLockKey(apiKeyId, organizationId, documentId),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
-  };
+  }, () => migratingError(documentId));
 }
 
 /** The document ids among `documentIds` that a migration holds (one consistent BatchGet per 100). */
@@ -224,7 +230,7 @@ export function finishMigrationItems(migration: MigrationRecord, outcome: { stat
     { Delete: { TableName: TABLE_NAME, Key: documentLockKey(apiKeyId, organizationId, migration.documentId) } },
     { Delete: { TableName: TABLE_NAME, Key: documentLockKey(apiKeyId, organizationId, migration.newDocumentId) } },
     { Delete: { TableName: TABLE_NAME, Key: progressKeyOf(migration) } },
-    {
+    named({
       Update: {
         TableName: TABLE_NAME,
         Key: keyOf(migration),
@@ -233,8 +239,13 @@ export function finishMigrationItems(migration: MigrationRecord, outcome: { stat
         ExpressionAttributeNames: { '#status': 'status', ...(outcome.status === 'failed' ? { '#error': 'error' } : {}) },
         ExpressionAttributeValues: values,
       },
-    },
+    }, () => new MigrationEndedError()),
   ];
+}
+
+/** The migration had already ended (another run finished it) when this one tried to. */
+export class MigrationEndedError extends Error {
+  override readonly name = 'MigrationEndedError';
 }
 
 export async function getProgress(migration: MigrationRecord): Promise<MigrationProgress> {

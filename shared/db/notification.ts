@@ -20,7 +20,8 @@ import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
-import type { TransactItem } from './transact';
+import { NotFoundError } from '../http/errors';
+import { named, type TransactItem } from './transact';
 
 export interface NotificationUser {
   userId: string;
@@ -161,7 +162,7 @@ export function updateNotificationItem(
   }
   const clauses = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', readBy.length > 0 ? 'ADD readBy :readBy' : ''].filter(Boolean);
   if (readBy.length > 0) values[':readBy'] = new Set(readBy);
-  return {
+  return named({
     Update: {
       TableName: TABLE_NAME,
       Key: notificationKey(apiKeyId, organizationId, id),
@@ -170,7 +171,7 @@ export function updateNotificationItem(
       ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
       ExpressionAttributeValues: Object.keys(values).length > 0 ? values : undefined,
     },
-  };
+  }, () => new NotFoundError('Notification does not exist.'));
 }
 
 export interface TimelinePage {

@@ -11,7 +11,8 @@ import { batchGet, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, prefix, segment, tenantKey } from './keys';
-import type { TransactItem } from './transact';
+import { AlreadyExistsError, NotFoundError } from '../http/errors';
+import { named, type TransactItem } from './transact';
 
 export type AccessType = 'organizationPrivate' | 'restricted' | 'public';
 export const ACCESS_TYPES = ['organizationPrivate', 'restricted', 'public'] as const;
@@ -145,24 +146,24 @@ export function ensureOrganizationItem(apiKeyId: string, organizationId: string,
 
 /** Checks, inside a transaction, that the organization exists. */
 export function requireOrganizationItem(apiKeyId: string, organizationId: string): TransactItem {
-  return {
+  return named({
     ConditionCheck: {
       TableName: TABLE_NAME,
       Key: organizationKey(apiKeyId, organizationId),
       ConditionExpression: 'attribute_exists(pk)',
     },
-  };
+  }, () => new NotFoundError('Organization not found.'));
 }
 
 /** Checks, inside a transaction, that the document exists. */
 export function requireDocumentItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
-  return {
+  return named({
     ConditionCheck: {
       TableName: TABLE_NAME,
       Key: documentKey(apiKeyId, organizationId, documentId),
       ConditionExpression: 'attribute_exists(pk)',
     },
-  };
+  }, () => new NotFoundError('Document not found.'));
 }
 
 /** Creates the folder when missing (never fails). */
@@ -255,7 +256,7 @@ export function updateDocumentItem(
   now: number,
 ): TransactItem {
   const { sets, names, values } = documentUpdate(apiKeyId, organizationId, documentId, fields, now);
-  return {
+  return named({
     Update: {
       TableName: TABLE_NAME,
       Key: documentKey(apiKeyId, organizationId, documentId),
@@ -264,7 +265,7 @@ export function updateDocumentItem(
       ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
       ExpressionAttributeValues: values,
     },
-  };
+  }, () => new NotFoundError('Document does not exist.'));
 }
 
 /**
@@ -291,11 +292,11 @@ export async function moveDocumentItems(
 
 /** Checks, inside a transaction, that no document has the id (the item fails its condition if one does). */
 export function requireNoDocumentItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
-  return {
+  return named({
     ConditionCheck: {
       TableName: TABLE_NAME,
       Key: documentKey(apiKeyId, organizationId, documentId),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
-  };
+  }, () => new AlreadyExistsError('A document with this id already exists.'));
 }

@@ -18,7 +18,7 @@ import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
 import type { QuerySpec } from './query';
-import type { TransactItem } from './transact';
+import { named, type TransactItem } from './transact';
 
 export interface RecordedTime {
   duration?: number;
@@ -77,10 +77,18 @@ function toRecording(item: Item): RecordingRecord {
 
 /**
  * Adds the recording, or replaces the content of the one with the same annotationId in the same document (its
- * creation time and position are kept), inside a transaction. The item fails its condition when the
- * annotationId already names a recording of another document of the organization. `index` orders recordings
+ * creation time and position are kept), inside a transaction. The item fails with RecordingInAnotherDocument when
+ * the annotationId already names a recording of another document of the organization. `index` orders recordings
  * added in the same millisecond (their place in the request).
  */
+/** The annotationId names a recording of another document of the organization: a per-item failure. */
+export class RecordingInAnotherDocument extends Error {
+  constructor(readonly annotationId: string) {
+    super(`Recording ${annotationId} belongs to another document.`);
+    this.name = 'RecordingInAnotherDocument';
+  }
+}
+
 export function putRecordingItem(
   apiKeyId: string,
   organizationId: string,
@@ -121,7 +129,7 @@ export function putRecordingItem(
       sets.push(`#${field} = :${field}`);
     }
   }
-  return {
+  return named({
     Update: {
       TableName: TABLE_NAME,
       Key: recordingKey(apiKeyId, organizationId, annotationId),
@@ -130,7 +138,7 @@ export function putRecordingItem(
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
-  };
+  }, () => new RecordingInAnotherDocument(annotationId));
 }
 
 /** The recordings among `annotationIds` that exist (any document of the organization). */

@@ -9,7 +9,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment } from './keys';
-import type { TransactItem } from './transact';
+import { NotFoundError } from '../http/errors';
+import { named, type TransactItem } from './transact';
 
 export type Plan = 'free' | 'paid';
 
@@ -135,14 +136,14 @@ export function requirePaidPlanItem(workspaceId: string): TransactItem {
 
 /** Checks, inside a transaction, that a workspace exists. */
 export function requireWorkspaceItem(workspaceId: string): TransactItem {
-  return {
+  return named({
     ConditionCheck: { TableName: TABLE_NAME, Key: workspaceKey(workspaceId), ConditionExpression: 'attribute_exists(pk)' },
-  };
+  }, () => new NotFoundError('Workspace not found.'));
 }
 
 /** Moves a workspace to the paid plan (the operator issued it a production key). */
 export function setPaidPlanItem(workspaceId: string): TransactItem {
-  return {
+  return named({
     Update: {
       TableName: TABLE_NAME,
       Key: workspaceKey(workspaceId),
@@ -151,5 +152,5 @@ export function setPaidPlanItem(workspaceId: string): TransactItem {
       ExpressionAttributeNames: { '#plan': 'plan' },
       ExpressionAttributeValues: { ':paid': 'paid' },
     },
-  };
+  }, () => new NotFoundError('Workspace not found.'));
 }

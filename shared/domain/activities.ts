@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createPageToken, readPageToken } from '../crypto/page-token';
 import { newId } from '../crypto/tokens';
 import {
+  ActivityAppeared,
   FEATURE_TYPES,
   getActivities,
   matchesFilter,
@@ -19,7 +20,7 @@ import {
   type StoredActivity,
 } from '../db/activity';
 import { getActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
-import { MAX_TRANSACT_ITEMS, TransactionCancelledError, type TransactItem } from '../db/transact';
+import { MAX_TRANSACT_ITEMS, type TransactItem } from '../db/transact';
 import { AbortedError, AlreadyExistsError, FailedPreconditionError } from '../http/errors';
 import { canonicalJson } from '../canonical-json';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
@@ -116,7 +117,7 @@ export async function addActivities(apiKeyId: string, input: AddActivitiesInput,
       await transactGuarded(apiKeyId, items, items.length < MAX_TRANSACT_ITEMS ? document : []);
       return summary(fresh.length, writes.length - fresh.length, skipped);
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (!(error instanceof ActivityAppeared)) throw error;
       if (attempt >= ATTEMPTS) throw new AbortedError('Activities were added concurrently with the same ids; retry.');
     }
   }

@@ -4,9 +4,9 @@
  */
 import { encryptSecret, decryptSecret } from '../crypto/encryption';
 import { hashSecret, newId, newSecretToken } from '../crypto/tokens';
-import { bumpTokenVersionItem, getApiKey, putApiKeyItem, type ApiKey, type ApiKeyType } from '../db/api-key';
+import { TokenVersionChanged, bumpTokenVersionItem, getApiKey, putApiKeyItem, type ApiKey, type ApiKeyType } from '../db/api-key';
 import { deleteAuthTokenItem, listAuthTokens, putAuthTokenItem, type AuthToken } from '../db/auth-token';
-import { transactWrite, TransactionCancelledError, type TransactItem } from '../db/transact';
+import { transactWrite, type TransactItem } from '../db/transact';
 import { requireWorkspaceItem, setPaidPlanItem } from '../db/workspace';
 import { forgetApiKeyCredentials } from '../http/auth';
 import { AbortedError, NotFoundError } from '../http/errors';
@@ -66,12 +66,7 @@ export async function issueApiKey(options: {
     token = created.token;
     items.push(putAuthTokenItem(created.record));
   }
-  try {
-    await transactWrite(items);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failed(0)) throw new NotFoundError('Workspace not found.');
-    throw error;
-  }
+  await transactWrite(items);
   return { apiKey, token };
 }
 
@@ -112,7 +107,7 @@ export async function resetAuthTokens(workspaceId: string, apiKeyId: string): Pr
       forgetApiKeyCredentials(apiKeyId);
       return { token: created.token, name, domains };
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
+      if (!(error instanceof TokenVersionChanged)) throw error;
     }
   }
   throw new AbortedError('The auth tokens of this API key were reset concurrently; retry.');

@@ -6,10 +6,9 @@
  *
  * Multi-step operations also call `assertDocumentsWritable` first, so a refused request writes nothing at all.
  */
-import { documentUnlockedItem, lockedDocuments } from '../db/migration';
+import { documentUnlockedItem, lockedDocuments, migratingError } from '../db/migration';
 import { PartialWriteError } from '../db/partial-write';
-import { MAX_TRANSACT_ITEMS, TransactionCancelledError, transactWrite, type TransactItem } from '../db/transact';
-import { FailedPreconditionError } from '../http/errors';
+import { MAX_TRANSACT_ITEMS, transactWrite, type TransactItem } from '../db/transact';
 import { logger } from '../http/logger';
 
 /** A document of an organization, as a write names it. */
@@ -25,10 +24,6 @@ export const documentsIn = (organizationId: string, documentIds: ReadonlyArray<s
 const refKey = (ref: DocumentRef) => `${ref.organizationId}\u0000${ref.documentId}`;
 const distinct = (refs: readonly DocumentRef[]) => [...new Map(refs.map((ref) => [refKey(ref), ref])).values()];
 
-export function migratingError(documentId: string): FailedPreconditionError {
-  return new FailedPreconditionError(`Document ${documentId} is being migrated; writes to it fail until the migration ends.`);
-}
-
 /** Throws FailedPreconditionError when a migration holds any of `documents` (consistent reads, one per organization). */
 export async function assertDocumentsWritable(apiKeyId: string, documents: readonly DocumentRef[]): Promise<void> {
   const byOrganization = new Map<string, string[]>();
@@ -41,21 +36,11 @@ export async function assertDocumentsWritable(apiKeyId: string, documents: reado
 }
 
 /**
- * Writes `items` with a lock check for each of `documents` appended (in that order), in one transaction. Throws
- * FailedPreconditionError when a document is being migrated; any other cancellation is rethrown unchanged, so
- * callers read the reasons of their own items at the indexes they gave them.
+ * Writes `items` with a lock check for each of `documents` appended, in one transaction. Throws
+ * FailedPreconditionError when a document is being migrated, and what the items' own conditions mean.
  */
 export async function transactGuarded(apiKeyId: string, items: readonly TransactItem[], documents: readonly DocumentRef[]): Promise<void> {
-  const checked = distinct(documents);
-  try {
-    await transactWrite([...items, ...checked.map((ref) => documentUnlockedItem(apiKeyId, ref.organizationId, ref.documentId))]);
-  } catch (error) {
-    if (error instanceof TransactionCancelledError) {
-      const locked = checked.find((_, i) => error.failed(items.length + i));
-      if (locked !== undefined) throw migratingError(locked.documentId);
-    }
-    throw error;
-  }
+  await transactWrite([...items, ...distinct(documents).map((ref) => documentUnlockedItem(apiKeyId, ref.organizationId, ref.documentId))]);
 }
 
 /** Writes that must commit together, and the documents whose data they touch. */

@@ -24,7 +24,6 @@ import {
   type DocumentFields,
   type DocumentRecord,
 } from '../db/organization';
-import { TransactionCancelledError } from '../db/transact';
 import { batchResult, notWritten, reportOf, settleEach, type BatchResult } from '../http/batch-result';
 import { InvalidArgumentError, NotFoundError } from '../http/errors';
 import { clientRecord } from '../http/schemas';
@@ -103,11 +102,7 @@ export async function addDocuments(
       documents: documentsIn(organizationId, [document.documentId]),
     })),
   ];
-  const report = await reportOf(writeGroupsGuarded(apiKeyId, groups, { items: [organization], documents: [] })).catch((error: unknown) => {
-    // Only the organization check (first item of the first transaction) has a condition of its own.
-    if (error instanceof TransactionCancelledError && error.failed(0)) throw new NotFoundError('Organization not found.');
-    throw error;
-  });
+  const report = await reportOf(writeGroupsGuarded(apiKeyId, groups, { items: [organization], documents: [] }));
   return batchResult(documents.map((document, i) => ({ document, group: folderIds.length + i })), ({ document }) => document.documentId, ({ document, group }) =>
     report.written(group) ? { success: true, id: document.documentId, message: 'Document added.' } : notWritten(report.failure),
   );
@@ -127,7 +122,8 @@ async function updateOne(apiKeyId: string, organizationId: string, documentId: s
     await transactGuarded(apiKeyId, items, documentsIn(organizationId, [documentId]));
     return true;
   } catch (error) {
-    if (error instanceof TransactionCancelledError && error.failed(items.length - 1)) return false;
+    // The document's update names its missing document NOT_FOUND: a per-item failure here.
+    if (error instanceof NotFoundError) return false;
     throw error;
   }
 }

@@ -24,6 +24,7 @@ import { documentCrdtQuery, crdtItemMovedTo } from '../db/crdt';
 import { activityMovedTo, documentLogQuery, toActivity } from '../db/activity';
 import { documentMembershipsQuery, membershipMovedTo } from '../db/membership';
 import {
+  MigrationEndedError,
   finishMigrationItems,
   getMigration,
   getProgress,
@@ -41,8 +42,8 @@ import { moveDocumentItems, requireDocumentItem, requireNoDocumentItem } from '.
 import { documentGrantsQuery, grantMovedTo } from '../db/permission';
 import { queryPage, type QuerySpec } from '../db/query';
 import { documentRecordingsQuery, recordingMovedTo } from '../db/recording';
-import { TransactionCancelledError, transactWrite } from '../db/transact';
-import { AlreadyExistsError, FailedPreconditionError, NotFoundError, invalidFields } from '../http/errors';
+import { named, transactWrite } from '../db/transact';
+import { AlreadyExistsError, NotFoundError, invalidFields } from '../http/errors';
 import { logger } from '../http/logger';
 import { contentHash } from './activities';
 
@@ -71,20 +72,11 @@ export async function startMigration(apiKeyId: string, input: MigrateInput, now 
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await transactWrite([
-      requireDocumentItem(apiKeyId, organizationId, documentId),
-      requireNoDocumentItem(apiKeyId, organizationId, newDocumentId),
-      ...startMigrationItems(migration),
-    ]);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError)) throw error;
-    if (error.failed(0)) throw new NotFoundError('Document not found.');
-    if (error.failed(1)) throw new AlreadyExistsError('A document with newDocumentId already exists.');
-    if (error.failed(2)) throw new FailedPreconditionError(`Document ${documentId} is already being migrated.`);
-    if (error.failed(3)) throw new FailedPreconditionError(`Document ${newDocumentId} is already being migrated.`);
-    throw error;
-  }
+  await transactWrite([
+    requireDocumentItem(apiKeyId, organizationId, documentId),
+    named(requireNoDocumentItem(apiKeyId, organizationId, newDocumentId), () => new AlreadyExistsError('A document with newDocumentId already exists.')),
+    ...startMigrationItems(migration),
+  ]);
   return migration.migrationId;
 }
 
@@ -255,7 +247,7 @@ export async function recordRunFailure(migration: MigrationRecord, error: unknow
     await transactWrite(finishMigrationItems(migration, { status: 'failed', error: FAILED_MESSAGE }, Date.now()));
   } catch (cancelled) {
     // Another run ended it meanwhile: its outcome stands.
-    if (!(cancelled instanceof TransactionCancelledError)) throw cancelled;
+    if (!(cancelled instanceof MigrationEndedError)) throw cancelled;
   }
   return 'failed';
 }

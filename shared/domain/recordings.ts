@@ -21,12 +21,13 @@ import { newId } from '../crypto/tokens';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
 import {
   getRecordings,
+  RecordingInAnotherDocument,
   putRecordingItem,
   queryRecordings,
   type RecordingContent,
   type RecordingRecord,
 } from '../db/recording';
-import { TransactionCancelledError, type TransactItem } from '../db/transact';
+import type { TransactItem } from '../db/transact';
 import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from '../http/batch-result';
 import { InvalidArgumentError } from '../http/errors';
 import { clientId, httpUrl } from '../http/schemas';
@@ -151,7 +152,7 @@ export async function addRecordings(
       await transactGuarded(apiKeyId, [...withStructure, item], guarded);
       return { ...OUTCOME_RESULTS[existing.has(annotationId) ? 'replaced' : 'added'] };
     } catch (error) {
-      if (error instanceof TransactionCancelledError && error.failed(withStructure.length)) return { ...OUTCOME_RESULTS.inAnotherDocument };
+      if (error instanceof RecordingInAnotherDocument) return { ...OUTCOME_RESULTS.inAnotherDocument };
       throw error;
     }
   };

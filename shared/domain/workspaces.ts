@@ -9,7 +9,7 @@ import { config } from '../config';
 import { putApiKeyItem, type ApiKey } from '../db/api-key';
 import { consumeRateLimit } from '../db/rate-limit';
 import { putAuthTokenItem } from '../db/auth-token';
-import { transactWrite, TransactionCancelledError, type TransactItem } from '../db/transact';
+import { named, transactWrite, type TransactItem } from '../db/transact';
 import {
   claimWorkspaceNameItem,
   countAnotherWorkspaceItem,
@@ -69,33 +69,24 @@ export async function createWorkspace(input: CreateWorkspaceInput): Promise<Crea
   if (!registry) {
     // Root workspace: the registry must not exist yet. Losing that race sends us to the additional-workspace path.
     try {
-      await transactWrite([claimWorkspaceNameItem(email, workspaceName, workspace.id), createEmailRegistryItem(email, workspace.id), ...writes]);
+      await transactWrite([
+        named(claimWorkspaceNameItem(email, workspaceName, workspace.id), nameTaken),
+        named(createEmailRegistryItem(email, workspace.id), () => new RegisteredMeanwhile()),
+        ...writes,
+      ]);
       return { workspace, authToken, apiKey };
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError)) throw error;
-      if (error.failed(0)) throw nameTaken();
+      if (!(error instanceof RegisteredMeanwhile)) throw error;
       registry = await getEmailRegistry(email);
       if (!registry) throw error;
     }
   }
-  try {
-    await transactWrite([
-      claimWorkspaceNameItem(email, workspaceName, workspace.id),
-      requirePaidPlanItem(registry.rootWorkspaceId),
-      countAnotherWorkspaceItem(email),
-      ...writes,
-    ]);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelledError)) throw error;
-    if (error.failed(0)) throw nameTaken();
-    if (error.failed(1)) {
-      throw new PermissionDeniedError('An additional workspace requires the root workspace of this email to be on a paid plan.');
-    }
-    if (error.failed(2)) {
-      throw new ResourceExhaustedError(`An email may own at most ${MAX_WORKSPACES_PER_EMAIL} workspaces.`, LIMIT_RETRY_AFTER_SECONDS);
-    }
-    throw error;
-  }
+  await transactWrite([
+    named(claimWorkspaceNameItem(email, workspaceName, workspace.id), nameTaken),
+    named(requirePaidPlanItem(registry.rootWorkspaceId), () => new PermissionDeniedError('An additional workspace requires the root workspace of this email to be on a paid plan.')),
+    named(countAnotherWorkspaceItem(email), () => new ResourceExhaustedError(`An email may own at most ${MAX_WORKSPACES_PER_EMAIL} workspaces.`, LIMIT_RETRY_AFTER_SECONDS)),
+    ...writes,
+  ]);
   return { workspace, authToken, apiKey };
 }
 
@@ -103,6 +94,9 @@ export async function createWorkspace(input: CreateWorkspaceInput): Promise<Crea
 function ownerIdOf(email: string): string {
   return `usr_${createHash('sha256').update(email).digest('hex').slice(0, 24)}`;
 }
+
+/** Another request registered the email's root workspace first: this one becomes an additional workspace. */
+class RegisteredMeanwhile extends Error {}
 
 function nameTaken(): AlreadyExistsError {
   return new AlreadyExistsError('A workspace with this name already exists for this email.');
