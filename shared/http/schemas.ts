@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
+import { CRDT_TYPES } from '../db/crdt';
 
 z.config(en());
 // A missing field reads "Required." rather than "expected string, received undefined".
@@ -147,3 +148,18 @@ export const idList = (label: string, max = 100) =>
 /** A batch of 1 to `max` items, none repeating the id `idOf` picks (results are keyed by that id). */
 export const batchOf = <T extends z.core.SomeType>(item: T, idOf: (value: z.core.output<T>) => string, label: string, max = 100) =>
   nonEmptyList(item, max).check(noDuplicateIds(idOf, label));
+
+/**
+ * The fields of Add and Update CRDT Data. `editorId`, `type` and `data` are optional here so that their absence
+ * gets the contract's exact messages (checkEditorId, checkContent in shared/domain/crdt/input-rules.ts) rather
+ * than a validation summary.
+ */
+export const crdtFields = {
+  organizationId: clientId(),
+  documentId: clientId(),
+  editorId: z.optional(z.union([z.literal(''), clientId()])),
+  type: z.optional(z.enum(CRDT_TYPES)),
+  data: z.optional(z.unknown()),
+  contentKey: z.optional(clientId()),
+  userId: z.optional(clientId()),
+};
