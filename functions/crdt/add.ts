@@ -3,7 +3,7 @@ import { addCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
 import { crdtFields } from '../../shared/http/schemas';
 
-export const schema = z.object(crdtFields);
+export const schema = z.object(crdtFields());
 
 export const handler = operation({
   auth: 'apiKey',

@@ -5,7 +5,7 @@ import { crdtFields } from '../../shared/http/schemas';
 
 /** Either the fields of Add (the content is replaced through Yjs operations) or `yjsUpdate`, merged as it is. */
 export const schema = z.object({
-  ...crdtFields,
+  ...crdtFields(),
   yjsUpdate: z.optional(z.string()),
 });
 

@@ -1,7 +1,7 @@
 import { accessTypeSchema, documentNameSchema, metadataSchema, updateDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { batchOf, clientId } from '../../shared/http/schemas';
+import { clientId, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 
 const document = z.object({
   documentId: clientId(),
@@ -13,7 +13,7 @@ const document = z.object({
 
 export const schema = z.object({
   organizationId: clientId(),
-  documents: batchOf(document, (item) => item.documentId, 'documentId'),
+  documents: nonEmptyUniqueListOf(document, (item) => item.documentId, 'a documentId'),
 });
 
 export const handler = operation({

@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
 import { addRecordings, noDuplicateAnnotationIds, recordingSchema } from '../../shared/domain/recordings';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId } from '../../shared/http/schemas';
+import { clientId, listOf } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
   documentId: clientId(),
-  recordings: boundedArray(recordingSchema()).check(z.minLength(1, 'Must have at least 1 item.'), noDuplicateAnnotationIds()),
+  recordings: listOf(recordingSchema()).check(z.minLength(1, 'Must have at least 1 item.'), noDuplicateAnnotationIds()),
 });
 
 export const handler = operation({
