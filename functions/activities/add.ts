@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { FEATURE_TYPES, MAX_RECORD_BYTES, addActivities } from '../../shared/domain/activities';
 import { operation } from '../../shared/http/operation';
-import { clientId, jsonObject, listOf, maybeEmptyText, nonEmptyText, userReference } from '../../shared/http/schemas';
+import { clientId, jsonObject, listOf, maybeEmptyText, noDuplicateIds, nonEmptyText, userReference } from '../../shared/http/schemas';
 
 const activity = z.object({
   id: z.optional(clientId()),
@@ -25,11 +25,8 @@ const activity = z.object({
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
-  activities: listOf(activity).check(
-    z.minLength(1, 'Must not be empty.'),
-    // Records without an id get a new one, so only the ids given can repeat.
-    z.refine((list) => new Set(list.flatMap((a) => a.id ?? [])).size === list.flatMap((a) => a.id ?? []).length, 'Must not repeat an id.'),
-  ),
+  // Records without an id get a new one, so only the ids given can repeat.
+  activities: listOf(activity).check(z.minLength(1, 'Must not be empty.'), noDuplicateIds((a: { id?: string }) => a.id, 'an id')),
 });
 
 export const handler = operation({

@@ -1,14 +1,9 @@
-import { accessTypeSchema, addDocuments, documentNameSchema } from '../../shared/domain/documents';
+import { addDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { clientId, nonEmptyUniqueListOf } from '../../shared/http/schemas';
+import { clientId, documentFields, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 
-const document = z.object({
-  documentId: clientId(),
-  documentName: z.optional(documentNameSchema()),
-  folderId: z.optional(clientId()),
-  accessType: z.optional(accessTypeSchema()),
-});
+const document = z.object(documentFields());
 
 export const schema = z.object({
   organizationId: clientId(),

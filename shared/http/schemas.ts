@@ -12,6 +12,7 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { CRDT_TYPES } from '../db/crdt';
+import { ACCESS_TYPES } from '../db/organization';
 
 z.config(en());
 // A missing field reads "Required." rather than "expected string, received undefined".
@@ -168,6 +169,14 @@ export const triggerMap = () =>
   );
 
 // Fields of several operations of one area: functions, so that a bundle without those operations leaves them out.
+
+/** A document of Add Documents and Update Documents; its name is up to 1000 characters, and `""` clears it. */
+export const documentFields = () => ({
+  documentId: clientId(),
+  documentName: z.optional(maybeEmptyText(1000)),
+  folderId: z.optional(clientId()),
+  accessType: z.optional(z.enum(ACCESS_TYPES)),
+});
 
 /** The content fields a notification can be added or updated with. */
 export const notificationContent = () => ({
