@@ -1,21 +1,21 @@
 import * as z from 'zod/mini';
 import { FEATURE_TYPES, MAX_RECORD_BYTES, addActivities } from '../../shared/domain/activities';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, boundedText, clientId, jsonObject, text, userReference } from '../../shared/http/schemas';
+import { clientId, jsonObject, listOf, maybeEmptyText, noDuplicateIds, nonEmptyText, userReference } from '../../shared/http/schemas';
 
 const activity = z.object({
   id: z.optional(clientId()),
   featureType: z.enum(FEATURE_TYPES),
-  actionType: boundedText(200),
+  actionType: nonEmptyText(200),
   actionUser: z.optional(userReference()),
   targetEntityId: z.optional(clientId()),
   targetSubEntityId: z.optional(clientId()),
   changes: z.optional(jsonObject(MAX_RECORD_BYTES)),
   entityData: z.optional(z.unknown()),
   entityTargetData: z.optional(z.unknown()),
-  displayMessageTemplate: z.optional(text(5000)),
+  displayMessageTemplate: z.optional(maybeEmptyText(5000)),
   displayMessageTemplateData: z.optional(jsonObject(MAX_RECORD_BYTES)),
-  actionIcon: z.optional(text(2000)),
+  actionIcon: z.optional(maybeEmptyText(2000)),
   isActivityResolverUsed: z.optional(z.boolean()),
 }).check(
   z.refine((a) => a.featureType !== 'custom' || a.targetEntityId !== undefined, { message: 'Required when featureType is custom.', path: ['targetEntityId'] }),
@@ -25,11 +25,8 @@ const activity = z.object({
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
-  activities: boundedArray(activity).check(
-    z.minLength(1, 'Must not be empty.'),
-    // Records without an id get a new one, so only the ids given can repeat.
-    z.refine((list) => new Set(list.flatMap((a) => a.id ?? [])).size === list.flatMap((a) => a.id ?? []).length, 'Must not repeat an id.'),
-  ),
+  // Records without an id get a new one, so only the ids given can repeat.
+  activities: listOf(activity).check(z.minLength(1, 'Must not be empty.'), noDuplicateIds((a: { id?: string }) => a.id, 'an id')),
 });
 
 export const handler = operation({

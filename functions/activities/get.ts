@@ -1,17 +1,17 @@
 import * as z from 'zod/mini';
 import { FEATURE_TYPES, listActivities } from '../../shared/domain/activities';
 import { operation } from '../../shared/http/operation';
-import { boundedText, clientId, nonEmptyList, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, nonEmptyListOf, nonEmptyText, pageSize, pageToken } from '../../shared/http/schemas';
 
 
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
   targetEntityId: z.optional(clientId()),
-  featureTypes: z.optional(nonEmptyList(z.enum(FEATURE_TYPES))),
-  actionTypes: z.optional(nonEmptyList(boundedText(200))),
+  featureTypes: z.optional(nonEmptyListOf(z.enum(FEATURE_TYPES))),
+  actionTypes: z.optional(nonEmptyListOf(nonEmptyText(200))),
   userId: z.optional(clientId()),
-  activityIds: z.optional(nonEmptyList(clientId())),
+  activityIds: z.optional(nonEmptyListOf(clientId())),
   order: z.optional(z.enum(['asc', 'desc'])),
   pageSize: z.optional(pageSize()),
   pageToken: z.optional(pageToken()),

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
-import { addCrdtData, crdtFields } from '../../shared/domain/crdt';
+import { addCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
+import { crdtFields } from '../../shared/http/schemas';
 
-export const schema = z.object(crdtFields);
+export const schema = z.object(crdtFields());
 
 export const handler = operation({
   auth: 'apiKey',

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { getCrdtData } from '../../shared/domain/crdt';
+import { getCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
 import { clientId } from '../../shared/http/schemas';
 

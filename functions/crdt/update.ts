@@ -1,10 +1,11 @@
 import * as z from 'zod/mini';
-import { crdtFields, updateCrdtData } from '../../shared/domain/crdt';
+import { updateCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
+import { crdtFields } from '../../shared/http/schemas';
 
 /** Either the fields of Add (the content is replaced through Yjs operations) or `yjsUpdate`, merged as it is. */
 export const schema = z.object({
-  ...crdtFields,
+  ...crdtFields(),
   yjsUpdate: z.optional(z.string()),
 });
 

@@ -1,19 +1,14 @@
-import { accessTypeSchema, addDocuments, documentNameSchema } from '../../shared/domain/documents';
+import { addDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { batchOf, clientId } from '../../shared/http/schemas';
+import { clientId, documentFields, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 
-const document = z.object({
-  documentId: clientId(),
-  documentName: z.optional(documentNameSchema()),
-  folderId: z.optional(clientId()),
-  accessType: z.optional(accessTypeSchema()),
-});
+const document = z.object(documentFields());
 
 export const schema = z.object({
   organizationId: clientId(),
   createOrganization: z.optional(z.boolean()),
-  documents: batchOf(document, (item) => item.documentId, 'documentId'),
+  documents: nonEmptyUniqueListOf(document, (item) => item.documentId, 'a documentId'),
 });
 
 export const handler = operation({

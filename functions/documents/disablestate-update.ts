@@ -2,11 +2,11 @@
 import { setDocumentsDisabled } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { clientId, idList } from '../../shared/http/schemas';
+import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
-  documentIds: idList('documentId'),
+  documentIds: nonEmptyUniqueIds('a documentId'),
   disabled: z.boolean(),
 });
 

@@ -1,11 +1,11 @@
 import { listOrganizationDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { boundedArray, clientId, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, listOf, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
-  documentIds: z.optional(boundedArray(clientId())),
+  documentIds: z.optional(listOf(clientId())),
   folderId: z.optional(clientId()),
   pageSize: z.optional(pageSize(1000)),
   pageToken: z.optional(pageToken()),

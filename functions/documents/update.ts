@@ -1,19 +1,26 @@
-import { accessTypeSchema, documentNameSchema, metadataSchema, updateDocuments } from '../../shared/domain/documents';
+import { updateDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { batchOf, clientId } from '../../shared/http/schemas';
+import { clientId, clientRecord, documentFields, maybeEmptyText, nonEmptyText, nonEmptyUniqueListOf } from '../../shared/http/schemas';
+
+const MAX_METADATA_ENTRIES = 50;
+
+/**
+ * Document metadata: string values; bounded so that 50 entries of 4-byte characters stay far below 400 KB. Given
+ * to Update, it replaces the stored map as a whole.
+ */
+const metadata = clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(
+  z.refine((value) => Object.keys(value).length <= MAX_METADATA_ENTRIES, `Must have at most ${MAX_METADATA_ENTRIES} entries.`),
+);
 
 const document = z.object({
-  documentId: clientId(),
-  documentName: z.optional(documentNameSchema()),
-  folderId: z.optional(clientId()),
-  accessType: z.optional(accessTypeSchema()),
-  metadata: z.optional(metadataSchema()),
+  ...documentFields(),
+  metadata: z.optional(metadata),
 });
 
 export const schema = z.object({
   organizationId: clientId(),
-  documents: batchOf(document, (item) => item.documentId, 'documentId'),
+  documents: nonEmptyUniqueListOf(document, (item) => item.documentId, 'a documentId'),
 });
 
 export const handler = operation({

@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { MAX_QUERY_LENGTH, suggestDecision } from '../../shared/domain/suggestions';
 import { operation } from '../../shared/http/operation';
-import { clientId, trimmedText } from '../../shared/http/schemas';
+import { clientId, trimmedNonEmptyText } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
-    query: trimmedText(MAX_QUERY_LENGTH),
+    query: trimmedNonEmptyText(MAX_QUERY_LENGTH),
     organizationId: z.optional(clientId()),
     documentId: z.optional(clientId()),
   })

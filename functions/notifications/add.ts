@@ -1,11 +1,10 @@
 import * as z from 'zod/mini';
 import { addNotification } from '../../shared/domain/notifications';
-import { notificationContent } from '../../shared/http/notification-schemas';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds, text, userReference } from '../../shared/http/schemas';
+import { clientId, listOf, maybeEmptyText, noDuplicateIds, notificationContent, userReference } from '../../shared/http/schemas';
 
 export const schema = z.object({
-  ...notificationContent,
+  ...notificationContent(),
   organizationId: clientId(),
   documentId: clientId(),
   createOrganization: z.optional(z.boolean()),
@@ -13,9 +12,9 @@ export const schema = z.object({
   locationId: z.optional(clientId()),
   notificationId: z.optional(clientId()),
   actionUser: userReference(),
-  displayHeadlineMessageTemplate: text(5000),
-  notificationSource: z.optional(text(200)),
-  notifyUsers: z.optional(boundedArray(userReference()).check(noDuplicateIds((u: { userId: string }) => u.userId, 'userId'))),
+  displayHeadlineMessageTemplate: maybeEmptyText(5000),
+  notificationSource: z.optional(maybeEmptyText(200)),
+  notifyUsers: z.optional(listOf(userReference()).check(noDuplicateIds((u: { userId: string }) => u.userId, 'a userId'))),
   notifyAll: z.optional(z.boolean()),
   verifyUserPermissions: z.optional(z.boolean()),
 });

@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 import { readNotificationConfig } from '../../shared/domain/notification-config';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, noDuplicateIds } from '../../shared/http/schemas';
+import { clientId, listOf, noDuplicateIds } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
     organizationId: clientId(),
     userId: clientId(),
-    documentIds: z.optional(boundedArray(clientId(), 30).check(noDuplicateIds((id: string) => id, 'document id'))),
+    documentIds: z.optional(listOf(clientId(), 30).check(noDuplicateIds((id: string) => id, 'a document id'))),
     getOrganizationConfig: z.optional(z.boolean()),
   })
   .check(

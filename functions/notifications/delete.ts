@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { deleteNotifications } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
-import { clientId, idList } from '../../shared/http/schemas';
+import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
@@ -9,7 +9,7 @@ export const schema = z
     documentId: z.optional(clientId()),
     locationId: z.optional(clientId()),
     userId: z.optional(clientId()),
-    notificationIds: z.optional(idList('notification id')),
+    notificationIds: z.optional(nonEmptyUniqueIds('a notification id')),
   })
   .check(
     // No accidental wipe (decisions §6): an organization alone selects nothing.

@@ -1,14 +1,14 @@
 import * as z from 'zod/mini';
 import { listNotifications } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, listOf, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
   userId: z.optional(clientId()),
   locationId: z.optional(clientId()),
-  notificationIds: z.optional(boundedArray(clientId(), 30)),
+  notificationIds: z.optional(listOf(clientId(), 30)),
   order: z.optional(z.enum(['asc', 'desc'])),
   pageSize: z.optional(pageSize()),
   pageToken: z.optional(pageToken()),

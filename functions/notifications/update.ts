@@ -1,13 +1,12 @@
 import * as z from 'zod/mini';
 import { updateNotifications } from '../../shared/domain/notifications';
-import { notificationContent } from '../../shared/http/notification-schemas';
 import { operation } from '../../shared/http/operation';
-import { batchOf, boundedArray, clientId } from '../../shared/http/schemas';
+import { clientId, listOf, nonEmptyUniqueListOf, notificationContent } from '../../shared/http/schemas';
 
 const notification = z.object({
-  ...notificationContent,
+  ...notificationContent(),
   id: clientId(),
-  readByUserIds: z.optional(boundedArray(clientId())),
+  readByUserIds: z.optional(listOf(clientId())),
   persistReadForUsers: z.optional(z.boolean()),
 });
 
@@ -20,7 +19,7 @@ export const schema = z.object({
   // The contract shows an object; its examples send an array: both are accepted.
   notifications: z.union([
     notification,
-    batchOf(notification, (n) => n.id, 'notification id'),
+    nonEmptyUniqueListOf(notification, (n) => n.id, 'a notification id'),
   ]),
 });
 

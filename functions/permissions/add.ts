@@ -1,6 +1,6 @@
 import { addPermissions } from '../../shared/domain/permissions';
 import { operation } from '../../shared/http/operation';
-import { accessRole, clientId, nonEmptyList } from '../../shared/http/schemas';
+import { accessRole, clientId, nonEmptyListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 /** 9999-12-31T23:59:59Z: a larger value is almost surely milliseconds, which would never expire. */
@@ -19,7 +19,7 @@ const resource = z.object({
 export const schema = z.object({
   user: z.object({ userId: clientId() }),
   permissions: z.object({
-    resources: nonEmptyList(resource),
+    resources: nonEmptyListOf(resource),
   }),
 });
 

@@ -1,6 +1,6 @@
 import { removePermissions } from '../../shared/domain/permissions';
 import { operation } from '../../shared/http/operation';
-import { batchOf, clientId } from '../../shared/http/schemas';
+import { clientId, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 const resource = z.object({
@@ -13,7 +13,7 @@ export const schema = z.object({
   userId: clientId(),
   permissions: z.object({
     // The result is keyed by resource id, so one id may appear only once per request.
-    resources: batchOf(resource, (item) => item.id, 'resource id'),
+    resources: nonEmptyUniqueListOf(resource, (item) => item.id, 'a resource id'),
   }),
 });
 

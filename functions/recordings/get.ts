@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
 import { listRecordings } from '../../shared/domain/recordings';
 import { operation } from '../../shared/http/operation';
-import { clientId, idList, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, nonEmptyUniqueIds, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
-  recordingIds: z.optional(idList('recordingId')),
+  recordingIds: z.optional(nonEmptyUniqueIds('a recordingId')),
   pageSize: z.optional(pageSize()),
   pageToken: z.optional(pageToken()),
 });

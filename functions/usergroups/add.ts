@@ -1,14 +1,14 @@
 import { addGroups } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
-import { batchOf, boundedText, clientId } from '../../shared/http/schemas';
+import { clientId, nonEmptyText, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
-const group = z.object({ groupId: clientId(), groupName: boundedText(200) });
+const group = z.object({ groupId: clientId(), groupName: nonEmptyText(200) });
 
 export const schema = z.object({
   organizationId: clientId(),
   createOrganization: z.optional(z.boolean()),
-  organizationUserGroups: batchOf(group, (item) => item.groupId, 'groupId'),
+  organizationUserGroups: nonEmptyUniqueListOf(group, (item) => item.groupId, 'a groupId'),
 });
 
 export const handler = operation({

@@ -1,12 +1,12 @@
 import { addGroupMembers } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
-import { clientId, idList } from '../../shared/http/schemas';
+import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 export const schema = z.object({
   organizationId: clientId(),
   organizationUserGroupId: clientId(),
-  userIds: idList('userId'),
+  userIds: nonEmptyUniqueIds('a userId'),
 });
 
 export const handler = operation({

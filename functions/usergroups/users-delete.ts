@@ -1,12 +1,12 @@
 import { removeGroupMembers } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
-import { clientId, idList } from '../../shared/http/schemas';
+import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 export const schema = z.object({
   organizationId: clientId(),
   organizationUserGroupId: clientId(),
-  userIds: z.optional(idList('userId')),
+  userIds: z.optional(nonEmptyUniqueIds('a userId')),
   deleteAll: z.optional(z.boolean()),
 }).check(
   // decisions §4: exactly one of the two, so a request can never mean both "these users" and "everyone".

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { addUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
-import { batchOf, documentOrFolder, levelFields, userInput } from '../../shared/http/schemas';
+import { levelFields, nonEmptyUniqueListOf, notBothDocumentAndFolder, userInput } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
@@ -9,9 +9,9 @@ export const schema = z
     createOrganization: z.optional(z.boolean()),
     createDocument: z.optional(z.boolean()),
     createFolder: z.optional(z.boolean()),
-    users: batchOf(userInput(), (user) => user.userId, 'userId'),
+    users: nonEmptyUniqueListOf(userInput(), (user) => user.userId, 'a userId'),
   })
-  .check(documentOrFolder());
+  .check(notBothDocumentAndFolder());
 
 export const handler = operation({
   auth: 'apiKey',

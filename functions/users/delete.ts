@@ -1,14 +1,14 @@
 import * as z from 'zod/mini';
 import { deleteUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
-import { documentOrFolder, idList, levelFields } from '../../shared/http/schemas';
+import { levelFields, nonEmptyUniqueIds, notBothDocumentAndFolder } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
     ...levelFields,
-    userIds: idList('user id'),
+    userIds: nonEmptyUniqueIds('a user id'),
   })
-  .check(documentOrFolder());
+  .check(notBothDocumentAndFolder());
 
 export const handler = operation({
   auth: 'apiKey',

@@ -1,20 +1,20 @@
 import * as z from 'zod/mini';
 import { getUsers } from '../../shared/domain/user-listing';
 import { operation } from '../../shared/http/operation';
-import { boundedArray, clientId, documentOrFolder, levelFields, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, levelFields, listOf, notBothDocumentAndFolder, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
     ...levelFields,
-    userIds: z.optional(boundedArray(clientId(), 30)),
-    organizationUserGroupIds: z.optional(boundedArray(clientId(), 30)),
+    userIds: z.optional(listOf(clientId(), 30)),
+    organizationUserGroupIds: z.optional(listOf(clientId(), 30)),
     allDocuments: z.optional(z.boolean()),
     groupByDocumentId: z.optional(z.boolean()),
     pageSize: z.optional(pageSize()),
     pageToken: z.optional(pageToken()),
   })
   .check(
-    documentOrFolder(),
+    notBothDocumentAndFolder(),
     z.refine((data) => !(data.allDocuments && (data.documentId !== undefined || data.folderId !== undefined)), {
       message: 'allDocuments cannot be combined with documentId or folderId.',
       path: ['allDocuments'],

@@ -1,14 +1,14 @@
 import * as z from 'zod/mini';
 import { updateUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
-import { batchOf, documentOrFolder, levelFields, userInput } from '../../shared/http/schemas';
+import { levelFields, nonEmptyUniqueListOf, notBothDocumentAndFolder, userInput } from '../../shared/http/schemas';
 
 export const schema = z
   .object({
     ...levelFields,
-    users: batchOf(userInput(), (user) => user.userId, 'userId'),
+    users: nonEmptyUniqueListOf(userInput(), (user) => user.userId, 'a userId'),
   })
-  .check(documentOrFolder());
+  .check(notBothDocumentAndFolder());
 
 export const handler = operation({
   auth: 'apiKey',

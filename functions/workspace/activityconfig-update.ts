@@ -1,18 +1,14 @@
 import { updateActivityConfig } from '../../shared/domain/activity-config';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { boundedText } from '../../shared/http/schemas';
-
-const triggerMap = z.record(boundedText(200), z.boolean()).check(
-  z.refine((value) => Object.keys(value).length <= 100, 'Must have at most 100 triggers.'),
-);
+import { triggerMap } from '../../shared/http/schemas';
 
 export const schema = z.object({
   activityServiceConfig: z.object({
     isEnabled: z.optional(z.boolean()),
     enabledTime: z.optional(z.int().check(z.nonnegative('Must not be negative.'))),
     immutable: z.optional(z.boolean()),
-    triggers: z.optional(z.object({ comment: z.optional(triggerMap) })),
+    triggers: z.optional(z.object({ comment: z.optional(triggerMap()) })),
   }).check(z.refine((config) => Object.values(config).some((v) => v !== undefined), 'Must contain at least one field.')),
 });
 

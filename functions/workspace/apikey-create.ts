@@ -2,10 +2,10 @@ import { issueApiKey } from '../../shared/domain/credentials';
 import { PermissionDeniedError } from '../../shared/http/errors';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { trimmedText } from '../../shared/http/schemas';
+import { trimmedNonEmptyText } from '../../shared/http/schemas';
 
 export const schema = z.object({
-  apiKeyName: z.optional(trimmedText(200)),
+  apiKeyName: z.optional(trimmedNonEmptyText(200)),
   type: z.optional(z.enum(['testing', 'production'])),
   createAuthToken: z.optional(z.boolean()),
 });

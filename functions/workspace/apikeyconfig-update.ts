@@ -2,7 +2,7 @@ import { encryptSecret, maskSecret } from '../../shared/crypto/encryption';
 import { AI_PROVIDERS } from '../../shared/db/ai-key-config';
 import { updateAiKeys } from '../../shared/domain/ai-key-config';
 import { operation } from '../../shared/http/operation';
-import { batchOf } from '../../shared/http/schemas';
+import { nonEmptyUniqueListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 /**
@@ -19,10 +19,10 @@ const customerApiKey = z.string().check(
 
 export const schema = z.object({
   // At most one entry per provider, so at most three entries.
-  aiModelApiKey: batchOf(
+  aiModelApiKey: nonEmptyUniqueListOf(
     z.object({ provider: z.enum(AI_PROVIDERS), customerApiKey }),
     (entry) => entry.provider,
-    'provider',
+    'a provider',
     AI_PROVIDERS.length,
   ),
 });

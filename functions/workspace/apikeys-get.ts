@@ -1,10 +1,10 @@
 import { listWorkspaceApiKeys } from '../../shared/domain/api-keys';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { boundedArray, clientId, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, listOf, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = z.object({
-  apiKeys: z.optional(boundedArray(clientId())),
+  apiKeys: z.optional(listOf(clientId())),
   pageSize: z.optional(pageSize(100)),
   pageToken: z.optional(pageToken()),
 });

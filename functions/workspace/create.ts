@@ -3,12 +3,12 @@ import { createWorkspace, enforceCreateRateLimit } from '../../shared/domain/wor
 import { InvalidArgumentError } from '../../shared/http/errors';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { emailAddress, httpUrl, trimmedText } from '../../shared/http/schemas';
+import { emailAddress, httpUrl, trimmedNonEmptyText } from '../../shared/http/schemas';
 
 export const schema = z.object({
   ownerEmail: emailAddress(),
-  name: z.optional(trimmedText(200)),
-  workspaceName: z.optional(trimmedText(200)),
+  name: z.optional(trimmedNonEmptyText(200)),
+  workspaceName: z.optional(trimmedNonEmptyText(200)),
   avatar: z.optional(z.union([z.literal(''), httpUrl(2000)])),
 });
 

@@ -2,11 +2,7 @@ import { encryptSecret, maskSecret } from '../../shared/crypto/encryption';
 import { updateEmailConfig } from '../../shared/domain/email-config';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
-import { boundedText } from '../../shared/http/schemas';
-
-const triggerMap = z.record(boundedText(200), z.boolean()).check(
-  z.refine((value) => Object.keys(value).length <= 100, 'Must have at most 100 triggers.'),
-);
+import { triggerMap } from '../../shared/http/schemas';
 
 // The sender address keeps the case it was given (it is shown to recipients); only surrounding spaces go.
 const senderEmail = z.string().check(
@@ -25,7 +21,7 @@ export const schema = z
         apiKey: z.optional(z.string().check(z.maxLength(1024, 'Must be at most 1024 characters.'))),
         fromEmail: z.optional(senderEmail),
         fromCompany: z.optional(z.string().check(z.maxLength(200, 'Must be at most 200 characters.'))),
-        triggers: z.optional(triggerMap),
+        triggers: z.optional(triggerMap()),
       }),
     ),
   })

@@ -1,6 +1,6 @@
 /**
- * Documents of an organization (decisions §5 and §10): add, list, update, disable. The field rules shared by
- * the handlers' schemas live here too, so that add and update accept the same values.
+ * Documents of an organization (decisions §5 and §10): add, list, update, disable. The fields add and update
+ * accept are `documentFields` in shared/http/schemas.ts.
  *
  * Rules where the contract is silent (also in the README):
  * - `documentName` is returned as the stored name, or `""` when none was ever given (the field is always present).
@@ -9,10 +9,8 @@
  * - A document cannot be taken out of its folder, only moved to another one (`folderId` must be an id).
  * - Add on an existing document changes only the fields given; it never re-enables a disabled document.
  */
-import * as z from 'zod/mini';
 import { createPageToken, readPageToken } from '../crypto/page-token';
 import {
-  ACCESS_TYPES,
   ensureFolderItem,
   ensureOrganizationItem,
   getDocuments,
@@ -26,25 +24,7 @@ import {
 } from '../db/organization';
 import { batchResult, notWritten, reportOf, settleEach, type BatchResult } from '../http/batch-result';
 import { InvalidArgumentError, NotFoundError } from '../http/errors';
-import { clientRecord } from '../http/schemas';
 import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
-
-const MAX_NAME_LENGTH = 1000;
-const MAX_METADATA_ENTRIES = 50;
-const MAX_METADATA_KEY_LENGTH = 128;
-const MAX_METADATA_VALUE_LENGTH = 1000;
-
-/** A document name: text of up to 1000 characters; `""` clears it. */
-export const documentNameSchema = () => z.string().check(z.maxLength(MAX_NAME_LENGTH, `Must be at most ${MAX_NAME_LENGTH} characters.`));
-
-export const accessTypeSchema = () => z.enum(ACCESS_TYPES);
-
-/** Document metadata: string values; bounded so that 50 entries of 4-byte characters stay far below 400 KB. */
-export const metadataSchema = () =>
-  clientRecord(
-    z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(MAX_METADATA_KEY_LENGTH, `Must be at most ${MAX_METADATA_KEY_LENGTH} characters.`)),
-    z.string().check(z.maxLength(MAX_METADATA_VALUE_LENGTH, `Must be at most ${MAX_METADATA_VALUE_LENGTH} characters.`)),
-  ).check(z.refine((value) => Object.keys(value).length <= MAX_METADATA_ENTRIES, `Must have at most ${MAX_METADATA_ENTRIES} entries.`));
 
 export interface DocumentInput {
   documentId: string;

@@ -1,6 +1,7 @@
 /**
  * Recording annotations (api-spec "Recording annotation" and "Recordings", decisions §8 and §10): add (ext) and
- * get. The field rules live here so that the handler's schema and the stored shape agree.
+ * get. The field rules are the schema of Add Recordings (functions/recordings/add.ts); the stored shape is
+ * RecordingContent (shared/db/recording.ts).
  *
  * Rules where the contract is silent (also in the README):
  * - Every recording field is optional; `type` defaults to `recorder`. An attachment needs an http(s) `url`; its
@@ -15,7 +16,6 @@
  *   the named ones (ids not found are left out), within `documentId` when given.
  * - A page also ends early, with a token, before its JSON would pass 5 MB (Lambda answers at most 6 MB).
  */
-import * as z from 'zod/mini';
 import { createPageToken, readPageToken } from '../crypto/page-token';
 import { newId } from '../crypto/tokens';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
@@ -30,75 +30,15 @@ import {
 import type { TransactItem } from '../db/transact';
 import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from '../http/batch-result';
 import { InvalidArgumentError } from '../http/errors';
-import { clientId, httpUrl } from '../http/schemas';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
-const MAX_RECORDING_BYTES = 256 * 1024;
 const MAX_PAGE_BYTES = 5 * 1024 * 1024;
 const DEFAULT_TYPE = 'recorder';
 
-const text = (max: number) => z.string().check(z.maxLength(max, `Must be at most ${max} characters.`));
-
-/**
- * A number that survives storage: at most 2^53 - 1 in magnitude (the DynamoDB client refuses larger ones, as
- * imprecise) and, unless 0, at least 1e-100 (DynamoDB's own range ends at 1e-130). Outside this range the write
- * would fail after validation, as a 500.
- */
-const storableNumber = () =>
-  z.number().check(
-    z.refine(
-      (n) => Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-100),
-      'Must be 0 or between 1e-100 and 9007199254740991 in size.',
-    ),
-  );
-const nonNegative = () => storableNumber().check(z.minimum(0, 'Must not be negative.'));
-
-const attachmentSchema = () =>
-  z.object({
-    attachmentId: z.optional(storableNumber()),
-    url: httpUrl(2048),
-    mimeType: z.optional(text(255)),
-    name: z.optional(text(1000)),
-    type: z.optional(text(255)),
-    size: z.optional(nonNegative()),
-  });
-
-type AttachmentInput = z.output<ReturnType<typeof attachmentSchema>>;
-
-/** A recording annotation as Add Recordings accepts it; `metadata` and unknown fields are stripped. */
-export const recordingSchema = () =>
-  z.object({
-    annotationId: z.optional(clientId()),
-    type: z.optional(text(255)),
-    recordingType: z.optional(text(255)),
-    mode: z.optional(text(255)),
-    recordedTime: z.optional(z.object({ duration: z.optional(nonNegative()), display: z.optional(text(64)) })),
-    displayName: z.optional(text(1000)),
-    attachments: z.optional(
-      z.array(attachmentSchema()).check(
-        z.maxLength(100, 'Must have at most 100 items.'),
-        z.refine(
-          (items: AttachmentInput[]) => {
-            const ids = items.flatMap((item) => (item.attachmentId === undefined ? [] : [item.attachmentId]));
-            return new Set(ids).size === ids.length;
-          },
-          'Must not repeat an attachmentId.',
-        ),
-      ),
-    ),
-    latestVersion: z.optional(storableNumber()),
-  }).check(
-    z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_RECORDING_BYTES, 'Must be at most 256 KB as JSON.'),
-  );
-
-export type RecordingInput = z.output<ReturnType<typeof recordingSchema>>;
-
-/** Refuses two recordings of one request with the same annotationId (recordings without one get new ids). */
-export const noDuplicateAnnotationIds = () =>
-  z.refine<RecordingInput[]>((items) => {
-    const ids = items.flatMap((item) => (item.annotationId === undefined ? [] : [item.annotationId]));
-    return new Set(ids).size === ids.length;
-  }, 'Must not repeat an annotationId.');
+/** A recording as Add Recordings accepts it (its schema is in functions/recordings/add.ts): content and an optional id. */
+export interface RecordingInput extends RecordingContent {
+  annotationId?: string;
+}
 
 /** The stored content fields of an input: never ids, metadata or server fields. */
 const contentOf = (input: RecordingInput): RecordingContent => ({

@@ -1,11 +1,18 @@
 /**
- * Schema pieces shared by operations. Handlers use `zod/mini` (`import * as z from 'zod/mini'`): the classic
- * build adds ~420 KB to every bundle, mini ~15 KB. Import the namespace in each file rather than re-exporting it
- * from here: a re-exported namespace object defeats tree-shaking and brings the whole library back.
+ * Schema pieces used by more than one operation; each operation's own request schema is in its handler file
+ * (functions/<area>/<op>.ts exports `schema`), and a piece only one operation uses stays there too. The names say
+ * what a piece allows: `maybeEmptyText` / `nonEmptyText` / `trimmedNonEmptyText`, `listOf` / `nonEmptyListOf` /
+ * `nonEmptyUniqueListOf`.
+ *
+ * Handlers use `zod/mini` (`import * as z from 'zod/mini'`): the classic build adds ~420 KB to every bundle, mini
+ * ~15 KB. Import the namespace in each file rather than re-exporting it from here: a re-exported namespace object
+ * defeats tree-shaking and brings the whole library back.
  * Messages come from zod's English locale, configured once here (the middleware imports this module).
  */
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
+import { CRDT_TYPES } from '../db/crdt';
+import { ACCESS_TYPES } from '../db/organization';
 
 z.config(en());
 // A missing field reads "Required." rather than "expected string, received undefined".
@@ -23,12 +30,12 @@ export const clientId = () =>
     z.refine((value) => !CONTROL_CHARACTERS.test(value), 'Must not contain control characters.'),
   );
 
-/** Text with a length limit, not empty when given. */
-export const boundedText = (max: number) =>
+/** Text of 1 to `max` characters, taken as sent (spaces count). */
+export const nonEmptyText = (max: number) =>
   z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`));
 
-/** An array of at most `max` items (decisions §1: 30 where the spec says so, 100 otherwise). */
-export const boundedArray = <T extends z.core.SomeType>(item: T, max = 100) =>
+/** A list of 0 to `max` items (decisions §1: 30 where the spec says so, 100 otherwise). */
+export const listOf = <T extends z.core.SomeType>(item: T, max = 100) =>
   z.array(item).check(z.maxLength(max, `Must have at most ${max} items.`));
 
 /** `pageSize`: an integer from 1 to `max`. */
@@ -38,8 +45,8 @@ export const pageSize = (max = 1000) =>
 /** An opaque page token as returned by a previous page. */
 export const pageToken = () => z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(8192, 'Too long.'));
 
-/** A name-like text: trimmed, then 1 to `max` characters. */
-export const trimmedText = (max: number) =>
+/** Text trimmed of surrounding whitespace, then 1 to `max` characters (names, a search query). */
+export const trimmedNonEmptyText = (max: number) =>
   z.string().check(z.trim(), z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`));
 
 /** An email address, trimmed and lower-cased (decisions §3). */
@@ -58,9 +65,16 @@ export const httpUrl = (max: number) =>
     z.refine((value) => /^https?:$/.test(URL.canParse(value) ? new URL(value).protocol : ''), 'Must be an http(s) URL.'),
   );
 
-/** Refuses an array in which two items share the id `pick` returns (decisions §1: duplicate ids are INVALID_ARGUMENT). */
-export const noDuplicateIds = <T>(pick: (item: T) => string, label: string) =>
-  z.refine<T[]>((items) => new Set(items.map(pick)).size === items.length, `Must not repeat a ${label}.`);
+/**
+ * Refuses a list in which two items share the id `pick` returns (decisions §1: duplicate ids are INVALID_ARGUMENT);
+ * items without an id (`pick` returns undefined, the server assigns one) are not compared. `what` names the id with
+ * its article, as the message says it: `Must not repeat ${what}.` (`a userId`, `an id`).
+ */
+export const noDuplicateIds = <T>(pick: (item: T) => string | number | undefined, what: string) =>
+  z.refine<T[]>((items) => {
+    const ids = items.map(pick).filter((id) => id !== undefined);
+    return new Set(ids).size === ids.length;
+  }, `Must not repeat ${what}.`);
 
 /** An access role: `viewer` or `editor`. */
 export const accessRole = () => z.enum(['viewer', 'editor']);
@@ -82,8 +96,8 @@ export const levelFields = {
   folderId: z.optional(clientId()),
 };
 
-/** Refuses a request naming both a document and a folder (decisions §4). */
-export const documentOrFolder = () =>
+/** Refuses a request naming both a document and a folder (decisions §4); naming neither is allowed. */
+export const notBothDocumentAndFolder = () =>
   z.refine<{ documentId?: string; folderId?: string }>(
     (data) => data.documentId === undefined || data.folderId === undefined,
     { message: 'Provide documentId or folderId, not both.', path: ['documentId'] },
@@ -133,17 +147,57 @@ export const userReference = () =>
     email: z.optional(z.string().check(z.maxLength(320, 'Must be at most 320 characters.'))),
   });
 
-/** Text of at most `max` characters (may be empty). */
-export const text = (max: number) => z.string().check(z.maxLength(max, `Must be at most ${max} characters.`));
+/** Text of at most `max` characters; `""` allowed. */
+export const maybeEmptyText = (max: number) => z.string().check(z.maxLength(max, `Must be at most ${max} characters.`));
 
-/** A request list of 1 to `max` items (decisions §1); an empty list never means what a caller wants. */
-export const nonEmptyList = <T extends z.core.SomeType>(item: T, max = 100) =>
-  boundedArray(item, max).check(z.minLength(1, 'Must have at least one item.'));
+/** A list of 1 to `max` items (decisions §1); an empty list never means what a caller wants. */
+export const nonEmptyListOf = <T extends z.core.SomeType>(item: T, max = 100) =>
+  listOf(item, max).check(z.minLength(1, 'Must have at least one item.'));
 
 /** A list of 1 to `max` client ids, none repeated (decisions §1: duplicate ids are INVALID_ARGUMENT). */
-export const idList = (label: string, max = 100) =>
-  nonEmptyList(clientId(), max).check(noDuplicateIds((id: string) => id, label));
+export const nonEmptyUniqueIds = (what: string, max = 100) =>
+  nonEmptyListOf(clientId(), max).check(noDuplicateIds((id: string) => id, what));
 
-/** A batch of 1 to `max` items, none repeating the id `idOf` picks (results are keyed by that id). */
-export const batchOf = <T extends z.core.SomeType>(item: T, idOf: (value: z.core.output<T>) => string, label: string, max = 100) =>
-  nonEmptyList(item, max).check(noDuplicateIds(idOf, label));
+/** A batch: a list of 1 to `max` items, none repeating the id `idOf` picks (results are keyed by that id). */
+export const nonEmptyUniqueListOf = <T extends z.core.SomeType>(item: T, idOf: (value: z.core.output<T>) => string, what: string, max = 100) =>
+  nonEmptyListOf(item, max).check(noDuplicateIds(idOf, what));
+
+/** Triggers switched on or off by name (activity and email config): at most 100, each name 1 to 200 characters. */
+export const triggerMap = () =>
+  z.record(nonEmptyText(200), z.boolean()).check(
+    z.refine((value) => Object.keys(value).length <= 100, 'Must have at most 100 triggers.'),
+  );
+
+// Fields of several operations of one area: functions, so that a bundle without those operations leaves them out.
+
+/** A document of Add Documents and Update Documents; its name is up to 1000 characters, and `""` clears it. */
+export const documentFields = () => ({
+  documentId: clientId(),
+  documentName: z.optional(maybeEmptyText(1000)),
+  folderId: z.optional(clientId()),
+  accessType: z.optional(z.enum(ACCESS_TYPES)),
+});
+
+/** The content fields a notification can be added or updated with. */
+export const notificationContent = () => ({
+  actionUser: z.optional(userReference()),
+  displayHeadlineMessageTemplate: z.optional(maybeEmptyText(5000)),
+  displayHeadlineMessageTemplateData: z.optional(jsonObject()),
+  displayBodyMessage: z.optional(maybeEmptyText(20000)),
+  notificationSourceData: z.optional(jsonObject()),
+});
+
+/**
+ * The fields of Add and Update CRDT Data. `editorId`, `type` and `data` are optional here so that their absence
+ * gets the contract's exact messages (checkEditorId, checkContent in shared/domain/crdt/input-rules.ts) rather
+ * than a validation summary.
+ */
+export const crdtFields = () => ({
+  organizationId: clientId(),
+  documentId: clientId(),
+  editorId: z.optional(z.union([z.literal(''), clientId()])),
+  type: z.optional(z.enum(CRDT_TYPES)),
+  data: z.optional(z.unknown()),
+  contentKey: z.optional(clientId()),
+  userId: z.optional(clientId()),
+});

@@ -1,20 +1,17 @@
 import * as Y from 'yjs';
+import type { CrdtType } from '../../shared/db/crdt';
+import { checkContent, checkEditorId } from '../../shared/domain/crdt/input-rules';
+import { MAX_DEPTH, type JsonValue } from '../../shared/domain/crdt/json-value';
+import { parseXml, serializeXml } from '../../shared/domain/crdt/xml';
 import {
-  MAX_DEPTH,
   buildState,
-  checkContent,
-  checkEditorId,
   editorState,
   mergeUpdate,
-  parseXml,
   readValue,
   replaceContent,
   replacementOf,
-  serializeXml,
   textChange,
-  type CrdtType,
-  type JsonValue,
-} from '../../shared/domain/crdt';
+} from '../../shared/domain/crdt/yjs-state';
 import { InvalidArgumentError } from '../../shared/http/errors';
 
 const KEY = 'content';

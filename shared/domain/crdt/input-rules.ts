@@ -1,0 +1,49 @@
+/**
+ * The input rules of Add and Update CRDT Data that a schema cannot state with the contract's exact messages:
+ * an editor id is required, and `data` must match `type` (decisions §8), nest at most MAX_DEPTH levels and, for
+ * xml, parse. Pure functions; they run before storage is read or written.
+ */
+import type { CrdtType } from '../../db/crdt';
+import { InvalidArgumentError } from '../../http/errors';
+import { MAX_DEPTH, isObject, tooDeep, type JsonValue } from './json-value';
+import { parseXml, type XmlNode } from './xml';
+
+/** Throws INVALID_ARGUMENT `Editor ID is required.` when the editor id is missing or empty. */
+export function checkEditorId(editorId: string | undefined): string {
+  if (editorId === undefined || editorId === '') throw new InvalidArgumentError('Editor ID is required.');
+  return editorId;
+}
+
+const EXPECTED: Record<CrdtType, { noun: string; matches: (data: unknown) => boolean }> = {
+  text: { noun: 'a string', matches: (data) => typeof data === 'string' },
+  map: { noun: 'an object', matches: isObject },
+  array: { noun: 'an array', matches: Array.isArray },
+  xml: { noun: 'a string', matches: (data) => typeof data === 'string' },
+};
+
+function checkDepth(value: unknown, depth: number): void {
+  if (depth > MAX_DEPTH) throw tooDeep();
+  if (Array.isArray(value)) for (const item of value) checkDepth(item, depth + 1);
+  else if (isObject(value)) for (const item of Object.values(value)) checkDepth(item, depth + 1);
+}
+
+/** Content that passed checkContent; xml also as its parsed nodes, for building from them without parsing again. */
+export interface CheckedContent {
+  type: CrdtType;
+  data: JsonValue;
+  parsedXml?: XmlNode[];
+}
+
+/**
+ * Checks that `type` and `data` are present and that data matches the type (decisions §8), nests at most
+ * MAX_DEPTH levels and, for xml, parses; throws InvalidArgumentError with the contract's messages
+ * (`Data must be a string for type text.`). Everything is checked before storage is read or written.
+ */
+export function checkContent(type: CrdtType | undefined, data: unknown): CheckedContent {
+  if (type === undefined) throw new InvalidArgumentError('Type is required.');
+  if (data === undefined) throw new InvalidArgumentError('Data is required.');
+  if (!EXPECTED[type].matches(data)) throw new InvalidArgumentError(`Data must be ${EXPECTED[type].noun} for type ${type}.`);
+  checkDepth(data, 0);
+  if (type === 'xml') return { type, data: data as JsonValue, parsedXml: parseXml(data as string) };
+  return { type, data: data as JsonValue };
+}

@@ -1,0 +1,172 @@
+/**
+ * CRDT editor data (api-spec "CRDT data", decisions §8): Add, Update and Get, composing the input rules
+ * (input-rules.ts) and the pure Yjs functions (yjs-state.ts) with storage (shared/db/crdt.ts).
+ *
+ * Rules where the contract is silent (also in the README):
+ * - An Update with `data` replaces the content through Yjs operations (see yjs-state.ts), so concurrent client
+ *   edits elsewhere in the content survive.
+ * - Concurrent updates of one editor never fail: they merge as concurrent Yjs edits (see updateCrdtData).
+ */
+import {
+  MAX_STATE_BYTES,
+  createEditor,
+  getEditor,
+  listEditors,
+  updateEditor,
+  type CrdtType,
+  type EditorRef,
+  type StoredEditor,
+  type TransactionWriter,
+} from '../../db/crdt';
+import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../db/organization';
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../../http/errors';
+import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
+import { checkContent, checkEditorId } from './input-rules';
+import type { JsonValue } from './json-value';
+import { buildState, editorState, mergeUpdate, readValue, replacementOf } from './yjs-state';
+
+export const DEFAULT_CONTENT_KEY = 'content';
+/**
+ * A Lambda response holds at most 6 MB, and carries the body as a JSON string (escaped once more): records whose
+ * twice-encoded form exceeds this would fail in AWS, so they are refused everywhere.
+ */
+const MAX_RESPONSE_BYTES = 6_000_000;
+
+export interface CrdtContentInput {
+  organizationId: string;
+  documentId: string;
+  editorId?: string;
+  type?: CrdtType;
+  data?: unknown;
+  contentKey?: string;
+  userId?: string;
+}
+
+export interface CrdtUpdateInput extends CrdtContentInput {
+  /** A client's Yjs update, base64. */
+  yjsUpdate?: string;
+}
+
+/** The record of Get CRDT Data; `state`, `type` and `contentKey` only with `format: 'yjs'`. */
+export interface CrdtRecord {
+  data: JsonValue;
+  id: string;
+  lastUpdate: string;
+  lastUpdatedBy: string | null;
+  sessionId: null;
+  state?: string;
+  type?: CrdtType;
+  contentKey?: string;
+}
+
+function checkStateSize(state: Uint8Array): Uint8Array {
+  if (state.length > MAX_STATE_BYTES) {
+    throw new InvalidArgumentError(`The CRDT state would exceed the limit of ${MAX_STATE_BYTES} bytes.`);
+  }
+  return state;
+}
+
+/** Sends an editor's writes with the document's migration-lock check in the same transaction. */
+const guardedBy = (apiKeyId: string, organizationId: string, documentId: string): TransactionWriter => (items) =>
+  transactGuarded(apiKeyId, items, documentsIn(organizationId, [documentId]));
+
+/**
+ * Creates the editor's data. The organization and document are created when missing (like a first write in an
+ * editor), so the data is listed with its document and moves with it. Throws InvalidArgumentError for the
+ * input rules, AlreadyExistsError when the editor already has data, FailedPreconditionError when the document
+ * is being migrated.
+ */
+export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now = Date.now()): Promise<void> {
+  const editorId = checkEditorId(input.editorId);
+  const { type, data, parsedXml } = checkContent(input.type, input.data);
+  const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
+  const state = checkStateSize(buildState(type, contentKey, data, parsedXml));
+  const { organizationId, documentId } = input;
+  const structure = (await getDocument(apiKeyId, organizationId, documentId))
+    ? []
+    : [ensureOrganizationItem(apiKeyId, organizationId, now), upsertDocumentItem(apiKeyId, organizationId, documentId, {}, now)];
+  const editor = { organizationId, documentId, editorId, type, contentKey, state, lastUpdate: new Date(now).toISOString(), lastUpdatedBy: input.userId ?? null };
+  if (!(await createEditor(apiKeyId, editor, structure, guardedBy(apiKeyId, organizationId, documentId)))) {
+    throw new AlreadyExistsError('CRDT data already exists for this editor ID.');
+  }
+}
+
+/** The base64 text of a Yjs update, decoded; canonical base64 only, so a typo is an error rather than other bytes. */
+function decodeUpdate(base64: string): Uint8Array {
+  const bytes = Buffer.from(base64, 'base64');
+  if (base64 === '' || bytes.toString('base64') !== base64) throw new InvalidArgumentError('yjsUpdate must be a base64-encoded Yjs update.');
+  return bytes;
+}
+
+/**
+ * Replaces the editor's content (`type` + `data`, applied as Yjs operations) or merges a client's `yjsUpdate`.
+ * Concurrent updates of one editor all succeed and merge as Yjs merges concurrent edits (shared/db/crdt.ts): a
+ * replacement is the set of operations that turns the content it read into `data`, so replacements running at the
+ * same time merge like two clients' edits, and one that starts after another answered makes the content exactly
+ * its `data`. `type` must be the stored one, and `contentKey`, when given, too. Throws InvalidArgumentError for the
+ * input rules, NotFoundError when the editor has no data, FailedPreconditionError when the document is being
+ * migrated.
+ */
+export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, now = Date.now()): Promise<void> {
+  const ref: EditorRef = { organizationId: input.organizationId, documentId: input.documentId, editorId: checkEditorId(input.editorId) };
+  await assertDocumentsWritable(apiKeyId, documentsIn(ref.organizationId, [ref.documentId]));
+  // The change to the editor's whole state (deltas included), and the same change as an update of its own.
+  let change: (current: StoredEditor, state: Uint8Array) => { state: Uint8Array; delta: Uint8Array };
+  if (input.yjsUpdate !== undefined) {
+    if (input.type !== undefined || input.data !== undefined) throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');
+    const update = decodeUpdate(input.yjsUpdate);
+    change = (current, state) => ({ state: mergeUpdate(state, update, current.type, current.contentKey), delta: update });
+  } else {
+    const { type, data, parsedXml } = checkContent(input.type, input.data);
+    change = (current, state) => {
+      if (type !== current.type) throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
+      if (input.contentKey !== undefined && input.contentKey !== current.contentKey) {
+        throw new InvalidArgumentError(`contentKey must be ${current.contentKey}, the key this editor was created with.`);
+      }
+      return replacementOf(state, type, current.contentKey, data, parsedXml);
+    };
+  }
+  const lastUpdate = new Date(now).toISOString();
+  const updated = await updateEditor(
+    apiKeyId,
+    ref,
+    (current) => {
+      const next = change(current, editorState(current));
+      return { state: checkStateSize(next.state), delta: next.delta, lastUpdate, lastUpdatedBy: input.userId ?? null };
+    },
+    guardedBy(apiKeyId, ref.organizationId, ref.documentId),
+  );
+  if (updated === undefined) throw new NotFoundError('CRDT data not found for this editor ID.');
+}
+
+function toRecord(editor: StoredEditor, format: 'json' | 'yjs'): CrdtRecord {
+  const state = editorState(editor);
+  const record: CrdtRecord = {
+    data: readValue(state, editor.type, editor.contentKey),
+    id: editor.editorId,
+    lastUpdate: editor.lastUpdate,
+    lastUpdatedBy: editor.lastUpdatedBy,
+    sessionId: editor.sessionId,
+  };
+  if (format === 'yjs') Object.assign(record, { state: Buffer.from(state).toString('base64'), type: editor.type, contentKey: editor.contentKey });
+  return record;
+}
+
+/**
+ * The CRDT data of one editor (an empty array when it has none) or of every editor of the document. Throws
+ * ServiceError OUT_OF_RANGE when the records would not fit a response.
+ */
+export async function getCrdtData(
+  apiKeyId: string,
+  input: { organizationId: string; documentId: string; editorId?: string; format?: 'json' | 'yjs' },
+): Promise<CrdtRecord[]> {
+  const { organizationId, documentId, editorId } = input;
+  const editors = editorId === undefined
+    ? await listEditors(apiKeyId, organizationId, documentId)
+    : [await getEditor(apiKeyId, { organizationId, documentId, editorId })].filter((editor) => editor !== undefined);
+  const records = editors.map((editor) => toRecord(editor, input.format ?? 'json'));
+  if (Buffer.byteLength(JSON.stringify(JSON.stringify(records))) > MAX_RESPONSE_BYTES) {
+    throw new ServiceError('OUT_OF_RANGE', 'The CRDT data requested exceeds the response size limit; read one editor at a time, in format json.');
+  }
+  return records;
+}
