@@ -24,7 +24,7 @@ import { batchGet, type Item, type ItemKey } from './batch';
 import { filterBudget, queryFiltered } from './bounded-query';
 import { TABLE_NAME, db } from './client';
 import { judgmentAttributes } from './judgment';
-import { key, segment } from './keys';
+import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import type { QuerySpec } from './query';
 import type { TransactItem } from './transact';
@@ -90,7 +90,7 @@ const logPartition = (apiKeyId: string, organizationId: string, ...parts: string
   key(organizationPartition(apiKeyId, organizationId), 'ACTS', ...parts);
 
 const position = (timestamp: number, seq: number, id: string) =>
-  key(String(timestamp).padStart(15, '0'), String(seq).padStart(3, '0'), segment(id));
+  key(sortableNumber(timestamp), sortableNumber(seq, 3), segment(id));
 
 /**
  * The whole item of a record: a Put replaces every attribute, index keys included. A judgment (decisions §9)

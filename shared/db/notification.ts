@@ -18,7 +18,7 @@ import { filterBudget, queryFiltered } from './bounded-query';
 import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
-import { key, segment } from './keys';
+import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import type { TransactItem } from './transact';
 
@@ -54,7 +54,7 @@ export interface NotificationConfig {
 }
 
 /** A position in a timeline: `<ts>#<id>` — the sort key of feeds and the gsi sort key of notifications. */
-export const timelineKey = (timestamp: number, id: string) => key(String(timestamp).padStart(15, '0'), segment(id));
+export const timelineKey = (timestamp: number, id: string) => key(sortableNumber(timestamp), segment(id));
 
 export const notificationKey = (apiKeyId: string, organizationId: string, id: string): ItemKey => ({
   pk: organizationPartition(apiKeyId, organizationId),

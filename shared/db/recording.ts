@@ -15,7 +15,7 @@
 import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
-import { key, segment } from './keys';
+import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import type { QuerySpec } from './query';
 import type { TransactItem } from './transact';
@@ -68,7 +68,7 @@ const organizationRecordings = (apiKeyId: string, organizationId: string) =>
 const documentRecordings = (apiKeyId: string, organizationId: string, documentId: string) =>
   key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'RECS');
 const positionKey = (createdAt: number, index: number, annotationId: string) =>
-  key(String(createdAt).padStart(15, '0'), String(index).padStart(4, '0'), segment(annotationId));
+  key(sortableNumber(createdAt), sortableNumber(index, 4), segment(annotationId));
 
 function toRecording(item: Item): RecordingRecord {
   const { pk: _pk, sk: _sk, gsi1pk: _a, gsi1sk: position, gsi2pk: _c, gsi2sk: _d, ...rest } = item;
