@@ -19,11 +19,10 @@
  * the stored and returned size, and the filterable fields are copied beside it as plain attributes.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { classifyJudgment } from '../domain/judgments';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { filterBudget, queryFiltered } from './bounded-query';
 import { TABLE_NAME, db } from './client';
-import { judgmentAttributes } from './judgment';
+import { classifyJudgment, judgmentAttributes } from './judgment';
 import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import type { QuerySpec } from './query';
