@@ -5,7 +5,7 @@ import { boundedArray, clientId, pageSize, pageToken } from '../../shared/http/s
 
 export const schema = z.object({
   apiKeys: z.optional(boundedArray(clientId())),
-  pageSize: z.optional(pageSize(100)),
+  pageSize: pageSize(100),
   pageToken: z.optional(pageToken()),
 });
 
@@ -15,7 +15,7 @@ export const handler = operation({
   handle: async ({ data, caller }) => {
     const page = await listWorkspaceApiKeys(caller.workspaceId, {
       apiKeyIds: data.apiKeys,
-      pageSize: data.pageSize ?? 100,
+      pageSize: data.pageSize,
       pageToken: data.pageToken,
     });
     return {
