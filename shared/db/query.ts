@@ -230,6 +230,19 @@ export async function examinePage<C, T>(
   return cutPage(found, page.size, page.keyOf, more && examined >= budget ? cursor : undefined);
 }
 
+/**
+ * A page of the named `ids` (sorted, unique) after `page.after`, of those `read` finds (BatchGets, in the order
+ * given): read in id order, a page's worth at a time, until the page is full and one more is known. Not under the
+ * read budget: the request bounds the ids (at most 100), and pages stay full.
+ */
+export function namedPage<T>(
+  ids: readonly string[],
+  read: (batch: string[]) => Promise<T[]>,
+  page: { size: number; after?: string; keyOf: (item: T) => string },
+): Promise<Page<T>> {
+  return examinePage(listSource(ids, (id) => id), read, { ...page, budget: Infinity });
+}
+
 /** DynamoDB ends a Query page after 1 MB of reads; a filtered listing reads no more than that in one call. */
 const MAX_READ_BYTES = 1024 * 1024;
 

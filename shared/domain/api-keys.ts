@@ -1,7 +1,7 @@
 /** Listing a workspace's API keys, with signed pagination (no encryption: this module stays out of crypto). */
 import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
 import { getApiKeys, listApiKeys, type ApiKey } from '../db/api-key';
-import { examinePage, listSource } from '../db/query';
+import { namedPage } from '../db/query';
 
 export interface ApiKeyListing {
   apiKeys: ApiKey[];
@@ -20,14 +20,8 @@ export async function listWorkspaceApiKeys(
   const filter = options.apiKeyIds === undefined ? undefined : [...new Set(options.apiKeyIds)].sort();
   const scope = { tenant: workspaceId, query: { operation: 'workspace/apikeys/get', apiKeys: filter ?? null } };
   const after = await readPageAfter(options.pageToken, scope);
-  // The named keys are read in id order, a page's worth at a time, until the page is full and one more is known.
   const page = filter === undefined
     ? await listApiKeys(workspaceId, options.pageSize, after)
-    : await examinePage(listSource(filter, (id) => id), (ids) => getApiKeys(workspaceId, ids), {
-        size: options.pageSize,
-        after,
-        keyOf: (apiKey) => apiKey.id,
-        budget: Infinity,
-      });
+    : await namedPage(filter, (ids) => getApiKeys(workspaceId, ids), { size: options.pageSize, after, keyOf: (apiKey) => apiKey.id });
   return { apiKeys: page.items, nextPageToken: await pageTokenAfter(scope, page.after) };
 }

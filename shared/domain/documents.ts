@@ -24,7 +24,7 @@ import {
   type DocumentFields,
   type DocumentRecord,
 } from '../db/organization';
-import { examinePage, listSource } from '../db/query';
+import { namedPage } from '../db/query';
 import { TransactionCancelledError } from '../db/transact';
 import { batchResult, type BatchResult } from '../http/batch-result';
 import { NotFoundError } from '../http/errors';
@@ -193,14 +193,14 @@ export interface DocumentListing {
   pageToken?: string;
 }
 
-/** The named documents in id order after `after`, those in `folderId` only, reading at most a page and one more at a time. */
+/** The named documents in id order after `after`, those in `folderId` only (see namedPage). */
 function namedDocuments(apiKeyId: string, query: DocumentQuery, ids: readonly string[], limit: number, after?: string) {
   const stored = async (batch: string[]) => {
     const found = await getDocuments(apiKeyId, query.organizationId, batch);
     return batch.map((id) => found.get(id)).filter((document): document is DocumentRecord =>
       document !== undefined && (query.folderId === undefined || document.folderId === query.folderId));
   };
-  return examinePage(listSource(ids, (id) => id), stored, { size: limit, after, keyOf: (document) => document.documentId, budget: Infinity });
+  return namedPage(ids, stored, { size: limit, after, keyOf: (document) => document.documentId });
 }
 
 /**
