@@ -13,7 +13,7 @@ export const schema = z.object({
   userId: z.optional(clientId()),
   activityIds: z.optional(nonEmptyListOf(clientId())),
   order: z.optional(z.enum(['asc', 'desc'])),
-  pageSize: z.optional(pageSize()),
+  pageSize: pageSize(),
   pageToken: z.optional(pageToken()),
 });
 
@@ -21,7 +21,7 @@ export const handler = operation({
   auth: 'apiKey',
   schema,
   handle: async ({ data, caller }) => {
-    const page = await listActivities(caller.apiKeyId, { ...data, pageSize: data.pageSize ?? 1000 });
+    const page = await listActivities(caller.apiKeyId, data);
     return { message: 'Activities retrieved successfully.', data: page.activities, pageToken: page.pageToken };
   },
 });

@@ -7,7 +7,7 @@ export const schema = z.object({
   organizationId: clientId(),
   documentIds: z.optional(listOf(clientId())),
   folderId: z.optional(clientId()),
-  pageSize: z.optional(pageSize(1000)),
+  pageSize: pageSize(1000),
   pageToken: z.optional(pageToken()),
 });
 
@@ -18,7 +18,7 @@ export const handler = operation({
     const page = await listOrganizationDocuments(
       caller.apiKeyId,
       { organizationId: data.organizationId, folderId: data.folderId, documentIds: data.documentIds },
-      { pageSize: data.pageSize ?? 1000, pageToken: data.pageToken },
+      { pageSize: data.pageSize, pageToken: data.pageToken },
     );
     return { message: 'Documents retrieved successfully.', data: page.documents, pageToken: page.pageToken };
   },

@@ -10,7 +10,7 @@ export const schema = z.object({
   locationId: z.optional(clientId()),
   notificationIds: z.optional(listOf(clientId(), 30)),
   order: z.optional(z.enum(['asc', 'desc'])),
-  pageSize: z.optional(pageSize()),
+  pageSize: pageSize(),
   pageToken: z.optional(pageToken()),
 });
 
@@ -18,7 +18,7 @@ export const handler = operation({
   auth: 'apiKey',
   schema,
   handle: async ({ data, caller }) => {
-    const page = await listNotifications(caller.apiKeyId, { ...data, pageSize: data.pageSize ?? 1000 });
+    const page = await listNotifications(caller.apiKeyId, data);
     return { message: 'Notifications retrieved successfully.', data: page.notifications, pageToken: page.pageToken };
   },
 });

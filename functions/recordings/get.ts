@@ -7,7 +7,8 @@ export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
   recordingIds: z.optional(nonEmptyUniqueIds('a recordingId')),
-  pageSize: z.optional(pageSize()),
+  // decisions §8: Get Recordings pages of 100 by default.
+  pageSize: pageSize(1000, 100),
   pageToken: z.optional(pageToken()),
 });
 
@@ -15,8 +16,7 @@ export const handler = operation({
   auth: 'apiKey',
   schema,
   handle: async ({ data, caller }) => {
-    // decisions §8: Get Recordings pages of 100 by default.
-    const page = await listRecordings(caller.apiKeyId, { ...data, pageSize: data.pageSize ?? 100 });
+    const page = await listRecordings(caller.apiKeyId, data);
     return { message: 'Recordings retrieved successfully.', data: page.recordings, pageToken: page.pageToken };
   },
 });

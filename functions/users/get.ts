@@ -10,7 +10,7 @@ export const schema = z
     organizationUserGroupIds: z.optional(listOf(clientId(), 30)),
     allDocuments: z.optional(z.boolean()),
     groupByDocumentId: z.optional(z.boolean()),
-    pageSize: z.optional(pageSize()),
+    pageSize: pageSize(),
     pageToken: z.optional(pageToken()),
   })
   .check(
@@ -29,7 +29,7 @@ export const handler = operation({
   auth: 'apiKey',
   schema,
   handle: async ({ data, caller }) => {
-    const { users, nextPageToken } = await getUsers(caller.apiKeyId, { ...data, pageSize: data.pageSize ?? 1000 });
+    const { users, nextPageToken } = await getUsers(caller.apiKeyId, data);
     return { message: 'Users retrieved successfully.', data: users, nextPageToken };
   },
 });

@@ -5,7 +5,7 @@ import { clientId, listOf, pageSize, pageToken } from '../../shared/http/schemas
 
 export const schema = z.object({
   apiKeys: z.optional(listOf(clientId())),
-  pageSize: z.optional(pageSize(100)),
+  pageSize: pageSize(100),
   pageToken: z.optional(pageToken()),
 });
 
@@ -15,7 +15,7 @@ export const handler = operation({
   handle: async ({ data, caller }) => {
     const page = await listWorkspaceApiKeys(caller.workspaceId, {
       apiKeyIds: data.apiKeys,
-      pageSize: data.pageSize ?? 100,
+      pageSize: data.pageSize,
       pageToken: data.pageToken,
     });
     return {

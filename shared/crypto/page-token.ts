@@ -87,3 +87,20 @@ export async function readPageToken(token: string, scope: PageScope, now = Date.
   if (payload.c === null || typeof payload.c !== 'object') throw new InvalidArgumentError(INVALID);
   return payload.c;
 }
+
+/**
+ * How every listing reads its token: the position the page resumes after (the listing's own cursor: a sort key or
+ * an id), or undefined without a token. Throws InvalidArgumentError for a token not issued for `scope`, altered,
+ * expired, or carrying no position.
+ */
+export async function readPageAfter(token: string | undefined, scope: PageScope): Promise<string | undefined> {
+  if (token === undefined) return undefined;
+  const cursor = await readPageToken(token, scope);
+  if (typeof cursor.after !== 'string') throw new InvalidArgumentError(INVALID);
+  return cursor.after;
+}
+
+/** How every listing makes its token: one that resumes `scope` after `after`, or none at the end (no `after`). */
+export async function pageTokenAfter(scope: PageScope, after: string | undefined): Promise<string | undefined> {
+  return after === undefined ? undefined : createPageToken(scope, { after });
+}

@@ -18,15 +18,12 @@
  * the like) round-trips exactly whatever its shape (DynamoDB maps nest at most 32 levels deep), its length is
  * the stored and returned size, and the filterable fields are copied beside it as plain attributes.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { classifyJudgment } from '../domain/judgments';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { filterBudget, queryFiltered } from './bounded-query';
-import { TABLE_NAME, db } from './client';
-import { judgmentAttributes } from './judgment';
-import { key, segment } from './keys';
+import { TABLE_NAME } from './client';
+import { classifyJudgment, judgmentAttributes } from './judgment';
+import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
-import type { QuerySpec } from './query';
+import { readPage, type Listing, type QuerySpec } from './query';
 import { named, type TransactItem } from './transact';
 
 export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
@@ -90,7 +87,7 @@ const logPartition = (apiKeyId: string, organizationId: string, ...parts: string
   key(organizationPartition(apiKeyId, organizationId), 'ACTS', ...parts);
 
 const position = (timestamp: number, seq: number, id: string) =>
-  key(String(timestamp).padStart(15, '0'), String(seq).padStart(3, '0'), segment(id));
+  key(sortableNumber(timestamp), sortableNumber(seq, 3), segment(id));
 
 /**
  * The whole item of a record: a Put replaces every attribute, index keys included. A judgment (decisions §9)
@@ -184,37 +181,41 @@ export function matchesFilter(activity: StoredActivity, filter: ActivityFilter):
   );
 }
 
-interface Timeline {
-  index: string;
-  pk: string;
-  /** Filters the timeline does not answer by itself, as [attribute, allowed values]. */
-  rest: Array<[string, readonly string[]]>;
-}
-
 /**
  * The narrowest timeline the filter names — a target entity (typically one annotation), then a document, then an
- * acting user, then the organization — and the filters left for a FilterExpression.
+ * acting user, then the organization — with the filters it does not answer by itself as a FilterExpression.
  */
-function timelineFor(apiKeyId: string, organizationId: string, filter: ActivityFilter): Timeline {
+function timelineFor(apiKeyId: string, organizationId: string, filter: ActivityFilter): Listing {
   const { documentId, targetEntityId, userId } = filter;
   const rest: Array<[string, readonly string[] | undefined]> = [
     ['featureType', filter.featureTypes],
     ['actionType', filter.actionTypes],
   ];
-  let timeline: Omit<Timeline, 'rest'>;
+  let timeline: { index: string; partition: string };
   if (targetEntityId !== undefined) {
-    timeline = { index: 'gsi3', pk: logPartition(apiKeyId, organizationId, 'TARGET', segment(targetEntityId)) };
+    timeline = { index: 'gsi3', partition: logPartition(apiKeyId, organizationId, 'TARGET', segment(targetEntityId)) };
     rest.push(['documentId', documentId === undefined ? undefined : [documentId]], ['userId', userId === undefined ? undefined : [userId]]);
   } else if (documentId !== undefined) {
-    timeline = { index: 'gsi2', pk: logPartition(apiKeyId, organizationId, 'DOC', segment(documentId)) };
+    timeline = { index: 'gsi2', partition: logPartition(apiKeyId, organizationId, 'DOC', segment(documentId)) };
     rest.push(['userId', userId === undefined ? undefined : [userId]]);
   } else if (userId !== undefined) {
-    timeline = { index: 'gsi4', pk: logPartition(apiKeyId, organizationId, 'USER', segment(userId)) };
+    timeline = { index: 'gsi4', partition: logPartition(apiKeyId, organizationId, 'USER', segment(userId)) };
   } else {
-    timeline = { index: 'gsi1', pk: logPartition(apiKeyId, organizationId) };
+    timeline = { index: 'gsi1', partition: logPartition(apiKeyId, organizationId) };
   }
   const given = rest.filter((entry): entry is [string, readonly string[]] => entry[1] !== undefined);
-  return { ...timeline, rest: given.map(([name, values]) => [name, [...new Set(values)]]) };
+  if (given.length === 0) return timeline;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const clauses = given.map(([name, allowed], i) => {
+    names[`#f${i}`] = name;
+    const placeholders = [...new Set(allowed)].map((value, j) => {
+      values[`:f${i}_${j}`] = value;
+      return `:f${i}_${j}`;
+    });
+    return `#f${i} IN (${placeholders.join(', ')})`;
+  });
+  return { ...timeline, filter: { expression: clauses.join(' AND '), names, values } };
 }
 
 export interface LogPage {
@@ -238,14 +239,16 @@ export function takePage(ordered: readonly StoredActivity[], limit: number, maxB
   return count < ordered.length ? { activities, after: activities[count - 1].position } : { activities };
 }
 
+/** Bytes of the records' stored content (what they add to a response; StoredActivity.size). */
+const contentBytes = (items: readonly Item[]) => items.reduce((sum, item) => sum + Buffer.byteLength(String(item.content)), 0);
+
 /**
  * One page of the organization's log narrowed by `filter`, newest first unless `ascending`, after the position
- * `after`. The page is read from one timeline. Without other filters the query reads until the page is full
- * (`limit` records or `maxBytes` of content, see takePage) or the timeline ends, one match more than the page to
- * know whether more follow. Filters the timeline does not key on are a FilterExpression: the read then examines
- * at most filterBudget(limit) entries and about 1 MB (shared/db/bounded-query.ts), and a page it leaves short
- * continues after the last entry examined, so the next page neither skips nor repeats a record. Eventually
- * consistent (GSIs always are).
+ * `after`. The page is read from one timeline. Without other filters the page is full (`limit` records or
+ * `maxBytes` of content, see takePage) unless the timeline ends. Filters the timeline does not key on are read
+ * within the budget of bounded reads (shared/db/query.ts): a page may be short, even empty, and continues after
+ * the last entry examined, so the next page neither skips nor repeats a record. Eventually consistent (GSIs
+ * always are).
  */
 export async function queryActivityLog(
   apiKeyId: string,
@@ -253,56 +256,11 @@ export async function queryActivityLog(
   filter: ActivityFilter,
   options: { limit: number; maxBytes: number; ascending: boolean; after?: string },
 ): Promise<LogPage> {
-  const timeline = timelineFor(apiKeyId, organizationId, filter);
-  const sortKey = `${timeline.index}sk`;
-  const names: Record<string, string> = { '#pk': `${timeline.index}pk` };
-  const values: Record<string, unknown> = { ':pk': timeline.pk };
-  let condition = '#pk = :pk';
-  if (options.after !== undefined) {
-    condition += ` AND #sk ${options.ascending ? '>' : '<'} :after`;
-    names['#sk'] = sortKey;
-    values[':after'] = options.after;
-  }
-  const clauses = timeline.rest.map(([name, allowed], i) => {
-    names[`#f${i}`] = name;
-    const placeholders = allowed.map((value, j) => {
-      values[`:f${i}_${j}`] = value;
-      return `:f${i}_${j}`;
-    });
-    return `#f${i} IN (${placeholders.join(', ')})`;
-  });
-  const query = {
-    IndexName: timeline.index,
-    KeyConditionExpression: condition,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-    ScanIndexForward: options.ascending,
-  };
-  if (clauses.length > 0) {
-    const read = await queryFiltered(
-      { ...query, FilterExpression: clauses.join(' AND ') },
-      { want: options.limit + 1, budget: filterBudget(options.limit) },
-    );
-    const page = takePage(read.items.map(toActivity), options.limit, options.maxBytes);
-    // Cut inside what matched: resume after the last record returned. Otherwise, when the read stopped before the
-    // timeline's end, after the last entry it examined (the entries between matched nothing).
-    if (page.after !== undefined || read.lastExamined === undefined) return page;
-    return { activities: page.activities, after: String(read.lastExamined[sortKey]) };
-  }
-  const found: StoredActivity[] = [];
-  let bytes = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({ ...query, TableName: TABLE_NAME, Limit: options.limit + 1 - found.length, ExclusiveStartKey: start }),
-    );
-    for (const activity of (page.Items ?? []).map(toActivity)) {
-      found.push(activity);
-      bytes += activity.size;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start && found.length <= options.limit && bytes <= options.maxBytes);
-  return takePage(found, options.limit, options.maxBytes);
+  const listing = { ...timelineFor(apiKeyId, organizationId, filter), ascending: options.ascending };
+  const read = await readPage(listing, { size: options.limit, after: options.after, until: (items) => contentBytes(items) > options.maxBytes });
+  const page = takePage(read.items.map(toActivity), options.limit, options.maxBytes);
+  // Cut by bytes: resume after the last record returned. Otherwise where the read says.
+  return page.after === undefined && read.after !== undefined ? { activities: page.activities, after: read.after } : page;
 }
 
 /** A document's log (gsi2), oldest first: what document migration moves. */

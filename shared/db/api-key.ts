@@ -3,10 +3,11 @@
  *
  *   pk WS#<workspaceId>   sk KEY#<apiKeyId>    id, apiKeyName, type, tokenVersion (bumped by every token reset)
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment } from './keys';
+import { mapPage, readPage, type Page } from './query';
 import { named, type TransactItem } from './transact';
 
 export type ApiKeyType = 'testing' | 'production';
@@ -38,30 +39,14 @@ export async function getApiKey(workspaceId: string, apiKeyId: string): Promise<
   return Item ? fromItem(Item) : undefined;
 }
 
-export interface ApiKeyPage {
-  apiKeys: ApiKey[];
-  /** Id of the last key returned when more follow. */
-  lastId?: string;
-}
-
 /**
- * One page of the workspace's keys in creation order (ids are time-ordered), starting after `afterId`.
- * Reads `limit + 1` items at most, to know whether another page follows.
+ * One page of the workspace's keys in creation order (ids are time-ordered), starting after the key `afterId`;
+ * the page's `after` is the id of its last key when more follow. Reads a page and one item more.
  */
-export async function listApiKeys(workspaceId: string, limit: number, afterId?: string): Promise<ApiKeyPage> {
-  const pk = key('WS', segment(workspaceId));
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: TABLE_NAME,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
-      ExpressionAttributeValues: { ':pk': pk, ':key': prefix('KEY') },
-      ExclusiveStartKey: afterId === undefined ? undefined : apiKeyKey(workspaceId, afterId),
-      Limit: limit + 1,
-      ConsistentRead: true,
-    }),
-  );
-  const apiKeys = Items.slice(0, limit).map(fromItem);
-  return Items.length > limit ? { apiKeys, lastId: apiKeys[apiKeys.length - 1]?.id } : { apiKeys };
+export async function listApiKeys(workspaceId: string, limit: number, afterId?: string): Promise<Page<ApiKey>> {
+  const listing = { partition: key('WS', segment(workspaceId)), prefix: prefix('KEY'), consistent: true };
+  const page = await readPage(listing, { size: limit, after: afterId === undefined ? undefined : apiKeyKey(workspaceId, afterId).sk });
+  return mapPage(page, fromItem, (apiKey) => apiKey.id);
 }
 
 /** The named keys of the workspace that exist (one BatchGet per 100 ids), in id order. */

@@ -36,7 +36,7 @@ import { randomUUID } from 'node:crypto';
 import { AbortedError } from '../http/errors';
 import type { Item, ItemKey } from './batch';
 import { TABLE_NAME } from './client';
-import { key, prefix, segment } from './keys';
+import { key, prefix, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { queryAll, type QuerySpec } from './query';
 import { MAX_TRANSACT_ITEMS, named, transactWrite, type TransactItem } from './transact';
@@ -112,12 +112,12 @@ const headKey = (apiKeyId: string, ref: EditorRef): ItemKey => ({
 });
 const partKey = (apiKeyId: string, ref: EditorRef, part: number): ItemKey => ({
   pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
-  sk: key('E', segment(ref.editorId), 'PART', String(part).padStart(4, '0')),
+  sk: key('E', segment(ref.editorId), 'PART', sortableNumber(part, 4)),
 });
 /** Deltas sort before the head (`DELTA` < `HEAD`), in the order they were written (a timestamp, then a random id). */
 const deltaKey = (apiKeyId: string, ref: EditorRef, now: number): ItemKey => ({
   pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
-  sk: key('E', segment(ref.editorId), 'DELTA', `${String(now).padStart(15, '0')}.${randomUUID()}`),
+  sk: key('E', segment(ref.editorId), 'DELTA', `${sortableNumber(now)}.${randomUUID()}`),
 });
 
 const partCount = (state: Uint8Array) => Math.max(1, Math.ceil(state.length / PART_BYTES));

@@ -33,3 +33,14 @@ export function prefix(...parts: string[]): string {
 export function tenantKey(apiKeyId: string, ...parts: string[]): string {
   return key('T', segment(apiKeyId), ...parts);
 }
+
+/** Digits of a millisecond timestamp as a key part: enough for any date before the year 33658. */
+export const TIMESTAMP_DIGITS = 15;
+
+/**
+ * A non-negative integer as a key part that sorts like the number: zero-padded to `digits` (a millisecond
+ * timestamp by default). Only integers below 10^digits keep their order.
+ */
+export function sortableNumber(value: number, digits = TIMESTAMP_DIGITS): string {
+  return String(value).padStart(digits, '0');
+}

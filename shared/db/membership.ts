@@ -11,10 +11,9 @@
  * The gsi1 partition is shared with the user's permissions (P#...) and group memberships (G#...) in the
  * organization, so removing a user from an organization is one query.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { queryAll, type QuerySpec } from './query';
-import { TABLE_NAME, db } from './client';
+import { mapPage, queryAll, readPage, type Page, type QuerySpec } from './query';
+import { TABLE_NAME } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
 import { NotFoundError } from '../http/errors';
@@ -150,15 +149,9 @@ export async function getMemberships(
   return new Map(items.map(toMembership).map((membership) => [membership.userId, membership]));
 }
 
-export interface MemberPage {
-  members: Membership[];
-  /** Sort key to continue after, when more may follow. */
-  after?: string;
-}
-
 /**
- * One page of a level's members in user order, after the sort key `after`; reads at most `limit + 1` items,
- * eventually consistent (listings only: half the read cost).
+ * One page of a level's members in user order, after the sort key `after` (the page's `after` is the sort key of
+ * its last member when more follow); eventually consistent (listings only: half the read cost).
  */
 export async function queryLevelMembers(
   apiKeyId: string,
@@ -166,42 +159,22 @@ export async function queryLevelMembers(
   level: Level,
   limit: number,
   after?: string,
-): Promise<MemberPage> {
-  const pk = levelPartition(apiKeyId, organizationId, level);
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: TABLE_NAME,
-      KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
-      ExpressionAttributeValues: after === undefined ? { ':pk': pk } : { ':pk': pk, ':after': after },
-      Limit: limit + 1,
-    }),
-  );
-  const members = Items.slice(0, limit).map(toMembership);
-  return Items.length > limit ? { members, after: String(Items[limit - 1].sk) } : { members };
+): Promise<Page<Membership>> {
+  return mapPage(await readPage({ partition: levelPartition(apiKeyId, organizationId, level) }, { size: limit, after }), toMembership);
 }
 
 /**
  * One page of all document members of the organization, ordered by document then user (gsi2), after the gsi2
- * sort key `after`.
+ * sort key `after` (see documentMemberSortKey).
  */
 export async function queryDocumentMembers(
   apiKeyId: string,
   organizationId: string,
   limit: number,
   after?: string,
-): Promise<MemberPage> {
-  const pk = documentMembersPartition(apiKeyId, organizationId);
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: TABLE_NAME,
-      IndexName: 'gsi2',
-      KeyConditionExpression: after === undefined ? 'gsi2pk = :pk' : 'gsi2pk = :pk AND gsi2sk > :after',
-      ExpressionAttributeValues: after === undefined ? { ':pk': pk } : { ':pk': pk, ':after': after },
-      Limit: limit + 1,
-    }),
-  );
-  const members = Items.slice(0, limit).map(toMembership);
-  return Items.length > limit ? { members, after: String(Items[limit - 1].gsi2sk) } : { members };
+): Promise<Page<Membership>> {
+  const listing = { index: 'gsi2', partition: documentMembersPartition(apiKeyId, organizationId) };
+  return mapPage(await readPage(listing, { size: limit, after }), toMembership);
 }
 
 /** The gsi2 sort key of a document membership (the cursor of queryDocumentMembers). */

@@ -18,7 +18,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
-import { key, segment } from './keys';
+import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { FailedPreconditionError } from '../http/errors';
 import { named, type TransactItem } from './transact';
@@ -117,7 +117,7 @@ export function startMigrationItems(migration: MigrationRecord): TransactItem[] 
           ...migration,
           recordType: MIGRATION_RECORD_TYPE,
           gsi1pk: ACTIVE_PARTITION,
-          gsi1sk: key(String(migration.createdAt).padStart(15, '0'), segment(apiKeyId), segment(migration.migrationId)),
+          gsi1sk: key(sortableNumber(migration.createdAt), segment(apiKeyId), segment(migration.migrationId)),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },

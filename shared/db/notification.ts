@@ -12,13 +12,12 @@
  * `<ts>` is the creation time in ms, zero-padded, so every timeline reads in time order at the cost of its page.
  * A feed entry carries the document and location of its notification so feed filters need no second read.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { filterBudget, queryFiltered } from './bounded-query';
-import { queryAll, type QuerySpec } from './query';
+import { mapPage, queryAll, readPage, type Page, type QuerySpec } from './query';
 import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
-import { key, segment } from './keys';
+import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { NotFoundError } from '../http/errors';
 import { named, type TransactItem } from './transact';
@@ -55,7 +54,7 @@ export interface NotificationConfig {
 }
 
 /** A position in a timeline: `<ts>#<id>` — the sort key of feeds and the gsi sort key of notifications. */
-export const timelineKey = (timestamp: number, id: string) => key(String(timestamp).padStart(15, '0'), segment(id));
+export const timelineKey = (timestamp: number, id: string) => key(sortableNumber(timestamp), segment(id));
 
 export const notificationKey = (apiKeyId: string, organizationId: string, id: string): ItemKey => ({
   pk: organizationPartition(apiKeyId, organizationId),
@@ -174,40 +173,32 @@ export function updateNotificationItem(
   }, () => new NotFoundError('Notification does not exist.'));
 }
 
-export interface TimelinePage {
-  /** Notification ids (feed, document, organization timelines) in the requested order. */
-  ids: string[];
-  /** The timeline key after which the next page starts, when more may follow. */
-  after?: string;
-}
-
 export type TimelineSource =
   | { kind: 'feed'; userId: string; documentId?: string; locationId?: string }
   | { kind: 'document'; documentId: string; locationId?: string }
   | { kind: 'organization'; locationId?: string };
 
 /**
- * One page of notification ids from a timeline, newest first unless `ascending`, after the timeline key `after`.
- * Without a filter the query reads until the page is full or the timeline ends (one entry more than the page, to
- * know whether more follow). A location (or, for feeds, a document) narrows the page with a FilterExpression: the
- * read then examines at most filterBudget(limit) entries and about 1 MB (shared/db/bounded-query.ts), and a page it
- * leaves short, even empty, continues after the last entry examined, so no notification is skipped or repeated.
+ * One page of notification ids from a timeline, newest first unless `ascending`, after the timeline key `after`
+ * (the page's `after` is where the next page starts). Without a filter pages are full except the last. A location
+ * (or, for feeds, a document) narrows the page with a FilterExpression, read within the budget of bounded reads
+ * (shared/db/query.ts): a page may be short, even empty, and continues after the last entry examined, so no
+ * notification is skipped or repeated.
  */
 export async function queryTimeline(
   apiKeyId: string,
   organizationId: string,
   source: TimelineSource,
   options: { limit: number; ascending: boolean; after?: string },
-): Promise<TimelinePage> {
+): Promise<Page<string>> {
   const onFeed = source.kind === 'feed';
-  const [pkName, skName, index] = onFeed ? ['pk', 'sk', undefined] : source.kind === 'document' ? ['gsi2pk', 'gsi2sk', 'gsi2'] : ['gsi1pk', 'gsi1sk', 'gsi1'];
-  const pk = source.kind === 'feed'
-    ? feedPartition(apiKeyId, organizationId, source.userId)
+  const [index, partition] = source.kind === 'feed'
+    ? [undefined, feedPartition(apiKeyId, organizationId, source.userId)]
     : source.kind === 'document'
-      ? documentTimeline(apiKeyId, organizationId, source.documentId)
-      : organizationTimeline(apiKeyId, organizationId);
+      ? ['gsi2', documentTimeline(apiKeyId, organizationId, source.documentId)]
+      : ['gsi1', organizationTimeline(apiKeyId, organizationId)];
   const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': pk };
+  const values: Record<string, unknown> = {};
   if (source.kind === 'feed' && source.documentId !== undefined) {
     filters.push('documentId = :documentId');
     values[':documentId'] = source.documentId;
@@ -216,39 +207,9 @@ export async function queryTimeline(
     filters.push('locationId = :locationId');
     values[':locationId'] = source.locationId;
   }
-  let condition = `${pkName} = :pk`;
-  if (options.after !== undefined) {
-    condition += ` AND ${skName} ${options.ascending ? '>' : '<'} :after`;
-    values[':after'] = options.after;
-  }
-  const query = { IndexName: index, KeyConditionExpression: condition, ExpressionAttributeValues: values, ScanIndexForward: options.ascending };
-  const idOf = (item: Item) => String(onFeed ? item.notificationId : item.id);
-  if (filters.length > 0) {
-    const read = await queryFiltered(
-      { ...query, FilterExpression: filters.join(' AND ') },
-      { want: options.limit + 1, budget: filterBudget(options.limit) },
-    );
-    const page = read.items.slice(0, options.limit);
-    // Cut inside what matched: resume after the last entry returned; otherwise, when the read stopped before the
-    // timeline's end, after the last entry it examined (the entries between matched nothing).
-    if (read.items.length > options.limit) return { ids: page.map(idOf), after: String(page[page.length - 1][skName]) };
-    return { ids: page.map(idOf), ...(read.lastExamined === undefined ? {} : { after: String(read.lastExamined[skName]) }) };
-  }
-  const ids: string[] = [];
-  const keys: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({ ...query, TableName: TABLE_NAME, Limit: options.limit + 1 - ids.length, ExclusiveStartKey: start }),
-    );
-    for (const item of page.Items ?? []) {
-      ids.push(idOf(item));
-      keys.push(String(item[skName]));
-    }
-    start = page.LastEvaluatedKey;
-  } while (start && ids.length <= options.limit);
-  if (ids.length <= options.limit) return { ids };
-  return { ids: ids.slice(0, options.limit), after: keys[options.limit - 1] };
+  const filter = filters.length > 0 ? { expression: filters.join(' AND '), values } : undefined;
+  const page = await readPage({ index, partition, ascending: options.ascending, filter }, { size: options.limit, after: options.after });
+  return mapPage(page, (item) => String(onFeed ? item.notificationId : item.id));
 }
 
 /** Every feed entry of the notification's timeline position for these users that exists. */

@@ -6,12 +6,13 @@
  *   pk T#<key>#ORG#<org>   sk DOC#<d>        a document (name, folder, accessType, disabled, metadata)
  *                          gsi1: T#<key>#ORG#<org>#FOLDER#<f> / DOC#<d>   documents of a folder
  */
-import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, prefix, segment, tenantKey } from './keys';
 import { AlreadyExistsError, NotFoundError } from '../http/errors';
+import { mapPage, readPage, type Listing, type Page } from './query';
 import { named, type TransactItem } from './transact';
 
 export type AccessType = 'organizationPrivate' | 'restricted' | 'public';
@@ -84,52 +85,24 @@ export async function getDocuments(
   return new Map(items.map(toDocument).map((document) => [document.documentId, document]));
 }
 
-export interface DocumentPage {
-  documents: DocumentRecord[];
-  /** True when more documents follow the last one returned. */
-  more: boolean;
-}
-
 /**
  * One page of the organization's documents (in sort-key order), or of one folder's documents (through gsi1,
  * eventually consistent in AWS), starting after the document `after` (the last id of the previous page; it need
- * not exist any more). Reads `limit + 1` items to know whether more follow, continuing past DynamoDB's 1 MB
- * query pages so that a page is full whenever more documents exist.
+ * not exist any more); the page's `after` is the id of its last document when more follow. Reads a page and one
+ * item more, so that a page is full whenever more documents exist.
  */
 export async function listDocuments(
   apiKeyId: string,
   organizationId: string,
   options: { folderId?: string; limit: number; after?: string },
-): Promise<DocumentPage> {
+): Promise<Page<DocumentRecord>> {
   const { folderId, limit, after } = options;
-  const query = folderId === undefined
-    ? {
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
-        ExpressionAttributeValues: { ':pk': organizationPartition(apiKeyId, organizationId), ':doc': prefix('DOC') },
-        ConsistentRead: true,
-      }
-    : {
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': folderDocumentsPartition(apiKeyId, organizationId, folderId) },
-      };
-  // The start key is rebuilt from the document id, so page tokens carry an id rather than the key layout.
-  let start: Record<string, string> | undefined;
-  if (after !== undefined) {
-    const itemKey = documentKey(apiKeyId, organizationId, after);
-    start = folderId === undefined
-      ? itemKey
-      : { ...itemKey, gsi1pk: folderDocumentsPartition(apiKeyId, organizationId, folderId), gsi1sk: itemKey.sk };
-  }
-  const items: Item[] = [];
-  do {
-    const page: QueryCommandOutput = await db.send(
-      new QueryCommand({ TableName: TABLE_NAME, ...query, ExclusiveStartKey: start, Limit: limit + 1 - items.length }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey as Record<string, string> | undefined;
-  } while (start !== undefined && items.length <= limit);
-  return { documents: items.slice(0, limit).map(toDocument), more: items.length > limit };
+  const listing: Listing = folderId === undefined
+    ? { partition: organizationPartition(apiKeyId, organizationId), prefix: prefix('DOC'), consistent: true }
+    : { index: 'gsi1', partition: folderDocumentsPartition(apiKeyId, organizationId, folderId) };
+  // Both sort keys are the document's own (its gsi1sk is its sk), so page tokens carry an id rather than the key layout.
+  const page = await readPage(listing, { size: limit, after: after === undefined ? undefined : documentKey(apiKeyId, organizationId, after).sk });
+  return mapPage(page, toDocument, (document) => document.documentId);
 }
 
 /** Creates the organization when missing; leaves an existing one as it is (no condition: never fails). */

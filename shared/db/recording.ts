@@ -12,12 +12,11 @@
  * read by id with the organization alone (BatchGet), and moving a document's recordings to another document id
  * (document migration, recordingMovedTo) rewrites `documentId` and the gsi2 key of each item, never its key.
  */
-import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
-import { TABLE_NAME, db } from './client';
-import { key, segment } from './keys';
+import { TABLE_NAME } from './client';
+import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
-import type { QuerySpec } from './query';
+import { mapPage, readPage, type Page, type QuerySpec } from './query';
 import { named, type TransactItem } from './transact';
 
 export interface RecordedTime {
@@ -68,7 +67,7 @@ const organizationRecordings = (apiKeyId: string, organizationId: string) =>
 const documentRecordings = (apiKeyId: string, organizationId: string, documentId: string) =>
   key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'RECS');
 const positionKey = (createdAt: number, index: number, annotationId: string) =>
-  key(String(createdAt).padStart(15, '0'), String(index).padStart(4, '0'), segment(annotationId));
+  key(sortableNumber(createdAt), sortableNumber(index, 4), segment(annotationId));
 
 function toRecording(item: Item): RecordingRecord {
   const { pk: _pk, sk: _sk, gsi1pk: _a, gsi1sk: position, gsi2pk: _c, gsi2sk: _d, ...rest } = item;
@@ -152,50 +151,21 @@ export async function getRecordings(
   return items.map(toRecording);
 }
 
-export interface RecordingPage {
-  /** In creation order, at most `limit`. */
-  recordings: RecordingRecord[];
-  /** True when more recordings follow the last one returned. */
-  more: boolean;
-}
-
 /**
  * One page of the organization's recordings (gsi1) or of one document's (gsi2), in creation order, after the
- * position `after` (a key condition, so the cursor's recording need not exist any more). Reads `limit + 1`
- * items, continuing past DynamoDB's 1 MB query pages, so a page is full whenever more recordings exist.
- * Both indexes are eventually consistent in AWS.
+ * position `after` (a key condition, so the cursor's recording need not exist any more); the page's `after` is
+ * the position of its last recording when more follow. Reads a page and one item more, so a page is full
+ * whenever more recordings exist. Both indexes are eventually consistent in AWS.
  */
 export async function queryRecordings(
   apiKeyId: string,
   organizationId: string,
   options: { documentId?: string; limit: number; after?: string },
-): Promise<RecordingPage> {
-  const [index, pkName, skName, partition] = options.documentId === undefined
-    ? ['gsi1', 'gsi1pk', 'gsi1sk', organizationRecordings(apiKeyId, organizationId)]
-    : ['gsi2', 'gsi2pk', 'gsi2sk', documentRecordings(apiKeyId, organizationId, options.documentId)];
-  const values: Record<string, unknown> = { ':pk': partition };
-  let condition = `${pkName} = :pk`;
-  if (options.after !== undefined) {
-    condition += ` AND ${skName} > :after`;
-    values[':after'] = options.after;
-  }
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page: QueryCommandOutput = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: index,
-        KeyConditionExpression: condition,
-        ExpressionAttributeValues: values,
-        Limit: options.limit + 1 - items.length,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined && items.length <= options.limit);
-  return { recordings: items.slice(0, options.limit).map(toRecording), more: items.length > options.limit };
+): Promise<Page<RecordingRecord>> {
+  const listing = options.documentId === undefined
+    ? { index: 'gsi1', partition: organizationRecordings(apiKeyId, organizationId) }
+    : { index: 'gsi2', partition: documentRecordings(apiKeyId, organizationId, options.documentId) };
+  return mapPage(await readPage(listing, { size: options.limit, after: options.after }), toRecording);
 }
 
 /** Every recording of one document, through its timeline (gsi2): what document migration moves. */

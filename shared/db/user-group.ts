@@ -5,12 +5,13 @@
  *   pk T#<key>#ORG#<org>#GROUP#<g>     sk U#<user>     a member
  *      gsi1: T#<key>#ORG#<org>#USER#<user> / G#<g>     (with the user's memberships in the organization)
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 import { userInOrganizationPartition, userSortKey } from './membership';
 import { organizationPartition } from './organization';
+import { readPage } from './query';
 
 export interface UserGroup {
   organizationId: string;
@@ -64,7 +65,10 @@ export async function groupMembersAmong(
   return new Set(items.map((item) => String(item.userId)));
 }
 
-/** One page of a group's members in user order after the sort key `after`; reads at most `limit + 1` items. */
+/**
+ * One page of a group's members in user order after the sort key `after` (strongly consistent): their ids, their
+ * sort keys (the cursors), and whether more follow.
+ */
 export async function queryGroupMembers(
   apiKeyId: string,
   organizationId: string,
@@ -72,16 +76,7 @@ export async function queryGroupMembers(
   limit: number,
   after?: string,
 ): Promise<{ userIds: string[]; sortKeys: string[]; more: boolean }> {
-  const pk = membersPartition(apiKeyId, organizationId, groupId);
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: TABLE_NAME,
-      KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
-      ExpressionAttributeValues: after === undefined ? { ':pk': pk } : { ':pk': pk, ':after': after },
-      Limit: limit + 1,
-      ConsistentRead: true,
-    }),
-  );
-  const page = Items.slice(0, limit);
-  return { userIds: page.map((item) => String(item.userId)), sortKeys: page.map((item) => String(item.sk)), more: Items.length > limit };
+  const listing = { partition: membersPartition(apiKeyId, organizationId, groupId), consistent: true };
+  const page = await readPage(listing, { size: limit, after });
+  return { userIds: page.items.map((item) => String(item.userId)), sortKeys: page.items.map((item) => String(item.sk)), more: page.after !== undefined };
 }

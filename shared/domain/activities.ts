@@ -3,7 +3,7 @@
  * config (enabled, immutable, comment triggers), and reading them in time order through filters, in pages.
  */
 import { createHash } from 'node:crypto';
-import { createPageToken, readPageToken } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
 import { newId } from '../crypto/tokens';
 import {
   ActivityAppeared,
@@ -160,8 +160,7 @@ export async function listActivities(apiKeyId: string, input: GetActivitiesInput
     order: filter.order ?? 'desc',
   };
   const scope = { tenant: apiKeyId, query: { operation: 'activities/get', organizationId, ...query } };
-  const cursor = pageToken === undefined ? undefined : await readPageToken(pageToken, scope);
-  const after = typeof cursor?.after === 'string' ? cursor.after : undefined;
+  const after = await readPageAfter(pageToken, scope);
   const ascending = query.order === 'asc';
   let page: LogPage;
   if (query.activityIds !== undefined) {
@@ -176,6 +175,6 @@ export async function listActivities(apiKeyId: string, input: GetActivitiesInput
   }
   return {
     activities: page.activities.map((activity) => presentActivity(apiKeyId, activity)),
-    pageToken: page.after === undefined ? undefined : await createPageToken(scope, { after: page.after }),
+    pageToken: await pageTokenAfter(scope, page.after),
   };
 }

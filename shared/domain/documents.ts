@@ -9,7 +9,7 @@
  * - A document cannot be taken out of its folder, only moved to another one (`folderId` must be an id).
  * - Add on an existing document changes only the fields given; it never re-enables a disabled document.
  */
-import { createPageToken, readPageToken } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
 import {
   ensureFolderItem,
   ensureOrganizationItem,
@@ -22,8 +22,9 @@ import {
   type DocumentFields,
   type DocumentRecord,
 } from '../db/organization';
+import { namedPage } from '../db/query';
 import { batchResult, notWritten, reportOf, settleEach, type BatchResult } from '../http/batch-result';
-import { InvalidArgumentError, NotFoundError } from '../http/errors';
+import { NotFoundError } from '../http/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
 
 export interface DocumentInput {
@@ -162,19 +163,14 @@ export interface DocumentListing {
   pageToken?: string;
 }
 
-/** The named documents in id order after `after`, those in `folderId` only, reading at most a page and one more at a time. */
-async function namedDocuments(apiKeyId: string, query: DocumentQuery, ids: readonly string[], limit: number, after?: string) {
-  const remaining = ids.filter((id) => after === undefined || id > after);
-  const found: DocumentRecord[] = [];
-  while (found.length <= limit && remaining.length > 0) {
-    const batch = remaining.splice(0, limit + 1 - found.length);
-    const stored = await getDocuments(apiKeyId, query.organizationId, batch);
-    for (const id of batch) {
-      const document = stored.get(id);
-      if (document && (query.folderId === undefined || document.folderId === query.folderId)) found.push(document);
-    }
-  }
-  return { documents: found.slice(0, limit), more: found.length > limit };
+/** The named documents in id order after `after`, those in `folderId` only (see namedPage). */
+function namedDocuments(apiKeyId: string, query: DocumentQuery, ids: readonly string[], limit: number, after?: string) {
+  const stored = async (batch: string[]) => {
+    const found = await getDocuments(apiKeyId, query.organizationId, batch);
+    return batch.map((id) => found.get(id)).filter((document): document is DocumentRecord =>
+      document !== undefined && (query.folderId === undefined || document.folderId === query.folderId));
+  };
+  return namedPage(ids, stored, { size: limit, after, keyOf: (document) => document.documentId });
 }
 
 /**
@@ -192,16 +188,10 @@ export async function listOrganizationDocuments(
     tenant: apiKeyId,
     query: { operation: 'organizations/documents/get', organizationId: query.organizationId, folderId: query.folderId ?? null, documentIds: documentIds ?? null },
   };
-  let after: string | undefined;
-  if (page.pageToken !== undefined) {
-    const cursor = await readPageToken(page.pageToken, scope);
-    if (typeof cursor.after !== 'string') throw new InvalidArgumentError('Invalid page token.');
-    after = cursor.after;
-  }
-  const { documents, more } = documentIds === undefined
+  const after = await readPageAfter(page.pageToken, scope);
+  const { items: documents, after: next } = documentIds === undefined
     ? await listDocuments(apiKeyId, query.organizationId, { folderId: query.folderId, limit: page.pageSize, after })
     : await namedDocuments(apiKeyId, query, documentIds, page.pageSize, after);
-  const last = documents.at(-1);
-  const pageToken = more && last ? await createPageToken(scope, { after: last.documentId }) : undefined;
+  const pageToken = await pageTokenAfter(scope, next);
   return { documents: documents.map(toView), pageToken };
 }

@@ -2,10 +2,11 @@
  * Notifications (api-spec "Notifications", decisions §6): delivery into recipients' feeds, reading by feed,
  * document or organization in time order, read state, "For You" persistence, and deletion by filters.
  */
-import { createPageToken, readPageToken } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
 import { newId } from '../crypto/tokens';
 import { batchWrite, deleteRequest, putRequest, type WriteRequest } from '../db/batch';
 import { queryLevelMembers } from '../db/membership';
+import { cutPage } from '../db/query';
 import {
   existingFeedEntries,
   feedEntryItem,
@@ -57,7 +58,7 @@ async function organizationMembers(apiKeyId: string, organizationId: string): Pr
   let after: string | undefined;
   do {
     const page = await queryLevelMembers(apiKeyId, organizationId, { type: 'organization' }, 1000, after);
-    userIds.push(...page.members.map((member) => member.userId));
+    userIds.push(...page.items.map((member) => member.userId));
     after = page.after;
   } while (after);
   return userIds;
@@ -194,14 +195,13 @@ function matches(n: NotificationRecord, input: GetNotificationsInput): boolean {
 /**
  * One page of notifications, newest first unless `order: 'asc'`: a user's feed, a document's or the
  * organization's timeline, or the named notifications. A location (or a document on a feed) filters the timeline
- * within a read budget: the page may be short, even empty, and still carry a token (shared/db/bounded-query.ts).
+ * within a read budget: the page may be short, even empty, and still carry a token (shared/db/query.ts).
  * Throws InvalidArgumentError for a foreign page token.
  */
 export async function listNotifications(apiKeyId: string, input: GetNotificationsInput) {
   const { pageToken, pageSize: _size, ...query } = input;
   const scope = { tenant: apiKeyId, query: { operation: 'notifications/get', ...query, notificationIds: query.notificationIds ? [...query.notificationIds].sort() : undefined } };
-  const cursor = pageToken === undefined ? undefined : await readPageToken(pageToken, scope);
-  const after = typeof cursor?.after === 'string' ? cursor.after : undefined;
+  const after = await readPageAfter(pageToken, scope);
   const ascending = input.order === 'asc';
   let ordered: NotificationRecord[];
   let next: string | undefined;
@@ -217,8 +217,9 @@ export async function listNotifications(apiKeyId: string, input: GetNotification
       .map((n) => ({ n, key: timelineKey(n.timestamp, n.id) }))
       .sort((a, b) => (a.key < b.key ? -1 : 1) * (ascending ? 1 : -1))
       .filter((entry) => after === undefined || (ascending ? entry.key > after : entry.key < after));
-    ordered = sorted.slice(0, input.pageSize).map((entry) => entry.n);
-    next = sorted.length > input.pageSize ? sorted[input.pageSize - 1].key : undefined;
+    const page = cutPage(sorted, input.pageSize, (entry) => entry.key);
+    ordered = page.items.map((entry) => entry.n);
+    next = page.after;
   } else {
     const source: TimelineSource = input.userId !== undefined
       ? { kind: 'feed', userId: input.userId, documentId: input.documentId, locationId: input.locationId }
@@ -226,13 +227,13 @@ export async function listNotifications(apiKeyId: string, input: GetNotification
         ? { kind: 'document', documentId: input.documentId, locationId: input.locationId }
         : { kind: 'organization', locationId: input.locationId };
     const page = await queryTimeline(apiKeyId, input.organizationId, source, { limit: input.pageSize, ascending, after });
-    const found = await getNotifications(apiKeyId, input.organizationId, page.ids, { consistent: false });
-    ordered = page.ids.map((id) => found.get(id)).filter((n): n is NotificationRecord => n !== undefined);
+    const found = await getNotifications(apiKeyId, input.organizationId, page.items, { consistent: false });
+    ordered = page.items.map((id) => found.get(id)).filter((n): n is NotificationRecord => n !== undefined);
     next = page.after;
   }
   return {
     notifications: ordered.map((n) => presentNotification(apiKeyId, n)),
-    pageToken: next === undefined ? undefined : await createPageToken(scope, { after: next }),
+    pageToken: await pageTokenAfter(scope, next),
   };
 }
 
@@ -290,7 +291,7 @@ export interface DeleteNotificationsInput {
  * Unlike Get Notifications this must see the whole selection (a delete that stopped at a read budget would leave
  * matches behind and report success), so it follows the timeline's cursor to the end: a filtered read may come
  * back short or empty with a cursor and is simply continued. Each Query is still bounded (at most 5,000 entries
- * and DynamoDB's 1 MB page, see shared/db/bounded-query.ts); the request as a whole costs the timeline it reads.
+ * and DynamoDB's 1 MB page, see shared/db/query.ts); the request as a whole costs the timeline it reads.
  */
 async function selected(apiKeyId: string, input: DeleteNotificationsInput): Promise<NotificationRecord[]> {
   if (input.notificationIds !== undefined) {
@@ -306,7 +307,7 @@ async function selected(apiKeyId: string, input: DeleteNotificationsInput): Prom
   let after: string | undefined;
   do {
     const page = await queryTimeline(apiKeyId, input.organizationId, source, { limit: 1000, ascending: true, after });
-    ids.push(...page.ids);
+    ids.push(...page.items);
     after = page.after;
   } while (after);
   return [...(await getNotifications(apiKeyId, input.organizationId, ids)).values()];

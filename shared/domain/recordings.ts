@@ -16,7 +16,7 @@
  *   the named ones (ids not found are left out), within `documentId` when given.
  * - A page also ends early, with a token, before its JSON would pass 5 MB (Lambda answers at most 6 MB).
  */
-import { createPageToken, readPageToken } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
 import { newId } from '../crypto/tokens';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
 import {
@@ -29,7 +29,6 @@ import {
 } from '../db/recording';
 import type { TransactItem } from '../db/transact';
 import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from '../http/batch-result';
-import { InvalidArgumentError } from '../http/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 const MAX_PAGE_BYTES = 5 * 1024 * 1024;
@@ -165,9 +164,7 @@ export async function listRecordings(apiKeyId: string, input: GetRecordingsInput
     tenant: apiKeyId,
     query: { operation: 'recordings/get', ...query, recordingIds: query.recordingIds ? [...query.recordingIds].sort() : undefined },
   };
-  const cursor = pageToken === undefined ? undefined : await readPageToken(pageToken, scope);
-  if (cursor !== undefined && typeof cursor.after !== 'string') throw new InvalidArgumentError('Invalid page token.');
-  const after = cursor?.after as string | undefined;
+  const after = await readPageAfter(pageToken, scope);
 
   let candidates: RecordingRecord[];
   let more = false;
@@ -179,12 +176,12 @@ export async function listRecordings(apiKeyId: string, input: GetRecordingsInput
       .sort((a, b) => (a.position < b.position ? -1 : 1));
   } else {
     const page = await queryRecordings(apiKeyId, input.organizationId, { documentId: input.documentId, limit: pageSize, after });
-    candidates = page.recordings;
-    more = page.more;
+    candidates = page.items;
+    more = page.after !== undefined;
   }
   const { shown, last } = fillPage(apiKeyId, candidates, pageSize, more);
   return {
     recordings: shown,
-    pageToken: last === undefined ? undefined : await createPageToken(scope, { after: last.position }),
+    pageToken: await pageTokenAfter(scope, last?.position),
   };
 }

@@ -13,8 +13,7 @@
  * confidence = agreement × strength, with agreement = S / (S + O) (this side's support over both sides') and
  * strength = 1 − e^(−S / 2): one fresh, fully relevant reviewer 0.39, two 0.63, three 0.78, five 0.92.
  */
-import { queryJudgments, type JudgmentScope, type StoredJudgment } from '../db/judgment';
-import type { Decision } from './judgments';
+import { queryJudgments, type Decision, type JudgmentScope, type StoredJudgment } from '../db/judgment';
 import { rankRelevant } from './relevance';
 
 export type ScopeLevel = JudgmentScope['level'];

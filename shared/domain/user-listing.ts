@@ -10,8 +10,7 @@
  * and still carry a token. The cursor is the sort key of the last user returned, or of the last candidate
  * examined when the budget ended the page, so the next page neither skips nor repeats a user.
  */
-import { createPageToken, readPageToken } from '../crypto/page-token';
-import { filterBudget } from '../db/bounded-query';
+import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
 import {
   documentMembershipsOfUser,
   documentMemberSortKey,
@@ -23,6 +22,7 @@ import {
   type Membership,
 } from '../db/membership';
 import { getProfiles } from '../db/profile';
+import { cutPage, examinePage, listSource, mapPage, type Page, type Source } from '../db/query';
 import { groupMembersAmong, queryGroupMembers } from '../db/user-group';
 import { levelOf, type LevelInput } from './users';
 
@@ -55,30 +55,23 @@ interface Candidate {
   membership?: Membership;
 }
 
-/** An ordered source of candidates after a sort key; `next` returns up to `limit` and whether more remain. */
-type Source = (after: string | undefined, limit: number) => Promise<{ candidates: Candidate[]; more: boolean }>;
+const sortKeyOf = (candidate: Candidate) => candidate.sortKey;
 
-function namedUsers(userIds: readonly string[]): Source {
+function namedUsers(userIds: readonly string[]): Source<Candidate> {
   const sorted = [...new Set(userIds)].map((userId) => ({ userId, sortKey: userSortKey(userId) }))
     .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
-  return async (after, limit) => {
-    const remaining = sorted.filter((c) => after === undefined || c.sortKey > after);
-    return { candidates: remaining.slice(0, limit), more: remaining.length > limit };
-  };
+  return listSource(sorted, sortKeyOf);
 }
 
-function levelMembers(apiKeyId: string, organizationId: string, level: Level): Source {
-  return async (after, limit) => {
-    const page = await queryLevelMembers(apiKeyId, organizationId, level, limit, after);
-    return {
-      candidates: page.members.map((membership) => ({ userId: membership.userId, sortKey: userSortKey(membership.userId), membership })),
-      more: page.after !== undefined,
-    };
-  };
+function levelMembers(apiKeyId: string, organizationId: string, level: Level): Source<Candidate> {
+  return async (after, limit) => mapPage(
+    await queryLevelMembers(apiKeyId, organizationId, level, limit, after),
+    (membership) => ({ userId: membership.userId, sortKey: userSortKey(membership.userId), membership }),
+  );
 }
 
 /** Members of any of the groups, merged in user order: only keys up to the smallest frontier are certain. */
-function groupMembers(apiKeyId: string, organizationId: string, groupIds: readonly string[]): Source {
+function groupMembers(apiKeyId: string, organizationId: string, groupIds: readonly string[]): Source<Candidate> {
   return async (after, limit) => {
     const pages = await Promise.all(groupIds.map((groupId) => queryGroupMembers(apiKeyId, organizationId, groupId, limit, after)));
     const frontiers = pages.filter((page) => page.more).map((page) => page.sortKeys[page.sortKeys.length - 1]);
@@ -91,7 +84,10 @@ function groupMembers(apiKeyId: string, organizationId: string, groupIds: readon
       });
     }
     const candidates = [...merged.values()].sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1));
-    return { candidates: candidates.slice(0, limit), more: frontier !== undefined || candidates.length > limit };
+    const items = candidates.slice(0, limit);
+    // Past the frontier a group still has members to read: more follow even when this batch holds every merged one.
+    const more = frontier !== undefined || candidates.length > limit;
+    return more && items.length > 0 ? { items, after: sortKeyOf(items[items.length - 1]) } : { items };
   };
 }
 
@@ -112,7 +108,11 @@ async function filterCandidates(
   return sourceIsGroups ? kept : inAnyGroup(apiKeyId, input, kept);
 }
 
-async function pageOfLevel(apiKeyId: string, input: GetUsersInput, after: string | undefined) {
+/**
+ * A page of a level's users: candidates from one source (the named users, the groups' members, or the level's
+ * members), checked against the other filters within the read budget.
+ */
+function pageOfLevel(apiKeyId: string, input: GetUsersInput, after: string | undefined): Promise<Page<Candidate>> {
   const level = levelOf(input);
   const source = input.userIds !== undefined
     ? namedUsers(input.userIds)
@@ -121,64 +121,30 @@ async function pageOfLevel(apiKeyId: string, input: GetUsersInput, after: string
       : levelMembers(apiKeyId, input.organizationId, level);
   const sourceIsLevel = input.userIds === undefined && input.organizationUserGroupIds === undefined;
   const sourceIsGroups = input.userIds === undefined && input.organizationUserGroupIds !== undefined;
-  const budget = filterBudget(input.pageSize);
-  const found: Candidate[] = [];
-  let cursor = after;
-  let examined = 0;
-  let more = true;
-  while (found.length <= input.pageSize && more && examined < budget) {
-    const batch = await source(cursor, Math.min(input.pageSize + 1 - found.length, budget - examined));
-    more = batch.more;
-    if (batch.candidates.length === 0) break;
-    examined += batch.candidates.length;
-    cursor = batch.candidates[batch.candidates.length - 1].sortKey;
-    found.push(...(await filterCandidates(apiKeyId, input, level, batch.candidates, sourceIsLevel, sourceIsGroups)));
-  }
-  return cutPage(found, input.pageSize, more && examined >= budget ? cursor : undefined);
-}
-
-/**
- * The page of `found` (in order): past `pageSize` the next page starts after its last user; when the read budget
- * ended the read first, after `lastExamined`, the last candidate examined.
- */
-function cutPage(found: Candidate[], pageSize: number, lastExamined: string | undefined) {
-  const page = found.slice(0, pageSize);
-  if (found.length > pageSize) return { page, after: page[page.length - 1].sortKey };
-  return { page, after: lastExamined };
+  const keep = (batch: Candidate[]) => filterCandidates(apiKeyId, input, level, batch, sourceIsLevel, sourceIsGroups);
+  return examinePage(source, keep, { size: input.pageSize, after, keyOf: sortKeyOf });
 }
 
 /**
  * All document members of the organization, ordered by document then user. With `userIds`, the source is those
  * users' own document memberships (one gsi1 query each); otherwise the organization's document members (gsi2),
- * with the group filter checked per batch.
+ * with the group filter checked per batch within the read budget.
  */
-async function pageOfAllDocuments(apiKeyId: string, input: GetUsersInput, after: string | undefined) {
+async function pageOfAllDocuments(apiKeyId: string, input: GetUsersInput, after: string | undefined): Promise<Page<Candidate>> {
   const toCandidate = (membership: Membership): Candidate => ({
     userId: membership.userId,
     sortKey: documentMemberSortKey(String(membership.documentId), membership.userId),
     membership,
   });
-  const found: Candidate[] = [];
   if (input.userIds !== undefined) {
     const lists = await Promise.all(
       [...new Set(input.userIds)].map((userId) => documentMembershipsOfUser(apiKeyId, input.organizationId, userId)),
     );
     const all = lists.flat().map(toCandidate).filter((c) => after === undefined || c.sortKey > after);
-    found.push(...(await inAnyGroup(apiKeyId, input, all)).sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1)));
-    return cutPage(found, input.pageSize, undefined);
+    return cutPage((await inAnyGroup(apiKeyId, input, all)).sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1)), input.pageSize, sortKeyOf);
   }
-  const budget = filterBudget(input.pageSize);
-  let cursor = after;
-  let examined = 0;
-  let more = true;
-  while (found.length <= input.pageSize && more && examined < budget) {
-    const page = await queryDocumentMembers(apiKeyId, input.organizationId, Math.min(input.pageSize + 1 - found.length, budget - examined), cursor);
-    more = page.after !== undefined;
-    cursor = page.after;
-    examined += page.members.length;
-    found.push(...(await inAnyGroup(apiKeyId, input, page.members.map(toCandidate))));
-  }
-  return cutPage(found, input.pageSize, more && examined >= budget ? cursor : undefined);
+  const source: Source<Candidate> = async (cursor, limit) => mapPage(await queryDocumentMembers(apiKeyId, input.organizationId, limit, cursor), toCandidate);
+  return examinePage(source, (batch) => inAnyGroup(apiKeyId, input, batch), { size: input.pageSize, after, keyOf: sortKeyOf });
 }
 
 /** The candidates that belong to any of the requested groups (all of them when no group filter is given). */
@@ -202,9 +168,8 @@ export async function getUsers(apiKeyId: string, input: GetUsersInput): Promise<
       organizationUserGroupIds: query.organizationUserGroupIds ? [...query.organizationUserGroupIds].sort() : undefined,
     },
   };
-  const cursor = pageToken === undefined ? undefined : await readPageToken(pageToken, scope);
-  const after = typeof cursor?.after === 'string' ? cursor.after : undefined;
-  const { page, after: next } = input.allDocuments
+  const after = await readPageAfter(pageToken, scope);
+  const { items: page, after: next } = input.allDocuments
     ? await pageOfAllDocuments(apiKeyId, input, after)
     : await pageOfLevel(apiKeyId, input, after);
   const profiles = await getProfiles(apiKeyId, [...new Set(page.map((c) => c.userId))]);
@@ -219,7 +184,7 @@ export async function getUsers(apiKeyId: string, input: GetUsersInput): Promise<
       documentId: input.allDocuments ? c.membership?.documentId : undefined,
     });
   });
-  const nextPageToken = next === undefined ? undefined : await createPageToken(scope, { after: next });
+  const nextPageToken = await pageTokenAfter(scope, next);
   if (!input.groupByDocumentId) return { users, nextPageToken };
   const grouped: Record<string, ListedUser[]> = {};
   for (const user of users) {

@@ -38,9 +38,9 @@ export const nonEmptyText = (max: number) =>
 export const listOf = <T extends z.core.SomeType>(item: T, max = 100) =>
   z.array(item).check(z.maxLength(max, `Must have at most ${max} items.`));
 
-/** `pageSize`: an integer from 1 to `max`. */
-export const pageSize = (max = 1000) =>
-  z.int().check(z.minimum(1, 'Must be at least 1.'), z.maximum(max, `Must be at most ${max}.`));
+/** `pageSize`: an integer from 1 to `max`; `byDefault` (the listing's page size) when not given. */
+export const pageSize = (max = 1000, byDefault = max) =>
+  z._default(z.int().check(z.minimum(1, 'Must be at least 1.'), z.maximum(max, `Must be at most ${max}.`)), byDefault);
 
 /** An opaque page token as returned by a previous page. */
 export const pageToken = () => z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(8192, 'Too long.'));

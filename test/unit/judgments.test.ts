@@ -1,5 +1,5 @@
 import type { ActivityContent } from '../../shared/db/activity';
-import { MAX_JUDGED_TEXT, MAX_REASON, classifyJudgment } from '../../shared/domain/judgments';
+import { MAX_JUDGED_TEXT, MAX_REASON, classifyJudgment } from '../../shared/db/judgment';
 
 const record = (fields: Partial<ActivityContent>): ActivityContent => ({ id: 'a1', featureType: 'comment', actionType: 'comment.add', ...fields });
 
