@@ -1,5 +1,5 @@
 /**
- * Four tiers (see DESIGN.md): unit (no I/O), connected (handlers through the real middleware against DynamoDB
+ * Four tiers (see docs/design.md): unit (no I/O), connected (handlers through the real middleware against DynamoDB
  * Local, one table per test file), infra (CDK template and cdk-nag), e2e (the local stack over HTTP).
  */
 const transform = {

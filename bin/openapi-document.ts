@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { routes, routeId, type AuthLevel } from '../shared/routes';
-import { STATUS_BY_CODE } from '../shared/http/errors';
+import { STATUS_BY_CODE } from '../shared/core/errors';
 import * as z from 'zod/mini';
 
 const PROJECT_ROOT = join(__dirname, '..');

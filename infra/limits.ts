@@ -34,7 +34,7 @@ export const STAGE_THROTTLE: Throttle = { rateLimit: 100, burstLimit: 200 };
 
 export const ROUTE_LIMITS = {
   /**
-   * Ask AI holds its function for up to 25 s per provider call (shared/config.ts), 100-250 times longer than any
+   * Ask AI holds its function for up to 25 s per provider call (shared/core/config.ts), 100-250 times longer than any
    * other route, so without a fence a burst of prompts could occupy most of the account's concurrency and throttle
    * every other route. 20 concurrent calls: at a typical 2-5 s answer that is 4-10 calls/s, at the 25 s worst case
    * 0.8/s. The route throttle (5/s, bursts of 20) turns the excess into quick 429s at the gateway instead of

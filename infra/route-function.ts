@@ -34,7 +34,7 @@ export interface FunctionSettings {
 
 /**
  * Where Ask AI reaches each AI provider (a proxy, a regional or compatible endpoint). A provider left out keeps its
- * public endpoint (the default in shared/config.ts), and its variable is not set at all.
+ * public endpoint (the default in shared/core/config.ts), and its variable is not set at all.
  */
 export interface AiBaseUrls {
   readonly openai?: string;
@@ -66,7 +66,7 @@ export interface RoutedFunctionProps extends CommonProps {
   readonly kind: 'route';
   readonly route: Route;
   readonly resources: DataResources;
-  /** Workspace creations allowed per source IP per hour (0 disables the limit); see shared/config.ts. */
+  /** Workspace creations allowed per source IP per hour (0 disables the limit); see shared/core/config.ts. */
   readonly workspaceCreateLimitPerHour: number;
   /** Passed to the functions whose route calls the AI providers, and to no other. */
   readonly aiBaseUrls?: AiBaseUrls;

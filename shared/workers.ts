@@ -1,5 +1,5 @@
 /**
- * The workers: functions that the table's stream invokes rather than a route (DESIGN.md "Work after the
+ * The workers: functions that the table's stream invokes rather than a route (docs/design.md "Work after the
  * response"). The CDK stack makes one function and one filtered event source per entry; the local stack polls
  * DynamoDB Local's stream and calls the same handlers. Like the route table, this module imports nothing at
  * runtime so that `infra/` can read it.

@@ -112,7 +112,7 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile });
   // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
   // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
-  require('../../shared/config');
+  require('../../shared/core/config');
   startGrantCheck(tableName);
   // As the deployment does before the first request: the page-token key exists before any route reads it.
   await runDeployTasks();

@@ -1,4 +1,4 @@
-/** Serves both /v1 and /v2 `organizations/documents/access/disablestate/update` (decisions §5). */
+/** Serves both /v1 and /v2 `organizations/documents/access/disablestate/update` (docs/decisions.md §5). */
 import { setDocumentsDisabled } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';

@@ -1,6 +1,6 @@
 /**
  * Answers requests that match no operation (the HTTP API's `$default` route, and the local gateway): an unknown
- * path is 404 NOT_FOUND; a known path with another method is 405 with `Allow: POST` (decisions §1).
+ * path is 404 NOT_FOUND; a known path with another method is 405 with `Allow: POST` (docs/decisions.md §1).
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';

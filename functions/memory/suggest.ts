@@ -27,7 +27,7 @@ const suggestion = z.object({
   caveats: z.array(z.string()),
 });
 
-/** Suggest Decision's own result shape (decisions §1), for the OpenAPI document; the handler's return is checked against it. */
+/** Suggest Decision's own result shape (docs/decisions.md §1), for the OpenAPI document; the handler's return is checked against it. */
 export const resultSchema = z.object({ primary: z.nullable(suggestion), conflict: z.nullable(suggestion) });
 
 export const handler = operation({

@@ -12,7 +12,7 @@ export const schema = z
     notificationIds: z.optional(nonEmptyUniqueIds('a notification id')),
   })
   .check(
-    // No accidental wipe (decisions §6): an organization alone selects nothing.
+    // No accidental wipe (docs/decisions.md §6): an organization alone selects nothing.
     z.refine((data) => [data.documentId, data.locationId, data.userId, data.notificationIds].some((f) => f !== undefined), {
       message: 'Give documentId, userId, locationId or notificationIds; deleting every notification of an organization is not allowed.',
       path: ['organizationId'],

@@ -7,7 +7,7 @@ export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
   recordingIds: z.optional(nonEmptyUniqueIds('a recordingId')),
-  // decisions §8: Get Recordings pages of 100 by default.
+  // docs/decisions.md §8: Get Recordings pages of 100 by default.
   pageSize: pageSize(1000, 100),
   pageToken: z.optional(pageToken()),
 });

@@ -3,7 +3,7 @@ import { askAi } from '../../shared/domain/ask-ai';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
 
-/** decisions §9. */
+/** docs/decisions.md §9. */
 const MAX_TEXT_CHARS = 100_000;
 /** An instruction, not a document: room for a detailed style guide, far below the text's limit. */
 const MAX_PROMPT_CHARS = 10_000;
@@ -28,7 +28,7 @@ export const schema = z.object({
   ),
 });
 
-/** The result's own shape (decisions §1), for the OpenAPI document; the handler's return is checked against it. */
+/** The result's own shape (docs/decisions.md §1), for the OpenAPI document; the handler's return is checked against it. */
 export const resultSchema = z.union([
   z.object({ success: z.literal(true), text: z.string() }),
   z.object({ success: z.literal(false), error: z.string() }),

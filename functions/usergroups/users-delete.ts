@@ -9,7 +9,7 @@ export const schema = z.object({
   userIds: z.optional(nonEmptyUniqueIds('a userId')),
   deleteAll: z.optional(z.boolean()),
 }).check(
-  // decisions §4: exactly one of the two, so a request can never mean both "these users" and "everyone".
+  // docs/decisions.md §4: exactly one of the two, so a request can never mean both "these users" and "everyone".
   z.refine(
     (value) => (value.userIds !== undefined) !== (value.deleteAll === true),
     'Give either userIds or deleteAll: true, not both and not neither.',

@@ -1,5 +1,5 @@
 import { issueApiKey } from '../../shared/domain/credentials';
-import { PermissionDeniedError } from '../../shared/http/errors';
+import { PermissionDeniedError } from '../../shared/core/errors';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
 import { trimmedNonEmptyText } from '../../shared/http/schemas';

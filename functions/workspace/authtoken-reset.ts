@@ -1,4 +1,5 @@
 import { resetAuthTokens } from '../../shared/domain/credentials';
+import { forgetApiKeyCredentials } from '../../shared/http/auth';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
 import { clientId } from '../../shared/http/schemas';
@@ -10,6 +11,8 @@ export const handler = operation({
   schema,
   handle: async ({ data, caller }) => {
     const newAuthToken = await resetAuthTokens(caller.workspaceId, data.apiKey);
+    // This instance stops accepting the old tokens at once; others within the auth cache's 30 s.
+    forgetApiKeyCredentials(data.apiKey);
     return { message: 'Auth token reset successfully.', data: { apiKey: data.apiKey, newAuthToken } };
   },
 });

@@ -1,6 +1,6 @@
 import { isDisposableEmail } from '../../shared/domain/owner-email';
 import { createWorkspace, enforceCreateRateLimit } from '../../shared/domain/workspaces';
-import { InvalidArgumentError } from '../../shared/http/errors';
+import { InvalidArgumentError } from '../../shared/core/errors';
 import { operation } from '../../shared/http/operation';
 import * as z from 'zod/mini';
 import { emailAddress, httpUrl, trimmedNonEmptyText } from '../../shared/http/schemas';

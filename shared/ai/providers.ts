@@ -3,7 +3,7 @@
  * on first use only: a function instance pays for the SDKs its tenants use, and a cold start pays for none.
  */
 import type { AiProvider } from '../db/ai-key-config';
-import { logger } from '../http/logger';
+import { logger } from '../core/logger';
 import { ProviderCallError, type ProviderAdapter, type ProviderFailure, type ProviderRequest } from './provider-call';
 
 const ADAPTERS: Record<AiProvider, () => Promise<ProviderAdapter>> = {

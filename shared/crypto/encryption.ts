@@ -10,7 +10,7 @@ import { buildEncrypt } from '@aws-crypto/encrypt-node';
 import { KMS, KmsKeyringNode } from '@aws-crypto/kms-keyring-node';
 import { CommitmentPolicy, MultiKeyringNode, type KeyringNode } from '@aws-crypto/material-management-node';
 import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/raw-aes-keyring-node';
-import { config } from '../config';
+import { config } from '../core/config';
 import { LOCAL_KMS_KEY_ARN, LocalKmsHandler } from './local-kms';
 import { readLocalKeys } from './local-keys';
 

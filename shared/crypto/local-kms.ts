@@ -10,7 +10,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from '@smithy/types';
-import { canonicalJson } from '../canonical-json';
+import { canonicalJson } from '../core/canonical-json';
 
 /** The local key's id, shaped like a KMS key ARN (the keyring reads a region out of it). */
 export const LOCAL_KMS_KEY_ARN = 'arn:aws:kms:local:000000000000:key/00000000-0000-4000-8000-000000000000';

@@ -6,7 +6,7 @@
  * This module does not load the Encryption SDK: update handlers pass `encryptSecret` / `maskSecret` in, so the
  * functions that only read a configuration (no KMS grant) are bundled without it.
  */
-import { invalidFields } from '../http/errors';
+import { invalidFields } from '../core/errors';
 import type { EncryptionContext } from './encryption';
 
 export interface SealedSecret {

@@ -7,7 +7,7 @@
  *      gsi2: O#ACTS#DOC#<d> / <pos>             a document's log (records with a documentId)
  *      gsi3: O#ACTS#TARGET#<t> / <pos>          a target entity's log (records with a targetEntityId)
  *      gsi4: O#ACTS#USER#<u> / <pos>            an acting user's log (records with an actionUser)
- *      gsi5: T#<key>#JUDGMENTS / <O>#<D>#<pos>  judgments only (decisions §9; see shared/db/judgment.ts)
+ *      gsi5: T#<key>#JUDGMENTS / <O>#<D>#<pos>  judgments only (docs/decisions.md §9; see shared/db/judgment.ts)
  *
  * `<pos>` is `<ts>#<seq>#<id>`: the server timestamp in ms zero-padded to 15 digits, the record's place in its
  * request (3 digits, so a batch, which shares one timestamp, reads back in the order it was sent), and the id.
@@ -35,7 +35,7 @@ export interface ActionUser {
   name?: string;
 }
 
-/** The fields a client sends for one record (api-spec "Activity record"), with the id always set. */
+/** The fields a client sends for one record (docs/api-spec.md "Activity record"), with the id always set. */
 export interface ActivityContent {
   id: string;
   featureType: FeatureType;
@@ -90,7 +90,7 @@ const position = (timestamp: number, seq: number, id: string) =>
   key(sortableNumber(timestamp), sortableNumber(seq, 3), segment(id));
 
 /**
- * The whole item of a record: a Put replaces every attribute, index keys included. A judgment (decisions §9)
+ * The whole item of a record: a Put replaces every attribute, index keys included. A judgment (docs/decisions.md §9)
  * also carries its judgment attributes and joins the judgments index; built here so every writer gets them.
  */
 export function activityItem(apiKeyId: string, write: ActivityWrite): Item {

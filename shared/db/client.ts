@@ -4,7 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../core/config';
 
 const local = config.dynamodbEndpoint !== undefined;
 

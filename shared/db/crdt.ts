@@ -8,7 +8,7 @@
  *                                          lastUpdate, lastUpdatedBy, sessionId, and part 0 of the state (binary)
  *   pk D   sk E#<editor>#PART#<nnnn>       part n (1..parts-1) of the state (binary), stamped with the head's writeId
  *
- * One item holds at most 400 KB, and a state may be larger (decisions §8), so the state is cut into parts of
+ * One item holds at most 400 KB, and a state may be larger (docs/decisions.md §8), so the state is cut into parts of
  * 300 KB. The head and every part are written in one transaction; parts beyond the new count are deleted in the
  * same transaction. All items of an editor share the prefix `E#<editor>#` (a segment never contains `#`), so one
  * Query reads an editor, and one Query on D reads every editor of the document. A small state is a single item.
@@ -33,7 +33,7 @@
  * (extra condition items in the same transaction) are changes to this module only.
  */
 import { randomUUID } from 'node:crypto';
-import { AbortedError } from '../http/errors';
+import { AbortedError } from '../core/errors';
 import type { Item, ItemKey } from './batch';
 import { TABLE_NAME } from './client';
 import { key, prefix, segment, sortableNumber } from './keys';

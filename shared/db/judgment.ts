@@ -1,5 +1,5 @@
 /**
- * The judgments index: judgment activity records (decisions §9) as entries of the sparse gsi5, keyed so each
+ * The judgments index: judgment activity records (docs/decisions.md §9) as entries of the sparse gsi5, keyed so each
  * Suggest Decision scope is one Query (O = the organization segment, D = the document segment, empty for a
  * record without a documentId, `<pos>` the record's timeline position `<ts>#<seq>#<id>`):
  *
@@ -23,7 +23,7 @@ import { queryAll } from './query';
 
 export type Decision = 'approve' | 'reject';
 
-/** Action types that are judgments by themselves (decisions §9). */
+/** Action types that are judgments by themselves (docs/decisions.md §9). */
 export const JUDGMENT_ACTIONS: Readonly<Record<string, Decision>> = {
   'comment_annotation.suggestion_accept': 'approve',
   'comment_annotation.accept': 'approve',
@@ -32,7 +32,7 @@ export const JUDGMENT_ACTIONS: Readonly<Record<string, Decision>> = {
   'comment_annotation.reject': 'reject',
 };
 
-/** Values of `entityData.decision` that make any record a judgment (decisions §9), matched exactly. */
+/** Values of `entityData.decision` that make any record a judgment (docs/decisions.md §9), matched exactly. */
 export const JUDGMENT_DECISIONS: Readonly<Record<string, Decision>> = {
   approved: 'approve',
   agree: 'approve',

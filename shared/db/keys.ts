@@ -29,7 +29,7 @@ export function prefix(...parts: string[]): string {
   return `${key(...parts)}${SEPARATOR}`;
 }
 
-/** Partition key of tenant data: every key of customer data starts with the API key id (DESIGN.md, Storage). */
+/** Partition key of tenant data: every key of customer data starts with the API key id (docs/design.md, Storage). */
 export function tenantKey(apiKeyId: string, ...parts: string[]): string {
   return key('T', segment(apiKeyId), ...parts);
 }

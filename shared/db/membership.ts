@@ -16,7 +16,7 @@ import { mapPage, queryAll, readPage, type Page, type QuerySpec } from './query'
 import { TABLE_NAME } from './client';
 import { key, segment } from './keys';
 import { organizationPartition } from './organization';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../core/errors';
 import { named, type TransactItem } from './transact';
 
 export type Role = 'viewer' | 'editor';
@@ -71,7 +71,7 @@ export function toMembership(item: Item): Membership {
 
 /**
  * Adds the user at the level or, when already there, sets the role when given (`accessRole` defaults to
- * `editor` for a new membership, decisions §4). Never fails.
+ * `editor` for a new membership, docs/decisions.md §4). Never fails.
  */
 export function upsertMembershipItem(
   apiKeyId: string,

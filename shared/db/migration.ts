@@ -20,7 +20,7 @@ import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
-import { FailedPreconditionError } from '../http/errors';
+import { FailedPreconditionError } from '../core/errors';
 import { named, type TransactItem } from './transact';
 import { documentMigrationWorker } from '../workers';
 
@@ -132,7 +132,7 @@ export async function getMigration(apiKeyId: string, organizationId: string, mig
   return migrationFromItem(Item);
 }
 
-/** What a write to a document a migration holds answers (decisions §5). */
+/** What a write to a document a migration holds answers (docs/decisions.md §5). */
 export function migratingError(documentId: string): FailedPreconditionError {
   return new FailedPreconditionError(`Document ${documentId} is being migrated; writes to it fail until the migration ends.`);
 }

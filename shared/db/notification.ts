@@ -19,7 +19,7 @@ import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../core/errors';
 import { named, type TransactItem } from './transact';
 
 export interface NotificationUser {

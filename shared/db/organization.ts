@@ -11,7 +11,7 @@ import { batchGet, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, prefix, segment, tenantKey } from './keys';
-import { AlreadyExistsError, NotFoundError } from '../http/errors';
+import { AlreadyExistsError, NotFoundError } from '../core/errors';
 import { mapPage, readPage, type Listing, type Page } from './query';
 import { named, type TransactItem } from './transact';
 

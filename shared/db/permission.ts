@@ -6,7 +6,7 @@
  *      gsi2: T#<key>#ORG#<org>#GRANTS#<type>#<id> / U#<user> who holds a grant on a resource
  *
  * DynamoDB's TTL purges expired grants some time after `expiresAt`; readers check expiry themselves, so an
- * expired grant stops counting at once (decisions §4).
+ * expired grant stops counting at once (docs/decisions.md §4).
  */
 import { batchGet, type Item, type ItemKey } from './batch';
 import { queryAll, type QuerySpec } from './query';

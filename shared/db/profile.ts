@@ -1,6 +1,6 @@
 /**
  * User profiles: `name`, `email` and `initial` belong to the user in the tenant and are shared by every level
- * (decisions §4); roles live on memberships (shared/db/membership.ts).
+ * (docs/decisions.md §4); roles live on memberships (shared/db/membership.ts).
  *
  *   pk T#<key>#USER#<userId>   sk PROFILE   userId, name, email, initial
  */
@@ -27,7 +27,7 @@ export function stableUserId(apiKeyId: string, userId: string): string {
   return `usr_${createHash('sha256').update(`${apiKeyId}\u0000${userId}`).digest('hex').slice(0, 24)}`;
 }
 
-/** `initial` when given, else the first letter of `name` upper-cased (decisions §4), else nothing to change. */
+/** `initial` when given, else the first letter of `name` upper-cased (docs/decisions.md §4), else nothing to change. */
 export function initialFor(fields: { name?: string; initial?: string }): string | undefined {
   if (fields.initial !== undefined) return fields.initial;
   const first = fields.name?.trim().charAt(0);

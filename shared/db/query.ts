@@ -15,7 +15,7 @@
  * just after the last entry it examined, so the next page neither skips nor repeats an entry.
  *
  * Page tokens are not made here: a listing binds its cursor to the tenant and the query with
- * shared/crypto/page-token.ts (`readPageAfter`, `pageTokenAfter`), since the scope is the operation's.
+ * shared/db/page-token.ts (`readPageAfter`, `pageTokenAfter`), since the scope is the operation's.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './batch';

@@ -33,7 +33,7 @@ export interface RecordingAttachment {
   size?: number;
 }
 
-/** The client-supplied fields of a recording annotation (api-spec "Recording annotation", without metadata). */
+/** The client-supplied fields of a recording annotation (docs/api-spec.md "Recording annotation", without metadata). */
 export interface RecordingContent {
   type?: string;
   recordingType?: string;

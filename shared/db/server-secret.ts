@@ -18,7 +18,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
 
-/** The secret that signs page tokens (shared/crypto/page-token.ts). */
+/** The secret that signs page tokens (shared/db/page-token.ts). */
 export const PAGE_TOKEN_SECRET = 'page-token';
 
 /** Every server secret the deploy task creates. */

@@ -4,7 +4,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { AbortedError } from '../http/errors';
+import { AbortedError } from '../core/errors';
 import { TABLE_NAME, db } from './client';
 import type { ItemKey } from './batch';
 

@@ -15,7 +15,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { AbortedError } from '../http/errors';
+import { AbortedError } from '../core/errors';
 import { TABLE_NAME, db } from './client';
 import { tenantKey } from './keys';
 

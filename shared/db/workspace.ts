@@ -9,7 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from './query';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment } from './keys';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../core/errors';
 import { named, type TransactItem } from './transact';
 
 export type Plan = 'free' | 'paid';

@@ -1,5 +1,5 @@
 /**
- * Effective access of a user to a document (decisions §4), the one function every "users with access" rule uses:
+ * Effective access of a user to a document (docs/decisions.md §4), the one function every "users with access" rule uses:
  *
  *   none when the document is disabled; otherwise the highest role among document membership, active document
  *   permission, folder membership or active folder permission (when the document is in that folder), and —

@@ -1,9 +1,9 @@
 /**
- * Activity logs (api-spec "Activity logs", decisions §7): adding records all or nothing under the tenant's activity
+ * Activity logs (docs/api-spec.md "Activity logs", docs/decisions.md §7): adding records all or nothing under the tenant's activity
  * config (enabled, immutable, comment triggers), and reading them in time order through filters, in pages.
  */
 import { createHash } from 'node:crypto';
-import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../db/page-token';
 import { newId } from '../crypto/tokens';
 import {
   ActivityAppeared,
@@ -21,8 +21,8 @@ import {
 } from '../db/activity';
 import { getActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
 import { MAX_TRANSACT_ITEMS, type TransactItem } from '../db/transact';
-import { AbortedError, AlreadyExistsError, FailedPreconditionError } from '../http/errors';
-import { canonicalJson } from '../canonical-json';
+import { AbortedError, AlreadyExistsError, FailedPreconditionError } from '../core/errors';
+import { canonicalJson } from '../core/canonical-json';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 export { FEATURE_TYPES };

@@ -1,5 +1,5 @@
 /**
- * Activity service configuration rules (api-spec "Update Activity Config" rules 1–4, decisions §7): deep merge
+ * Activity service configuration rules (docs/api-spec.md "Update Activity Config" rules 1–4, docs/decisions.md §7): deep merge
  * over the stored value, default seeding on first enable, `isEnabled` always present.
  *
  * An update is written as an atomic UpdateItem of the fields and triggers it sends (shared/db/versioned-item.ts),
@@ -7,9 +7,9 @@
  */
 import { getActivityConfig, writeActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
 import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
-import { invalidFields } from '../http/errors';
+import { invalidFields } from '../core/errors';
 
-/** The standard comment triggers (decisions §7); seeding turns every one on. */
+/** The standard comment triggers (docs/decisions.md §7); seeding turns every one on. */
 export const STANDARD_COMMENT_TRIGGERS = [
   'comment_annotation.add',
   'comment_annotation.delete',

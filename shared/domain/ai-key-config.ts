@@ -1,5 +1,5 @@
 /**
- * The AI provider keys Ask AI uses (decisions §9, §10): per tenant, one key per provider, stored encrypted and
+ * The AI provider keys Ask AI uses (docs/decisions.md §9, §10): per tenant, one key per provider, stored encrypted and
  * shown masked, never in clear.
  *
  * An update merges per provider: providers the request does not name keep their keys; a named provider's
@@ -13,7 +13,7 @@ import type { EncryptionContext } from '../crypto/encryption';
 import { sealer, secretChange, type SecretChange, type SecretSealing } from '../crypto/sealed-secret';
 import { AI_PROVIDERS, getAiKeyConfig, writeAiKeyConfig, type AiKeyConfigRecord, type AiProvider } from '../db/ai-key-config';
 import type { ConfigCondition, ConfigWrite } from '../db/versioned-item';
-import { logger } from '../http/logger';
+import { logger } from '../core/logger';
 
 export interface AiModelApiKey {
   provider: AiProvider;

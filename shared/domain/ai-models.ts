@@ -1,5 +1,5 @@
 /**
- * Which provider serves a model, and how Ask AI lays out its messages (decisions §9). Pure rules, no I/O.
+ * Which provider serves a model, and how Ask AI lays out its messages (docs/decisions.md §9). Pure rules, no I/O.
  */
 import type { AiProvider } from '../db/ai-key-config';
 

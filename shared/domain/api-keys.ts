@@ -1,5 +1,5 @@
 /** Listing a workspace's API keys, with signed pagination (no encryption: this module stays out of crypto). */
-import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../db/page-token';
 import { getApiKeys, listApiKeys, type ApiKey } from '../db/api-key';
 import { namedPage } from '../db/query';
 

@@ -1,16 +1,16 @@
 /**
- * Ask AI (api-spec "POST /v2/rewriter/ask-ai", decisions §9): the tenant's own key for the model's provider, one
+ * Ask AI (docs/api-spec.md "POST /v2/rewriter/ask-ai", docs/decisions.md §9): the tenant's own key for the model's provider, one
  * provider call under a 25 s deadline, and a result of the operation's own shape. Provider trouble (no key, a
  * refused key, a rate limit, a timeout) is a `success: false` result, never an error envelope; messages never
  * contain the key.
  */
-import { config } from '../config';
+import { config } from '../core/config';
 import { decryptSecret } from '../crypto/encryption';
 import { callProvider } from '../ai/providers';
 import type { ProviderFailure } from '../ai/provider-call';
 import { getAiKeyConfig, type AiProvider } from '../db/ai-key-config';
-import { invalidFields } from '../http/errors';
-import { logger } from '../http/logger';
+import { invalidFields } from '../core/errors';
+import { logger } from '../core/logger';
 import { aiKeyContext } from './ai-key-config';
 import { PROVIDER_NAMES, UNKNOWN_MODEL_MESSAGE, providerMessages, routeModel } from './ai-models';
 

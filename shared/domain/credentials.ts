@@ -8,8 +8,7 @@ import { TokenVersionChanged, bumpTokenVersionItem, getApiKey, putApiKeyItem, ty
 import { deleteAuthTokenItem, listAuthTokens, putAuthTokenItem, type AuthToken } from '../db/auth-token';
 import { transactWrite, type TransactItem } from '../db/transact';
 import { requireWorkspaceItem, setPaidPlanItem } from '../db/workspace';
-import { forgetApiKeyCredentials } from '../http/auth';
-import { AbortedError, NotFoundError } from '../http/errors';
+import { AbortedError, NotFoundError } from '../core/errors';
 
 export const DEFAULT_TOKEN_NAME = 'Default Auth Token';
 
@@ -56,7 +55,7 @@ export async function issueApiKey(options: {
   createAuthToken: boolean;
 }): Promise<{ apiKey: ApiKey; token?: string }> {
   const apiKey = newApiKey(options.workspaceId, options.apiKeyName, options.type);
-  // A production key puts the workspace on the paid plan (decisions §2); either way the workspace must exist.
+  // A production key puts the workspace on the paid plan (docs/decisions.md §2); either way the workspace must exist.
   const workspaceItem =
     options.type === 'production' ? setPaidPlanItem(options.workspaceId) : requireWorkspaceItem(options.workspaceId);
   const items: TransactItem[] = [workspaceItem, putApiKeyItem(apiKey)];
@@ -104,7 +103,6 @@ export async function resetAuthTokens(workspaceId: string, apiKeyId: string): Pr
     const created = await newAuthToken(apiKeyId, workspaceId, name, domains);
     try {
       await transactWrite([bumpTokenVersionItem(apiKey), ...old.map(deleteAuthTokenItem), putAuthTokenItem(created.record)]);
-      forgetApiKeyCredentials(apiKeyId);
       return { token: created.token, name, domains };
     } catch (error) {
       if (!(error instanceof TokenVersionChanged)) throw error;

@@ -1,5 +1,5 @@
 /**
- * The write guard of document migration (decisions §5): while a migration runs, writes to either document id fail
+ * The write guard of document migration (docs/decisions.md §5): while a migration runs, writes to either document id fail
  * with FAILED_PRECONDITION. Every write path that touches a document's data puts a check of the document's lock
  * (shared/db/migration.ts) into the same transaction as the write, so a write either commits before the
  * migration takes its locks or fails; no write can slip between the worker's reads and its moves.
@@ -9,7 +9,7 @@
 import { documentUnlockedItem, lockedDocuments, migratingError } from '../db/migration';
 import { PartialWriteError } from '../db/partial-write';
 import { MAX_TRANSACT_ITEMS, transactWrite, type TransactItem } from '../db/transact';
-import { logger } from '../http/logger';
+import { logger } from '../core/logger';
 
 /** A document of an organization, as a write names it. */
 export interface DocumentRef {

@@ -1,5 +1,5 @@
 /**
- * Documents of an organization (decisions §5 and §10): add, list, update, disable. The fields add and update
+ * Documents of an organization (docs/decisions.md §5 and §10): add, list, update, disable. The fields add and update
  * accept are `documentFields` in shared/http/schemas.ts.
  *
  * Rules where the contract is silent (also in the README):
@@ -9,7 +9,7 @@
  * - A document cannot be taken out of its folder, only moved to another one (`folderId` must be an id).
  * - Add on an existing document changes only the fields given; it never re-enables a disabled document.
  */
-import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../db/page-token';
 import {
   ensureFolderItem,
   ensureOrganizationItem,
@@ -23,8 +23,8 @@ import {
   type DocumentRecord,
 } from '../db/organization';
 import { namedPage } from '../db/query';
-import { batchResult, notWritten, reportOf, settleEach, type BatchResult } from '../http/batch-result';
-import { NotFoundError } from '../http/errors';
+import { batchResult, notWritten, reportOf, settleEach, type BatchResult } from './batch-result';
+import { NotFoundError } from '../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
 
 export interface DocumentInput {

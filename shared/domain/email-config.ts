@@ -1,5 +1,5 @@
 /**
- * Email service configuration rules (api-spec "POST /v2/workspace/emailconfig/update" rules 1–2, decisions §7):
+ * Email service configuration rules (docs/api-spec.md "POST /v2/workspace/emailconfig/update" rules 1–2, docs/decisions.md §7):
  * deep merge over the stored value, default seeding on first enable, `useEmailService` always present, and the
  * provider API key stored encrypted and shown masked, never in clear.
  *
@@ -13,11 +13,11 @@ import type { EncryptionContext } from '../crypto/encryption';
 import { sealer, secretChange, type SecretChange, type SecretSealing } from '../crypto/sealed-secret';
 import { getEmailConfig, writeEmailConfig, type EmailConfigRecord, type EmailSettings } from '../db/email-config';
 import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
-import { invalidFields } from '../http/errors';
-import { logger } from '../http/logger';
+import { invalidFields } from '../core/errors';
+import { logger } from '../core/logger';
 import { STANDARD_COMMENT_TRIGGERS } from './activity-config';
 
-/** The huddle triggers (decisions §7); seeding turns them on with the standard comment triggers. */
+/** The huddle triggers (docs/decisions.md §7); seeding turns them on with the standard comment triggers. */
 export const HUDDLE_TRIGGERS = ['huddle.create', 'huddle.join'] as const;
 
 /**

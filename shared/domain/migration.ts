@@ -1,5 +1,5 @@
 /**
- * Document migration (api-spec "Migrate", decisions §5): everything of a document moves to a new document id —
+ * Document migration (docs/api-spec.md "Migrate", docs/decisions.md §5): everything of a document moves to a new document id —
  * memberships, grants on it, notification settings, CRDT data, notifications (with their feed entries),
  * activities and recordings, and last the document item itself.
  *
@@ -43,8 +43,8 @@ import { documentGrantsQuery, grantMovedTo } from '../db/permission';
 import { queryPage, type QuerySpec } from '../db/query';
 import { documentRecordingsQuery, recordingMovedTo } from '../db/recording';
 import { named, transactWrite } from '../db/transact';
-import { AlreadyExistsError, NotFoundError, invalidFields } from '../http/errors';
-import { logger } from '../http/logger';
+import { AlreadyExistsError, NotFoundError, invalidFields } from '../core/errors';
+import { logger } from '../core/logger';
 import { contentHash } from './activities';
 
 export interface MigrateInput {

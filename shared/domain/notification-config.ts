@@ -1,12 +1,12 @@
 /**
- * Notification settings (decisions §6): levels ALL, MINE, NONE for `inbox` and `email`, per user at the
+ * Notification settings (docs/decisions.md §6): levels ALL, MINE, NONE for `inbox` and `email`, per user at the
  * organization and per document. A document's level falls back, field by field, to the user's organization
  * level, then to ALL.
  */
 import { TABLE_NAME } from '../db/client';
 import { configItem, getConfigs, type NotificationConfig, type StoredConfig } from '../db/notification';
 import type { TransactItem } from '../db/transact';
-import { notWritten, reportOf, type BatchResult } from '../http/batch-result';
+import { notWritten, reportOf, type BatchResult } from './batch-result';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
 
 const DEFAULT: NotificationConfig = { inbox: 'ALL', email: 'ALL' };

@@ -1,8 +1,8 @@
 /**
- * Notifications (api-spec "Notifications", decisions §6): delivery into recipients' feeds, reading by feed,
+ * Notifications (docs/api-spec.md "Notifications", docs/decisions.md §6): delivery into recipients' feeds, reading by feed,
  * document or organization in time order, read state, "For You" persistence, and deletion by filters.
  */
-import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../db/page-token';
 import { newId } from '../crypto/tokens';
 import { batchWrite, deleteRequest, putRequest, type WriteRequest } from '../db/batch';
 import { queryLevelMembers } from '../db/membership';
@@ -25,9 +25,9 @@ import {
 } from '../db/notification';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
 import { deleteItem, putItem, type TransactItem } from '../db/transact';
-import { settleEach, type BatchResult } from '../http/batch-result';
-import { NotFoundError } from '../http/errors';
-import { logger } from '../http/logger';
+import { settleEach, type BatchResult } from './batch-result';
+import { NotFoundError } from '../core/errors';
+import { logger } from '../core/logger';
 import { accessOfUsers } from './access';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
@@ -64,7 +64,7 @@ async function organizationMembers(apiKeyId: string, organizationId: string): Pr
   return userIds;
 }
 
-/** Keeps the users with effective access to the document (decisions §4), in chunks to bound each BatchGet set. */
+/** Keeps the users with effective access to the document (docs/decisions.md §4), in chunks to bound each BatchGet set. */
 async function withAccess(apiKeyId: string, organizationId: string, documentId: string, userIds: string[]): Promise<string[]> {
   const kept: string[] = [];
   for (let i = 0; i < userIds.length; i += 500) {
@@ -171,7 +171,7 @@ export interface GetNotificationsInput {
   pageToken?: string;
 }
 
-/** A notification as the API shows it (decisions §6). */
+/** A notification as the API shows it (docs/decisions.md §6). */
 export function presentNotification(apiKeyId: string, n: NotificationRecord) {
   return {
     id: n.id,
@@ -315,7 +315,7 @@ async function selected(apiKeyId: string, input: DeleteNotificationsInput): Prom
 
 /**
  * Deletes the selected notifications with every feed entry, or — with `userId` — removes them from that user's
- * feed only, leaving other recipients' feeds intact (decisions §6). The caller has refused an organization-only
+ * feed only, leaving other recipients' feeds intact (docs/decisions.md §6). The caller has refused an organization-only
  * request. Throws FailedPreconditionError (nothing written) when a document concerned is being migrated.
  */
 export async function deleteNotifications(apiKeyId: string, input: DeleteNotificationsInput): Promise<BatchResult> {

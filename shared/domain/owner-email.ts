@@ -4,7 +4,7 @@
  */
 import { disposableEmailBlocklist } from 'disposable-email-domains-js';
 
-/** Emails compare trimmed and lower-cased (decisions §3). */
+/** Emails compare trimmed and lower-cased (docs/decisions.md §3). */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -23,7 +23,7 @@ export function isDisposableEmail(email: string): boolean {
   return false;
 }
 
-/** `jane.doe@x.io` → `Jane.doe Test API Key` (decisions §3). */
+/** `jane.doe@x.io` → `Jane.doe Test API Key` (docs/decisions.md §3). */
 export function defaultApiKeyName(email: string): string {
   const local = normalizeEmail(email).split('@')[0] ?? '';
   return `${local.charAt(0).toUpperCase()}${local.slice(1)} Test API Key`;

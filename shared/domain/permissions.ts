@@ -1,5 +1,5 @@
 /**
- * Permission rules (api-spec "Add Permissions" and the Permission resource table, decisions §4 and §10):
+ * Permission rules (docs/api-spec.md "Add Permissions" and the Permission resource table, docs/decisions.md §4 and §10):
  * which organization a resource belongs to, the default role, expiry in the future, no resource twice, and
  * reads that never show an expired grant.
  */
@@ -7,8 +7,8 @@ import { keyString } from '../db/batch';
 import type { Role } from '../db/membership';
 import { deleteItem } from '../db/transact';
 import { getGrants, grantKey, isActive, listActiveGrants, putGrantItem, type Grant, type Resource, type ResourceType } from '../db/permission';
-import { batchResult, notWritten, reportOf, type BatchResult } from '../http/batch-result';
-import { invalidFields, type FieldIssue } from '../http/errors';
+import { batchResult, notWritten, reportOf, type BatchResult } from './batch-result';
+import { invalidFields, type FieldIssue } from '../core/errors';
 import { assertDocumentsWritable, fitsOneTransaction, writeGroupsAtomically, writeGroupsGuarded, type DocumentRef } from './document-locks';
 
 /** A resource as the client names it: `organizationId` may be left out for an organization. */
@@ -24,7 +24,7 @@ export interface PermissionInput extends ResourceInput {
   expiresAt?: number;
 }
 
-/** A grant as Get Permissions shows it (decisions §10). */
+/** A grant as Get Permissions shows it (docs/decisions.md §10). */
 export interface PermissionView {
   type: ResourceType;
   id: string;

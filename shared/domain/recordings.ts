@@ -1,5 +1,5 @@
 /**
- * Recording annotations (api-spec "Recording annotation" and "Recordings", decisions §8 and §10): add (ext) and
+ * Recording annotations (docs/api-spec.md "Recording annotation" and "Recordings", docs/decisions.md §8 and §10): add (ext) and
  * get. The field rules are the schema of Add Recordings (functions/recordings/add.ts); the stored shape is
  * RecordingContent (shared/db/recording.ts).
  *
@@ -16,7 +16,7 @@
  *   the named ones (ids not found are left out), within `documentId` when given.
  * - A page also ends early, with a token, before its JSON would pass 5 MB (Lambda answers at most 6 MB).
  */
-import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../db/page-token';
 import { newId } from '../crypto/tokens';
 import { ensureOrganizationItem, getDocument, organizationExists, upsertDocumentItem } from '../db/organization';
 import {
@@ -28,7 +28,7 @@ import {
   type RecordingRecord,
 } from '../db/recording';
 import type { TransactItem } from '../db/transact';
-import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from '../http/batch-result';
+import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from './batch-result';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from './document-locks';
 
 const MAX_PAGE_BYTES = 5 * 1024 * 1024;

@@ -1,5 +1,5 @@
 /**
- * Suggest Decision (api-spec "AI", decisions §9): a recommendation drawn from past judgments on the same matter.
+ * Suggest Decision (docs/api-spec.md "AI", docs/decisions.md §9): a recommendation drawn from past judgments on the same matter.
  * The judgments of the narrowest scope the request names are read from the judgments index (shared/db/judgment.ts)
  * and ranked against the query (shared/domain/relevance.ts); the scope is widened — document → organization →
  * all content of the API key — while fewer than MIN_SUPPORT relevant judgments back the leading decision.
@@ -28,16 +28,16 @@ export const SCOPE_LABELS: Readonly<Record<ScopeLevel, string>> = {
 export const MAX_QUERY_LENGTH = 2000;
 /** Judgments one scope read takes at most (~0.45 KB each: ~55 read units for a full scope, eventually consistent). */
 export const MAX_JUDGMENTS_PER_SCOPE = 1000;
-/** Relevant judgments a decision needs before it is suggested (decisions §9). */
+/** Relevant judgments a decision needs before it is suggested (docs/decisions.md §9). */
 export const MIN_SUPPORT = 2;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Age at which a judgment weighs half as much. */
 export const HALF_LIFE_MS = 180 * DAY_MS;
-/** A basis is stale when more than STALE_SHARE of its judgments are older than STALE_AFTER_MS (decisions §9). */
+/** A basis is stale when more than STALE_SHARE of its judgments are older than STALE_AFTER_MS (docs/decisions.md §9). */
 export const STALE_AFTER_MS = 180 * DAY_MS;
 export const STALE_SHARE = 0.7;
-/** An opposite judgment this recent is named in the caveats (decisions §9). */
+/** An opposite judgment this recent is named in the caveats (docs/decisions.md §9). */
 export const RECENT_MS = 48 * 60 * 60 * 1000;
 /** Support at which strength reaches 1 − 1/e. */
 const EVIDENCE_SCALE = 2;
@@ -160,7 +160,7 @@ function topReasons(side: readonly Evidence[]): string[] {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The caveats of decisions §9, in this order: split, recent opposite judgment, stale basis, single reviewer. */
+/** The caveats of docs/decisions.md §9, in this order: split, recent opposite judgment, stale basis, single reviewer. */
 function caveats(side: readonly Evidence[], other: readonly Evidence[], now: number): string[] {
   const found: string[] = [];
   if (other.length > 0) {

@@ -1,5 +1,5 @@
 /**
- * User group rules (decisions §4 and §10): groups live in an existing organization (created on request), adding
+ * User group rules (docs/decisions.md §4 and §10): groups live in an existing organization (created on request), adding
  * a group again renames it, members are added to and removed from a group that must exist.
  */
 import { batchWriteEach, deleteRequest, putRequest } from '../db/batch';
@@ -14,8 +14,8 @@ import {
   queryGroupMembers,
   type UserGroup,
 } from '../db/user-group';
-import { batchResult, notWritten, reportOf, type BatchResult } from '../http/batch-result';
-import { NotFoundError } from '../http/errors';
+import { batchResult, notWritten, reportOf, type BatchResult } from './batch-result';
+import { NotFoundError } from '../core/errors';
 import { writeGroupsGuarded } from './document-locks';
 
 /** Members read (and deleted) per round of a deleteAll: well under a 1 MB query page. */

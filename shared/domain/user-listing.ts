@@ -1,5 +1,5 @@
 /**
- * Get Users (api-spec, decisions §4): the members of one level (organization by default, a folder, a document)
+ * Get Users (docs/api-spec.md, docs/decisions.md §4): the members of one level (organization by default, a folder, a document)
  * or all document members of the organization, narrowed by `userIds` and `organizationUserGroupIds`, in pages.
  *
  * Filters intersect; within `organizationUserGroupIds` a user in any of the groups counts. Each page walks one
@@ -10,7 +10,7 @@
  * and still carry a token. The cursor is the sort key of the last user returned, or of the last candidate
  * examined when the budget ended the page, so the next page neither skips nor repeats a user.
  */
-import { pageTokenAfter, readPageAfter } from '../crypto/page-token';
+import { pageTokenAfter, readPageAfter } from '../db/page-token';
 import {
   documentMembershipsOfUser,
   documentMemberSortKey,

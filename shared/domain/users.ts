@@ -1,5 +1,5 @@
 /**
- * Users at the levels of an organization (decisions §4): add, update, delete. Listing is in user-listing.ts.
+ * Users at the levels of an organization (docs/decisions.md §4): add, update, delete. Listing is in user-listing.ts.
  * Every write of one user (profile + membership) sits in one transaction, so a failure never leaves half a
  * membership behind; 100 users take three transactions, and a failure part way answers the users written
  * success and the others not written.
@@ -25,8 +25,8 @@ import {
 import { stableUserId, upsertProfileItem } from '../db/profile';
 import { keyString } from '../db/batch';
 import { MAX_TRANSACT_ITEMS, deleteItem, type TransactItem } from '../db/transact';
-import { notWritten, reportOf, type BatchResult } from '../http/batch-result';
-import { NotFoundError } from '../http/errors';
+import { notWritten, reportOf, type BatchResult } from './batch-result';
+import { NotFoundError } from '../core/errors';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded, type DocumentRef, type WriteGroup } from './document-locks';
 
 export interface UserInput {
@@ -144,7 +144,7 @@ export interface DeleteUsersInput extends LevelInput {
 
 /**
  * Removes users from the level. At organization level (no document or folder) everything the user has in the
- * organization goes: memberships at every level, grants, and group memberships (decisions §4). Deletes that
+ * organization goes: memberships at every level, grants, and group memberships (docs/decisions.md §4). Deletes that
  * concern a document check its migration lock. Throws FailedPreconditionError (nothing written) when a document
  * the request would change is being migrated.
  */

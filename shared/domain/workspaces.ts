@@ -1,11 +1,11 @@
 /**
- * Create Workspace (decisions §3): the first workspace of an email is its root; further ones need the root on a
+ * Create Workspace (docs/decisions.md §3): the first workspace of an email is its root; further ones need the root on a
  * paid plan; names are unique per email; at most 5 per email. Every rule is a condition inside one transaction
  * with the writes, so concurrent requests cannot break them.
  */
 import { createHash } from 'node:crypto';
 import { hashSecret, newId, newSecretToken } from '../crypto/tokens';
-import { config } from '../config';
+import { config } from '../core/config';
 import { putApiKeyItem, type ApiKey } from '../db/api-key';
 import { consumeRateLimit } from '../db/rate-limit';
 import { putAuthTokenItem } from '../db/auth-token';
@@ -20,7 +20,7 @@ import {
   requirePaidPlanItem,
   type WorkspaceRecord,
 } from '../db/workspace';
-import { AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError } from '../http/errors';
+import { AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError } from '../core/errors';
 import { newApiKey, newAuthToken } from './credentials';
 import { defaultApiKeyName, normalizeEmail } from './owner-email';
 
@@ -38,7 +38,7 @@ export interface CreatedWorkspace {
   apiKey: ApiKey;
 }
 
-// A client cannot fix the per-email limit by waiting, but every 429 carries Retry-After (decisions §1).
+// A client cannot fix the per-email limit by waiting, but every 429 carries Retry-After (docs/decisions.md §1).
 const LIMIT_RETRY_AFTER_SECONDS = 24 * 60 * 60;
 
 /**
@@ -103,7 +103,7 @@ function nameTaken(): AlreadyExistsError {
 }
 
 /**
- * Counts a creation attempt from `sourceIp` (decisions §3: per IP per hour, WORKSPACE_CREATE_LIMIT_PER_HOUR,
+ * Counts a creation attempt from `sourceIp` (docs/decisions.md §3: per IP per hour, WORKSPACE_CREATE_LIMIT_PER_HOUR,
  * 0 disables). Throws ResourceExhaustedError with Retry-After when the hour's allowance is spent.
  */
 export async function enforceCreateRateLimit(sourceIp: string): Promise<void> {

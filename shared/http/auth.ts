@@ -1,14 +1,14 @@
 /**
- * Authentication per route level (decisions §2). A successful check is remembered for at most 30 s
+ * Authentication per route level (docs/decisions.md §2). A successful check is remembered for at most 30 s
  * (config.authCacheMs), which is why a reset token stops working within 30 s everywhere. Failures are never
  * remembered, so a new token works at once.
  */
 import type { AuthLevel } from '../routes';
-import { config } from '../config';
+import { config } from '../core/config';
 import { hashSecret, hashesEqual } from '../crypto/tokens';
 import { findAuthToken } from '../db/auth-token';
 import { getWorkspace } from '../db/workspace';
-import { PermissionDeniedError, UnauthenticatedError } from './errors';
+import { PermissionDeniedError, UnauthenticatedError } from '../core/errors';
 
 export interface WorkspaceCaller {
   level: 'workspace';

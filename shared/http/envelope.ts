@@ -1,6 +1,6 @@
-/** The response envelopes of decisions §1, as API Gateway HTTP API results. */
+/** The response envelopes of docs/decisions.md §1, as API Gateway HTTP API results. */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from '../core/errors';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on every POST (decisions §1): a client that retries a request with the same key and body
+ * `Idempotency-Key` on every POST (docs/decisions.md §1): a client that retries a request with the same key and body
  * within 24 h gets the first answer again, and nothing changes twice.
  *
  * The records are kept by Powertools Idempotency's DynamoDB persistence layer (conditional in-progress put,
@@ -30,8 +30,8 @@ import { TTL_ATTRIBUTE } from '../db/table-definition';
 import { IDEMPOTENCY_KEY_PREFIX } from '../grants';
 import type { Caller } from './auth';
 import type { HttpResult } from './envelope';
-import { InvalidArgumentError, ServiceError } from './errors';
-import { logger } from './logger';
+import { InvalidArgumentError, ServiceError } from '../core/errors';
+import { logger } from '../core/logger';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const RECORD_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -85,7 +85,7 @@ export function idempotencyKeyOf(headers: Record<string, string>): string | unde
   return key;
 }
 
-/** Whose records a caller's keys live among (decisions §1). */
+/** Whose records a caller's keys live among (docs/decisions.md §1). */
 export function idempotencyScope(caller: Caller, sourceIp: string): string {
   if (caller.level === 'apiKey') return `apiKey:${caller.apiKeyId}`;
   if (caller.level === 'workspace') return `workspace:${caller.workspaceId}`;

@@ -11,13 +11,13 @@ import { authenticate, type Caller } from './auth';
 import type { JSONObject } from '@aws-lambda-powertools/commons/types';
 import { claim, idempotencyKeyOf, idempotencyScope, settle, type IdempotentRequest } from './idempotency';
 import { errorResponse, rawResultResponse, successResponse, type HttpResult } from './envelope';
-import { InvalidArgumentError, ServiceError, invalidFields, isBusy, publicErrorOf } from './errors';
-import { logger } from './logger';
+import { InvalidArgumentError, ServiceError, invalidFields, isBusy, publicErrorOf } from '../core/errors';
+import { logger } from '../core/logger';
 import * as z from 'zod/mini';
 // Configures zod's messages (English, "Required.") before any schema runs.
 import './schemas';
 
-/** Request bodies above this are refused with HTTP 413 (decisions §1). */
+/** Request bodies above this are refused with HTTP 413 (docs/decisions.md §1). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
@@ -26,7 +26,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export type OperationOutput = { message: string; data?: unknown } & PageTokenField | { result: unknown };
 
-/** The next-page token sits beside `data` in `result`; absent on the last page (decisions §1). */
+/** The next-page token sits beside `data` in `result`; absent on the last page (docs/decisions.md §1). */
 export type PageTokenField = { nextPageToken?: string; pageToken?: string };
 
 export interface RequestState {
@@ -138,7 +138,7 @@ function decodeUtf8(body: Buffer): string {
   }
 }
 
-/** Objects and arrays counted together, the `{data: …}` wrapper included (decisions §1). */
+/** Objects and arrays counted together, the `{data: …}` wrapper included (docs/decisions.md §1). */
 export const MAX_JSON_DEPTH = 32;
 
 /**

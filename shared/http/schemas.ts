@@ -19,7 +19,7 @@ z.config(en());
 z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required.' : undefined) });
 
 
-// Control characters (C0, DEL, C1) are what an id may not contain (decisions §1).
+// Control characters (C0, DEL, C1) are what an id may not contain (docs/decisions.md §1).
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** A client id: 1 to 256 characters without control characters. */
@@ -34,7 +34,7 @@ export const clientId = () =>
 export const nonEmptyText = (max: number) =>
   z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`));
 
-/** A list of 0 to `max` items (decisions §1: 30 where the spec says so, 100 otherwise). */
+/** A list of 0 to `max` items (docs/decisions.md §1: 30 where the spec says so, 100 otherwise). */
 export const listOf = <T extends z.core.SomeType>(item: T, max = 100) =>
   z.array(item).check(z.maxLength(max, `Must have at most ${max} items.`));
 
@@ -49,7 +49,7 @@ export const pageToken = () => z.string().check(z.minLength(1, 'Must not be empt
 export const trimmedNonEmptyText = (max: number) =>
   z.string().check(z.trim(), z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`));
 
-/** An email address, trimmed and lower-cased (decisions §3). */
+/** An email address, trimmed and lower-cased (docs/decisions.md §3). */
 export const emailAddress = () =>
   z.string().check(
     z.trim(),
@@ -66,7 +66,7 @@ export const httpUrl = (max: number) =>
   );
 
 /**
- * Refuses a list in which two items share the id `pick` returns (decisions §1: duplicate ids are INVALID_ARGUMENT);
+ * Refuses a list in which two items share the id `pick` returns (docs/decisions.md §1: duplicate ids are INVALID_ARGUMENT);
  * items without an id (`pick` returns undefined, the server assigns one) are not compared. `what` names the id with
  * its article, as the message says it: `Must not repeat ${what}.` (`a userId`, `an id`).
  */
@@ -96,7 +96,7 @@ export const levelFields = {
   folderId: z.optional(clientId()),
 };
 
-/** Refuses a request naming both a document and a folder (decisions §4); naming neither is allowed. */
+/** Refuses a request naming both a document and a folder (docs/decisions.md §4); naming neither is allowed. */
 export const notBothDocumentAndFolder = () =>
   z.refine<{ documentId?: string; folderId?: string }>(
     (data) => data.documentId === undefined || data.folderId === undefined,
@@ -112,7 +112,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * An object whose keys the client chooses, each entry validated, returned exactly as the client sent it. z.record
  * rebuilds the object by assignment, which turns a `__proto__` key into the new object's prototype and so loses
- * it; free-form objects must keep every key name (decisions §1 "Well-formed input").
+ * it; free-form objects must keep every key name (docs/decisions.md §1 "Well-formed input").
  */
 export const clientRecord = <V extends z.ZodMiniType>(keySchema: z.ZodMiniType<string>, valueSchema: V) =>
   z.custom<Record<string, z.output<V>>>(isObject, 'Must be an object.').check(
@@ -150,11 +150,11 @@ export const userReference = () =>
 /** Text of at most `max` characters; `""` allowed. */
 export const maybeEmptyText = (max: number) => z.string().check(z.maxLength(max, `Must be at most ${max} characters.`));
 
-/** A list of 1 to `max` items (decisions §1); an empty list never means what a caller wants. */
+/** A list of 1 to `max` items (docs/decisions.md §1); an empty list never means what a caller wants. */
 export const nonEmptyListOf = <T extends z.core.SomeType>(item: T, max = 100) =>
   listOf(item, max).check(z.minLength(1, 'Must have at least one item.'));
 
-/** A list of 1 to `max` client ids, none repeated (decisions §1: duplicate ids are INVALID_ARGUMENT). */
+/** A list of 1 to `max` client ids, none repeated (docs/decisions.md §1: duplicate ids are INVALID_ARGUMENT). */
 export const nonEmptyUniqueIds = (what: string, max = 100) =>
   nonEmptyListOf(clientId(), max).check(noDuplicateIds((id: string) => id, what));
 

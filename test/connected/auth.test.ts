@@ -1,7 +1,7 @@
 import { handler as getActivityConfig } from '../../functions/workspace/activityconfig-get';
 import { handler as getApiKeys } from '../../functions/workspace/apikeys-get';
 import { authenticate } from '../../shared/http/auth';
-import { ServiceError } from '../../shared/http/errors';
+import { ServiceError } from '../../shared/core/errors';
 import { newTenant, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
 

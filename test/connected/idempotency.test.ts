@@ -1,4 +1,4 @@
-/** `Idempotency-Key` on every POST (decisions §1; shared/http/idempotency.ts). */
+/** `Idempotency-Key` on every POST (docs/decisions.md §1; shared/http/idempotency.ts). */
 import { randomUUID } from 'node:crypto';
 import { takeViolations } from '../../bin/lib/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';

@@ -1,6 +1,6 @@
 import { handler as createWorkspace } from '../../functions/workspace/create';
 import { operation } from '../../shared/http/operation';
-import { ResourceExhaustedError } from '../../shared/http/errors';
+import { ResourceExhaustedError } from '../../shared/core/errors';
 import * as z from 'zod/mini';
 import { getEmailRegistry } from '../../shared/db/workspace';
 import { uniqueEmail } from '../support/fixtures';

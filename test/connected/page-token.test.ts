@@ -1,4 +1,4 @@
-import { createPageToken, readPageToken } from '../../shared/crypto/page-token';
+import { createPageToken, readPageToken } from '../../shared/db/page-token';
 import { PAGE_TOKEN_SECRET, ensureServerSecret, readServerSecret, rotateServerSecret } from '../../shared/db/server-secret';
 
 const scope = { tenant: 'key_a', query: { operation: 'x', filter: ['b', 'a'], organizationId: 'o' } };

@@ -1,4 +1,4 @@
-/** Well-formed input and Idempotency-Key over HTTP, through the local gateway (decisions §1). */
+/** Well-formed input and Idempotency-Key over HTTP, through the local gateway (docs/decisions.md §1). */
 import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders, post } from '../support/http';
 

@@ -1,5 +1,5 @@
 /** What a piece of work writes to stdout and stderr, with the logger at DEBUG meanwhile (for "no secret in any log line" tests). */
-import { logger } from '../../shared/http/logger';
+import { logger } from '../../shared/core/logger';
 
 export async function captureOutput(work: () => Promise<void>): Promise<string> {
   const lines: string[] = [];

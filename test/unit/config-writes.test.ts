@@ -2,7 +2,7 @@ import { maskSecret } from '../../shared/crypto/encryption';
 import { isMaskedForm, secretChange, type SealedSecret } from '../../shared/crypto/sealed-secret';
 import { updateExpression, type ConfigUpdate } from '../../shared/db/versioned-item';
 import { STANDARD_COMMENT_TRIGGERS, planActivityUpdate } from '../../shared/domain/activity-config';
-import { AbortedError, InvalidArgumentError } from '../../shared/http/errors';
+import { AbortedError, InvalidArgumentError } from '../../shared/core/errors';
 import { errorMapper } from '../../shared/http/middleware';
 
 const now = 1_700_000_000_000;

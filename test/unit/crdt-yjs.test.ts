@@ -12,7 +12,7 @@ import {
   replacementOf,
   textChange,
 } from '../../shared/domain/crdt/yjs-state';
-import { InvalidArgumentError } from '../../shared/http/errors';
+import { InvalidArgumentError } from '../../shared/core/errors';
 
 const KEY = 'content';
 

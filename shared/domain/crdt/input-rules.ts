@@ -1,10 +1,10 @@
 /**
  * The input rules of Add and Update CRDT Data that a schema cannot state with the contract's exact messages:
- * an editor id is required, and `data` must match `type` (decisions §8), nest at most MAX_DEPTH levels and, for
+ * an editor id is required, and `data` must match `type` (docs/decisions.md §8), nest at most MAX_DEPTH levels and, for
  * xml, parse. Pure functions; they run before storage is read or written.
  */
 import type { CrdtType } from '../../db/crdt';
-import { InvalidArgumentError } from '../../http/errors';
+import { InvalidArgumentError } from '../../core/errors';
 import { MAX_DEPTH, isObject, tooDeep, type JsonValue } from './json-value';
 import { parseXml, type XmlNode } from './xml';
 
@@ -35,7 +35,7 @@ export interface CheckedContent {
 }
 
 /**
- * Checks that `type` and `data` are present and that data matches the type (decisions §8), nests at most
+ * Checks that `type` and `data` are present and that data matches the type (docs/decisions.md §8), nests at most
  * MAX_DEPTH levels and, for xml, parses; throws InvalidArgumentError with the contract's messages
  * (`Data must be a string for type text.`). Everything is checked before storage is read or written.
  */

@@ -3,7 +3,7 @@
  * elements nest at most MAX_DEPTH levels, so the recursive code of the other crdt modules cannot exhaust the
  * stack.
  */
-import { InvalidArgumentError } from '../../http/errors';
+import { InvalidArgumentError } from '../../core/errors';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };

@@ -1,5 +1,5 @@
 /**
- * CRDT editor data (api-spec "CRDT data", decisions §8): Add, Update and Get, composing the input rules
+ * CRDT editor data (docs/api-spec.md "CRDT data", docs/decisions.md §8): Add, Update and Get, composing the input rules
  * (input-rules.ts) and the pure Yjs functions (yjs-state.ts) with storage (shared/db/crdt.ts).
  *
  * Rules where the contract is silent (also in the README):
@@ -19,7 +19,7 @@ import {
   type TransactionWriter,
 } from '../../db/crdt';
 import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../db/organization';
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../../http/errors';
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { checkContent, checkEditorId } from './input-rules';
 import type { JsonValue } from './json-value';

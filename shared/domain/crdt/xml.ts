@@ -9,7 +9,7 @@
  * levels.
  */
 import * as Y from 'yjs';
-import { InvalidArgumentError } from '../../http/errors';
+import { InvalidArgumentError } from '../../core/errors';
 import { MAX_DEPTH, isObject, tooDeep } from './json-value';
 
 export type XmlNode =

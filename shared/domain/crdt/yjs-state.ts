@@ -15,7 +15,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as Y from 'yjs';
 import type { CrdtType, StoredEditor } from '../../db/crdt';
-import { InvalidArgumentError } from '../../http/errors';
+import { InvalidArgumentError } from '../../core/errors';
 import { MAX_DEPTH, isObject, tooDeep, type JsonObject, type JsonValue } from './json-value';
 import { parseXml, serializeXml, toYXml, xmlString, type XmlNode } from './xml';
 

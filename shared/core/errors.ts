@@ -58,7 +58,7 @@ export interface FieldIssue {
 }
 
 /**
- * The INVALID_ARGUMENT of validation (decisions §1): the first issues in the message, every issue in
+ * The INVALID_ARGUMENT of validation (docs/decisions.md §1): the first issues in the message, every issue in
  * `details.issues`. Used by the validation middleware and by rules that span fields.
  */
 export function invalidFields(issues: FieldIssue[]): InvalidArgumentError {

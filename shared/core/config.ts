@@ -51,7 +51,7 @@ const AI_DEFAULT_BASE_URLS = {
 } as const;
 
 /**
- * Ask AI's whole provider call, request to last byte: 25 s (decisions §9) leaves room in the 29 s Lambda and API
+ * Ask AI's whole provider call, request to last byte: 25 s (docs/decisions.md §9) leaves room in the 29 s Lambda and API
  * Gateway limits for authentication, the key read and the answer. Tests lower it so a hang costs them a second.
  */
 const AI_TIMEOUT_MAX_MS = 25_000;

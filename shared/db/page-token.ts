@@ -6,10 +6,10 @@
  * secret's current value and accepted under its current or previous one, so a rotation breaks no token.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { canonicalJson } from '../canonical-json';
-import { PAGE_TOKEN_SECRET, readServerSecret, type ServerSecret } from '../db/server-secret';
-import { InvalidArgumentError } from '../http/errors';
-import { hashesEqual } from './tokens';
+import { canonicalJson } from '../core/canonical-json';
+import { PAGE_TOKEN_SECRET, readServerSecret, type ServerSecret } from './server-secret';
+import { InvalidArgumentError } from '../core/errors';
+import { hashesEqual } from '../crypto/tokens';
 
 const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const INVALID = 'Invalid page token.';

@@ -1,0 +1,89 @@
+/**
+ * The layers of the code (README "Architecture"), lowest first. A file may import from its own layer and the
+ * layers below it, never from above, and no files may import each other in a cycle. The test names each file and
+ * import that breaks a rule.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Layers by folder, lowest first; the first matching prefix decides. */
+const LAYERS: ReadonlyArray<{ name: string; prefixes: readonly string[] }> = [
+  { name: 'core', prefixes: ['shared/core/', 'shared/aws/', 'shared/routes.ts', 'shared/grants.ts', 'shared/workers.ts', 'shared/deploy-tasks.ts'] },
+  { name: 'crypto', prefixes: ['shared/crypto/'] },
+  { name: 'db', prefixes: ['shared/db/', 'shared/ai/'] },
+  { name: 'domain', prefixes: ['shared/domain/'] },
+  { name: 'http', prefixes: ['shared/http/'] },
+  { name: 'handlers', prefixes: ['functions/'] },
+];
+
+function layerOf(file: string): number {
+  const index = LAYERS.findIndex((layer) => layer.prefixes.some((prefix) => file === prefix || file.startsWith(prefix)));
+  if (index < 0) throw new Error(`${file} is in no layer: add its folder to LAYERS (and to the README's architecture section).`);
+  return index;
+}
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The project files `file` imports (relative imports, static and dynamic), as paths from the root. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]);
+  return specifiers.map((specifier) => {
+    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/');
+    return target.endsWith('.ts') ? target : `${target}.ts`;
+  });
+}
+
+const files = [...sourceFiles('shared'), ...sourceFiles('functions')];
+const graph = new Map(files.map((file) => [file, importsOf(file).map((target) => (files.includes(target) ? target : target.replace(/\.ts$/, '/index.ts')))]));
+
+describe('layers', () => {
+  it('puts every file of shared/ and functions/ in a layer', () => {
+    for (const file of files) expect(() => layerOf(file)).not.toThrow();
+  });
+
+  it('has no import from a higher layer', () => {
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((target) => target.startsWith('shared/') || target.startsWith('functions/'))
+        .filter((target) => layerOf(target) > layerOf(file))
+        .map((target) => `${file} (${LAYERS[layerOf(file)].name}) imports ${target} (${LAYERS[layerOf(target)].name})`),
+    );
+
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import outside shared/ from shared/, and no handler imported by another file', () => {
+    const outside = [...graph].flatMap(([file, targets]) =>
+      targets.filter((target) => !target.startsWith('shared/') || (target.startsWith('functions/') && file !== target)).map((target) => `${file} imports ${target}`),
+    );
+
+    expect(outside).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'visiting') {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'visiting');
+      for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+
+    expect(cycles).toEqual([]);
+  });
+});
