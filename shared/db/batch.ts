@@ -56,6 +56,9 @@ export function byKey(items: readonly Item[]): Map<string, Item> {
   return new Map(items.map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item]));
 }
 
+/** The key of a stored item. */
+export const keyOfItem = (item: Item): ItemKey => ({ pk: String(item.pk), sk: String(item.sk) });
+
 export function keyString(key: ItemKey): string {
   return `${key.pk}\u0000${key.sk}`;
 }

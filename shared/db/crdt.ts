@@ -34,7 +34,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AbortedError } from '../core/errors';
-import type { Item, ItemKey } from './batch';
+import { keyOfItem, type Item, type ItemKey } from './batch';
 import { TABLE_NAME } from './client';
 import { key, prefix, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
@@ -204,7 +204,7 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
     version: Number(head.version),
     incarnation,
     state: new Uint8Array(state.buffer, state.byteOffset, state.length),
-    deltas: deltas.map((item) => ({ key: { pk: String(item.pk), sk: String(item.sk) }, update: bytes(item.delta) })),
+    deltas: deltas.map((item) => ({ key: keyOfItem(item), update: bytes(item.delta) })),
     lastUpdate: String(newest.lastUpdate),
     lastUpdatedBy: typeof newest.lastUpdatedBy === 'string' ? newest.lastUpdatedBy : null,
     sessionId: null,

@@ -249,6 +249,24 @@ export function configItem(apiKeyId: string, organizationId: string, userId: str
 }
 
 /**
+ * Sets the levels `config` gives for the user (at the organization, or at the document) and keeps the others as
+ * stored: the level not given is kept without being read, so concurrent requests setting one level each both apply.
+ */
+export function setConfigItem(apiKeyId: string, organizationId: string, userId: string, documentId: string | undefined, config: StoredConfig): TransactItem {
+  const { pk, sk, ...attributes } = configItem(apiKeyId, organizationId, userId, documentId, config);
+  const present = Object.entries(attributes).filter(([, value]) => value !== undefined);
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: { pk, sk },
+      UpdateExpression: `SET ${present.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(present.map(([name], i) => [`#a${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(present.map(([, value], i) => [`:a${i}`, value])),
+    },
+  };
+}
+
+/**
  * Stored settings of each user at the organization and at each document, keyed by `<userId>\0<documentId>`
  * (documentId '' for the organization): one BatchGet per 100 keys.
  */

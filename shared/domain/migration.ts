@@ -19,7 +19,7 @@
  *   The old document still exists then (it moves last), so migrating again with the same ids resumes the move.
  */
 import { newId } from '../crypto/tokens';
-import { batchWrite, deleteRequest, putRequest, type Item } from '../db/batch';
+import { batchWrite, deleteRequest, keyOfItem, putRequest, type Item } from '../db/batch';
 import { documentCrdtQuery, crdtItemMovedTo } from '../db/crdt';
 import { activityMovedTo, documentLogQuery, toActivity } from '../db/activity';
 import { documentMembershipsQuery, membershipMovedTo } from '../db/membership';
@@ -162,7 +162,7 @@ const SWEEP_PAUSE_MS = 200;
 async function movePage(mover: Mover, ref: MoveRef, items: readonly Item[]): Promise<void> {
   const moved = (await Promise.all(items.map((item) => mover.move(ref, item)))).flat();
   await batchWrite(moved.map(putRequest));
-  if (mover.keyChanges) await batchWrite(items.map((item) => deleteRequest({ pk: String(item.pk), sk: String(item.sk) })));
+  if (mover.keyChanges) await batchWrite(items.map((item) => deleteRequest(keyOfItem(item))));
 }
 
 /**

@@ -3,9 +3,7 @@
  * organization and per document. A document's level falls back, field by field, to the user's organization
  * level, then to ALL.
  */
-import { TABLE_NAME } from '../db/client';
-import { configItem, getConfigs, type NotificationConfig, type StoredConfig } from '../db/notification';
-import type { TransactItem } from '../db/transact';
+import { getConfigs, setConfigItem, type NotificationConfig, type StoredConfig } from '../db/notification';
 import { notWritten, reportOf, type BatchResult } from './batch-result';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
 
@@ -38,24 +36,6 @@ export async function readNotificationConfig(
 }
 
 /**
- * An update of the setting `item` describes that sets its attributes and leaves the others as stored: the level
- * not given is kept without being read, so concurrent requests setting one level each both apply.
- */
-function setAttributes(item: Record<string, unknown>): TransactItem {
-  const { pk, sk, ...attributes } = item;
-  const present = Object.entries(attributes).filter(([, value]) => value !== undefined);
-  return {
-    Update: {
-      TableName: TABLE_NAME,
-      Key: { pk, sk },
-      UpdateExpression: `SET ${present.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(present.map(([name], i) => [`#a${i}`, name])),
-      ExpressionAttributeValues: Object.fromEntries(present.map(([, value], i) => [`:a${i}`, value])),
-    },
-  };
-}
-
-/**
  * Sets the given levels for each user, at the organization or at each document; levels not given are kept.
  * Settings of a document are written with its migration-lock check: throws FailedPreconditionError (nothing
  * written) when a named document is being migrated.
@@ -70,7 +50,7 @@ export async function setNotificationConfig(
   // One group per user (at most 30 documents: 60 items with their lock checks), so each user's settings are
   // written whole or not at all.
   const writes = input.userIds.map((userId) => ({
-    items: targets.map((documentId) => setAttributes(configItem(apiKeyId, input.organizationId, userId, documentId, given))),
+    items: targets.map((documentId) => setConfigItem(apiKeyId, input.organizationId, userId, documentId, given)),
     documents: documentsIn(input.organizationId, input.documentIds ?? []),
   }));
   const report = await reportOf(writeGroupsGuarded(apiKeyId, writes));
