@@ -5,8 +5,9 @@ import { handler as addNotification } from '../../functions/notifications/add';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
 import { claim } from '../../shared/http/idempotency';
 import { callRoute } from '../support/call-route';
-import { newTenant, siblingKey, uniqueEmail, type Tenant } from '../support/fixtures';
+import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
+import { uniqueEmail, uniqueId } from '../support/ids';
 
 let tenant: Tenant;
 const withKey = (key: string, headers: Record<string, string> = tenant.apiKeyHeaders) => ({ ...headers, 'Idempotency-Key': key });
@@ -29,7 +30,7 @@ beforeAll(async () => {
 
 describe('Idempotency-Key', () => {
   it('answers a repeat with the first answer and changes nothing twice', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
 
     const first = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
@@ -44,7 +45,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('runs a request without the header every time', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
 
     await callRoute('/v2/notifications/add', notification(organizationId), tenant.apiKeyHeaders);
     await callRoute('/v2/notifications/add', notification(organizationId), tenant.apiKeyHeaders);
@@ -53,7 +54,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('treats the same data in another field order as the same request', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const body = notification(organizationId);
     const reordered = Object.fromEntries(Object.entries(body).reverse());
@@ -65,7 +66,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses the same key with another body, and changes nothing', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
 
@@ -77,7 +78,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers ABORTED with Retry-After while the first request is still running', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const data = notification(organizationId);
     await claim('/v2/notifications/add', { scope: `apiKey:${tenant.apiKeyId}`, key, data }, 30_000, 'first');
@@ -91,7 +92,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('replays a 4xx answer, even after what caused it has changed', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const withoutCreate = notification(organizationId, { createOrganization: false });
 
@@ -105,7 +106,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('keeps no 5xx answer: the retry runs again', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     // The notification's own write fails (no PutItem on the table); the idempotency records may still be written.
     const failing: Grants = {
@@ -126,7 +127,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('keeps one caller\'s keys apart from another API key\'s, of the same workspace', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const sibling = await siblingKey(tenant);
     await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));

@@ -3,8 +3,8 @@ import { operation } from '../../shared/http/operation';
 import { ResourceExhaustedError } from '../../shared/http/errors';
 import * as z from 'zod/mini';
 import { getEmailRegistry } from '../../shared/db/workspace';
-import { uniqueEmail } from '../support/fixtures';
 import { invoke } from '../support/invoke';
+import { uniqueEmail } from '../support/ids';
 
 const PATH = '/v2/workspace/create';
 const raw = (rawBody: string, headers: Record<string, string> = {}) =>

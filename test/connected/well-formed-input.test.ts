@@ -3,7 +3,6 @@
  * on every route; free-form objects take any key name and round-trip exactly; a request that fails leaves nothing
  * behind.
  */
-import { randomUUID } from 'node:crypto';
 import { takeViolations } from '../../bin/lib/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
@@ -11,6 +10,7 @@ import { routes } from '../../shared/routes';
 import { callRoute } from '../support/call-route';
 import { newTenant, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
 let tenant: Tenant;
 const call = (path: string, data: unknown) => callRoute(path, data, tenant.apiKeyHeaders);
@@ -74,7 +74,7 @@ describe('well-formed input', () => {
   });
 
   it('never lets two long ids that differ by a lone surrogate meet on one key', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const long = 'x'.repeat(130);
 
     const lone = await callRoute('/v2/organizations/documents/add', undefined, tenant.apiKeyHeaders, {
@@ -92,7 +92,7 @@ describe('well-formed input', () => {
 
 describe('free-form objects', () => {
   it('round-trip any key name and 30 levels in notification source and template data', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const awkward = JSON.parse(AWKWARD_KEYS) as Record<string, unknown>;
     const sourceData = { ...awkward, deep: nested(26) };
     const rawBody = JSON.stringify({
@@ -118,7 +118,7 @@ describe('free-form objects', () => {
   });
 
   it('round-trip any key name in document metadata and activity changes', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const metadata = '{"__proto__":"p","constructor":"c","prototype":"q"}';
     await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } });
 
@@ -148,7 +148,7 @@ describe('a failed request leaves no trace', () => {
   }
 
   it('Add Notification refused for its depth writes no feed entry', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
 
     const response = await call('/v2/notifications/add', {
       organizationId,
@@ -166,7 +166,7 @@ describe('a failed request leaves no trace', () => {
   });
 
   it('Add Notification whose notification write fails takes back the feed entries it wrote', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] });
     // The notification item is the transaction's Put; a role without PutItem makes exactly that step fail.
     const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [] };
@@ -187,7 +187,7 @@ describe('a failed request leaves no trace', () => {
   });
 
   it('Add Notification re-sent with a new recipient takes back only that entry when it fails', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const base = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true, notificationId: 'n', displayHeadlineMessageTemplate: 'x', actionUser: { userId: 'actor' } };
     await call('/v2/notifications/add', { ...base, notifyUsers: [{ userId: 'u1' }] });
     const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [] };
