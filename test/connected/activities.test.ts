@@ -2,22 +2,20 @@ import { handler as addActivities } from '../../functions/activities/add';
 import { handler as getActivities } from '../../functions/activities/get';
 import { handler as updateConfig } from '../../functions/workspace/activityconfig-update';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke, type Invocation } from '../support/invoke';
+import { endpoint, type Invocation, type Credentials } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
-const headersOf = (who: Tenant | Headers): Headers => ('apiKeyHeaders' in who ? (who as Tenant).apiKeyHeaders : (who as Headers));
-const add = (who: Tenant | Headers, data: unknown) => invoke(addActivities, '/v2/activities/add', data, { headers: headersOf(who) });
-const get = (who: Tenant | Headers, data: unknown) => invoke(getActivities, '/v2/activities/get', data, { headers: headersOf(who) });
-const configure = (who: Tenant | Headers, activityServiceConfig: unknown) =>
-  invoke(updateConfig, '/v2/workspace/activityconfig/update', { activityServiceConfig }, { headers: headersOf(who) });
+const add = endpoint(addActivities, '/v2/activities/add');
+const get = endpoint(getActivities, '/v2/activities/get');
+const updateActivityConfig = endpoint(updateConfig, '/v2/workspace/activityconfig/update');
+const configure = (who: Credentials, activityServiceConfig: unknown) => updateActivityConfig(who, { activityServiceConfig });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (response: Invocation) => (response.body.result?.data as Array<{ id: string }>).map((a) => a.id);
 const comment = (id: string, extra: Record<string, unknown> = {}) => ({ id, featureType: 'comment', actionType: 'comment.update', ...extra });
 
 /** Every page of a query, following page tokens: the ids of each page and whether each page carried a token. */
-async function allPages(who: Tenant | Headers, query: Record<string, unknown>) {
+async function allPages(who: Credentials, query: Record<string, unknown>) {
   const pages: string[][] = [];
   const tokens: boolean[] = [];
   let pageToken: string | undefined;

@@ -8,15 +8,13 @@ import { TABLE_NAME, db } from '../../shared/db/client';
 import { PART_BYTES, createEditor } from '../../shared/db/crdt';
 import { getDocument } from '../../shared/db/organization';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = (handler: any, path: string) => (headers: Headers, data: unknown) => invoke(handler, path, data, { headers });
-const add = call(addCrdt, '/v2/crdt/add');
-const get = call(getCrdt, '/v2/crdt/get');
-const update = call(updateCrdt, '/v2/crdt/update');
+const add = endpoint(addCrdt, '/v2/crdt/add');
+const get = endpoint(getCrdt, '/v2/crdt/get');
+const update = endpoint(updateCrdt, '/v2/crdt/update');
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 /** A client editor that loaded a state returned by Get with `format: 'yjs'`. */

@@ -5,7 +5,7 @@ import { handler as updateHandler } from '../../functions/documents/update';
 import { handler as disableHandler } from '../../functions/documents/disablestate-update';
 import { folderExists, getDocument, organizationExists } from '../../shared/db/organization';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke, type Invocation } from '../support/invoke';
+import { invoke, endpoint, type Invocation } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
@@ -14,9 +14,9 @@ type DocumentItem = { documentId: string; documentName: string; folderId?: strin
 const V1_DISABLE = '/v1/organizations/documents/access/disablestate/update';
 const V2_DISABLE = '/v2/organizations/documents/access/disablestate/update';
 
-const add = (headers: Headers, data: unknown) => invoke(addHandler, '/v2/organizations/documents/add', data, { headers });
-const get = (headers: Headers, data: unknown) => invoke(getHandler, '/v2/organizations/documents/get', data, { headers });
-const update = (headers: Headers, data: unknown) => invoke(updateHandler, '/v2/organizations/documents/update', data, { headers });
+const add = endpoint(addHandler, '/v2/organizations/documents/add');
+const get = endpoint(getHandler, '/v2/organizations/documents/get');
+const update = endpoint(updateHandler, '/v2/organizations/documents/update');
 const disable = (headers: Headers, data: unknown, path = V2_DISABLE) => invoke(disableHandler, path, data, { headers });
 
 const ids = (response: Invocation) => (response.body.result?.data as DocumentItem[]).map((document) => document.documentId);

@@ -8,10 +8,9 @@ import { TABLE_NAME, db } from '../../shared/db/client';
 import { getMigration, listActiveMigrations, migrationKey, type MigrationRecord } from '../../shared/db/migration';
 import { FAILED_MESSAGE, MAX_FAILED_RUNS, runMigration as runMigrationDomain } from '../../shared/domain/migration';
 import { documentMigrationWorker } from '../../shared/workers';
-import { callRoute } from '../support/call-route';
 import { readDocument, seedDocument, SMALL_SEED, type SeedCounts } from '../support/document-seed';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import type { Invocation } from '../support/invoke';
+import { routeCaller, type Invocation } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 /** The worker and its run, under the worker's grants (bin/lib/grant-check.ts), as the stream worker runs in AWS. */
@@ -71,7 +70,7 @@ async function migrationOf(apiKeyId: string, organizationId: string, migrationId
 describe('document migration', () => {
   let tenant: Tenant;
   let h: Headers;
-  const call = (path: string, data: unknown, headers: Headers = h) => callRoute(path, data, headers);
+  const call = routeCaller(() => h);
 
   beforeAll(async () => {
     tenant = await newTenant();

@@ -8,19 +8,17 @@ import { handler as addUsers } from '../../functions/users/add';
 import { handler as updateDocuments } from '../../functions/documents/update';
 import { getNotification } from '../../shared/db/notification';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { invoke, endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = (handler: any, path: string) => (headers: Headers, data: unknown) => invoke(handler, path, data, { headers });
-const add = call(addNotification, '/v2/notifications/add');
-const get = call(getNotifications, '/v2/notifications/get');
-const update = call(updateNotifications, '/v2/notifications/update');
-const remove = call(deleteNotifications, '/v2/notifications/delete');
-const users = call(addUsers, '/v2/users/add');
-const configGet = call(getConfig, '/v2/notifications/config/get');
-const configSet = call(setConfig, '/v2/notifications/config/set');
+const add = endpoint(addNotification, '/v2/notifications/add');
+const get = endpoint(getNotifications, '/v2/notifications/get');
+const update = endpoint(updateNotifications, '/v2/notifications/update');
+const remove = endpoint(deleteNotifications, '/v2/notifications/delete');
+const users = endpoint(addUsers, '/v2/users/add');
+const configGet = endpoint(getConfig, '/v2/notifications/config/get');
+const configSet = endpoint(setConfig, '/v2/notifications/config/set');
 const ids = (response: Awaited<ReturnType<typeof get>>) => (response.body.result?.data as Array<{ id: string }>).map((n) => n.id);
 
 const base = (organizationId: string, extra: Record<string, unknown> = {}) => ({

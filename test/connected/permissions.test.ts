@@ -6,14 +6,13 @@ import { batchWrite, putRequest } from '../../shared/db/batch';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { grantItem, grantKey, listActiveGrants, type Grant, type Resource } from '../../shared/db/permission';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
 
-const add = (headers: Headers, data: unknown) => invoke(addHandler, '/v2/auth/permissions/add', data, { headers });
-const get = (headers: Headers, data: unknown) => invoke(getHandler, '/v2/auth/permissions/get', data, { headers });
-const remove = (headers: Headers, data: unknown) => invoke(removeHandler, '/v2/auth/permissions/remove', data, { headers });
+const add = endpoint(addHandler, '/v2/auth/permissions/add');
+const get = endpoint(getHandler, '/v2/auth/permissions/get');
+const remove = endpoint(removeHandler, '/v2/auth/permissions/remove');
 
 const inOneHour = () => Math.floor(Date.now() / 1000) + 3600;
 

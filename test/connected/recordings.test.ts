@@ -3,14 +3,14 @@ import { handler as getHandler } from '../../functions/recordings/get';
 import { getDocument, organizationExists } from '../../shared/db/organization';
 import { getRecordings } from '../../shared/db/recording';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke, type Invocation } from '../support/invoke';
+import { endpoint, type Invocation } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
 type Recording = { annotationId: string; metadata: { apiKey: string; organizationId: string; documentId: string }; [field: string]: unknown };
 
-const add = (headers: Headers, data: unknown) => invoke(addHandler, '/v2/recordings/add', data, { headers });
-const get = (headers: Headers, data: unknown) => invoke(getHandler, '/v2/recordings/get', data, { headers });
+const add = endpoint(addHandler, '/v2/recordings/add');
+const get = endpoint(getHandler, '/v2/recordings/get');
 
 const ids = (response: Invocation) => (response.body.result?.data as Recording[]).map((recording) => recording.annotationId);
 

@@ -5,12 +5,10 @@ import { getMigration } from '../../shared/db/migration';
 import { addActivities } from '../../shared/domain/activities';
 import { runMigration } from '../../shared/domain/migration';
 import { MAX_QUERY_LENGTH } from '../../shared/domain/suggestions';
-import { callRoute } from '../support/call-route';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint, routeCaller, type Credentials } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
 type Decision = 'approve' | 'reject';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -18,8 +16,9 @@ const MATTER = 'Rename the checkout button to "Pay now"';
 const QUERY = 'rename the checkout button';
 const UNRELATED = 'Switch the analytics dashboard to dark mode';
 
-const headersOf = (who: Tenant | Headers): Headers => ('apiKeyHeaders' in who ? (who as Tenant).apiKeyHeaders : (who as Headers));
-const suggest = (who: Tenant | Headers, data: unknown) => invoke(suggestHandler, '/v2/memory/suggest', data, { headers: headersOf(who) });
+const suggest = endpoint(suggestHandler, '/v2/memory/suggest');
+const postActivities = endpoint(addActivitiesHandler, '/v2/activities/add');
+const updateActivityConfig = endpoint(updateConfig, '/v2/workspace/activityconfig/update');
 
 /** A judgment record as a client sends it: an accepted or rejected suggestion on `matter`. */
 function judgment(decision: Decision, reviewer: string, fields: Record<string, unknown> = {}) {
@@ -37,17 +36,17 @@ function judgment(decision: Decision, reviewer: string, fields: Record<string, u
 const judgments = (n: number, decision: Decision, fields: Record<string, unknown> = {}) =>
   Array.from({ length: n }, () => judgment(decision, uniqueId('user'), fields));
 
-async function add(who: Tenant | Headers, data: { organizationId: string; documentId?: string; activities: unknown[] }): Promise<void> {
-  const response = await invoke(addActivitiesHandler, '/v2/activities/add', data, { headers: headersOf(who) });
+async function add(who: Credentials, data: { organizationId: string; documentId?: string; activities: unknown[] }): Promise<void> {
+  const response = await postActivities(who, data);
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
 }
 
-async function enable(who: Tenant | Headers, config: Record<string, unknown> = {}): Promise<void> {
-  const response = await invoke(updateConfig, '/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true, ...config } }, { headers: headersOf(who) });
+async function enable(who: Credentials, config: Record<string, unknown> = {}): Promise<void> {
+  const response = await updateActivityConfig(who, { activityServiceConfig: { isEnabled: true, ...config } });
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
 }
 
-async function suggestion(who: Tenant | Headers, data: Record<string, unknown>) {
+async function suggestion(who: Credentials, data: Record<string, unknown>) {
   const response = await suggest(who, data);
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
   return (response.body as unknown as { result: { primary: Record<string, any> | null; conflict: Record<string, any> | null } }).result;
@@ -256,7 +255,7 @@ describe('suggest decision', () => {
 
   it('follows a document migration: the judgments count for the new document id, not the old one', async () => {
     const organizationId = uniqueId('org');
-    const call = (path: string, data: unknown) => callRoute(path, data, tenant.apiKeyHeaders);
+    const call = routeCaller(() => tenant);
     await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'old' }] });
     await add(tenant, { organizationId, documentId: 'old', activities: judgments(2, 'approve') });
     const started = await call('/v2/organizations/documents/migrate', { organizationId, documentId: 'old', newDocumentId: 'new' });

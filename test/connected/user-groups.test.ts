@@ -6,15 +6,13 @@ import { userEntriesInOrganization } from '../../shared/db/membership';
 import { organizationExists } from '../../shared/db/organization';
 import { getGroup, groupMemberItem, groupMemberKey, groupMembersAmong, queryGroupMembers } from '../../shared/db/user-group';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
 
-const addGroups = (headers: Headers, data: unknown) => invoke(addGroupsHandler, '/v2/organizations/usergroups/add', data, { headers });
-const addUsers = (headers: Headers, data: unknown) => invoke(addUsersHandler, '/v2/organizations/usergroups/users/add', data, { headers });
-const deleteUsers = (headers: Headers, data: unknown) =>
-  invoke(deleteUsersHandler, '/v2/organizations/usergroups/users/delete', data, { headers });
+const addGroups = endpoint(addGroupsHandler, '/v2/organizations/usergroups/add');
+const addUsers = endpoint(addUsersHandler, '/v2/organizations/usergroups/users/add');
+const deleteUsers = endpoint(deleteUsersHandler, '/v2/organizations/usergroups/users/delete');
 
 
 /** Every member of the group, read from the table. */

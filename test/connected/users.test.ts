@@ -9,16 +9,13 @@ import { getDocument, organizationExists } from '../../shared/db/organization';
 import { grantItem, listActiveGrants } from '../../shared/db/permission';
 import { groupMemberItem } from '../../shared/db/user-group';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { invoke, endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = (handler: any, path: string) => (tenant: Tenant | Record<string, string>, data: unknown) =>
-  invoke(handler, path, data, { headers: 'apiKeyHeaders' in tenant ? (tenant as Tenant).apiKeyHeaders : (tenant as Record<string, string>) });
-const add = call(addUsers, '/v2/users/add');
-const update = call(updateUsers, '/v2/users/update');
-const get = call(getUsers, '/v2/users/get');
-const remove = call(deleteUsers, '/v2/users/delete');
+const add = endpoint(addUsers, '/v2/users/add');
+const update = endpoint(updateUsers, '/v2/users/update');
+const get = endpoint(getUsers, '/v2/users/get');
+const remove = endpoint(deleteUsers, '/v2/users/delete');
 const ids = (response: Awaited<ReturnType<typeof get>>) => (response.body.result?.data as Array<{ userId: string }>).map((u) => u.userId);
 
 describe('users', () => {
