@@ -35,7 +35,7 @@ export interface Invocation {
 
 export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
 
-export function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): APIGatewayProxyEventV2 {
+function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): APIGatewayProxyEventV2 {
   const requestId = randomUUID();
   const raw = options.rawBody ?? JSON.stringify({ data });
   const body = typeof raw === 'string' ? raw : raw.toString('base64');
