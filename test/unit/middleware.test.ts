@@ -13,6 +13,18 @@ const PATH = '/v2/workspace/create';
 const raw = (rawBody: string, headers: Record<string, string> = {}) =>
   invoke(createWorkspace, PATH, undefined, { rawBody, headers });
 
+/** A handler for PATH's auth level that fails with an error named as the AWS SDK names its errors. */
+const failingWith = (name: string, message: string) =>
+  operation({
+    auth: 'none',
+    schema: z.object({}),
+    handle: async () => {
+      const error = new Error(message);
+      error.name = name;
+      throw error;
+    },
+  });
+
 describe('the shared middleware stack', () => {
   it.each([
     ['a body that is not JSON', '{"data": {'],
@@ -41,15 +53,7 @@ describe('the shared middleware stack', () => {
   });
 
   it('turns an unexpected error into INTERNAL without its message, stack or any secret', async () => {
-    const failing = operation({
-      auth: 'none',
-      schema: z.object({}),
-      handle: async () => {
-        const error = new Error('Requested resource not found: Table: prod-secret-table AKIAIOSFODNN7EXAMPLE');
-        error.name = 'ResourceNotFoundException';
-        throw error;
-      },
-    });
+    const failing = failingWith('ResourceNotFoundException', 'Requested resource not found: Table: prod-secret-table AKIAIOSFODNN7EXAMPLE');
 
     const response = await invoke(failing, PATH, {});
 
@@ -58,15 +62,7 @@ describe('the shared middleware stack', () => {
   });
 
   it('maps storage throttling to UNAVAILABLE with Retry-After', async () => {
-    const throttled = operation({
-      auth: 'none',
-      schema: z.object({}),
-      handle: async () => {
-        const error = new Error('Rate of requests exceeds the allowed throughput.');
-        error.name = 'ProvisionedThroughputExceededException';
-        throw error;
-      },
-    });
+    const throttled = failingWith('ProvisionedThroughputExceededException', 'Rate of requests exceeds the allowed throughput.');
 
     const response = await invoke(throttled, PATH, {});
 
