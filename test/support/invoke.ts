@@ -33,7 +33,7 @@ export interface Invocation {
   };
 }
 
-export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
 
 function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): APIGatewayProxyEventV2 {
   const requestId = randomUUID();
