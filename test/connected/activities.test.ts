@@ -1,24 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { handler as addActivities } from '../../functions/activities/add';
 import { handler as getActivities } from '../../functions/activities/get';
 import { handler as updateConfig } from '../../functions/workspace/activityconfig-update';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke, type Invocation } from '../support/invoke';
+import { endpoint, type Invocation, type Credentials } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
-const headersOf = (who: Tenant | Headers): Headers => ('apiKeyHeaders' in who ? (who as Tenant).apiKeyHeaders : (who as Headers));
-const add = (who: Tenant | Headers, data: unknown) => invoke(addActivities, '/v2/activities/add', data, { headers: headersOf(who) });
-const get = (who: Tenant | Headers, data: unknown) => invoke(getActivities, '/v2/activities/get', data, { headers: headersOf(who) });
-const configure = (who: Tenant | Headers, activityServiceConfig: unknown) =>
-  invoke(updateConfig, '/v2/workspace/activityconfig/update', { activityServiceConfig }, { headers: headersOf(who) });
+const add = endpoint(addActivities, '/v2/activities/add');
+const get = endpoint(getActivities, '/v2/activities/get');
+const updateActivityConfig = endpoint(updateConfig, '/v2/workspace/activityconfig/update');
+const configure = (who: Credentials, activityServiceConfig: unknown) => updateActivityConfig(who, { activityServiceConfig });
 
-const org = () => `org-${randomUUID()}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (response: Invocation) => (response.body.result?.data as Array<{ id: string }>).map((a) => a.id);
 const comment = (id: string, extra: Record<string, unknown> = {}) => ({ id, featureType: 'comment', actionType: 'comment.update', ...extra });
 
 /** Every page of a query, following page tokens: the ids of each page and whether each page carried a token. */
-async function allPages(who: Tenant | Headers, query: Record<string, unknown>) {
+async function allPages(who: Credentials, query: Record<string, unknown>) {
   const pages: string[][] = [];
   const tokens: boolean[] = [];
   let pageToken: string | undefined;
@@ -51,7 +48,7 @@ describe('activities', () => {
   describe('add', () => {
     it('answers FAILED_PRECONDITION when activity logs were never enabled, and stores nothing', async () => {
       const fresh = await newTenant();
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       const response = await add(fresh, { organizationId, activities: [comment('a1')] });
 
@@ -64,13 +61,13 @@ describe('activities', () => {
       const other = await enabledTenant();
       await configure(other, { isEnabled: false });
 
-      const response = await add(other, { organizationId: org(), activities: [comment('a1')] });
+      const response = await add(other, { organizationId: uniqueId('org'), activities: [comment('a1')] });
 
       expect(response.body.error?.status).toBe('FAILED_PRECONDITION');
     });
 
     it('stores every field, sets the timestamp itself and returns records with metadata', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const record = {
         id: 'full',
         featureType: 'custom',
@@ -108,7 +105,7 @@ describe('activities', () => {
     });
 
     it('generates an id when none is given, and leaves documentId out of metadata for organization records', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       await add(tenant, { organizationId, activities: [{ featureType: 'reaction', actionType: 'reaction.add' }] });
 
@@ -125,7 +122,7 @@ describe('activities', () => {
     };
 
     it('refuses JSON nested past the 32 levels a request may have, naming the path, and stores nothing', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       // {data} 1, data 2, activities 3, the record 4, entityData 5, its `deep` 6: 28 more objects reach level 33.
       const entityData = { deep: nested(28) };
 
@@ -137,7 +134,7 @@ describe('activities', () => {
     });
 
     it('round-trips JSON nested to the 32-level limit, with the numbers DynamoDB can store', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const deep = nested(27);
       const entityData = { large: 2 ** 53 - 1, small: 1.5e-99, negative: -0.25, empty: '', emptyList: [], deep };
 
@@ -150,7 +147,7 @@ describe('activities', () => {
     });
 
     it('answers INVALID_ARGUMENT for a custom record without targetEntityId, and stores nothing of the batch', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       const response = await add(tenant, {
         organizationId,
@@ -164,7 +161,7 @@ describe('activities', () => {
     });
 
     it('writes a batch of 100 records in one call', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const activities = Array.from({ length: 100 }, (_, i) => comment(`bulk-${i}`));
 
       const response = await add(tenant, { organizationId, activities });
@@ -175,7 +172,7 @@ describe('activities', () => {
 
     describe('in an immutable log', () => {
       it('accepts an identical re-send without rewriting the record', async () => {
-        const organizationId = org();
+        const organizationId = uniqueId('org');
         const record = comment('same', { entityData: { a: 1, b: { c: [1, 2] } }, actionUser: { userId: 'u1', name: 'Ann' } });
         await add(tenant, { organizationId, documentId: 'd', activities: [record] });
         const first = (await get(tenant, { organizationId })).body.result?.data[0];
@@ -192,7 +189,7 @@ describe('activities', () => {
       });
 
       it('answers ALREADY_EXISTS for an id stored with other content, and stores nothing of the batch', async () => {
-        const organizationId = org();
+        const organizationId = uniqueId('org');
         await add(tenant, { organizationId, activities: [comment('taken', { entityData: { v: 1 } })] });
 
         const response = await add(tenant, { organizationId, activities: [comment('brand-new'), comment('taken', { entityData: { v: 2 } })] });
@@ -206,7 +203,7 @@ describe('activities', () => {
       });
 
       it('treats the same id sent for another document as different content', async () => {
-        const organizationId = org();
+        const organizationId = uniqueId('org');
         await add(tenant, { organizationId, documentId: 'd1', activities: [comment('moved')] });
 
         const response = await add(tenant, { organizationId, documentId: 'd2', activities: [comment('moved')] });
@@ -216,7 +213,7 @@ describe('activities', () => {
       });
 
       it('lets one of two concurrent different writes of a new id win, and refuses the other', async () => {
-        const organizationId = org();
+        const organizationId = uniqueId('org');
 
         const responses = await Promise.all([1, 2, 3].map((v) => add(tenant, { organizationId, activities: [comment('race', { entityData: { v } })] })));
 
@@ -228,7 +225,7 @@ describe('activities', () => {
 
     describe('in a mutable log', () => {
       it('overwrites an existing id with a new timestamp and moves it out of its old timelines', async () => {
-        const organizationId = org();
+        const organizationId = uniqueId('org');
         await add(mutable, {
           organizationId,
           documentId: 'old-doc',
@@ -255,7 +252,7 @@ describe('activities', () => {
       });
 
       it('drops fields the new version leaves out', async () => {
-        const organizationId = org();
+        const organizationId = uniqueId('org');
         await add(mutable, { organizationId, activities: [comment('slim', { actionIcon: 'x', targetEntityId: 't' })] });
 
         await add(mutable, { organizationId, activities: [comment('slim')] });
@@ -268,7 +265,7 @@ describe('activities', () => {
 
     it('skips comment records whose trigger is switched off and says how many', async () => {
       const filtered = await enabledTenant({ triggers: { comment: { 'comment.add': false, 'comment.delete': false } } });
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       const response = await add(filtered, {
         organizationId,
@@ -288,7 +285,7 @@ describe('activities', () => {
 
     it('succeeds and stores nothing when every record is skipped', async () => {
       const filtered = await enabledTenant({ triggers: { comment: { 'comment.add': false } } });
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       const response = await add(filtered, { organizationId, activities: [{ featureType: 'comment', actionType: 'comment.add' }] });
 
@@ -335,7 +332,7 @@ describe('activities', () => {
     });
 
     it('stores records close to the size limit', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const activities = [0, 1, 2].map((i) => comment(`near-${i}`, { entityData: 'é'.repeat(145 * 1024) }));
 
       const response = await add(tenant, { organizationId, activities });
@@ -346,7 +343,7 @@ describe('activities', () => {
   });
 
   describe('get', () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     // 30 records in one batch (one timestamp, read back in the order sent), spread over documents, targets, users.
     const records = Array.from({ length: 30 }, (_, i) => ({
       id: `r${String(i).padStart(2, '0')}`,
@@ -390,7 +387,7 @@ describe('activities', () => {
     });
 
     it('orders by timestamp across batches', async () => {
-      const organizationId2 = org();
+      const organizationId2 = uniqueId('org');
       await add(tenant, { organizationId: organizationId2, activities: [comment('older')] });
       await sleep(3);
       await add(tenant, { organizationId: organizationId2, activities: [comment('newer')] });
@@ -447,7 +444,7 @@ describe('activities', () => {
     });
 
     it('ends a page early, with a token, when its records would pass 2 MB', async () => {
-      const organizationId2 = org();
+      const organizationId2 = uniqueId('org');
       const big = (i: number) => comment(`big-${i}`, { entityData: 'x'.repeat(290 * 1024) });
       for (const batch of [[0, 1, 2], [3, 4, 5], [6, 7, 8]]) {
         await add(tenant, { organizationId: organizationId2, activities: batch.map(big) });
@@ -465,7 +462,7 @@ describe('activities', () => {
     });
 
     it('returns an empty list for an unknown organization', async () => {
-      const response = await get(tenant, { organizationId: org() });
+      const response = await get(tenant, { organizationId: uniqueId('org') });
 
       expect(response.body.result?.data).toEqual([]);
       expect(response.body.result?.pageToken).toBeUndefined();
@@ -491,7 +488,7 @@ describe('activities', () => {
         ['a token with an altered body', () => ({ organizationId, pageSize: 5, pageToken: `e30${token.slice(3)}` })],
         ['a token of another filter', () => ({ organizationId, documentId: 'doc-1', pageSize: 5, pageToken: token })],
         ['a token of another order', () => ({ organizationId, order: 'asc', pageSize: 5, pageToken: token })],
-        ['a token of another organization', () => ({ organizationId: org(), pageSize: 5, pageToken: token })],
+        ['a token of another organization', () => ({ organizationId: uniqueId('org'), pageSize: 5, pageToken: token })],
         ['garbage', () => ({ organizationId, pageToken: 'not-a-token' })],
       ])('answers INVALID_ARGUMENT for %s', async (_, data) => {
         const response = await get(tenant, data());
@@ -534,7 +531,7 @@ describe('activities', () => {
 
     it('reads records after the log is disabled', async () => {
       const other = await enabledTenant();
-      const organizationId2 = org();
+      const organizationId2 = uniqueId('org');
       await add(other, { organizationId: organizationId2, activities: [comment('kept')] });
       await configure(other, { isEnabled: false });
 
@@ -567,7 +564,7 @@ describe('activities', () => {
 
   describe('tenancy', () => {
     it('keeps another API key of the same workspace, and another workspace, from reading or overwriting records', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const original = comment('shared-id', { entityData: { owner: 'first' }, targetEntityId: 't', actionUser: { userId: 'u' } });
       await add(tenant, { organizationId, documentId: 'd', activities: [original] });
       const sibling = await siblingKey(tenant);
@@ -595,7 +592,7 @@ describe('activities', () => {
     it('checks each key against its own activity config', async () => {
       const sibling = await siblingKey(tenant);
 
-      const response = await add(sibling, { organizationId: org(), activities: [comment('x')] });
+      const response = await add(sibling, { organizationId: uniqueId('org'), activities: [comment('x')] });
 
       expect(response.body.error?.status).toBe('FAILED_PRECONDITION');
     });

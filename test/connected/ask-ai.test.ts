@@ -10,7 +10,7 @@ import * as encryption from '../../shared/crypto/encryption';
 import { captureOutput } from '../support/capture-output';
 import { fakeAiProviders, type FakeBehaviour, type FakeProvider } from '../support/fake-ai-providers';
 import { newTenant, siblingKey } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { invoke, endpoint } from '../support/invoke';
 
 const ASK = '/v2/rewriter/ask-ai';
 const UPDATE = '/v2/workspace/apikeyconfig/update';
@@ -21,7 +21,7 @@ type Keys = Partial<Record<FakeProvider, string>>;
 // Looks like a provider key; distinctive enough that finding it anywhere means it leaked.
 const providerKey = (provider: FakeProvider) => `${provider}-${randomUUID()}-clear-ai-key`;
 
-const ask = (headers: Record<string, string>, data: unknown) => invoke(askAiHandler, ASK, data, { headers });
+const ask = endpoint(askAiHandler, ASK);
 
 async function setKeys(headers: Record<string, string>, keys: Keys): Promise<void> {
   const aiModelApiKey = Object.entries(keys).map(([provider, customerApiKey]) => ({ provider, customerApiKey }));

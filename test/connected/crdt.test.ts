@@ -8,14 +8,13 @@ import { TABLE_NAME, db } from '../../shared/db/client';
 import { PART_BYTES, createEditor } from '../../shared/db/crdt';
 import { getDocument } from '../../shared/db/organization';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = (handler: any, path: string) => (headers: Headers, data: unknown) => invoke(handler, path, data, { headers });
-const add = call(addCrdt, '/v2/crdt/add');
-const get = call(getCrdt, '/v2/crdt/get');
-const update = call(updateCrdt, '/v2/crdt/update');
+const add = endpoint(addCrdt, '/v2/crdt/add');
+const get = endpoint(getCrdt, '/v2/crdt/get');
+const update = endpoint(updateCrdt, '/v2/crdt/update');
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 /** A client editor that loaded a state returned by Get with `format: 'yjs'`. */
@@ -63,8 +62,8 @@ describe('CRDT data', () => {
   });
 
   beforeEach(() => {
-    organizationId = `org-${randomUUID()}`;
-    documentId = `doc-${randomUUID()}`;
+    organizationId = uniqueId('org');
+    documentId = uniqueId('doc');
   });
 
   const ids = () => ({ organizationId, documentId });
@@ -331,7 +330,7 @@ describe('CRDT data', () => {
     });
 
     it('shows readers during the updates only whole states, and later writes fold the appended changes back in', async () => {
-      const editorId = `e-${randomUUID()}`;
+      const editorId = uniqueId('e');
       await add(h, { ...ids(), editorId, type: 'text', data: 'base' });
       const state = (await get(h, { ...ids(), editorId, format: 'yjs' })).body.result?.data[0].state as string;
       const updates = insertions(state, 120);
@@ -373,7 +372,7 @@ describe('CRDT data', () => {
 
   describe('large states', () => {
     it('round-trips a ~900 KB state byte-exact across parts', async () => {
-      const editorId = `big-${randomUUID()}`;
+      const editorId = uniqueId('big');
       const doc = new Y.Doc();
       doc.getText('content').insert(0, bigText(900_000));
       const state = Y.encodeStateAsUpdate(doc);
@@ -388,7 +387,7 @@ describe('CRDT data', () => {
     });
 
     it('adds ~900 KB of text through the API, and deletes the parts a shorter state no longer needs', async () => {
-      const editorId = `big-${randomUUID()}`;
+      const editorId = uniqueId('big');
       const text = bigText(900_000);
 
       const added = await add(h, { ...ids(), editorId, type: 'text', data: text });
@@ -405,7 +404,7 @@ describe('CRDT data', () => {
     });
 
     it('never returns a mix of two states while a multi-part state is being rewritten', async () => {
-      const editorId = `big-${randomUUID()}`;
+      const editorId = uniqueId('big');
       const [first, second] = [bigText(700_000), bigText(700_000)];
       await add(h, { ...ids(), editorId, type: 'text', data: first });
 
@@ -423,7 +422,7 @@ describe('CRDT data', () => {
     });
 
     it('never assembles a part written by another write: the read retries, then answers ABORTED', async () => {
-      const editorId = `big-${randomUUID()}`;
+      const editorId = uniqueId('big');
       await add(h, { ...ids(), editorId, type: 'text', data: bigText(700_000) });
       const part = (await storedItems(editorId)).find((item) => item.part === 1);
 

@@ -5,7 +5,8 @@ import { handler as updateHandler } from '../../functions/documents/update';
 import { handler as disableHandler } from '../../functions/documents/disablestate-update';
 import { folderExists, getDocument, organizationExists } from '../../shared/db/organization';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke, type Invocation } from '../support/invoke';
+import { invoke, endpoint, type Invocation } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
 type DocumentItem = { documentId: string; documentName: string; folderId?: string; accessType: string; disabled: boolean; metadata?: Record<string, string> };
@@ -13,12 +14,11 @@ type DocumentItem = { documentId: string; documentName: string; folderId?: strin
 const V1_DISABLE = '/v1/organizations/documents/access/disablestate/update';
 const V2_DISABLE = '/v2/organizations/documents/access/disablestate/update';
 
-const add = (headers: Headers, data: unknown) => invoke(addHandler, '/v2/organizations/documents/add', data, { headers });
-const get = (headers: Headers, data: unknown) => invoke(getHandler, '/v2/organizations/documents/get', data, { headers });
-const update = (headers: Headers, data: unknown) => invoke(updateHandler, '/v2/organizations/documents/update', data, { headers });
+const add = endpoint(addHandler, '/v2/organizations/documents/add');
+const get = endpoint(getHandler, '/v2/organizations/documents/get');
+const update = endpoint(updateHandler, '/v2/organizations/documents/update');
 const disable = (headers: Headers, data: unknown, path = V2_DISABLE) => invoke(disableHandler, path, data, { headers });
 
-const newOrg = () => `org-${randomUUID()}`;
 const ids = (response: Invocation) => (response.body.result?.data as DocumentItem[]).map((document) => document.documentId);
 
 function expectInvalid(response: Invocation): void {
@@ -27,7 +27,7 @@ function expectInvalid(response: Invocation): void {
 }
 
 /** Adds `documentIds` (in a new organization unless given) and returns the organization id. */
-async function seed(tenant: Tenant, documentIds: string[], extra: Record<string, unknown> = {}, organizationId = newOrg()): Promise<string> {
+async function seed(tenant: Tenant, documentIds: string[], extra: Record<string, unknown> = {}, organizationId = uniqueId('org')): Promise<string> {
   for (let i = 0; i < documentIds.length; i += 100) {
     const documents = documentIds.slice(i, i + 100).map((documentId) => ({ documentId, ...extra }));
     const response = await add(tenant.apiKeyHeaders, { organizationId, createOrganization: true, documents });
@@ -58,7 +58,7 @@ describe('documents', () => {
 
   describe('add', () => {
     it('adds documents with defaults and returns a batch keyed by documentId', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       const response = await add(tenant.apiKeyHeaders, {
         organizationId,
@@ -80,7 +80,7 @@ describe('documents', () => {
     });
 
     it('returns NOT_FOUND and writes nothing when the organization is missing and createOrganization is not true', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       const omitted = await add(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', folderId: 'f' }] });
       const declined = await add(tenant.apiKeyHeaders, { organizationId, createOrganization: false, documents: [{ documentId: 'd' }] });
@@ -104,7 +104,7 @@ describe('documents', () => {
     });
 
     it('creates a referenced folder that does not exist', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       await add(tenant.apiKeyHeaders, { organizationId, createOrganization: true, documents: [{ documentId: 'd', folderId: 'new-folder' }] });
 
@@ -115,7 +115,7 @@ describe('documents', () => {
     });
 
     it('updates an existing document with the given fields only, and never re-enables it', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await add(tenant.apiKeyHeaders, {
         organizationId,
         createOrganization: true,
@@ -134,7 +134,7 @@ describe('documents', () => {
     });
 
     it('adds 100 documents in 100 new folders (more than one transaction) completely', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       const documents = Array.from({ length: 100 }, (_, i) => ({ documentId: `d${i}`, folderId: `f${i}` }));
 
       const response = await add(tenant.apiKeyHeaders, { organizationId, createOrganization: true, documents });
@@ -163,7 +163,7 @@ describe('documents', () => {
       ['a duplicate documentId', { documents: [{ documentId: 'd' }, { documentId: 'd', documentName: 'x' }] }],
       ['101 documents', { documents: Array.from({ length: 101 }, (_, i) => ({ documentId: `d${i}` })) }],
     ])('rejects %s with INVALID_ARGUMENT and writes nothing', async (_, body) => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       const response = await add(tenant.apiKeyHeaders, { organizationId, createOrganization: true, ...body });
 
@@ -187,7 +187,7 @@ describe('documents', () => {
 
   describe('get', () => {
     it('returns an empty array for an unknown organization, with no page token', async () => {
-      const response = await get(tenant.apiKeyHeaders, { organizationId: newOrg() });
+      const response = await get(tenant.apiKeyHeaders, { organizationId: uniqueId('org') });
 
       expect(response.statusCode).toBe(200);
       expect(response.body.result?.data).toEqual([]);
@@ -315,7 +315,7 @@ describe('documents', () => {
 
   describe('update', () => {
     it('changes only the fields present', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await add(tenant.apiKeyHeaders, {
         organizationId,
         createOrganization: true,
@@ -370,7 +370,7 @@ describe('documents', () => {
     });
 
     it('reports every document of an unknown organization as not existing', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       const response = await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', documentName: 'x' }] });
 
@@ -499,7 +499,7 @@ describe('documents', () => {
     });
 
     it('keeps organizations whose ids share a prefix apart', async () => {
-      const base = newOrg();
+      const base = uniqueId('org');
       await seed(tenant, ['in-base'], {}, base);
       await seed(tenant, ['in-hash'], {}, `${base}#DOC#x`);
 
@@ -516,7 +516,7 @@ describe('documents', () => {
     ];
 
     beforeEach(async () => {
-      organizationId = newOrg();
+      organizationId = uniqueId('org');
       await add(tenant.apiKeyHeaders, {
         organizationId,
         createOrganization: true,

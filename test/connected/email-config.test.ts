@@ -9,12 +9,12 @@ import { STANDARD_COMMENT_TRIGGERS } from '../../shared/domain/activity-config';
 import { HUDDLE_TRIGGERS, providerKeyContext } from '../../shared/domain/email-config';
 import { captureOutput } from '../support/capture-output';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { invoke, endpoint } from '../support/invoke';
 
 const UPDATE = '/v2/workspace/emailconfig/update';
 const GET = '/v2/workspace/emailconfig/get';
 
-const update = (headers: Record<string, string>, data: unknown) => invoke(updateConfig, UPDATE, data, { headers });
+const update = endpoint(updateConfig, UPDATE);
 const read = (headers: Record<string, string>) => invoke(getConfig, GET, {}, { headers });
 const rawItem = async (tenant: Tenant) =>
   (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: { pk: tenantKey(tenant.apiKeyId), sk: 'CONFIG#EMAIL' } }))).Item;

@@ -7,10 +7,9 @@
  */
 import fc from 'fast-check';
 import * as z from 'zod/mini';
-import { join } from 'node:path';
 import { recordCommands } from '../../bin/lib/grant-check';
 import { routes, type Route } from '../../shared/routes';
-import { callRoute } from '../support/call-route';
+import { invokeRoute, routeHandler } from '../support/invoke';
 import { newTenant, type Tenant } from '../support/fixtures';
 import { arbitraryFor, mutated, type JsonSchema } from '../support/schema-arbitrary';
 
@@ -22,8 +21,7 @@ const WRITES = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Del
 let tenant: Tenant;
 
 function requestSchema(route: Route): JsonSchema {
-  const { handler } = require(join(__dirname, '..', '..', route.entry)) as { handler: { schema: z.ZodMiniType } };
-  return z.toJSONSchema(handler.schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return z.toJSONSchema(routeHandler(route.path).schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 }
 
 function headersFor(route: Route): Record<string, string> {
@@ -43,9 +41,9 @@ beforeAll(async () => {
   tenant = await newTenant();
   // Some data for the generated requests to meet: activity logs on, an organization with documents and users.
   const h = tenant.apiKeyHeaders;
-  await callRoute('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, h);
-  await callRoute('/v2/users/add', { organizationId: 'org-1', createOrganization: true, documentId: 'doc-1', createDocument: true, users: [{ userId: 'u1' }, { userId: 'u2' }] }, h);
-  await callRoute('/v2/organizations/documents/add', { organizationId: 'org-1', documents: [{ documentId: 'doc-2' }] }, h);
+  await invokeRoute('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, { headers: h });
+  await invokeRoute('/v2/users/add', { organizationId: 'org-1', createOrganization: true, documentId: 'doc-1', createDocument: true, users: [{ userId: 'u1' }, { userId: 'u2' }] }, { headers: h });
+  await invokeRoute('/v2/organizations/documents/add', { organizationId: 'org-1', documents: [{ documentId: 'doc-2' }] }, { headers: h });
 });
 
 describe('fuzzing every route', () => {
@@ -57,7 +55,7 @@ describe('fuzzing every route', () => {
       bodies.map(async (data): Promise<Finding> => {
         const writes: string[] = [];
         const rawBody = JSON.stringify({ data });
-        const response = await recordCommands(writes, () => callRoute(route.path, undefined, headersFor(route), { rawBody }));
+        const response = await recordCommands(writes, () => invokeRoute(route.path, undefined, { headers: headersFor(route), rawBody }));
         return { status: response.statusCode, writes: writes.filter((command) => WRITES.has(command)), answer: JSON.stringify(response.body).slice(0, 300), body: rawBody.slice(0, 300) };
       }),
     );

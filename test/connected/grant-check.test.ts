@@ -12,8 +12,9 @@ import { handler as addUsers } from '../../functions/users/add';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { grantsFor } from '../../shared/grants';
 import { findRoute } from '../../shared/routes';
-import { newTenant, uniqueEmail } from '../support/fixtures';
+import { newTenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
+import { uniqueEmail } from '../support/ids';
 
 /** What the listing routes did before the page-token key moved to a deploy task: create it on first use. */
 async function getOrCreateOnFirstUse(name: string): Promise<void> {

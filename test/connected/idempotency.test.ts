@@ -4,9 +4,9 @@ import { takeViolations } from '../../bin/lib/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
 import { claim } from '../../shared/http/idempotency';
-import { callRoute } from '../support/call-route';
-import { newTenant, siblingKey, uniqueEmail, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
+import { invoke, invokeRoute } from '../support/invoke';
+import { uniqueEmail, uniqueId } from '../support/ids';
 
 let tenant: Tenant;
 const withKey = (key: string, headers: Record<string, string> = tenant.apiKeyHeaders) => ({ ...headers, 'Idempotency-Key': key });
@@ -21,7 +21,7 @@ const notification = (organizationId: string, extra: Record<string, unknown> = {
   ...extra,
 });
 const feedOf = async (organizationId: string) =>
-  (await callRoute('/v2/notifications/get', { organizationId, userId: 'u' }, tenant.apiKeyHeaders)).body.result?.data as Array<{ id: string }>;
+  (await invokeRoute('/v2/notifications/get', { organizationId, userId: 'u' }, { headers: tenant.apiKeyHeaders })).body.result?.data as Array<{ id: string }>;
 
 beforeAll(async () => {
   tenant = await newTenant();
@@ -29,11 +29,11 @@ beforeAll(async () => {
 
 describe('Idempotency-Key', () => {
   it('answers a repeat with the first answer and changes nothing twice', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
 
-    const first = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
-    const repeat = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+    const first = await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
+    const repeat = await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
 
     expect(first.statusCode).toBe(200);
     expect(first.headers['Idempotent-Replayed']).toBeUndefined();
@@ -44,32 +44,32 @@ describe('Idempotency-Key', () => {
   });
 
   it('runs a request without the header every time', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
 
-    await callRoute('/v2/notifications/add', notification(organizationId), tenant.apiKeyHeaders);
-    await callRoute('/v2/notifications/add', notification(organizationId), tenant.apiKeyHeaders);
+    await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: tenant.apiKeyHeaders });
+    await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: tenant.apiKeyHeaders });
 
     expect(await feedOf(organizationId)).toHaveLength(2);
   });
 
   it('treats the same data in another field order as the same request', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const body = notification(organizationId);
     const reordered = Object.fromEntries(Object.entries(body).reverse());
 
-    await callRoute('/v2/notifications/add', body, withKey(key));
-    const repeat = await callRoute('/v2/notifications/add', reordered, withKey(key));
+    await invokeRoute('/v2/notifications/add', body, { headers: withKey(key) });
+    const repeat = await invokeRoute('/v2/notifications/add', reordered, { headers: withKey(key) });
 
     expect(repeat.headers['Idempotent-Replayed']).toBe('true');
   });
 
   it('refuses the same key with another body, and changes nothing', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
-    await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+    await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
 
-    const other = await callRoute('/v2/notifications/add', notification(organizationId, { displayBodyMessage: 'changed' }), withKey(key));
+    const other = await invokeRoute('/v2/notifications/add', notification(organizationId, { displayBodyMessage: 'changed' }), { headers: withKey(key) });
 
     expect(other.statusCode).toBe(400);
     expect(other.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Idempotency-Key was already used with a different request.' });
@@ -77,12 +77,12 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers ABORTED with Retry-After while the first request is still running', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const data = notification(organizationId);
     await claim('/v2/notifications/add', { scope: `apiKey:${tenant.apiKeyId}`, key, data }, 30_000, 'first');
 
-    const second = await callRoute('/v2/notifications/add', data, withKey(key));
+    const second = await invokeRoute('/v2/notifications/add', data, { headers: withKey(key) });
 
     expect(second.statusCode).toBe(409);
     expect(second.body.error?.status).toBe('ABORTED');
@@ -91,13 +91,13 @@ describe('Idempotency-Key', () => {
   });
 
   it('replays a 4xx answer, even after what caused it has changed', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const withoutCreate = notification(organizationId, { createOrganization: false });
 
-    const first = await callRoute('/v2/notifications/add', withoutCreate, withKey(key));
-    await callRoute('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] }, tenant.apiKeyHeaders);
-    const repeat = await callRoute('/v2/notifications/add', withoutCreate, withKey(key));
+    const first = await invokeRoute('/v2/notifications/add', withoutCreate, { headers: withKey(key) });
+    await invokeRoute('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] }, { headers: tenant.apiKeyHeaders });
+    const repeat = await invokeRoute('/v2/notifications/add', withoutCreate, { headers: withKey(key) });
 
     expect(first.statusCode).toBe(404);
     expect(repeat.statusCode).toBe(404);
@@ -105,7 +105,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('keeps no 5xx answer: the retry runs again', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     // The notification's own write fails (no PutItem on the table); the idempotency records may still be written.
     const failing: Grants = {
@@ -117,7 +117,7 @@ describe('Idempotency-Key', () => {
 
     const failed = await invoke(addNotification, '/v2/notifications/add', notification(organizationId), { headers: withKey(key), grants: failing });
     takeViolations();
-    const retried = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+    const retried = await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
 
     expect(failed.statusCode).toBe(500);
     expect(retried.statusCode).toBe(200);
@@ -126,12 +126,12 @@ describe('Idempotency-Key', () => {
   });
 
   it('keeps one caller\'s keys apart from another API key\'s, of the same workspace', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const key = randomUUID();
     const sibling = await siblingKey(tenant);
-    await callRoute('/v2/notifications/add', notification(organizationId), withKey(key));
+    await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
 
-    const other = await callRoute('/v2/notifications/add', notification(organizationId), withKey(key, sibling));
+    const other = await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key, sibling) });
 
     expect(other.statusCode).toBe(200);
     expect(other.headers['Idempotent-Replayed']).toBeUndefined();
@@ -141,9 +141,9 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const body = { ownerEmail: uniqueEmail() };
 
-    const first = await callRoute('/v2/workspace/create', body, { 'Idempotency-Key': key }, { sourceIp: '203.0.113.7' });
-    const repeat = await callRoute('/v2/workspace/create', body, { 'Idempotency-Key': key }, { sourceIp: '203.0.113.7' });
-    const elsewhere = await callRoute('/v2/workspace/create', body, { 'Idempotency-Key': key }, { sourceIp: '203.0.113.8' });
+    const first = await invokeRoute('/v2/workspace/create', body, { headers: { 'Idempotency-Key': key }, sourceIp: '203.0.113.7' });
+    const repeat = await invokeRoute('/v2/workspace/create', body, { headers: { 'Idempotency-Key': key }, sourceIp: '203.0.113.7' });
+    const elsewhere = await invokeRoute('/v2/workspace/create', body, { headers: { 'Idempotency-Key': key }, sourceIp: '203.0.113.8' });
 
     expect(repeat.body.result?.data.id).toBe(first.body.result?.data.id);
     expect(repeat.headers['Idempotent-Replayed']).toBe('true');
@@ -153,8 +153,8 @@ describe('Idempotency-Key', () => {
   it('replays a read-only operation under its read-only grants', async () => {
     const key = randomUUID();
 
-    const first = await callRoute('/v2/users/get', { organizationId: 'o' }, withKey(key));
-    const repeat = await callRoute('/v2/users/get', { organizationId: 'o' }, withKey(key));
+    const first = await invokeRoute('/v2/users/get', { organizationId: 'o' }, { headers: withKey(key) });
+    const repeat = await invokeRoute('/v2/users/get', { organizationId: 'o' }, { headers: withKey(key) });
 
     expect(first.statusCode).toBe(200);
     expect(repeat.headers['Idempotent-Replayed']).toBe('true');
@@ -166,7 +166,7 @@ describe('Idempotency-Key', () => {
     ['a key of 256 characters', 'k'.repeat(256)],
     ['a key with a character outside printable ASCII', 'clé'],
   ])('refuses %s with INVALID_ARGUMENT', async (_, key) => {
-    const response = await callRoute('/v2/users/get', { organizationId: 'o' }, withKey(key));
+    const response = await invokeRoute('/v2/users/get', { organizationId: 'o' }, { headers: withKey(key) });
 
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.message).toBe('Idempotency-Key must be 1 to 255 printable ASCII characters.');

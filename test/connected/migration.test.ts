@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -9,10 +8,10 @@ import { TABLE_NAME, db } from '../../shared/db/client';
 import { getMigration, listActiveMigrations, migrationKey, type MigrationRecord } from '../../shared/db/migration';
 import { FAILED_MESSAGE, MAX_FAILED_RUNS, runMigration as runMigrationDomain } from '../../shared/domain/migration';
 import { documentMigrationWorker } from '../../shared/workers';
-import { callRoute } from '../support/call-route';
 import { readDocument, seedDocument, SMALL_SEED, type SeedCounts } from '../support/document-seed';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import type { Invocation } from '../support/invoke';
+import { routeCaller, type Invocation } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
 /** The worker and its run, under the worker's grants (bin/lib/grant-check.ts), as the stream worker runs in AWS. */
 const worker: typeof workerHandler = (event, context) => runAsWorker(documentMigrationWorker, () => workerHandler(event, context));
@@ -23,7 +22,6 @@ type Headers = Record<string, string>;
 const MIGRATE = '/v2/organizations/documents/migrate';
 const STATUS = '/v2/organizations/documents/migrate/status';
 
-const newOrg = () => `org-${randomUUID()}`;
 
 function expectError(response: Invocation, status: string, httpStatus: number): void {
   expect(response.body.error?.status).toBe(status);
@@ -72,7 +70,7 @@ async function migrationOf(apiKeyId: string, organizationId: string, migrationId
 describe('document migration', () => {
   let tenant: Tenant;
   let h: Headers;
-  const call = (path: string, data: unknown, headers: Headers = h) => callRoute(path, data, headers);
+  const call = routeCaller(() => h);
 
   beforeAll(async () => {
     tenant = await newTenant();
@@ -81,7 +79,7 @@ describe('document migration', () => {
 
   /** A seeded document and a started migration of it to `newDocumentId`. */
   async function started(counts: SeedCounts = SMALL_SEED) {
-    const organizationId = newOrg();
+    const organizationId = uniqueId('org');
     await seedDocument(call, h, organizationId, 'doc-old', counts);
     const response = await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' });
     expect(response.statusCode).toBe(200);
@@ -90,7 +88,7 @@ describe('document migration', () => {
 
   describe('migrate', () => {
     it('starts a pending migration and answers with its id', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seedDocument(call, h, organizationId, 'd1', { ...SMALL_SEED, editors: 0 });
 
       const response = await call(MIGRATE, { organizationId, documentId: 'd1', newDocumentId: 'd2' });
@@ -106,22 +104,22 @@ describe('document migration', () => {
     });
 
     it('returns NOT_FOUND when the document does not exist', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'other' }] });
 
       expectError(await call(MIGRATE, { organizationId, documentId: 'missing', newDocumentId: 'new' }), 'NOT_FOUND', 404);
-      expectError(await call(MIGRATE, { organizationId: newOrg(), documentId: 'other', newDocumentId: 'new' }), 'NOT_FOUND', 404);
+      expectError(await call(MIGRATE, { organizationId: uniqueId('org'), documentId: 'other', newDocumentId: 'new' }), 'NOT_FOUND', 404);
     });
 
     it('returns ALREADY_EXISTS when a document has the new id', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'a' }, { documentId: 'b' }] });
 
       expectError(await call(MIGRATE, { organizationId, documentId: 'a', newDocumentId: 'b' }), 'ALREADY_EXISTS', 409);
     });
 
     it('returns FAILED_PRECONDITION when either id is held by a running migration, and writes nothing', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'a' }, { documentId: 'c' }] });
       await call(MIGRATE, { organizationId, documentId: 'a', newDocumentId: 'b' });
 
@@ -162,13 +160,13 @@ describe('document migration', () => {
       const { organizationId, migrationId } = await started({ ...SMALL_SEED, editors: 0 });
 
       expectError(await call(STATUS, { organizationId, migrationId: 'mig_unknown' }), 'NOT_FOUND', 404);
-      expectError(await call(STATUS, { organizationId: newOrg(), migrationId }), 'NOT_FOUND', 404);
+      expectError(await call(STATUS, { organizationId: uniqueId('org'), migrationId }), 'NOT_FOUND', 404);
     });
   });
 
   describe('the worker', () => {
     it('moves everything of the document to the new id and nothing stays under the old one', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seedDocument(call, h, organizationId, 'doc-old');
       const before = await readDocument(call, h, organizationId, 'doc-old');
       const { body } = await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' });
@@ -228,7 +226,7 @@ describe('document migration', () => {
 
     it('finishes a run that crashed half-way with no duplicates and nothing lost', async () => {
       const counts: SeedCounts = { members: 150, grants: 3, notifications: 40, activities: 160, recordings: 30, editors: 1, editorBytes: 700 * 1024 };
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seedDocument(call, h, organizationId, 'doc-old', counts);
       const before = await readDocument(call, h, organizationId, 'doc-old', counts);
       const { body } = await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' });
@@ -306,7 +304,7 @@ describe('document migration', () => {
     });
 
     it('resumes a failed migration when it is started again with the same ids', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seedDocument(call, h, organizationId, 'doc-old', { ...SMALL_SEED, editors: 0 });
       const before = await readDocument(call, h, organizationId, 'doc-old');
       const first = (await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' })).body.result?.data.migrationId;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { handler as addNotification } from '../../functions/notifications/add';
 import { handler as getConfig } from '../../functions/notifications/config-get';
 import { handler as setConfig } from '../../functions/notifications/config-set';
@@ -9,18 +8,17 @@ import { handler as addUsers } from '../../functions/users/add';
 import { handler as updateDocuments } from '../../functions/documents/update';
 import { getNotification } from '../../shared/db/notification';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { invoke, endpoint } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = (handler: any, path: string) => (headers: Headers, data: unknown) => invoke(handler, path, data, { headers });
-const add = call(addNotification, '/v2/notifications/add');
-const get = call(getNotifications, '/v2/notifications/get');
-const update = call(updateNotifications, '/v2/notifications/update');
-const remove = call(deleteNotifications, '/v2/notifications/delete');
-const users = call(addUsers, '/v2/users/add');
-const configGet = call(getConfig, '/v2/notifications/config/get');
-const configSet = call(setConfig, '/v2/notifications/config/set');
+const add = endpoint(addNotification, '/v2/notifications/add');
+const get = endpoint(getNotifications, '/v2/notifications/get');
+const update = endpoint(updateNotifications, '/v2/notifications/update');
+const remove = endpoint(deleteNotifications, '/v2/notifications/delete');
+const users = endpoint(addUsers, '/v2/users/add');
+const configGet = endpoint(getConfig, '/v2/notifications/config/get');
+const configSet = endpoint(setConfig, '/v2/notifications/config/set');
 const ids = (response: Awaited<ReturnType<typeof get>>) => (response.body.result?.data as Array<{ id: string }>).map((n) => n.id);
 
 const base = (organizationId: string, extra: Record<string, unknown> = {}) => ({
@@ -44,7 +42,7 @@ describe('notifications', () => {
 
   describe('add and get', () => {
     it('delivers to the named users and reads back with the documented shape', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
 
       const added = await add(h, base(organizationId, { notificationId: 'n1', locationId: 'loc', notifyUsers: [{ userId: 'u1' }, { userId: 'u2', name: 'Two' }], notificationSource: 'comment', notificationSourceData: { threadId: 't' } }));
 
@@ -69,14 +67,14 @@ describe('notifications', () => {
     });
 
     it('generates an id when none is given', async () => {
-      const added = await add(h, base(`org-${randomUUID()}`));
+      const added = await add(h, base(uniqueId('org')));
 
       expect(added.body.result?.data.notificationId).toMatch(/^ntf_/);
     });
 
     it('answers NOT_FOUND for a missing organization or document without the create flags', async () => {
-      const noOrg = await add(h, base(`org-${randomUUID()}`, { createOrganization: false }));
-      const organizationId = `org-${randomUUID()}`;
+      const noOrg = await add(h, base(uniqueId('org'), { createOrganization: false }));
+      const organizationId = uniqueId('org');
       await add(h, base(organizationId));
       const noDoc = await add(h, base(organizationId, { documentId: 'other', createDocument: false }));
 
@@ -85,7 +83,7 @@ describe('notifications', () => {
     });
 
     it('with notifyAll reaches every organization member except the acting user', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await users(h, { organizationId, users: [{ userId: 'm1' }, { userId: 'm2' }, { userId: 'actor' }] });
 
       await add(h, base(organizationId, { notificationId: 'all', notifyAll: true, notifyUsers: [{ userId: 'outsider' }] }));
@@ -95,7 +93,7 @@ describe('notifications', () => {
     });
 
     it('with verifyUserPermissions skips recipients without access to the document', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await users(h, { organizationId, users: [{ userId: 'member' }] });
       await add(h, base(organizationId, { notificationId: 'setup', notifyUsers: [] }));
       await invoke(updateDocuments, '/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'doc', accessType: 'restricted' }] }, { headers: h });
@@ -109,7 +107,7 @@ describe('notifications', () => {
     });
 
     it('updates an existing notificationId instead of duplicating it, keeping its time and read state', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'same', notifyUsers: [{ userId: 'a' }] }));
       await update(h, { organizationId, notifications: [{ id: 'same', readByUserIds: ['a'], persistReadForUsers: true }] });
       const before = await getNotification(tenant.apiKeyId, organizationId, 'same');
@@ -123,7 +121,7 @@ describe('notifications', () => {
     });
 
     it('pages in time order, newest first by default, with full pages and no token on the last', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       for (let i = 0; i < 5; i += 1) {
         await add(h, base(organizationId, { notificationId: `p${i}`, notifyUsers: [{ userId: 'reader' }], locationId: i % 2 === 0 ? 'even' : 'odd' }));
         await new Promise((resolve) => setTimeout(resolve, 3));
@@ -152,7 +150,7 @@ describe('notifications', () => {
       ['duplicate notifyUsers', { notifyUsers: [{ userId: 'u' }, { userId: 'u' }] }],
       ['a huge notificationSourceData', { notificationSourceData: { blob: 'x'.repeat(70000) } }],
     ])('rejects %s with INVALID_ARGUMENT and stores nothing', async (_, extra) => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
 
       const response = await add(h, base(organizationId, { notificationId: 'bad', ...extra }));
 
@@ -164,7 +162,7 @@ describe('notifications', () => {
 
   describe('update', () => {
     it('adds readers (never removes), drops read notifications from feeds unless persisted, and reports unknown ids', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'r', notifyUsers: [{ userId: 'a' }, { userId: 'b' }, { userId: 'c' }] }));
 
       const first = await update(h, { organizationId, notifications: [{ id: 'r', readByUserIds: ['a'] }, { id: 'ghost', readByUserIds: ['a'] }] });
@@ -184,7 +182,7 @@ describe('notifications', () => {
     });
 
     it('with verifyUserPermissions marks only readers with access', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await users(h, { organizationId, users: [{ userId: 'member' }] });
       await add(h, base(organizationId, { notificationId: 'v' }));
 
@@ -194,7 +192,7 @@ describe('notifications', () => {
     });
 
     it('treats a notification of another document as not existing', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'x' }));
 
       const response = await update(h, { organizationId, documentId: 'other', notifications: [{ id: 'x', displayBodyMessage: 'no' }] });
@@ -212,7 +210,7 @@ describe('notifications', () => {
     });
 
     it('with userId removes the notification from that feed only', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'd', notifyUsers: [{ userId: 'a' }, { userId: 'b' }] }));
 
       const response = await invoke(deleteNotifications, '/v1/notifications/delete', { organizationId, userId: 'a' }, { headers: h });
@@ -224,7 +222,7 @@ describe('notifications', () => {
     });
 
     it('with documentId deletes the notifications and every feed entry; unknown ids are reported', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'gone', notifyUsers: [{ userId: 'a' }] }));
       await add(h, base(organizationId, { notificationId: 'kept', documentId: 'other', notifyUsers: [{ userId: 'a' }] }));
 
@@ -238,7 +236,7 @@ describe('notifications', () => {
     });
 
     it('with locationId alone deletes the notifications of that location across the organization', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'here', locationId: 'loc-1', notifyUsers: [{ userId: 'a' }] }));
       await add(h, base(organizationId, { notificationId: 'there', locationId: 'loc-2', documentId: 'other', notifyUsers: [{ userId: 'a' }] }));
 
@@ -252,7 +250,7 @@ describe('notifications', () => {
 
   describe('config', () => {
     it('falls back from document to organization to ALL, field by field', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await configSet(h, { organizationId, userIds: ['u'], config: { email: 'NONE' } });
       await configSet(h, { organizationId, userIds: ['u'], documentIds: ['d1'], config: { inbox: 'MINE' } });
 
@@ -268,7 +266,7 @@ describe('notifications', () => {
     });
 
     it('keeps the level not given when setting the other', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
       await configSet(h, { organizationId, userIds: ['u'], config: { inbox: 'NONE', email: 'MINE' } });
 
       const set = await configSet(h, { organizationId, userIds: ['u'], config: { inbox: 'ALL' } });
@@ -278,7 +276,7 @@ describe('notifications', () => {
     });
 
     it('keeps both levels when concurrent requests set one each, at the organization and at a document', async () => {
-      const organizationId = `org-${randomUUID()}`;
+      const organizationId = uniqueId('org');
 
       const replies = await Promise.all(
         Array.from({ length: 60 }, (_, i) => {
@@ -311,7 +309,7 @@ describe('notifications', () => {
   });
 
   it('keeps one API key’s notifications and settings away from a sibling key and another workspace', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     await add(h, base(organizationId, { notificationId: 'mine', notifyUsers: [{ userId: 'u' }] }));
     await configSet(h, { organizationId, userIds: ['u'], config: { inbox: 'NONE' } });
     const others = [await siblingKey(tenant), (await newTenant()).apiKeyHeaders];

@@ -3,22 +3,21 @@
  * answers success for, or nothing; batch operations per item. Each test stops one operation between two of its
  * steps with an injected storage fault (test/support/faults.ts) and compares the answer with what is stored.
  */
-import { randomUUID } from 'node:crypto';
 import { organizationExists } from '../../shared/db/organization';
 import { groupMembersAmong, getGroup } from '../../shared/db/user-group';
-import { callRoute } from '../support/call-route';
 import { withFault, type Fault } from '../support/faults';
 import { newTenant, type Tenant } from '../support/fixtures';
-import type { Invocation } from '../support/invoke';
+import { uniqueId } from '../support/ids';
+import { routeCaller, type Invocation } from '../support/invoke';
 
 let tenant: Tenant;
 beforeAll(async () => {
   tenant = await newTenant();
 });
 
-const send = (path: string, data: unknown) => callRoute(path, data, tenant.apiKeyHeaders);
+const send = routeCaller(() => tenant);
 const failing = (fault: Fault, path: string, data: unknown) => withFault(fault, () => send(path, data));
-const newOrg = () => `org-${randomUUID()}`;
+const newOrg = () => uniqueId('org');
 const range = (n: number, label: string) => Array.from({ length: n }, (_, i) => `${label}-${String(i).padStart(3, '0')}`);
 const NOT_WRITTEN = 'Not written, the request stopped part way: Internal error.';
 
@@ -113,7 +112,7 @@ describe('permissions', () => {
 
   it('Add Permissions stopped after its first transaction answers the error and puts back every grant as it was', async () => {
     const organizationId = newOrg();
-    const userId = `user-${randomUUID()}`;
+    const userId = uniqueId('user');
     await send('/v2/auth/permissions/add', { user: { userId }, permissions: { resources: [{ type: 'document', id: 'doc-000', organizationId, accessRole: 'viewer' }] } });
 
     const response = await failing(second, '/v2/auth/permissions/add', { user: { userId }, permissions: { resources: documentResources(organizationId, 'editor') } });
@@ -124,7 +123,7 @@ describe('permissions', () => {
 
   it('Add Permissions that needs several transactions writes all of them when nothing fails', async () => {
     const organizationId = newOrg();
-    const userId = `user-${randomUUID()}`;
+    const userId = uniqueId('user');
 
     const response = await send('/v2/auth/permissions/add', { user: { userId }, permissions: { resources: documentResources(organizationId, 'editor') } });
 
@@ -134,7 +133,7 @@ describe('permissions', () => {
 
   it('Remove Permissions stopped part way removes exactly the grants it answers success for', async () => {
     const organizationId = newOrg();
-    const userId = `user-${randomUUID()}`;
+    const userId = uniqueId('user');
     await send('/v2/auth/permissions/add', { user: { userId }, permissions: { resources: documentResources(organizationId, 'editor') } });
 
     const response = await failing(second, '/v2/auth/permissions/remove', {

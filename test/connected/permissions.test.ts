@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as addHandler } from '../../functions/permissions/add';
 import { handler as getHandler } from '../../functions/permissions/get';
@@ -7,15 +6,14 @@ import { batchWrite, putRequest } from '../../shared/db/batch';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { grantItem, grantKey, listActiveGrants, type Grant, type Resource } from '../../shared/db/permission';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
 
-const add = (headers: Headers, data: unknown) => invoke(addHandler, '/v2/auth/permissions/add', data, { headers });
-const get = (headers: Headers, data: unknown) => invoke(getHandler, '/v2/auth/permissions/get', data, { headers });
-const remove = (headers: Headers, data: unknown) => invoke(removeHandler, '/v2/auth/permissions/remove', data, { headers });
+const add = endpoint(addHandler, '/v2/auth/permissions/add');
+const get = endpoint(getHandler, '/v2/auth/permissions/get');
+const remove = endpoint(removeHandler, '/v2/auth/permissions/remove');
 
-const unique = (label: string) => `${label}-${randomUUID()}`;
 const inOneHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 /** Every grant stored for the user, expired or not (now = 0 makes every expiry lie in the future). */
@@ -43,8 +41,8 @@ beforeAll(async () => {
 
 describe('add permissions', () => {
   it('grants organization, document and folder access with the editor default and answers without data', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
 
     const response = await add(tenant.apiKeyHeaders, {
       user: { userId },
@@ -71,8 +69,8 @@ describe('add permissions', () => {
   });
 
   it('accepts an organizationId equal to the id for type organization', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
 
     const response = await add(tenant.apiKeyHeaders, {
       user: { userId },
@@ -84,8 +82,8 @@ describe('add permissions', () => {
   });
 
   it('stores expiresAt (seconds) as the TTL and shows it in get', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
     const expiresAt = inOneHour();
 
     await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'organization', id: org, expiresAt }] } });
@@ -98,8 +96,8 @@ describe('add permissions', () => {
   });
 
   it('replaces role and expiry when a grant is added again', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
     const resource = { type: 'document', id: 'doc', organizationId: org };
     await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ ...resource, accessRole: 'viewer', expiresAt: inOneHour() }] } });
 
@@ -113,8 +111,8 @@ describe('add permissions', () => {
   });
 
   it('writes 100 resources in one request', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
     const resources = Array.from({ length: 100 }, (_, i) => ({ type: 'document', id: `doc-${i}`, organizationId: org }));
 
     const response = await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources } });
@@ -124,7 +122,7 @@ describe('add permissions', () => {
   });
 
   it('allows the same id under another type or organization', async () => {
-    const userId = unique('user');
+    const userId = uniqueId('user');
 
     const response = await add(tenant.apiKeyHeaders, {
       user: { userId },
@@ -149,8 +147,8 @@ describe('add permissions', () => {
     ['a folder without organizationId', { type: 'folder', id: 'f' }, 'organizationId'],
     ['an organization whose organizationId differs from its id', { type: 'organization', id: 'o', organizationId: 'p' }, 'organizationId'],
   ])('refuses %s with INVALID_ARGUMENT and writes none of the request', async (_, bad, field) => {
-    const userId = unique('user');
-    const valid = { type: 'organization', id: unique('org') };
+    const userId = uniqueId('user');
+    const valid = { type: 'organization', id: uniqueId('org') };
 
     const response = await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [valid, bad] } });
 
@@ -159,7 +157,7 @@ describe('add permissions', () => {
   });
 
   it('refuses a repeated resource, including an organization named with and without organizationId', async () => {
-    const userId = unique('user');
+    const userId = uniqueId('user');
 
     const repeatedDocument = await add(tenant.apiKeyHeaders, {
       user: { userId },
@@ -215,14 +213,14 @@ describe('add permissions', () => {
 
 describe('get permissions', () => {
   it('returns an empty array for a user without grants', async () => {
-    const response = await get(tenant.apiKeyHeaders, { userId: unique('nobody') });
+    const response = await get(tenant.apiKeyHeaders, { userId: uniqueId('nobody') });
 
     expect(response.statusCode).toBe(200);
     expect(response.body.result?.data).toEqual([]);
   });
 
   it('filters by organizationId without matching an organization whose id merely starts the same', async () => {
-    const userId = unique('user');
+    const userId = uniqueId('user');
     await add(tenant.apiKeyHeaders, {
       user: { userId },
       permissions: {
@@ -241,8 +239,8 @@ describe('get permissions', () => {
   });
 
   it('never shows an expired grant, even before the TTL purges it', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
     const expired: Grant = { userId, type: 'document', id: 'old', organizationId: org, accessRole: 'editor', expiresAt: Math.floor(Date.now() / 1000) - 5 };
     await batchWrite([putRequest(grantItem(tenant.apiKeyId, expired))]);
     await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'document', id: 'new', organizationId: org }] } });
@@ -267,8 +265,8 @@ describe('get permissions', () => {
 
 describe('remove permissions', () => {
   it('removes existing grants and reports the others as not existing, keyed by resource id', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
     await add(tenant.apiKeyHeaders, {
       user: { userId },
       permissions: { resources: [{ type: 'organization', id: org }, { type: 'folder', id: 'f', organizationId: org }] },
@@ -288,7 +286,7 @@ describe('remove permissions', () => {
   });
 
   it('matches the type: removing a document grant leaves the folder grant with the same id', async () => {
-    const userId = unique('user');
+    const userId = uniqueId('user');
     await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'folder', id: 'same', organizationId: 'o' }] } });
 
     const response = await remove(tenant.apiKeyHeaders, { userId, permissions: { resources: [{ type: 'document', id: 'same', organizationId: 'o' }] } });
@@ -298,7 +296,7 @@ describe('remove permissions', () => {
   });
 
   it('deletes an expired grant but reports it as not existing, as get does', async () => {
-    const userId = unique('user');
+    const userId = uniqueId('user');
     const expired: Grant = { userId, type: 'organization', id: 'o', organizationId: 'o', accessRole: 'viewer', expiresAt: Math.floor(Date.now() / 1000) - 5 };
     await batchWrite([putRequest(grantItem(tenant.apiKeyId, expired))]);
 
@@ -316,7 +314,7 @@ describe('remove permissions', () => {
     ['101 resources', Array.from({ length: 101 }, (_, i) => ({ type: 'organization', id: `o${i}` })), 'data.permissions.resources'],
     ['an unknown type', [{ type: 'space', id: 'o' }], 'data.permissions.resources.0.type'],
   ])('refuses %s with INVALID_ARGUMENT and removes nothing', async (_, resources, path) => {
-    const userId = unique('user');
+    const userId = uniqueId('user');
     await add(tenant.apiKeyHeaders, {
       user: { userId },
       permissions: { resources: [{ type: 'organization', id: 'o' }, { type: 'document', id: 'o', organizationId: 'o' }] },
@@ -362,7 +360,7 @@ describe('ids with separators, unicode and maximum length', () => {
 
   it('keeps users whose ids look like key parts apart', async () => {
     const own = await newTenant();
-    const org = unique('org');
+    const org = uniqueId('org');
     await add(own.apiKeyHeaders, { user: { userId: 'u' }, permissions: { resources: [{ type: 'organization', id: org }] } });
 
     const lookalikes = await Promise.all(['u#PERMS', 'u%23PERMS', 'u#', 'U', 'u '].map((userId) => get(own.apiKeyHeaders, { userId })));
@@ -374,8 +372,8 @@ describe('ids with separators, unicode and maximum length', () => {
 
 describe('tenancy', () => {
   it('hides grants from a sibling key and from another workspace, and lets neither change nor delete them', async () => {
-    const userId = unique('user');
-    const org = unique('org');
+    const userId = uniqueId('user');
+    const org = uniqueId('org');
     await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'organization', id: org, accessRole: 'viewer' }] } });
     const others = [await siblingKey(tenant), (await newTenant()).apiKeyHeaders];
 

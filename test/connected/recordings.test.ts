@@ -1,18 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { handler as addHandler } from '../../functions/recordings/add';
 import { handler as getHandler } from '../../functions/recordings/get';
 import { getDocument, organizationExists } from '../../shared/db/organization';
 import { getRecordings } from '../../shared/db/recording';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke, type Invocation } from '../support/invoke';
+import { endpoint, type Invocation } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
 type Recording = { annotationId: string; metadata: { apiKey: string; organizationId: string; documentId: string }; [field: string]: unknown };
 
-const add = (headers: Headers, data: unknown) => invoke(addHandler, '/v2/recordings/add', data, { headers });
-const get = (headers: Headers, data: unknown) => invoke(getHandler, '/v2/recordings/get', data, { headers });
+const add = endpoint(addHandler, '/v2/recordings/add');
+const get = endpoint(getHandler, '/v2/recordings/get');
 
-const newOrg = () => `org-${randomUUID()}`;
 const ids = (response: Invocation) => (response.body.result?.data as Recording[]).map((recording) => recording.annotationId);
 
 function expectInvalid(response: Invocation): void {
@@ -66,7 +65,7 @@ describe('recordings', () => {
 
   describe('add and get', () => {
     it('stores recordings, creates the organization and document, and reads them back with server metadata', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       const added = await add(h, { organizationId, documentId: 'doc', recordings: [sample('r1', { metadata: { apiKey: 'forged', documentId: 'x' }, extra: 'dropped' })] });
       const byDocument = await get(h, { organizationId, documentId: 'doc' });
@@ -83,7 +82,7 @@ describe('recordings', () => {
     });
 
     it('generates an annotationId when none is given, defaults type to recorder, and leaves absent fields out', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       const added = await add(h, { organizationId, documentId: 'doc', recordings: [{ displayName: 'No id' }] });
 
@@ -96,7 +95,7 @@ describe('recordings', () => {
     });
 
     it('lists a document’s recordings or the whole organization’s, in creation order and request order', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await add(h, { organizationId, documentId: 'd1', recordings: [{ annotationId: 'z' }, { annotationId: 'a' }, { annotationId: 'm' }] });
       await seed(h, organizationId, 'd2', ['b']);
       await seed(h, organizationId, 'd1', ['c']);
@@ -108,7 +107,7 @@ describe('recordings', () => {
     });
 
     it('keeps only the named recordings with recordingIds, within the document when one is given', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seed(h, organizationId, 'd1', ['a', 'b']);
       await seed(h, organizationId, 'd2', ['c']);
 
@@ -121,7 +120,7 @@ describe('recordings', () => {
     });
 
     it('replaces a re-added recording in place (idempotent) and refuses one that belongs to another document', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await add(h, { organizationId, documentId: 'd', recordings: [sample('first'), sample('second')] });
       await seed(h, organizationId, 'd', ['third']);
 
@@ -150,7 +149,7 @@ describe('recordings', () => {
     });
 
     it('round-trips numbers at the edges of the accepted range', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       const edges = { recordedTime: { duration: 1e-100 }, latestVersion: -Number.MAX_SAFE_INTEGER, attachments: [{ attachmentId: 0.5, url: 'http://x.example/a', size: Number.MAX_SAFE_INTEGER }] };
 
       const added = await add(h, { organizationId, documentId: 'd', recordings: [{ annotationId: 'n', ...edges }] });
@@ -162,7 +161,7 @@ describe('recordings', () => {
 
   describe('pages', () => {
     it('pages by organization, document and recordingIds with full pages and no token on the last', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await add(h, { organizationId, documentId: 'd', recordings: ['r0', 'r1', 'r2', 'r3', 'r4'].map((annotationId) => ({ annotationId })) });
 
       const organization = await allPages(h, { organizationId, pageSize: 2 });
@@ -178,7 +177,7 @@ describe('recordings', () => {
     });
 
     it('defaults to pages of 100', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       const recordings = Array.from({ length: 100 }, (_, i) => ({ annotationId: `r${String(i).padStart(3, '0')}` }));
       await add(h, { organizationId, documentId: 'd', recordings });
       await seed(h, organizationId, 'd', ['last']);
@@ -192,7 +191,7 @@ describe('recordings', () => {
     });
 
     it('ends a page early, with a token, before its response would pass 5 MB', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       const big = (annotationId: string) => ({ annotationId, displayName: 'x'.repeat(1000), attachments: Array.from({ length: 100 }, (_, i) => ({ attachmentId: i, url: `https://cdn.example.com/${'p'.repeat(2000)}`, name: 'n'.repeat(400) })) });
       for (let i = 0; i < 24; i += 3) {
         const response = await add(h, { organizationId, documentId: 'd', recordings: [0, 1, 2].map((j) => big(`b${String(i + j).padStart(2, '0')}`)) });
@@ -210,7 +209,7 @@ describe('recordings', () => {
       ['garbage', () => 'not-a-token'],
       ['re-signed with a forged body', (token: string) => `${Buffer.from('{"t":"x","q":"y","c":{},"e":9e15}').toString('base64url')}.${token.split('.')[1]}`],
     ])('rejects a %s page token with INVALID_ARGUMENT', async (_, mangle) => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seed(h, organizationId, 'd', ['a', 'b']);
       const token = (await get(h, { organizationId, pageSize: 1 })).body.result?.pageToken as string;
 
@@ -218,7 +217,7 @@ describe('recordings', () => {
     });
 
     it('rejects a page token used for another query', async () => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seed(h, organizationId, 'd', ['a', 'b']);
       await seed(h, organizationId, 'e', ['c', 'd']);
       const token = (await get(h, { organizationId, documentId: 'd', pageSize: 1 })).body.result?.pageToken as string;
@@ -259,7 +258,7 @@ describe('recordings', () => {
       ['an annotationId of 257 characters', { recordings: [{ annotationId: 'x'.repeat(257) }, { annotationId: 'bad' }] }],
       ['a recording over 256 KB', { recordings: [{ annotationId: 'bad', displayName: 'x'.repeat(1000), attachments: Array.from({ length: 100 }, () => ({ url: `${url}?${'q'.repeat(2000)}`, name: 'n'.repeat(1000) })) }] }],
     ])('refuses %s with INVALID_ARGUMENT and writes nothing', async (_, override) => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
 
       const response = await add(h, { organizationId, documentId: 'd', recordings: [{ annotationId: 'bad' }], ...override });
 
@@ -286,7 +285,7 @@ describe('recordings', () => {
   });
 
   it('keeps ids with separators, unicode and 256 characters apart', async () => {
-    const organizationId = `${newOrg()}#DOC#x`;
+    const organizationId = `${uniqueId('org')}#DOC#x`;
     const tricky = ['a#b', 'a', 'b', 'a%23b', '%', '~a', 'REC#a', 'a|b', 'ünï©ødé 文档 😀', 'x'.repeat(256), `${'x'.repeat(255)}y`, '𝄞'.repeat(256)];
     await add(h, { organizationId, documentId: 'a#b', recordings: tricky.map((annotationId) => ({ annotationId, displayName: `in a#b: ${annotationId.slice(0, 8)}` })) });
     await add(h, { organizationId, documentId: 'a', recordings: [{ annotationId: 'only-in-a' }] });
@@ -307,7 +306,7 @@ describe('recordings', () => {
     ];
 
     it.each(outsiders)('%s can neither read nor overwrite the recordings', async (_, headersOf) => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await add(h, { organizationId, documentId: 'd', recordings: [sample('mine')] });
       const headers = await headersOf();
 
@@ -326,7 +325,7 @@ describe('recordings', () => {
     });
 
     it.each(outsiders)('%s cannot use the tenant’s page token', async (_, headersOf) => {
-      const organizationId = newOrg();
+      const organizationId = uniqueId('org');
       await seed(h, organizationId, 'd', ['a', 'b']);
       const token = (await get(h, { organizationId, pageSize: 1 })).body.result?.pageToken;
 

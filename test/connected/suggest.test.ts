@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { handler as addActivitiesHandler } from '../../functions/activities/add';
 import { handler as suggestHandler } from '../../functions/memory/suggest';
 import { handler as updateConfig } from '../../functions/workspace/activityconfig-update';
@@ -6,11 +5,10 @@ import { getMigration } from '../../shared/db/migration';
 import { addActivities } from '../../shared/domain/activities';
 import { runMigration } from '../../shared/domain/migration';
 import { MAX_QUERY_LENGTH } from '../../shared/domain/suggestions';
-import { callRoute } from '../support/call-route';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint, routeCaller, type Credentials } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
 type Decision = 'approve' | 'reject';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -18,9 +16,9 @@ const MATTER = 'Rename the checkout button to "Pay now"';
 const QUERY = 'rename the checkout button';
 const UNRELATED = 'Switch the analytics dashboard to dark mode';
 
-const headersOf = (who: Tenant | Headers): Headers => ('apiKeyHeaders' in who ? (who as Tenant).apiKeyHeaders : (who as Headers));
-const suggest = (who: Tenant | Headers, data: unknown) => invoke(suggestHandler, '/v2/memory/suggest', data, { headers: headersOf(who) });
-const org = () => `org-${randomUUID()}`;
+const suggest = endpoint(suggestHandler, '/v2/memory/suggest');
+const postActivities = endpoint(addActivitiesHandler, '/v2/activities/add');
+const updateActivityConfig = endpoint(updateConfig, '/v2/workspace/activityconfig/update');
 
 /** A judgment record as a client sends it: an accepted or rejected suggestion on `matter`. */
 function judgment(decision: Decision, reviewer: string, fields: Record<string, unknown> = {}) {
@@ -36,19 +34,19 @@ function judgment(decision: Decision, reviewer: string, fields: Record<string, u
 
 /** `n` judgments, each from a new reviewer. */
 const judgments = (n: number, decision: Decision, fields: Record<string, unknown> = {}) =>
-  Array.from({ length: n }, () => judgment(decision, `user-${randomUUID()}`, fields));
+  Array.from({ length: n }, () => judgment(decision, uniqueId('user'), fields));
 
-async function add(who: Tenant | Headers, data: { organizationId: string; documentId?: string; activities: unknown[] }): Promise<void> {
-  const response = await invoke(addActivitiesHandler, '/v2/activities/add', data, { headers: headersOf(who) });
+async function add(who: Credentials, data: { organizationId: string; documentId?: string; activities: unknown[] }): Promise<void> {
+  const response = await postActivities(who, data);
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
 }
 
-async function enable(who: Tenant | Headers, config: Record<string, unknown> = {}): Promise<void> {
-  const response = await invoke(updateConfig, '/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true, ...config } }, { headers: headersOf(who) });
+async function enable(who: Credentials, config: Record<string, unknown> = {}): Promise<void> {
+  const response = await updateActivityConfig(who, { activityServiceConfig: { isEnabled: true, ...config } });
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
 }
 
-async function suggestion(who: Tenant | Headers, data: Record<string, unknown>) {
+async function suggestion(who: Credentials, data: Record<string, unknown>) {
   const response = await suggest(who, data);
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
   return (response.body as unknown as { result: { primary: Record<string, any> | null; conflict: Record<string, any> | null } }).result;
@@ -64,21 +62,21 @@ describe('suggest decision', () => {
   });
 
   it('answers exactly {result: {primary, conflict}}, both null, when there is no precedent', async () => {
-    const response = await suggest(tenant, { query: QUERY, organizationId: org() });
+    const response = await suggest(tenant, { query: QUERY, organizationId: uniqueId('org') });
 
     expect(response.statusCode).toBe(200);
     expect(response.body).toEqual({ result: { primary: null, conflict: null } });
   });
 
   it('suggests nothing on fewer than 2 supporting judgments', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, { organizationId, activities: [...judgments(1, 'approve'), ...judgments(1, 'reject')] });
 
     expect(await suggestion(tenant, { query: QUERY, organizationId })).toEqual({ primary: null, conflict: null });
   });
 
   it('suggests the decision of 3 approvals over 2 rejections, with the rejections as conflict and a split caveat', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, { organizationId, documentId: 'doc', activities: [...judgments(3, 'approve'), ...judgments(2, 'reject')] });
 
     const { primary, conflict } = await suggestion(tenant, { query: QUERY, organizationId, documentId: 'doc' });
@@ -105,12 +103,12 @@ describe('suggest decision', () => {
   });
 
   it('counts records whose entityData.decision is a decision value, whatever their action type', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     const custom = (decision: string) => ({
       featureType: 'custom',
       actionType: 'custom.review',
-      targetEntityId: `t-${randomUUID()}`,
-      actionUser: { userId: `user-${randomUUID()}` },
+      targetEntityId: uniqueId('t'),
+      actionUser: { userId: uniqueId('user') },
       entityData: { decision, title: MATTER, reason: 'Off brand' },
     });
     await add(tenant, { organizationId, activities: [custom('rejected'), custom('disagree'), custom('maybe')] });
@@ -121,7 +119,7 @@ describe('suggest decision', () => {
   });
 
   it('does not count judgments on an unrelated matter', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, {
       organizationId,
       activities: [...judgments(2, 'approve'), ...judgments(4, 'reject', { entityTargetData: { suggestion: UNRELATED } })],
@@ -135,7 +133,7 @@ describe('suggest decision', () => {
   });
 
   it('widens a document without precedent to its organization, and says so', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, { organizationId, documentId: 'judged', activities: judgments(2, 'reject') });
 
     const narrow = await suggestion(tenant, { query: QUERY, organizationId, documentId: 'judged' });
@@ -146,16 +144,16 @@ describe('suggest decision', () => {
   });
 
   it('widens an organization without precedent to all content of the API key', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, { organizationId, activities: judgments(2, 'approve', { entityTargetData: { suggestion: 'Translate the onboarding wizard into Portuguese' } }) });
 
-    const { primary } = await suggestion(tenant, { query: 'portuguese onboarding wizard translation', organizationId: org() });
+    const { primary } = await suggestion(tenant, { query: 'portuguese onboarding wizard translation', organizationId: uniqueId('org') });
 
     expect(primary).toMatchObject({ recommendation: 'approve', scope: 'apiKey', scopeLabel: 'All content' });
   });
 
   it('does not count an activity of another organization in an organization scope', async () => {
-    const [mine, other] = [org(), org()];
+    const [mine, other] = [uniqueId('org'), uniqueId('org')];
     await add(tenant, { organizationId: mine, activities: judgments(2, 'approve') });
     await add(tenant, { organizationId: other, activities: judgments(3, 'reject') });
 
@@ -166,7 +164,7 @@ describe('suggest decision', () => {
   });
 
   it('raises confidence as agreeing judgments from new reviewers come in', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, { organizationId, activities: judgments(2, 'approve') });
     const before = (await suggestion(tenant, { query: QUERY, organizationId })).primary?.confidence;
 
@@ -177,7 +175,7 @@ describe('suggest decision', () => {
   });
 
   it('names a single reviewer', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, { organizationId, activities: [judgment('reject', 'solo'), judgment('reject', 'solo'), judgment('reject', 'solo')] });
 
     const { primary } = await suggestion(tenant, { query: QUERY, organizationId });
@@ -186,7 +184,7 @@ describe('suggest decision', () => {
   });
 
   it('names a stale basis when most supporting judgments are older than 180 days', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     // The server sets timestamps: old judgments are written through the domain function with its clock.
     await addActivities(tenant.apiKeyId, { organizationId, activities: judgments(3, 'approve') }, Date.now() - 200 * DAY);
 
@@ -197,7 +195,7 @@ describe('suggest decision', () => {
   });
 
   it('names an opposite judgment of the last 48 hours', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await addActivities(tenant.apiKeyId, { organizationId, activities: judgments(3, 'approve') }, Date.now() - 10 * DAY);
     await add(tenant, { organizationId, activities: judgments(1, 'reject') });
 
@@ -212,7 +210,7 @@ describe('suggest decision', () => {
   });
 
   it('never lets the judgments of another API key of the same workspace, or of another workspace, count', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     // A tenant of its own, so that its all-content scope holds only this test's judgments.
     const own = await newTenant();
     const sibling = await siblingKey(own);
@@ -231,7 +229,7 @@ describe('suggest decision', () => {
 
   describe('in a mutable log', () => {
     it('forgets a judgment overwritten by a record that is not one', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const [first, second] = [judgment('approve', 'u1', { id: 'j1' }), judgment('approve', 'u2', { id: 'j2' })];
       await add(mutable, { organizationId, activities: [first, second] });
       expect((await suggestion(mutable, { query: QUERY, organizationId })).primary).toMatchObject({ basedOn: 2 });
@@ -242,7 +240,7 @@ describe('suggest decision', () => {
     });
 
     it('moves a judgment re-put under another documentId to that document', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const records = [judgment('reject', 'u1', { id: 'm1' }), judgment('reject', 'u2', { id: 'm2' })];
       await add(mutable, { organizationId, documentId: 'before', activities: records });
 
@@ -256,8 +254,8 @@ describe('suggest decision', () => {
   });
 
   it('follows a document migration: the judgments count for the new document id, not the old one', async () => {
-    const organizationId = org();
-    const call = (path: string, data: unknown) => callRoute(path, data, tenant.apiKeyHeaders);
+    const organizationId = uniqueId('org');
+    const call = routeCaller(() => tenant);
     await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'old' }] });
     await add(tenant, { organizationId, documentId: 'old', activities: judgments(2, 'approve') });
     const started = await call('/v2/organizations/documents/migrate', { organizationId, documentId: 'old', newDocumentId: 'new' });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { handler as addGroupsHandler } from '../../functions/usergroups/add';
 import { handler as addUsersHandler } from '../../functions/usergroups/users-add';
 import { handler as deleteUsersHandler } from '../../functions/usergroups/users-delete';
@@ -7,16 +6,14 @@ import { userEntriesInOrganization } from '../../shared/db/membership';
 import { organizationExists } from '../../shared/db/organization';
 import { getGroup, groupMemberItem, groupMemberKey, groupMembersAmong, queryGroupMembers } from '../../shared/db/user-group';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { endpoint } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
-type Headers = Record<string, string>;
 
-const addGroups = (headers: Headers, data: unknown) => invoke(addGroupsHandler, '/v2/organizations/usergroups/add', data, { headers });
-const addUsers = (headers: Headers, data: unknown) => invoke(addUsersHandler, '/v2/organizations/usergroups/users/add', data, { headers });
-const deleteUsers = (headers: Headers, data: unknown) =>
-  invoke(deleteUsersHandler, '/v2/organizations/usergroups/users/delete', data, { headers });
+const addGroups = endpoint(addGroupsHandler, '/v2/organizations/usergroups/add');
+const addUsers = endpoint(addUsersHandler, '/v2/organizations/usergroups/users/add');
+const deleteUsers = endpoint(deleteUsersHandler, '/v2/organizations/usergroups/users/delete');
 
-const unique = (label: string) => `${label}-${randomUUID()}`;
 
 /** Every member of the group, read from the table. */
 async function members(tenant: Tenant, organizationId: string, groupId: string): Promise<string[]> {
@@ -41,7 +38,7 @@ beforeAll(async () => {
 });
 
 /** An organization with one group, made through the API. */
-async function groupIn(organizationId = unique('org'), groupId = unique('group')) {
+async function groupIn(organizationId = uniqueId('org'), groupId = uniqueId('group')) {
   const created = await addGroups(tenant.apiKeyHeaders, {
     organizationId,
     createOrganization: true,
@@ -53,7 +50,7 @@ async function groupIn(organizationId = unique('org'), groupId = unique('group')
 
 describe('add user groups', () => {
   it('creates the organization when asked and reports each group keyed by groupId', async () => {
-    const organizationId = unique('org');
+    const organizationId = uniqueId('org');
 
     const response = await addGroups(tenant.apiKeyHeaders, {
       organizationId,
@@ -94,7 +91,7 @@ describe('add user groups', () => {
   });
 
   it('writes 100 groups in one request', async () => {
-    const organizationId = unique('org');
+    const organizationId = uniqueId('org');
     const groups = Array.from({ length: 100 }, (_, i) => ({ groupId: `g${i}`, groupName: `Group ${i}` }));
 
     const response = await addGroups(tenant.apiKeyHeaders, { organizationId, createOrganization: true, organizationUserGroups: groups });
@@ -107,7 +104,7 @@ describe('add user groups', () => {
     ['createOrganization omitted', {}],
     ['createOrganization false', { createOrganization: false }],
   ])('returns NOT_FOUND for a missing organization with %s and writes nothing', async (_, extra) => {
-    const organizationId = unique('org');
+    const organizationId = uniqueId('org');
 
     const response = await addGroups(tenant.apiKeyHeaders, { organizationId, ...extra, organizationUserGroups: [{ groupId: 'g', groupName: 'G' }] });
 
@@ -136,7 +133,7 @@ describe('add user groups', () => {
     ['a groupName of 201 characters', { organizationUserGroups: [{ groupId: 'g', groupName: 'n'.repeat(201) }] }, 'data.organizationUserGroups.0.groupName'],
     ['a groupId of 257 characters', { organizationUserGroups: [{ groupId: 'g'.repeat(257), groupName: 'G' }] }, 'data.organizationUserGroups.0.groupId'],
   ])('refuses %s with INVALID_ARGUMENT and writes nothing', async (_, data, path) => {
-    const organizationId = unique('org');
+    const organizationId = uniqueId('org');
 
     const response = await addGroups(tenant.apiKeyHeaders, { organizationId, createOrganization: true, ...data });
 

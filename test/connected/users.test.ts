@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { handler as addUsers } from '../../functions/users/add';
 import { handler as deleteUsers } from '../../functions/users/delete';
 import { handler as getUsers } from '../../functions/users/get';
@@ -10,16 +9,13 @@ import { getDocument, organizationExists } from '../../shared/db/organization';
 import { grantItem, listActiveGrants } from '../../shared/db/permission';
 import { groupMemberItem } from '../../shared/db/user-group';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { invoke, endpoint } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
-const org = () => `org-${randomUUID()}`;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const call = (handler: any, path: string) => (tenant: Tenant | Record<string, string>, data: unknown) =>
-  invoke(handler, path, data, { headers: 'apiKeyHeaders' in tenant ? (tenant as Tenant).apiKeyHeaders : (tenant as Record<string, string>) });
-const add = call(addUsers, '/v2/users/add');
-const update = call(updateUsers, '/v2/users/update');
-const get = call(getUsers, '/v2/users/get');
-const remove = call(deleteUsers, '/v2/users/delete');
+const add = endpoint(addUsers, '/v2/users/add');
+const update = endpoint(updateUsers, '/v2/users/update');
+const get = endpoint(getUsers, '/v2/users/get');
+const remove = endpoint(deleteUsers, '/v2/users/delete');
 const ids = (response: Awaited<ReturnType<typeof get>>) => (response.body.result?.data as Array<{ userId: string }>).map((u) => u.userId);
 
 describe('users', () => {
@@ -31,7 +27,7 @@ describe('users', () => {
 
   describe('add', () => {
     it('adds organization users with derived initial and the default editor role', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       const response = await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'alice', email: 'a@x.io' }, { userId: 'u2', accessRole: 'viewer' }] });
 
@@ -49,7 +45,7 @@ describe('users', () => {
     });
 
     it('keeps document-level and folder-level users out of the organization', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       await add(tenant, { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'doc-user' }] });
       await add(tenant, { organizationId, folderId: 'f1', createFolder: true, users: [{ userId: 'folder-user' }] });
@@ -60,7 +56,7 @@ describe('users', () => {
     });
 
     it('answers NOT_FOUND for a missing document without createDocument, and writes nothing', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       const response = await add(tenant, { organizationId, documentId: 'nope', users: [{ userId: 'u1' }] });
 
@@ -71,13 +67,13 @@ describe('users', () => {
     });
 
     it('answers NOT_FOUND for a missing folder without createFolder', async () => {
-      const response = await add(tenant, { organizationId: org(), folderId: 'nope', users: [{ userId: 'u1' }] });
+      const response = await add(tenant, { organizationId: uniqueId('org'), folderId: 'nope', users: [{ userId: 'u1' }] });
 
       expect(response.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
     });
 
     it('creates the document with createDocument', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
 
       await add(tenant, { organizationId, documentId: 'new-doc', createDocument: true, users: [{ userId: 'u1' }] });
 
@@ -85,7 +81,7 @@ describe('users', () => {
     });
 
     it('updates only the given fields when a user is added again, keeping the same id', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const first = await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'Ann', email: 'ann@x.io', accessRole: 'viewer' }] });
 
       const second = await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'Bea' }] });
@@ -97,7 +93,7 @@ describe('users', () => {
     });
 
     it('shares the profile across levels', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       await add(tenant, { organizationId, documentId: 'd', createDocument: true, users: [{ userId: 'shared', name: 'Zed', email: 'z@x.io' }] });
 
       await add(tenant, { organizationId, users: [{ userId: 'shared' }] });
@@ -108,7 +104,7 @@ describe('users', () => {
     });
 
     it('adds 100 users in one request, and refuses 101', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       const users = Array.from({ length: 100 }, (_, i) => ({ userId: `bulk-${String(i).padStart(3, '0')}`, name: `User ${i}` }));
 
       const ok = await add(tenant, { organizationId, users });
@@ -142,7 +138,7 @@ describe('users', () => {
 
   describe('update', () => {
     it('updates members and reports non-members per item, with overall success', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'member', name: 'Old' }] });
 
       const response = await update(tenant, { organizationId, users: [{ userId: 'member', name: 'New', accessRole: 'viewer' }, { userId: 'stranger', name: 'X' }] });
@@ -154,7 +150,7 @@ describe('users', () => {
     });
 
     it('treats a user of another level as not existing at this level', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'org-only' }] });
 
       const response = await update(tenant, { organizationId, documentId: 'd', users: [{ userId: 'org-only', accessRole: 'viewer' }] });
@@ -165,7 +161,7 @@ describe('users', () => {
 
   describe('delete', () => {
     it('removes a document membership only, keeping the organization membership', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'u' }] });
       await add(tenant, { organizationId, documentId: 'd', createDocument: true, users: [{ userId: 'u' }] });
 
@@ -180,8 +176,8 @@ describe('users', () => {
     });
 
     it('at organization level removes every membership, grant and group membership of the user in it', async () => {
-      const organizationId = org();
-      const otherOrg = org();
+      const organizationId = uniqueId('org');
+      const otherOrg = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'u' }, { userId: 'keep' }] });
       await add(tenant, { organizationId, documentId: 'd', createDocument: true, users: [{ userId: 'u' }] });
       await add(tenant, { organizationId, folderId: 'f', createFolder: true, users: [{ userId: 'u' }] });
@@ -205,14 +201,14 @@ describe('users', () => {
     });
 
     it('reports a user with nothing in the organization as not existing', async () => {
-      const response = await remove(tenant, { organizationId: org(), userIds: ['nobody'] });
+      const response = await remove(tenant, { organizationId: uniqueId('org'), userIds: ['nobody'] });
 
       expect(response.body.result?.data.nobody).toEqual({ success: false, message: 'User does not exist.' });
     });
   });
 
   describe('get', () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
 
     beforeAll(async () => {
       const users = Array.from({ length: 7 }, (_, i) => ({ userId: `p${i}`, name: `P${i}` }));
@@ -258,7 +254,7 @@ describe('users', () => {
 
     it('examines at most 5 × pageSize group members per call, answering short pages with a token that resumes after them', async () => {
       // 12 members of a group, of whom only m03 and m10 are at the document: a page of 1 examines 5 members a call.
-      const organizationId2 = org();
+      const organizationId2 = uniqueId('org');
       const members = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
       await add(tenant, { organizationId: organizationId2, documentId: 'doc', createDocument: true, users: [{ userId: 'm03' }, { userId: 'm10' }] });
       await batchWrite(members.map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId2, 'big', userId))));
@@ -348,7 +344,7 @@ describe('users', () => {
   });
 
   it('resolves effective access from memberships at every level', async () => {
-    const organizationId = org();
+    const organizationId = uniqueId('org');
     await add(tenant, { organizationId, users: [{ userId: 'o', accessRole: 'viewer' }] });
     await add(tenant, { organizationId, documentId: 'd', createDocument: true, users: [{ userId: 'd', accessRole: 'editor' }] });
 
@@ -359,7 +355,7 @@ describe('users', () => {
 
   describe('tenancy', () => {
     it('hides and protects the users of one API key from a sibling key and from another workspace', async () => {
-      const organizationId = org();
+      const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'private', name: 'Secret' }] });
       const sibling = await siblingKey(tenant);
       const stranger = (await newTenant()).apiKeyHeaders;

@@ -3,17 +3,16 @@
  * on every route; free-form objects take any key name and round-trip exactly; a request that fails leaves nothing
  * behind.
  */
-import { randomUUID } from 'node:crypto';
 import { takeViolations } from '../../bin/lib/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
 import { routes } from '../../shared/routes';
-import { callRoute } from '../support/call-route';
 import { newTenant, type Tenant } from '../support/fixtures';
-import { invoke } from '../support/invoke';
+import { invoke, invokeRoute, routeCaller } from '../support/invoke';
+import { uniqueId } from '../support/ids';
 
 let tenant: Tenant;
-const call = (path: string, data: unknown) => callRoute(path, data, tenant.apiKeyHeaders);
+const call = routeCaller(() => tenant);
 const feedOf = async (organizationId: string, userId: string) => (await call('/v2/notifications/get', { organizationId, userId })).body.result?.data;
 
 /** `levels` objects nested inside one another around 'bottom'. */
@@ -38,7 +37,7 @@ describe('well-formed input', () => {
   const cases = routes.flatMap((route) => deepBodies.map(([shape, body]) => [route.path, shape, body] as const));
 
   it.each(cases)('%s answers %s with INVALID_ARGUMENT before authentication, never a 500', async (path, _, rawBody) => {
-    const response = await callRoute(path, undefined, {}, { rawBody });
+    const response = await invokeRoute(path, undefined, { rawBody });
 
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
@@ -52,10 +51,12 @@ describe('well-formed input', () => {
   });
 
   it('refuses a lone surrogate in a value or a key name, naming where', async () => {
-    const inValue = await callRoute('/v2/organizations/documents/add', undefined, tenant.apiKeyHeaders, {
+    const inValue = await invokeRoute('/v2/organizations/documents/add', undefined, {
+      headers: tenant.apiKeyHeaders,
       rawBody: '{"data":{"organizationId":"o","documents":[{"documentId":"d\\ud800"}]}}',
     });
-    const inKey = await callRoute('/v2/organizations/documents/add', undefined, tenant.apiKeyHeaders, {
+    const inKey = await invokeRoute('/v2/organizations/documents/add', undefined, {
+      headers: tenant.apiKeyHeaders,
       rawBody: '{"data":{"organizationId":"o","documents":[{"documentId":"d","metadata":{"k\\udc00":"v"}}]}}',
     });
 
@@ -67,17 +68,18 @@ describe('well-formed input', () => {
   it('refuses bytes that are not UTF-8 instead of replacing them', async () => {
     const rawBody = Buffer.concat([Buffer.from('{"data":{"organizationId":"o'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}')]);
 
-    const response = await callRoute('/v2/organizations/documents/get', undefined, tenant.apiKeyHeaders, { rawBody });
+    const response = await invokeRoute('/v2/organizations/documents/get', undefined, { headers: tenant.apiKeyHeaders, rawBody });
 
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.message).toBe('Request body is not valid UTF-8.');
   });
 
   it('never lets two long ids that differ by a lone surrogate meet on one key', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const long = 'x'.repeat(130);
 
-    const lone = await callRoute('/v2/organizations/documents/add', undefined, tenant.apiKeyHeaders, {
+    const lone = await invokeRoute('/v2/organizations/documents/add', undefined, {
+      headers: tenant.apiKeyHeaders,
       rawBody: JSON.stringify({ data: { organizationId, createOrganization: true, documents: [{ documentId: `${long}\\ud800` }] } }).replace('\\\\ud800', '\\ud800'),
     });
     const replacement = await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: `${long}\ufffd`, documentName: 'second' }] });
@@ -92,7 +94,7 @@ describe('well-formed input', () => {
 
 describe('free-form objects', () => {
   it('round-trip any key name and 30 levels in notification source and template data', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const awkward = JSON.parse(AWKWARD_KEYS) as Record<string, unknown>;
     const sourceData = { ...awkward, deep: nested(26) };
     const rawBody = JSON.stringify({
@@ -108,7 +110,7 @@ describe('free-form objects', () => {
       },
     }).replace('"notificationId":"n"', `"notificationId":"n","notificationSourceData":${JSON.stringify(sourceData)},"displayHeadlineMessageTemplateData":${AWKWARD_KEYS}`);
 
-    const added = await callRoute('/v2/notifications/add', undefined, tenant.apiKeyHeaders, { rawBody });
+    const added = await invokeRoute('/v2/notifications/add', undefined, { headers: tenant.apiKeyHeaders, rawBody });
     const [stored] = await feedOf(organizationId, 'u');
 
     expect(added.statusCode).toBe(200);
@@ -118,17 +120,20 @@ describe('free-form objects', () => {
   });
 
   it('round-trip any key name in document metadata and activity changes', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const metadata = '{"__proto__":"p","constructor":"c","prototype":"q"}';
     await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } });
 
-    const document = await callRoute('/v2/organizations/documents/add', undefined, tenant.apiKeyHeaders, {
+    const document = await invokeRoute('/v2/organizations/documents/add', undefined, {
+      headers: tenant.apiKeyHeaders,
       rawBody: `{"data":{"organizationId":"${organizationId}","createOrganization":true,"documents":[{"documentId":"d"}]}}`,
     });
-    const updated = await callRoute('/v2/organizations/documents/update', undefined, tenant.apiKeyHeaders, {
+    const updated = await invokeRoute('/v2/organizations/documents/update', undefined, {
+      headers: tenant.apiKeyHeaders,
       rawBody: `{"data":{"organizationId":"${organizationId}","documents":[{"documentId":"d","metadata":${metadata}}]}}`,
     });
-    const activity = await callRoute('/v2/activities/add', undefined, tenant.apiKeyHeaders, {
+    const activity = await invokeRoute('/v2/activities/add', undefined, {
+      headers: tenant.apiKeyHeaders,
       rawBody: `{"data":{"organizationId":"${organizationId}","activities":[{"id":"a","featureType":"custom","actionType":"x.y","targetEntityId":"t","changes":${AWKWARD_KEYS},"entityData":${AWKWARD_KEYS}}]}}`,
     });
     const [storedDocument] = (await call('/v2/organizations/documents/get', { organizationId })).body.result?.data;
@@ -148,7 +153,7 @@ describe('a failed request leaves no trace', () => {
   }
 
   it('Add Notification refused for its depth writes no feed entry', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
 
     const response = await call('/v2/notifications/add', {
       organizationId,
@@ -166,7 +171,7 @@ describe('a failed request leaves no trace', () => {
   });
 
   it('Add Notification whose notification write fails takes back the feed entries it wrote', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] });
     // The notification item is the transaction's Put; a role without PutItem makes exactly that step fail.
     const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [] };
@@ -187,7 +192,7 @@ describe('a failed request leaves no trace', () => {
   });
 
   it('Add Notification re-sent with a new recipient takes back only that entry when it fails', async () => {
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const base = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true, notificationId: 'n', displayHeadlineMessageTemplate: 'x', actionUser: { userId: 'actor' } };
     await call('/v2/notifications/add', { ...base, notifyUsers: [{ userId: 'u1' }] });
     const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [] };

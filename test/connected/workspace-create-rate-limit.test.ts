@@ -1,6 +1,6 @@
 import type { handler as CreateHandler } from '../../functions/workspace/create';
-import { uniqueEmail } from '../support/fixtures';
 import { invoke } from '../support/invoke';
+import { uniqueEmail } from '../support/ids';
 
 /** Loads Create Workspace with WORKSPACE_CREATE_LIMIT_PER_HOUR set (configuration is read once, at load). */
 function createWithLimit(limit: string): typeof CreateHandler {

@@ -1,8 +1,8 @@
 import { handler as createWorkspace } from '../../functions/workspace/create';
 import { issueApiKey } from '../../shared/domain/credentials';
 import { getEmailRegistry, getWorkspace, listWorkspacesByEmail } from '../../shared/db/workspace';
-import { uniqueEmail } from '../support/fixtures';
 import { invoke } from '../support/invoke';
+import { uniqueEmail } from '../support/ids';
 
 const PATH = '/v2/workspace/create';
 const create = (data: unknown, options = {}) => invoke(createWorkspace, PATH, data, options);

@@ -1,11 +1,11 @@
 /** Activity logs over HTTP against the local stack: refused until enabled, added, read in pages, immutable ids. */
-import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 describe('activities over HTTP', () => {
   it('refuses writes until enabled, then adds records, reads them in pages and keeps them immutable', async () => {
     const headers = await newApiKeyHeaders();
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const activities = [
       { id: 'a1', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'u1' }, targetEntityId: 'ann-1' },
       { id: 'a2', featureType: 'custom', actionType: 'custom.approve', targetEntityId: 'ann-1', entityData: { decision: 'approved' } },

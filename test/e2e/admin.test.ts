@@ -1,9 +1,9 @@
 /** The operator CLI against the running local stack, with no flags (it finds the stack through DATA_DIR). */
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { post } from '../support/http';
+import { uniqueEmail } from '../support/ids';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -17,7 +17,7 @@ async function admin(...args: string[]): Promise<string> {
 
 describe('operator CLI against the local stack', () => {
   it('puts a workspace on the paid plan so its owner can create a second one over HTTP', async () => {
-    const ownerEmail = `admin-${randomUUID()}@example.com`;
+    const ownerEmail = uniqueEmail('admin');
     const root = await post('/v2/workspace/create', { ownerEmail });
     const refused = await post('/v2/workspace/create', { ownerEmail, workspaceName: 'Second' });
 

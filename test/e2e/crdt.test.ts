@@ -1,12 +1,13 @@
 /** CRDT data over HTTP against the local stack: add, read as JSON and as a Yjs state, replace, merge a client update. */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
 import { newApiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 describe('CRDT data over HTTP', () => {
   it('adds, reads, replaces and merges an editor’s data, with the documented errors', async () => {
     const headers = await newApiKeyHeaders();
-    const ids = { organizationId: `org-${randomUUID()}`, documentId: 'doc#1' };
+    const ids = { organizationId: uniqueId('org'), documentId: 'doc#1' };
     const big = `Title\n${randomBytes(600_000).toString('base64')}`;
 
     const added = await post('/v2/crdt/add', { ...ids, editorId: 'e1', type: 'text', data: big, userId: 'u1' }, headers);

@@ -1,11 +1,11 @@
 /** Documents over HTTP against the local stack: add, get, update, disable, and get again. */
-import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders as apiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 describe('documents over HTTP', () => {
   it('adds, lists, updates and disables documents', async () => {
     const headers = await apiKeyHeaders();
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
 
     const added = await post(
       '/v2/organizations/documents/add',

@@ -1,6 +1,7 @@
 /** Well-formed input and Idempotency-Key over HTTP, through the local gateway (docs/decisions.md §1). */
 import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 let headers: Record<string, string>;
 
@@ -27,7 +28,7 @@ describe('over HTTP', () => {
 
   it('replays a request sent again with the same Idempotency-Key', async () => {
     const data = {
-      organizationId: `org-${randomUUID()}`,
+      organizationId: uniqueId('org'),
       documentId: 'doc',
       createOrganization: true,
       createDocument: true,

@@ -2,9 +2,9 @@
  * Document migration over HTTP against the local stack: the stack's stream poller wakes the worker, so a
  * migration started over HTTP completes while nothing else is called.
  */
-import { randomUUID } from 'node:crypto';
 import { readDocument, seedDocument } from '../support/document-seed';
 import { newApiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 const call = async (path: string, data: unknown, headers: Record<string, string>) => {
   const reply = await post(path, data, headers);
@@ -14,7 +14,7 @@ const call = async (path: string, data: unknown, headers: Record<string, string>
 describe('document migration over HTTP', () => {
   it('moves a document with everything of it while nobody calls, and refuses writes meanwhile', async () => {
     const headers = await newApiKeyHeaders();
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     await seedDocument(call, headers, organizationId, 'draft');
     const before = await readDocument(call, headers, organizationId, 'draft');
 

@@ -1,11 +1,11 @@
 /** Notifications over HTTP against the local stack: add, read a feed, mark read, delete from one feed, settings. */
-import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 describe('notifications over HTTP', () => {
   it('adds, reads, updates and deletes notifications, and sets a user’s settings', async () => {
     const headers = await newApiKeyHeaders();
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const base = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true, actionUser: { userId: 'actor' }, displayHeadlineMessageTemplate: 'Hi' };
 
     const added = await post('/v2/notifications/add', { ...base, notifyUsers: [{ userId: 'a' }, { userId: 'b' }] }, headers);

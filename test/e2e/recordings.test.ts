@@ -1,11 +1,11 @@
 /** Recordings over HTTP against the local stack: add (generated and given ids), read by document, by id, paged. */
-import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 describe('recordings over HTTP', () => {
   it('adds recording annotations and reads them back by document, organization and id, page by page', async () => {
     const headers = await newApiKeyHeaders();
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     const recording = {
       annotationId: 'rec-1',
       recordingType: 'screen',

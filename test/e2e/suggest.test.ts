@@ -1,6 +1,6 @@
 /** Suggest Decision over HTTP against the local stack: judgments added as activities, then suggested from. */
-import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 const judgment = (decision: 'accept' | 'reject', reviewer: string, reason: string) => ({
   featureType: 'comment',
@@ -13,7 +13,7 @@ const judgment = (decision: 'accept' | 'reject', reviewer: string, reason: strin
 describe('suggest decision over HTTP', () => {
   it('suggests from judgments added as activities, widening from a document without precedent', async () => {
     const headers = await newApiKeyHeaders();
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
     await post('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
     const added = await post(
       '/v2/activities/add',

@@ -1,11 +1,11 @@
 /** Users over HTTP against the local stack: add at two levels, list, update, delete. */
-import { randomUUID } from 'node:crypto';
 import { newApiKeyHeaders as apiKeyHeaders, post } from '../support/http';
+import { uniqueId } from '../support/ids';
 
 describe('users over HTTP', () => {
   it('adds, lists, updates and deletes users', async () => {
     const headers = await apiKeyHeaders();
-    const organizationId = `org-${randomUUID()}`;
+    const organizationId = uniqueId('org');
 
     const added = await post('/v2/users/add', { organizationId, users: [{ userId: 'u1', name: 'Ann' }, { userId: 'u2' }] }, headers);
     await post('/v2/users/add', { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u3' }] }, headers);

@@ -2,11 +2,11 @@
  * The quick-start flow of the README, over HTTP against the local stack: create a workspace, list its keys,
  * read the key's token, call an API-key route, and see wrong, missing and reset credentials refused.
  */
-import { randomUUID } from 'node:crypto';
 import { routes } from '../../shared/routes';
 import { baseUrl, post } from '../support/http';
+import { uniqueEmail } from '../support/ids';
 
-const email = () => `e2e-${randomUUID()}@example.com`;
+const email = () => uniqueEmail('e2e');
 
 async function workspace() {
   const created = await post('/v2/workspace/create', { ownerEmail: email() });

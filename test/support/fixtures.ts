@@ -1,10 +1,8 @@
 /** Workspaces and credentials for connected tests, made through the real handlers. */
-import { randomUUID } from 'node:crypto';
 import { handler as createWorkspace } from '../../functions/workspace/create';
 import { handler as getAuthTokens } from '../../functions/workspace/authtokens-get';
 import { invoke } from './invoke';
-
-export const uniqueEmail = (label = 'owner') => `${label}-${randomUUID()}@example.com`;
+import { uniqueEmail } from './ids';
 
 export interface Tenant {
   email: string;

@@ -1,4 +1,6 @@
 /** A small client for the e2e tier: POSTs `{data}` to the local stack started by the e2e global setup. */
+import { uniqueEmail } from './ids';
+
 export function baseUrl(): string {
   const url = process.env.E2E_BASE_URL;
   if (url === undefined) throw new Error('E2E_BASE_URL is not set: the e2e global setup did not run.');
@@ -23,8 +25,7 @@ export async function post(path: string, data: unknown, headers: Record<string, 
 
 /** A new workspace over HTTP, and the headers of its first API key (key id + auth token). */
 export async function newApiKeyHeaders(): Promise<Record<string, string>> {
-  const { randomUUID } = await import('node:crypto');
-  const created = await post('/v2/workspace/create', { ownerEmail: `e2e-${randomUUID()}@example.com` });
+  const created = await post('/v2/workspace/create', { ownerEmail: uniqueEmail('e2e') });
   const { id, authToken, apiKeyList } = created.body.result.data;
   const apiKey = Object.keys(apiKeyList)[0] as string;
   const tokens = await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });

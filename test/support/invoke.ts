@@ -1,12 +1,18 @@
 /**
- * Calls a handler the way API Gateway does (HTTP API payload v2), through its real middleware stack, under the
- * grants of the route at the path it is called for (bin/lib/grant-check.ts).
+ * The one way tests call a handler: the way API Gateway does (HTTP API payload v2), through its real middleware
+ * stack, under the grants of the route at the path it is called for (bin/lib/grant-check.ts). `invoke` is the
+ * primitive; the rest are thin shapes of it: `invokeRoute` finds the handler through the route table (for suites
+ * that drive many operations), `endpoint` binds a handler to its path (a test file's `add`, `get`, ...), and
+ * `routeCaller` binds credentials for calls by path.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { runAsRoute, runWithGrants } from '../../bin/lib/grant-check';
 import type { Grants } from '../../shared/grants';
 import type { HttpResult } from '../../shared/http/envelope';
+import type { OperationHandler } from '../../shared/http/operation';
+import { findRoute } from '../../shared/routes';
 
 export interface InvokeOptions {
   headers?: Record<string, string>;
@@ -29,7 +35,7 @@ export interface Invocation {
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
 
-export function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): APIGatewayProxyEventV2 {
+function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): APIGatewayProxyEventV2 {
   const requestId = randomUUID();
   const raw = options.rawBody ?? JSON.stringify({ data });
   const body = typeof raw === 'string' ? raw : raw.toString('base64');
@@ -67,4 +73,41 @@ export async function invoke(handler: Handler, path: string, data: unknown, opti
     headers: response.headers,
     body: JSON.parse(response.body ?? '{}'),
   };
+}
+
+const root = join(__dirname, '..', '..');
+
+/** The handler of the route at `path`, loaded from the entry file the route table names. Throws for a path with no route. */
+export function routeHandler(path: string): OperationHandler {
+  const route = findRoute(path);
+  if (route === undefined) throw new Error(`No route ${path}.`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(join(root, route.entry)) as { handler: OperationHandler }).handler;
+}
+
+/** Invokes the handler the route table names for `path`, as `invoke` does. */
+export function invokeRoute(path: string, data: unknown, options: InvokeOptions = {}): Promise<Invocation> {
+  return invoke(routeHandler(path), path, data, options);
+}
+
+/** Whose credentials a call carries: the headers themselves, or a tenant's (test/support/fixtures.ts) API-key headers. */
+export type Credentials = Record<string, string> | { readonly apiKeyHeaders: Record<string, string> };
+
+const isTenant = (who: Credentials): who is { readonly apiKeyHeaders: Record<string, string> } => typeof who.apiKeyHeaders === 'object';
+
+function headersOf(who: Credentials): Record<string, string> {
+  return isTenant(who) ? who.apiKeyHeaders : who;
+}
+
+/** `handler` bound to `path`: called with credentials and `data`, as `invoke` calls it. */
+export function endpoint(handler: Handler, path: string): (who: Credentials, data: unknown) => Promise<Invocation> {
+  return (who, data) => invoke(handler, path, data, { headers: headersOf(who) });
+}
+
+/**
+ * Calls by path (`invokeRoute`) with the credentials `who()` returns at call time (a tenant made in `beforeAll`,
+ * say), or with the credentials passed as the third argument. Fits test/support/document-seed.ts's `Call`.
+ */
+export function routeCaller(who: () => Credentials): (path: string, data: unknown, as?: Credentials) => Promise<Invocation> {
+  return (path, data, as = who()) => invokeRoute(path, data, { headers: headersOf(as) });
 }
