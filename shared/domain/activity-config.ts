@@ -8,6 +8,7 @@
 import { getActivityConfig, writeActivityConfig, type ActivityServiceConfig } from '../db/activity-config';
 import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
 import { invalidFields } from '../core/errors';
+import { withoutUndefined } from '../core/objects';
 
 /** The standard comment triggers (docs/decisions.md §7); seeding turns every one on. */
 export const STANDARD_COMMENT_TRIGGERS = [
@@ -61,10 +62,6 @@ export function mergeActivityConfig(
   // Enabling stamps the time once, unless the caller gave one; later updates keep it.
   if (merged.isEnabled === true && merged.enabledTime === undefined) merged.enabledTime = now;
   return merged;
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Triggers that may build up over many updates: keeps the one config item far below DynamoDB's 400 KB. */

@@ -16,6 +16,7 @@ import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-it
 import { invalidFields } from '../core/errors';
 import { logger } from '../core/logger';
 import { STANDARD_COMMENT_TRIGGERS } from './activity-config';
+import { withoutUndefined } from '../core/objects';
 
 /** The huddle triggers (docs/decisions.md §7); seeding turns them on with the standard comment triggers. */
 export const HUDDLE_TRIGGERS = ['huddle.create', 'huddle.join'] as const;
@@ -104,10 +105,6 @@ export function presentEmailConfig(config: EmailConfigRecord | undefined): Email
     useEmailService: config?.useEmailService ?? false,
     emailServiceConfig: withoutUndefined({ type, apiKey: config?.providerKey?.masked, fromEmail, fromCompany, triggers }),
   };
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const SETTINGS = ['emailServiceConfig'];

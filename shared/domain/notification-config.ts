@@ -6,6 +6,7 @@
 import { getConfigs, setConfigItem, type NotificationConfig, type StoredConfig } from '../db/notification';
 import { notWritten, reportOf, type BatchResult } from './batch-result';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
+import { withoutUndefined } from '../core/objects';
 
 const DEFAULT: NotificationConfig = { inbox: 'ALL', email: 'ALL' };
 
@@ -46,7 +47,7 @@ export async function setNotificationConfig(
 ): Promise<BatchResult> {
   const targets = input.documentIds ?? [undefined];
   await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, input.documentIds ?? []));
-  const given: StoredConfig = Object.fromEntries(Object.entries(input.config).filter(([, v]) => v !== undefined));
+  const given: StoredConfig = withoutUndefined(input.config);
   // One group per user (at most 30 documents: 60 items with their lock checks), so each user's settings are
   // written whole or not at all.
   const writes = input.userIds.map((userId) => ({

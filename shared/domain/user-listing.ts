@@ -25,6 +25,7 @@ import { getProfiles } from '../db/profile';
 import { cutPage, examinePage, listSource, mapPage, type Page, type Source } from '../db/query';
 import { groupMembersAmong, queryGroupMembers } from '../db/user-group';
 import { levelOf, type LevelInput } from './users';
+import { withoutUndefined } from '../core/objects';
 
 export interface GetUsersInput extends LevelInput {
   userIds?: string[];
@@ -175,7 +176,7 @@ export async function getUsers(apiKeyId: string, input: GetUsersInput): Promise<
   const profiles = await getProfiles(apiKeyId, [...new Set(page.map((c) => c.userId))]);
   const users: ListedUser[] = page.map((c) => {
     const profile = profiles.get(c.userId);
-    return stripUndefined({
+    return withoutUndefined({
       userId: c.userId,
       name: profile?.name,
       email: profile?.email,
@@ -192,8 +193,4 @@ export async function getUsers(apiKeyId: string, input: GetUsersInput): Promise<
     (grouped[String(documentId)] ??= []).push(rest);
   }
   return { users: grouped, nextPageToken };
-}
-
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
