@@ -55,19 +55,35 @@ function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<strin
   return rest;
 }
 
-/** The handler's request schema, and its result schema when the operation answers with a shape of its own. */
-function handlerSchemas(entry: string): { request: unknown; result?: unknown } {
+/** The handler's request schema, and the schema of what it returns (`operation({ result })`). */
+function handlerSchemas(entry: string): { request: unknown; result?: Record<string, unknown> } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const module = require(join(PROJECT_ROOT, entry)) as { schema?: z.ZodMiniType; resultSchema?: z.ZodMiniType };
+  const module = require(join(PROJECT_ROOT, entry)) as { schema?: z.ZodMiniType; handler?: { result?: z.ZodMiniType } };
   if (!module.schema) throw new Error(`${entry} does not export its schema.`);
+  const result = module.handler?.result;
   return {
     request: jsonSchema(module.schema, 'input'),
-    ...(module.resultSchema === undefined ? {} : { result: jsonSchema(module.resultSchema, 'output') }),
+    ...(result === undefined ? {} : { result: jsonSchema(result, 'output') }),
   };
 }
 
-/** `{result: <its own shape>}` (Ask AI, Suggest Decision) instead of the success envelope. */
-const ownResult = (result: unknown) => ({ type: 'object', required: ['result'], properties: { result } });
+/**
+ * The body of a success: an operation's own `{result}` (Ask AI, Suggest Decision) as it is; any other result
+ * `{message, data?, <token>?}` inside the success envelope, with `status: "success"`.
+ */
+function successBody(result: Record<string, unknown>): Record<string, unknown> {
+  const properties = (result.properties ?? {}) as Record<string, unknown>;
+  if ('result' in properties) return result;
+  const required = (result.required ?? []) as string[];
+  return {
+    type: 'object',
+    required: ['result'],
+    properties: {
+      result: { ...result, properties: { status: { type: 'string', const: 'success' }, ...properties }, required: ['status', ...required] },
+    },
+    additionalProperties: false,
+  };
+}
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorEnvelope } } });
 
@@ -92,15 +108,17 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           '200':
             schemas.result === undefined
               ? { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope } } }
-              : { description: 'The operation’s own result.', content: { 'application/json': { schema: ownResult(schemas.result) } } },
+              : { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result) } } },
           '400': errorResponse('INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE.'),
           '401': errorResponse('UNAUTHENTICATED: credentials missing.'),
           '403': errorResponse('PERMISSION_DENIED: credentials wrong.'),
           '404': errorResponse('NOT_FOUND.'),
+          '405': errorResponse('Method other than POST (status INVALID_ARGUMENT), with Allow: POST.'),
           '409': errorResponse('ALREADY_EXISTS or ABORTED.'),
           '413': errorResponse('Body over 1 MiB (status INVALID_ARGUMENT).'),
           '429': errorResponse('RESOURCE_EXHAUSTED, with Retry-After.'),
           '500': errorResponse('INTERNAL; never carries internals.'),
+          '503': errorResponse('UNAVAILABLE: storage throttled, with Retry-After.'),
         },
       },
     };

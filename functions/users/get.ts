@@ -25,9 +25,26 @@ export const schema = z
     }),
   );
 
+const user = z.object({
+  userId: z.string(),
+  name: z.optional(z.string()),
+  email: z.optional(z.string()),
+  initial: z.optional(z.string()),
+  accessRole: z.enum(['viewer', 'editor']),
+  documentId: z.optional(z.string()),
+});
+
+/** A page of users, or with `groupByDocumentId` the page's users grouped by document id. */
+export const result = z.object({
+  message: z.string(),
+  data: z.union([z.array(user), z.record(z.string(), z.array(user))]),
+  nextPageToken: z.optional(z.string()),
+});
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const { users, nextPageToken } = await getUsers(caller.apiKeyId, data);
     return { message: 'Users retrieved successfully.', data: users, nextPageToken };

@@ -20,6 +20,7 @@ import {
   userSortKey,
   type Level,
   type Membership,
+  type Role,
 } from '../db/membership';
 import { getProfiles } from '../db/profile';
 import { cutPage, examinePage, listSource, mapPage, type Page, type Source } from '../db/query';
@@ -41,7 +42,7 @@ export interface ListedUser {
   name?: string;
   email?: string;
   initial?: string;
-  accessRole: string;
+  accessRole: Role;
   documentId?: string;
 }
 

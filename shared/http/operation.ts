@@ -32,21 +32,23 @@ export interface OperationInput<S extends z.ZodMiniType, L extends AuthLevel> {
   request: RequestInfo;
 }
 
-export interface OperationDefinition<S extends z.ZodMiniType, L extends AuthLevel> {
+export interface OperationDefinition<S extends z.ZodMiniType, L extends AuthLevel, R extends z.ZodMiniType> {
   /** Must equal the route table's level for every path this handler serves (checked per request and by a test). */
   auth: L;
   schema: S;
-  handle: (input: OperationInput<S, L>) => Promise<OperationOutput>;
+  /** What `handle` returns (shared/http/results.ts): the OpenAPI document's result, and the return type here. */
+  result: R;
+  handle: (input: OperationInput<S, L>) => Promise<z.input<R> & OperationOutput>;
 }
 
-export type OperationHandler<S extends z.ZodMiniType = z.ZodMiniType, L extends AuthLevel = AuthLevel> = ((
+export type OperationHandler<S extends z.ZodMiniType = z.ZodMiniType, L extends AuthLevel = AuthLevel, R extends z.ZodMiniType = z.ZodMiniType> = ((
   event: OperationEvent,
   context: Context,
-) => Promise<HttpResult>) & { readonly auth: L; readonly schema: S };
+) => Promise<HttpResult>) & { readonly auth: L; readonly schema: S; readonly result: R };
 
-export function operation<S extends z.ZodMiniType, L extends AuthLevel>(
-  definition: OperationDefinition<S, L>,
-): OperationHandler<S, L> {
+export function operation<S extends z.ZodMiniType, L extends AuthLevel, R extends z.ZodMiniType>(
+  definition: OperationDefinition<S, L, R>,
+): OperationHandler<S, L, R> {
   const lambda = middy<OperationEvent, HttpResult | OperationOutput>()
     // middy runs onError middlewares in reverse order: registered first, the mapper answers last for every error.
     .use(errorMapper())
@@ -68,5 +70,6 @@ export function operation<S extends z.ZodMiniType, L extends AuthLevel>(
   return Object.assign((event: OperationEvent, context: Context) => lambda(event, context) as Promise<HttpResult>, {
     auth: definition.auth,
     schema: definition.schema,
+    result: definition.result,
   });
 }

@@ -1,4 +1,5 @@
 /** A small client for the e2e tier: POSTs `{data}` to the local stack started by the e2e global setup. */
+import { checkResponse } from './contract';
 import { uniqueEmail } from './ids';
 
 export function baseUrl(): string {
@@ -20,7 +21,9 @@ export async function post(path: string, data: unknown, headers: Record<string, 
     body: rawBody ?? JSON.stringify({ data }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  const body = text ? JSON.parse(text) : undefined;
+  checkResponse(path, response.status, body);
+  return { status: response.status, headers: response.headers, body };
 }
 
 /** A new workspace over HTTP, and the headers of its first API key (key id + auth token). */

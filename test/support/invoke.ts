@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { runAsRoute, runWithGrants } from '../../bin/lib/grant-check';
+import { checkResponse } from './contract';
 import type { Grants } from '../../shared/grants';
 import type { HttpResult } from '../../shared/http/envelope';
 import type { OperationHandler } from '../../shared/http/operation';
@@ -22,6 +23,8 @@ export interface InvokeOptions {
   method?: string;
   /** Other grants than the route's, to make one step of the handler fail as a role without them would. */
   grants?: Grants;
+  /** false: skip the contract check (test/support/contract.ts), for the test that shows it catches a wrong answer. */
+  contract?: boolean;
 }
 
 export interface Invocation {
@@ -68,11 +71,9 @@ const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeIn
 export async function invoke(handler: Handler, path: string, data: unknown, options: InvokeOptions = {}): Promise<Invocation> {
   const call = () => handler(buildEvent(path, data, options), context);
   const response = await (options.grants === undefined ? runAsRoute(path, call) : runWithGrants(`POST ${path}`, options.grants, call));
-  return {
-    statusCode: response.statusCode,
-    headers: response.headers,
-    body: JSON.parse(response.body ?? '{}'),
-  };
+  const body = JSON.parse(response.body ?? '{}');
+  if (options.contract !== false) checkResponse(path, response.statusCode, body);
+  return { statusCode: response.statusCode, headers: response.headers, body };
 }
 
 const root = join(__dirname, '..', '..');
