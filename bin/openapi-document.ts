@@ -3,8 +3,9 @@
  * module builds its clients but makes no call, so this works offline; callers must have configuration in the
  * environment (bin/openapi.ts sets placeholders, the local stack has the real values).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { routes, routeId, type AuthLevel } from '../shared/routes';
+import { routes, type AuthLevel } from '../shared/routes';
 import { STATUS_BY_CODE } from '../shared/core/errors';
 import * as z from 'zod/mini';
 
@@ -85,16 +86,68 @@ function successBody(result: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorEnvelope } } });
+/** The error responses, as components each operation references (`#/components/responses/<name>`). */
+const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } };
+const ERROR_RESPONSES = {
+  InvalidArgument: { status: '400', description: 'INVALID_ARGUMENT (with `details.issues`), FAILED_PRECONDITION or OUT_OF_RANGE.' },
+  Unauthenticated: { status: '401', description: 'UNAUTHENTICATED: credentials missing.' },
+  PermissionDenied: { status: '403', description: 'PERMISSION_DENIED: credentials wrong, or the operation is not allowed to them.' },
+  NotFound: { status: '404', description: 'NOT_FOUND: a named organization, document, key or other resource does not exist.' },
+  MethodNotAllowed: { status: '405', description: 'A method other than POST (status INVALID_ARGUMENT).', headers: { Allow: { description: 'POST', schema: { type: 'string' } } } },
+  Conflict: { status: '409', description: 'ALREADY_EXISTS, or ABORTED (a conflict or an Idempotency-Key still in use; with Retry-After).', headers: retryAfter },
+  PayloadTooLarge: { status: '413', description: 'The body is over 1 MiB (status INVALID_ARGUMENT).' },
+  TooManyRequests: { status: '429', description: 'RESOURCE_EXHAUSTED: a rate or count limit.', headers: retryAfter },
+  Internal: { status: '500', description: 'INTERNAL: never carries internals.' },
+  Unavailable: { status: '503', description: 'UNAVAILABLE: storage throttled.', headers: retryAfter },
+} as const;
+
+type ErrorResponseName = keyof typeof ERROR_RESPONSES;
+
+/** The errors an operation can answer: every one can fail validation, size, limits and storage; authentication only where it is required. */
+function errorsOf(auth: AuthLevel): ErrorResponseName[] {
+  const authErrors: ErrorResponseName[] = auth === 'none' ? [] : ['Unauthenticated', 'PermissionDenied', 'NotFound'];
+  return ['InvalidArgument', ...authErrors, 'MethodNotAllowed', 'Conflict', 'PayloadTooLarge', 'TooManyRequests', 'Internal', 'Unavailable'];
+}
+
+const VERBS = new Set(['get', 'add', 'update', 'delete', 'create', 'reset', 'set', 'remove', 'migrate', 'suggest', 'ask-ai']);
+const camel = (parts: string[]) => parts.map((part, i) => part.split('-').map((word, j) => (i === 0 && j === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join('')).join('');
+
+/** `/v2/users/get` → `getUsers`; `/v1/users/delete` → `deleteUsersV1`; a path not ending in a verb keeps its order. */
+export function operationIdOf(path: string): string {
+  const [version, ...segments] = path.split('/').filter(Boolean);
+  const named = segments.filter((segment) => segment !== 'organizations');
+  const verb = named[named.length - 1];
+  const id = VERBS.has(verb) ? camel([verb, ...named.slice(0, -1)]) : camel(named);
+  return version === 'v1' ? `${id}V1` : id;
+}
+
+/** The README's endpoint table: the one place each operation is described ("What" of every path in a row). */
+function readmeDescriptions(): Map<string, string> {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Endpoints'), readme.indexOf('## Access patterns'));
+  const descriptions = new Map<string, string>();
+  for (const row of section.split('\n').filter((line) => line.startsWith('| `/'))) {
+    const [paths, , what] = row.split('|').slice(1).map((cell) => cell.trim());
+    for (const [, path] of paths.matchAll(/`([^`]+)`/g)) descriptions.set(path, what);
+  }
+  return descriptions;
+}
 
 export function buildOpenApiDocument(): Record<string, unknown> {
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
+  const descriptions = readmeDescriptions();
   const paths: Record<string, unknown> = {};
   for (const route of routes) {
     const schemas = handlerSchemas(route.entry);
+    const description = descriptions.get(route.path);
+    if (description === undefined) throw new Error(`README.md's endpoint table has no row for ${route.path}.`);
     paths[route.path] = {
       post: {
-        operationId: routeId(route.path),
+        operationId: operationIdOf(route.path),
+        tags: [route.entry.split('/')[1]],
         summary: route.summary,
+        description,
+        ...(route.path.startsWith('/v1/') ? { deprecated: true } : {}),
         security: SECURITY[route.auth],
         requestBody: {
           required: true,
@@ -109,16 +162,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             schemas.result === undefined
               ? { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope } } }
               : { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result) } } },
-          '400': errorResponse('INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE.'),
-          '401': errorResponse('UNAUTHENTICATED: credentials missing.'),
-          '403': errorResponse('PERMISSION_DENIED: credentials wrong.'),
-          '404': errorResponse('NOT_FOUND.'),
-          '405': errorResponse('Method other than POST (status INVALID_ARGUMENT), with Allow: POST.'),
-          '409': errorResponse('ALREADY_EXISTS or ABORTED.'),
-          '413': errorResponse('Body over 1 MiB (status INVALID_ARGUMENT).'),
-          '429': errorResponse('RESOURCE_EXHAUSTED, with Retry-After.'),
-          '500': errorResponse('INTERNAL; never carries internals.'),
-          '503': errorResponse('UNAVAILABLE: storage throttled, with Retry-After.'),
+          ...Object.fromEntries(errorsOf(route.auth).map((name) => [ERROR_RESPONSES[name].status, { $ref: `#/components/responses/${name}` }])),
         },
       },
     };
@@ -127,11 +171,28 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     openapi: '3.1.0',
     info: {
       title: 'Collaboration backend',
-      version: '2.0.0',
+      version: pkg.version,
+      license: { name: pkg.license, identifier: pkg.license },
       description: 'Every operation is a POST with a JSON body `{"data": {...}}`. Errors use the error envelope.',
     },
+    servers: [
+      { url: 'http://localhost:3000', description: 'The local stack (`npm start`).' },
+      { url: 'https://{apiId}.execute-api.{region}.amazonaws.com', description: 'A deployed stack (the ApiUrl output of `cdk deploy`).', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
+    ],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    tags: [...new Set(routes.map((route) => route.entry.split('/')[1]))].map((name) => ({ name })),
     components: {
+      schemas: { ErrorEnvelope: errorEnvelope },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_RESPONSES).map(([name, response]) => [
+          name,
+          {
+            description: response.description,
+            ...('headers' in response ? { headers: response.headers } : {}),
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+          },
+        ]),
+      ),
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-service-api-key' },
         authToken: { type: 'apiKey', in: 'header', name: 'x-service-auth-token' },

@@ -16,6 +16,18 @@ interface Operation {
 const document = JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')) as {
   paths: Record<string, { post: Operation }>;
 };
+
+/** `value` with every `{"$ref": "#/..."}` replaced by what it points to (the document has no recursive refs). */
+function dereferenced(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dereferenced);
+  if (value === null || typeof value !== 'object') return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
+    return dereferenced(target);
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, dereferenced(inner)]));
+}
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
 const validators = new Map<string, ValidateFunction>();
@@ -24,7 +36,7 @@ function validatorFor(path: string, status: number): ValidateFunction | undefine
   const key = `${path} ${status}`;
   const known = validators.get(key);
   if (known !== undefined) return known;
-  const response = document.paths[path]?.post.responses[String(status)];
+  const response = dereferenced(document.paths[path]?.post.responses[String(status)]) as Operation['responses'][string] | undefined;
   const schema = response?.content?.['application/json']?.schema;
   if (schema === undefined) return undefined;
   const validate = ajv.compile(schema);

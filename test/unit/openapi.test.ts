@@ -1,4 +1,7 @@
-import { buildOpenApiDocument } from '../../bin/openapi-document';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildOpenApiDocument, operationIdOf } from '../../bin/openapi-document';
+import { checkResponse } from '../support/contract';
 import { routes } from '../../shared/routes';
 
 describe('the OpenAPI document', () => {
@@ -32,5 +35,46 @@ describe('the OpenAPI document', () => {
     ]);
     expect(schemaOf('/v2/memory/suggest').properties.result.required).toEqual(['primary', 'conflict']);
     expect(schemaOf('/v2/users/get').properties.result.properties.status).toEqual({ type: 'string', const: 'success' });
+  });
+
+  it('is committed as npm run openapi writes it, so the published document and the contract check never trail the code', () => {
+    const committed = readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8');
+
+    expect(committed).toBe(`${JSON.stringify(document, null, 2)}\n`);
+  });
+
+  it('names operations in camelCase, verb first, and marks the /v1 aliases deprecated', () => {
+    expect(operationIdOf('/v2/users/get')).toBe('getUsers');
+    expect(operationIdOf('/v2/organizations/usergroups/users/add')).toBe('addUsergroupsUsers');
+    expect(operationIdOf('/v1/users/delete')).toBe('deleteUsersV1');
+    expect(document.paths['/v1/users/delete'].post.deprecated).toBe(true);
+    expect(document.paths['/v2/users/delete'].post.deprecated).toBeUndefined();
+  });
+
+  it('references the error responses, without 401 and 403 on the operation that needs no credentials', () => {
+    const responses = (path: string) => document.paths[path].post.responses;
+
+    expect(responses('/v2/users/get')['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
+    expect(Object.keys(responses('/v2/workspace/create'))).not.toContain('401');
+    expect(Object.keys(responses('/v2/users/get'))).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '405', '409', '413', '429', '500', '503']));
+  });
+});
+
+describe('the contract check', () => {
+  it('catches a success whose data has a field of the wrong type', () => {
+    const wrong = { result: { status: 'success', message: 'Users retrieved successfully.', data: [{ userId: 7, accessRole: 'editor' }] } };
+
+    expect(() => checkResponse('/v2/users/get', 200, wrong)).toThrow(/does not match openapi.json/);
+  });
+
+  it('catches a field the document does not name, and a status it does not document', () => {
+    const extra = { result: { status: 'success', message: 'ok', data: [], secret: 'leaked' } };
+
+    expect(() => checkResponse('/v2/users/get', 200, extra)).toThrow(/does not match/);
+    expect(() => checkResponse('/v2/workspace/create', 401, { error: { status: 'UNAUTHENTICATED', message: 'x' } })).toThrow(/does not document/);
+  });
+
+  it('accepts the error envelope on a documented error status', () => {
+    expect(() => checkResponse('/v2/users/get', 404, { error: { status: 'NOT_FOUND', message: 'Organization not found.' } })).not.toThrow();
   });
 });
