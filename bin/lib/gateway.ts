@@ -16,10 +16,8 @@ export type NotRoutedHandler = (event: APIGatewayProxyEventV2, context: Context)
 export interface GatewayOptions {
   /** The handler serving POST `path`, or undefined when no route has that path. */
   resolveHandler(path: string): HttpHandler | undefined;
-  /** Answers everything that is not a POST to a known route (404 / 405 envelopes), like API Gateway's `$default`. */
+  /** Answers everything that is not a POST to a known route (GET /openapi.json, 404 / 405 envelopes), like API Gateway's `$default`. */
   notRouted: NotRoutedHandler;
-  /** Served at `GET /openapi.json`; returning undefined lets the request fall through to `notRouted`. */
-  openapi?: () => unknown;
 }
 
 /** One byte over the handlers' 1 MiB limit: enough for them to see the body is too large and answer 413. */
@@ -110,14 +108,6 @@ async function serve(options: GatewayOptions, request: IncomingMessage, response
   const url = requestUrl(request);
   const method = request.method ?? 'GET';
   const requestId = randomUUID();
-
-  if (method === 'GET' && url.pathname === '/openapi.json' && options.openapi !== undefined) {
-    const document = options.openapi();
-    if (document !== undefined) {
-      writeResult(response, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(document) }, requestId);
-      return;
-    }
-  }
 
   try {
     // Loading the handler module is inside the try: a module that fails to load is a 500, like a failed cold start.

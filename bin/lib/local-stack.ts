@@ -31,7 +31,6 @@ import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
 const NOT_ROUTED_ENTRY = 'functions/gateway/not-routed.ts';
-const OPENAPI_MODULE = join(PROJECT_ROOT, 'bin', 'openapi-document');
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');
@@ -132,7 +131,7 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   await resumeMigrations();
   checkpoint();
 
-  const server = createGateway({ resolveHandler, notRouted, openapi: openApiDocument });
+  const server = createGateway({ resolveHandler, notRouted });
   // Loopback only: the local stack has placeholder credentials and must not be reachable from the network.
   const port = await listen(server, options.port ?? DEFAULT_PORT, '127.0.0.1');
   cleanups.push(() => closeServer(server));
@@ -312,25 +311,6 @@ function loadHandler<T>(entry: string): T {
   return loaded.handler as T;
 }
 
-/** The OpenAPI document when bin/openapi-document.ts exists; undefined (a 404 from not-routed) otherwise. */
-function openApiDocument(): unknown {
-  let loaded: { buildOpenApiDocument?: () => unknown };
-  try {
-    loaded = require(OPENAPI_MODULE) as typeof loaded;
-  } catch (error) {
-    if (isModuleNotFound(error, OPENAPI_MODULE)) return undefined;
-    throw error;
-  }
-  return loaded.buildOpenApiDocument?.();
-}
-
-function isModuleNotFound(error: unknown, module: string): boolean {
-  return (
-    error instanceof Error &&
-    (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' &&
-    error.message.includes(module)
-  );
-}
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolveListen, reject) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildOpenApiDocument, operationIdOf } from '../../bin/openapi-document';
 import { checkResponse } from '../support/contract';
+import { handler as notRouted } from '../../functions/gateway/not-routed';
 import { routes } from '../../shared/routes';
 
 describe('the OpenAPI document', () => {
@@ -41,6 +42,15 @@ describe('the OpenAPI document', () => {
     const committed = readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8');
 
     expect(committed).toBe(`${JSON.stringify(document, null, 2)}\n`);
+  });
+
+  it('is served by the API itself at GET /openapi.json (the $default route of the deployed API, and the local gateway)', async () => {
+    const event = { rawPath: '/openapi.json', requestContext: { requestId: 'r', http: { method: 'GET' } } } as unknown as Parameters<typeof notRouted>[0];
+
+    const response = await notRouted(event);
+
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body ?? '')).toEqual(JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')));
   });
 
   it('names operations in camelCase, verb first, and marks the /v1 aliases deprecated', () => {
