@@ -133,6 +133,21 @@ function readmeDescriptions(): Map<string, string> {
   return descriptions;
 }
 
+/** The areas (tags), named after the handler folders under functions/. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  workspace: 'Workspaces, API keys and auth tokens, and the workspace-wide configurations (activity log, email, AI provider keys).',
+  users: 'Users of an organization, a folder or a document, with their roles.',
+  permissions: 'Grants of roles on organizations, folders and documents, optionally expiring.',
+  usergroups: 'User groups of an organization and their members.',
+  documents: 'Documents and folders of an organization, their access type and disabled state, and document migration.',
+  notifications: 'Notifications, users\' feeds and per-user notification settings.',
+  activities: 'Activity logs of organizations and documents.',
+  crdt: 'Collaborative editor (CRDT) data: text, map, array and XML editors.',
+  recordings: 'Recording annotations of documents.',
+  rewriter: 'Ask AI: rewriting text through the tenant\'s AI provider.',
+  memory: 'Suggest Decision: a recommendation drawn from past judgments.',
+};
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
   const descriptions = readmeDescriptions();
@@ -180,7 +195,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com', description: 'A deployed stack (the ApiUrl output of `cdk deploy`).', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
     ],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    tags: [...new Set(routes.map((route) => route.entry.split('/')[1]))].map((name) => ({ name })),
+    tags: [...new Set(routes.map((route) => route.entry.split('/')[1]))].map((name) => {
+      const description = TAG_DESCRIPTIONS[name];
+      if (description === undefined) throw new Error(`No description for the area ${name} (TAG_DESCRIPTIONS).`);
+      return { name, description };
+    }),
     components: {
       schemas: { ErrorEnvelope: errorEnvelope },
       responses: Object.fromEntries(
