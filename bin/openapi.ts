@@ -10,7 +10,16 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildOpenApiDocument } = require('./openapi-document') as typeof import('./openapi-document');
 
-const target = join(__dirname, '..', 'openapi.json');
-const document = buildOpenApiDocument();
-writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`);
-console.log(`Wrote ${target} (${Object.keys(document.paths as object).length} operations).`);
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { openApiTypes, TYPES_FILE } = require('./openapi-types') as typeof import('./openapi-types');
+
+async function main(): Promise<void> {
+  const target = join(__dirname, '..', 'openapi.json');
+  const document = buildOpenApiDocument();
+  writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`);
+  console.log(`Wrote ${target} (${Object.keys(document.paths as object).length} operations).`);
+  writeFileSync(TYPES_FILE, await openApiTypes(target));
+  console.log(`Wrote ${TYPES_FILE}.`);
+}
+
+void main();
