@@ -126,7 +126,7 @@ function readmeDescriptions(): Map<string, string> {
   const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Endpoints'), readme.indexOf('## Access patterns'));
   const descriptions = new Map<string, string>();
-  for (const row of section.split('\n').filter((line) => line.startsWith('| `/'))) {
+  for (const row of section.split('\n').filter((line) => /^\| \[?`\//.test(line))) {
     const [paths, , what] = row.split('|').slice(1).map((cell) => cell.trim());
     for (const [, path] of paths.matchAll(/`([^`]+)`/g)) descriptions.set(path, what);
   }
