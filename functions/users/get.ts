@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { getUsers } from '../../shared/domain/user-listing';
 import { operation } from '../../shared/http/operation';
-import { clientId, levelFields, listOf, notBothDocumentAndFolder, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, documentedRules, levelFields, listOf, notBothDocumentAndFolder, pageSize, pageToken } from '../../shared/http/schemas';
 
-export const schema = z
+export const schema = documentedRules(z
   .object({
     ...levelFields,
     userIds: z.optional(listOf(clientId(), 30)),
@@ -23,7 +23,13 @@ export const schema = z
       message: 'groupByDocumentId works only with allDocuments: true.',
       path: ['groupByDocumentId'],
     }),
-  );
+  ), {
+  allOf: [
+    { not: { required: ['documentId', 'folderId'] } },
+    { if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] }, then: { not: { anyOf: [{ required: ['documentId'] }, { required: ['folderId'] }] } } },
+    { if: { properties: { groupByDocumentId: { const: true } }, required: ['groupByDocumentId'] }, then: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] } },
+  ],
+});
 
 const user = z.object({
   userId: z.string(),

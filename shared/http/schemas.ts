@@ -201,3 +201,13 @@ export const crdtFields = () => ({
   contentKey: z.optional(clientId()),
   userId: z.optional(clientId()),
 });
+
+/**
+ * States in the OpenAPI document a rule the server enforces beyond the fields' own schemas (a cross-field rule of
+ * a refine, or one the domain checks to answer with the contract's own message), as JSON Schema keywords merged
+ * into the request schema's node. Parsing is unchanged; the document stops accepting what the server refuses.
+ */
+export function documentedRules<T extends z.ZodMiniType>(schema: T, rules: z.core.GlobalMeta): T {
+  z.globalRegistry.add(schema, rules);
+  return schema;
+}
