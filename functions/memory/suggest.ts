@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { MAX_QUERY_LENGTH, suggestDecision } from '../../shared/domain/suggestions';
 import { operation } from '../../shared/http/operation';
+import { ownResult } from '../../shared/http/results';
 import { clientId, trimmedNonEmptyText } from '../../shared/http/schemas';
 
 export const schema = z
@@ -18,23 +19,21 @@ export const schema = z
 
 const suggestion = z.object({
   recommendation: z.enum(['approve', 'reject']),
-  confidence: z.number(),
-  basedOn: z.number(),
+  confidence: z.number().check(z.minimum(0), z.maximum(1)),
+  basedOn: z.int().check(z.positive()),
   scope: z.enum(['document', 'organization', 'apiKey']),
   scopeLabel: z.string(),
-  topReasons: z.array(z.string()),
-  uniqueReviewers: z.number(),
+  topReasons: z.array(z.string()).check(z.maxLength(3)),
+  uniqueReviewers: z.int().check(z.positive()),
   caveats: z.array(z.string()),
 });
 
-/** Suggest Decision's own result shape (docs/decisions.md §1), for the OpenAPI document; the handler's return is checked against it. */
-export const resultSchema = z.object({ primary: z.nullable(suggestion), conflict: z.nullable(suggestion) });
+/** Its own result, not the success envelope (docs/api-spec.md "Suggest Decision"): each suggestion or null. */
+export const result = ownResult(z.object({ primary: z.nullable(suggestion), conflict: z.nullable(suggestion) }));
 
 export const handler = operation({
   auth: 'apiKey',
   schema,
-  handle: async ({ data, caller }) => {
-    const result: z.output<typeof resultSchema> = await suggestDecision(caller.apiKeyId, data);
-    return { result };
-  },
+  result,
+  handle: async ({ data, caller }) => ({ result: await suggestDecision(caller.apiKeyId, data) }),
 });

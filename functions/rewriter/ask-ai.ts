@@ -1,6 +1,7 @@
 import { UNKNOWN_MODEL_MESSAGE, routeModel } from '../../shared/domain/ai-models';
 import { askAi } from '../../shared/domain/ask-ai';
 import { operation } from '../../shared/http/operation';
+import { ownResult } from '../../shared/http/results';
 import * as z from 'zod/mini';
 
 /** docs/decisions.md §9. */
@@ -28,17 +29,14 @@ export const schema = z.object({
   ),
 });
 
-/** The result's own shape (docs/decisions.md §1), for the OpenAPI document; the handler's return is checked against it. */
-export const resultSchema = z.union([
-  z.object({ success: z.literal(true), text: z.string() }),
-  z.object({ success: z.literal(false), error: z.string() }),
-]);
+/** Its own result, not the success envelope (docs/api-spec.md "Ask AI"): the answer, or the provider's failure. */
+export const result = ownResult(
+  z.union([z.object({ success: z.literal(true), text: z.string() }), z.object({ success: z.literal(false), error: z.string() })]),
+);
 
 export const handler = operation({
   auth: 'apiKey',
   schema,
-  handle: async ({ data, caller }) => {
-    const result: z.output<typeof resultSchema> = await askAi(caller.apiKeyId, data);
-    return { result };
-  },
+  result,
+  handle: async ({ data, caller }) => ({ result: await askAi(caller.apiKeyId, data) }),
 });

@@ -1,5 +1,7 @@
 import { updateActivityConfig } from '../../shared/domain/activity-config';
 import { operation } from '../../shared/http/operation';
+import { answer } from '../../shared/http/results';
+import { activityConfigData } from '../../shared/http/workspace-results';
 import * as z from 'zod/mini';
 import { triggerMap } from '../../shared/http/schemas';
 
@@ -12,9 +14,12 @@ export const schema = z.object({
   }).check(z.refine((config) => Object.values(config).some((v) => v !== undefined), 'Must contain at least one field.')),
 });
 
+export const result = answer(activityConfigData());
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const activityServiceConfig = await updateActivityConfig(caller.apiKeyId, data.activityServiceConfig);
     return { message: 'Activity config updated successfully.', data: { activityServiceConfig } };

@@ -2,6 +2,8 @@ import { encryptSecret, maskSecret } from '../../shared/crypto/encryption';
 import { AI_PROVIDERS } from '../../shared/db/ai-key-config';
 import { updateAiKeys } from '../../shared/domain/ai-key-config';
 import { operation } from '../../shared/http/operation';
+import { answer } from '../../shared/http/results';
+import { aiKeyConfigData } from '../../shared/http/workspace-results';
 import { nonEmptyUniqueListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
@@ -27,9 +29,12 @@ export const schema = z.object({
   ),
 });
 
+export const result = answer(aiKeyConfigData());
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const config = await updateAiKeys(caller.apiKeyId, data.aiModelApiKey, { encryptSecret, maskSecret });
     return { message: 'AI model API key config updated successfully.', data: config };

@@ -1,6 +1,9 @@
 import { encryptSecret, maskSecret } from '../../shared/crypto/encryption';
+import { EMAIL_SERVICE_TYPES } from '../../shared/db/email-config';
 import { updateEmailConfig } from '../../shared/domain/email-config';
 import { operation } from '../../shared/http/operation';
+import { answer } from '../../shared/http/results';
+import { emailConfigData } from '../../shared/http/workspace-results';
 import * as z from 'zod/mini';
 import { triggerMap } from '../../shared/http/schemas';
 
@@ -16,7 +19,7 @@ export const schema = z
     useEmailService: z.optional(z.boolean()),
     emailServiceConfig: z.optional(
       z.object({
-        type: z.optional(z.enum(['default', 'sendgrid', 'custom'])),
+        type: z.optional(z.enum(EMAIL_SERVICE_TYPES)),
         // "" clears the stored key; the key itself is never trimmed or echoed in a message.
         apiKey: z.optional(z.string().check(z.maxLength(1024, 'Must be at most 1024 characters.'))),
         fromEmail: z.optional(senderEmail),
@@ -38,9 +41,12 @@ export const schema = z
     ),
   );
 
+export const result = answer(emailConfigData());
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const config = await updateEmailConfig(caller.apiKeyId, data, { encryptSecret, maskSecret });
     return { message: 'Email config updated successfully.', data: config };

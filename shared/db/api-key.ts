@@ -10,7 +10,10 @@ import { key, prefix, segment } from './keys';
 import { mapPage, readPage, type Page } from './query';
 import { named, type TransactItem } from './transact';
 
-export type ApiKeyType = 'testing' | 'production';
+/** Key types: `testing` keys are issued through the API, `production` ones by the operator (docs/decisions.md §2). */
+export const API_KEY_TYPES = ['testing', 'production'] as const;
+
+export type ApiKeyType = (typeof API_KEY_TYPES)[number];
 
 export interface ApiKey {
   id: string;

@@ -9,7 +9,9 @@
 import type { SealedSecret } from '../crypto/sealed-secret';
 import { versionedConfig, type ConfigPlanner, type Versioned } from './versioned-item';
 
-export type EmailServiceType = 'default' | 'sendgrid' | 'custom';
+export const EMAIL_SERVICE_TYPES = ['default', 'sendgrid', 'custom'] as const;
+
+export type EmailServiceType = (typeof EMAIL_SERVICE_TYPES)[number];
 
 /** The settings shown as `emailServiceConfig`, except the provider key. */
 export interface EmailSettings {

@@ -28,8 +28,11 @@ export const STANDARD_COMMENT_TRIGGERS = [
   'comment.reaction_delete',
 ] as const;
 
+/** The config as responses show it: `isEnabled` always present (docs/api-spec.md "Activity service config"). */
+export type ActivityConfigView = ActivityServiceConfig & { isEnabled: boolean };
+
 /** What a response shows: the stored config with `isEnabled` always present. */
-export function presentActivityConfig(config: ActivityServiceConfig | undefined): ActivityServiceConfig {
+export function presentActivityConfig(config: ActivityServiceConfig | undefined): ActivityConfigView {
   return { ...config, isEnabled: config?.isEnabled ?? false };
 }
 
@@ -124,11 +127,11 @@ export function planActivityUpdate(
  * Applies `update` to the tenant's config and returns the config as stored after it. Concurrent updates all
  * apply. Throws InvalidArgumentError when the merged triggers would exceed MAX_STORED_TRIGGERS.
  */
-export async function updateActivityConfig(apiKeyId: string, update: ActivityServiceConfig): Promise<ActivityServiceConfig> {
+export async function updateActivityConfig(apiKeyId: string, update: ActivityServiceConfig): Promise<ActivityConfigView> {
   const now = Date.now();
   return presentActivityConfig(await writeActivityConfig(apiKeyId, (stored) => planActivityUpdate(stored, update, now)));
 }
 
-export async function readActivityConfig(apiKeyId: string): Promise<ActivityServiceConfig> {
+export async function readActivityConfig(apiKeyId: string): Promise<ActivityConfigView> {
   return presentActivityConfig((await getActivityConfig(apiKeyId))?.config);
 }
