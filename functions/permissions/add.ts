@@ -1,5 +1,6 @@
 import { addPermissions } from '../../shared/domain/permissions';
 import { operation } from '../../shared/http/operation';
+import { messageOnly } from '../../shared/http/results';
 import { accessRole, clientId, nonEmptyListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
@@ -23,9 +24,13 @@ export const schema = z.object({
   }),
 });
 
+/** All or nothing: the message only (docs/api-spec.md "Add Permissions"). */
+export const result = messageOnly();
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     // Organization defaults, future expiry and repeated resources are checked there; nothing is written on failure.
     await addPermissions(caller.apiKeyId, data.user.userId, data.permissions.resources);

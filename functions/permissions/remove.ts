@@ -1,5 +1,6 @@
 import { removePermissions } from '../../shared/domain/permissions';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { clientId, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
@@ -17,9 +18,13 @@ export const schema = z.object({
   }),
 });
 
+/** Keyed by resource id. */
+export const result = batchOf(itemResult({}));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const results = await removePermissions(caller.apiKeyId, data.userId, data.permissions.resources);
     return { message: 'Permissions removed.', data: results };

@@ -1,5 +1,6 @@
 import { addGroups } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { clientId, nonEmptyText, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
@@ -11,9 +12,13 @@ export const schema = z.object({
   organizationUserGroups: nonEmptyUniqueListOf(group, (item) => item.groupId, 'a groupId'),
 });
 
+/** Keyed by groupId; `id` is the group's id, absent on an item not written. */
+export const result = batchOf(itemResult({ id: z.optional(z.string()) }));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const { organizationId, createOrganization = false, organizationUserGroups } = data;
     const results = await addGroups(caller.apiKeyId, organizationId, organizationUserGroups, createOrganization);

@@ -1,5 +1,6 @@
 import { removeGroupMembers } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
@@ -16,9 +17,13 @@ export const schema = z.object({
   ),
 );
 
+/** Keyed by userId; `organizationUserGroupId` absent on an item not written. */
+export const result = batchOf(itemResult({ organizationUserGroupId: z.optional(z.string()) }));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const members = data.userIds === undefined ? { all: true as const } : { userIds: data.userIds };
     const results = await removeGroupMembers(caller.apiKeyId, data.organizationId, data.organizationUserGroupId, members);

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { deleteUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { levelFields, nonEmptyUniqueIds, notBothDocumentAndFolder } from '../../shared/http/schemas';
 
 export const schema = z
@@ -10,8 +11,12 @@ export const schema = z
   })
   .check(notBothDocumentAndFolder());
 
+/** Keyed by userId. */
+export const result = batchOf(itemResult({}));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => ({ message: 'Users deleted successfully.', data: await deleteUsers(caller.apiKeyId, data) }),
 });

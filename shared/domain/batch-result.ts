@@ -10,17 +10,21 @@ import { logger } from '../core/logger';
 
 export type ItemResult = { success: boolean; message: string } & Record<string, unknown>;
 
-export type BatchResult = Record<string, ItemResult>;
+/** A batch keyed by item id; `I` names the fields its items carry (the operation's result schema checks them). */
+export type BatchResult<I extends ItemResult = ItemResult> = Record<string, I>;
+
+/** An item not done, with the reason and no other field (notWritten, or an item the operation refuses). */
+export type ItemFailure = { success: false; message: string };
 
 /** Builds the keyed result in the order of `ids`. */
-export function batchResult<T>(items: readonly T[], idOf: (item: T) => string, resultOf: (item: T) => ItemResult): BatchResult {
-  const result: BatchResult = {};
+export function batchResult<T, I extends ItemResult = ItemResult>(items: readonly T[], idOf: (item: T) => string, resultOf: (item: T) => I): BatchResult<I> {
+  const result: BatchResult<I> = {};
   for (const item of items) result[idOf(item)] = resultOf(item);
   return result;
 }
 
 /** The result of an item left unwritten because `failure` stopped the request part way. */
-export function notWritten(failure: unknown): ItemResult {
+export function notWritten(failure: unknown): ItemFailure {
   return { success: false, message: `Not written, the request stopped part way: ${publicErrorOf(failure).message}` };
 }
 
@@ -51,11 +55,11 @@ export async function reportOf(write: Promise<void>): Promise<WriteReport> {
  * notWritten when it threw. When every write threw, nothing was written: the first error is thrown, so the
  * request fails as a whole.
  */
-export async function settleEach<T>(
+export async function settleEach<T, I extends ItemResult = ItemResult>(
   items: readonly T[],
   idOf: (item: T) => string,
-  write: (item: T) => Promise<ItemResult>,
-): Promise<BatchResult> {
+  write: (item: T) => Promise<I>,
+): Promise<BatchResult<I | ItemFailure>> {
   const settled = await Promise.allSettled(items.map(write));
   const failures = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
   if (failures.length > 0 && failures.length === settled.length) throw failures[0];

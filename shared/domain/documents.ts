@@ -23,7 +23,7 @@ import {
   type DocumentRecord,
 } from '../db/organization';
 import { namedPage } from '../db/query';
-import { batchResult, notWritten, reportOf, settleEach, type BatchResult } from './batch-result';
+import { batchResult, notWritten, reportOf, settleEach, type BatchResult, type ItemFailure } from './batch-result';
 import { NotFoundError } from '../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
 
@@ -44,6 +44,9 @@ export interface DocumentView {
   disabled: boolean;
   metadata?: Record<string, string>;
 }
+
+/** A document's item in Add Documents and Update Documents: its id, unless not written. */
+export type DocumentResult = { success: boolean; id: string; message: string };
 
 const NOT_FOUND_MESSAGE = 'Document does not exist.';
 
@@ -68,7 +71,7 @@ export async function addDocuments(
   organizationId: string,
   documents: readonly DocumentInput[],
   options: { createOrganization: boolean },
-): Promise<BatchResult> {
+): Promise<BatchResult<DocumentResult | ItemFailure>> {
   const now = Date.now();
   const organization = options.createOrganization
     ? ensureOrganizationItem(apiKeyId, organizationId, now)
@@ -113,7 +116,7 @@ async function updateOne(apiKeyId: string, organizationId: string, documentId: s
  * Updates the fields present in each of `documents`; an unknown document is a per-item failure. One transaction
  * each. Throws FailedPreconditionError (nothing written) when any of them is being migrated.
  */
-export async function updateDocuments(apiKeyId: string, organizationId: string, documents: readonly DocumentInput[]): Promise<BatchResult> {
+export async function updateDocuments(apiKeyId: string, organizationId: string, documents: readonly DocumentInput[]): Promise<BatchResult<DocumentResult | ItemFailure>> {
   const now = Date.now();
   await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documents.map((document) => document.documentId)));
   return settleEach(documents, (document) => document.documentId, async (document) => {
@@ -131,7 +134,7 @@ export async function setDocumentsDisabled(
   organizationId: string,
   documentIds: readonly string[],
   disabled: boolean,
-): Promise<BatchResult> {
+): Promise<BatchResult<{ success: true; disabled: boolean; message: string } | ItemFailure>> {
   const now = Date.now();
   await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documentIds));
   return settleEach(documentIds, (documentId) => documentId, async (documentId) =>

@@ -124,7 +124,7 @@ export async function activePermissions(apiKeyId: string, userId: string, organi
  * reported as not existing, the same view Get Permissions gives. Throws InvalidArgumentError, and
  * FailedPreconditionError when a document is being migrated.
  */
-export async function removePermissions(apiKeyId: string, userId: string, inputs: readonly ResourceInput[], now = Date.now()): Promise<BatchResult> {
+export async function removePermissions(apiKeyId: string, userId: string, inputs: readonly ResourceInput[], now = Date.now()): Promise<BatchResult<{ success: boolean; message: string }>> {
   const resources: Resource[] = resolveResources(inputs, RESOURCES_PATH).map(({ type, id, organizationId }) => ({ type, id, organizationId }));
   await assertDocumentsWritable(apiKeyId, resources.flatMap(lockedBy));
   const stored = await getGrants(apiKeyId, userId, resources);

@@ -14,9 +14,12 @@ import {
   queryGroupMembers,
   type UserGroup,
 } from '../db/user-group';
-import { batchResult, notWritten, reportOf, type BatchResult } from './batch-result';
+import { batchResult, notWritten, reportOf, type BatchResult, type ItemFailure } from './batch-result';
 import { NotFoundError } from '../core/errors';
 import { writeGroupsGuarded } from './document-locks';
+
+/** A user's item in Add Users to Group and Delete Users from Group: the group, unless not written. */
+export type MemberResult = { success: boolean; organizationUserGroupId: string; message: string };
 
 /** Members read (and deleted) per round of a deleteAll: well under a 1 MB query page. */
 const DELETE_ALL_PAGE = 500;
@@ -31,7 +34,7 @@ export async function addGroups(
   groups: ReadonlyArray<Omit<UserGroup, 'organizationId'>>,
   createOrganization: boolean,
   now = Date.now(),
-): Promise<BatchResult> {
+): Promise<BatchResult<{ success: true; id: string; message: string } | ItemFailure>> {
   if (!createOrganization && !(await organizationExists(apiKeyId, organizationId))) throw new NotFoundError('Organization not found.');
   // Puts replace: a group sent again takes the new name, so a retried request ends in the same state. The
   // organization is created in the first transaction, so a request that writes no group creates nothing.
@@ -51,7 +54,7 @@ async function requireGroup(apiKeyId: string, organizationId: string, groupId: s
 }
 
 /** Adds the users to the group (adding a member again changes nothing). Throws NotFoundError for an unknown group. */
-export async function addGroupMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<BatchResult> {
+export async function addGroupMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<BatchResult<MemberResult | ItemFailure>> {
   await requireGroup(apiKeyId, organizationId, groupId);
   const report = await reportOf(batchWriteEach(userIds.map((userId) => putRequest(groupMemberItem(apiKeyId, organizationId, groupId, userId)))));
   return batchResult(userIds.map((userId, i) => ({ userId, i })), ({ userId }) => userId, ({ i }) =>
@@ -72,7 +75,7 @@ export async function removeGroupMembers(
   organizationId: string,
   groupId: string,
   members: MembersToRemove,
-): Promise<BatchResult> {
+): Promise<BatchResult<MemberResult | ItemFailure>> {
   await requireGroup(apiKeyId, organizationId, groupId);
   const outcome = 'all' in members
     ? await removeAllMembers(apiKeyId, organizationId, groupId)

@@ -25,7 +25,7 @@ import {
 import { stableUserId, upsertProfileItem } from '../db/profile';
 import { keyString } from '../db/batch';
 import { MAX_TRANSACT_ITEMS, deleteItem, type TransactItem } from '../db/transact';
-import { notWritten, reportOf, type BatchResult } from './batch-result';
+import { notWritten, reportOf, type BatchResult, type ItemFailure } from './batch-result';
 import { NotFoundError } from '../core/errors';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded, type DocumentRef, type WriteGroup } from './document-locks';
 
@@ -36,6 +36,9 @@ export interface UserInput {
   initial?: string;
   accessRole?: Role;
 }
+
+/** A user's item in Add Users and Update Users: `id` is the user's stable opaque id in the tenant (docs/decisions.md §4). */
+export type UserResult = { success: boolean; id: string; message: string };
 
 export interface LevelInput {
   organizationId: string;
@@ -84,7 +87,7 @@ export interface AddUsersInput extends LevelInput {
  * Adds (or updates, idempotently) users at the level. Throws NotFoundError when the document or folder is
  * missing and may not be created; nothing is written then.
  */
-export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Date.now()): Promise<BatchResult> {
+export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Date.now()): Promise<BatchResult<UserResult | ItemFailure>> {
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const leading = await structureItems(apiKeyId, input, now);
@@ -109,7 +112,7 @@ export interface UpdateUsersInput extends LevelInput {
 }
 
 /** Updates the given fields of users that are members at the level; others get `success:false`. */
-export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Promise<BatchResult> {
+export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Promise<BatchResult<UserResult | ItemFailure>> {
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const members = await getMemberships(apiKeyId, input.organizationId, level, input.users.map((user) => user.userId));
@@ -148,7 +151,7 @@ export interface DeleteUsersInput extends LevelInput {
  * concern a document check its migration lock. Throws FailedPreconditionError (nothing written) when a document
  * the request would change is being migrated.
  */
-export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Promise<BatchResult> {
+export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Promise<BatchResult<{ success: boolean; message: string }>> {
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const entriesByUser = new Map<string, UserEntry[]>();
