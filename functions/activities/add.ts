@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { FEATURE_TYPES, MAX_RECORD_BYTES, addActivities } from '../../shared/domain/activities';
 import { operation } from '../../shared/http/operation';
+import { answer } from '../../shared/http/results';
 import { clientId, jsonObject, listOf, maybeEmptyText, noDuplicateIds, nonEmptyText, userReference } from '../../shared/http/schemas';
 
 const activity = z.object({
@@ -29,11 +30,16 @@ export const schema = z.object({
   activities: listOf(activity).check(z.minLength(1, 'Must not be empty.'), noDuplicateIds((a: { id?: string }) => a.id, 'an id')),
 });
 
+/** The batch is all or nothing: a success names how many records were added, found unchanged and skipped. */
+export const result = answer(z.object({ success: z.literal(true), message: z.string() }));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const message = await addActivities(caller.apiKeyId, data);
-    return { message, data: { success: true, message } };
+    // `satisfies` keeps `success` the literal the result names (inference alone widens it to boolean).
+    return { message, data: { success: true, message } } satisfies z.input<typeof result>;
   },
 });

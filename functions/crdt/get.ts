@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { getCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
+import { answer, clientObject } from '../../shared/http/results';
 import { clientId } from '../../shared/http/schemas';
 
 export const schema = z.object({
@@ -11,9 +12,35 @@ export const schema = z.object({
   format: z.optional(z.enum(['json', 'yjs'])),
 });
 
+/** What every record has besides its content: the editor id, and when and by whom (null: not said) it was last changed. */
+const head = { id: z.string(), lastUpdate: z.iso.datetime(), lastUpdatedBy: z.nullable(z.string()), sessionId: z.null() };
+
+/** `data` by the editor's type: a string for text and xml (its string form), an object for map, an array for array. */
+const text = () => z.string();
+const map = () => clientObject();
+const array = () => z.array(z.unknown());
+
+/** A record with `format: 'yjs'`: with the Yjs state (base64), the type that `data` matches and the contentKey. */
+const yjsRecord = <T extends string, D extends z.core.SomeType>(type: T, data: D) =>
+  z.object({ data, ...head, state: z.string(), type: z.literal(type), contentKey: z.string() });
+
+/** One record per editor (none for an unknown editorId); `format: 'json'` (the default) gives the plain value only. */
+export const result = answer(
+  z.array(
+    z.union([
+      z.object({ data: z.union([text(), map(), array()]), ...head }),
+      yjsRecord('text', text()),
+      yjsRecord('xml', text()),
+      yjsRecord('map', map()),
+      yjsRecord('array', array()),
+    ]),
+  ),
+);
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => ({
     message: 'CRDT data retrieved successfully.',
     data: await getCrdtData(caller.apiKeyId, data),

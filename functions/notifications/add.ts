@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { addNotification } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
+import { answer } from '../../shared/http/results';
 import { clientId, listOf, maybeEmptyText, noDuplicateIds, notificationContent, userReference } from '../../shared/http/schemas';
 
 export const schema = z.object({
@@ -19,9 +20,13 @@ export const schema = z.object({
   verifyUserPermissions: z.optional(z.boolean()),
 });
 
+/** The id of the notification added (or updated, when `notificationId` named an existing one). */
+export const result = answer(z.object({ notificationId: z.string() }));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => ({
     message: 'Notification added successfully.',
     data: { notificationId: await addNotification(caller.apiKeyId, data) },

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
-import { readNotificationConfig } from '../../shared/domain/notification-config';
+import { CONFIG_LEVELS, readNotificationConfig } from '../../shared/domain/notification-config';
 import { operation } from '../../shared/http/operation';
+import { answer } from '../../shared/http/results';
 import { clientId, listOf, noDuplicateIds } from '../../shared/http/schemas';
 
 export const schema = z
@@ -17,9 +18,18 @@ export const schema = z
     }),
   );
 
+/** One entry per requested document, after the organization's entry when `getOrganizationConfig` asks for it. */
+const entry = z.object({
+  config: z.object({ inbox: z.enum(CONFIG_LEVELS), email: z.enum(CONFIG_LEVELS) }),
+  metadata: z.object({ organizationId: z.string(), apiKey: z.string(), documentId: z.optional(z.string()), userId: z.string() }),
+});
+
+export const result = answer(z.array(entry));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => ({
     message: 'Notification config retrieved successfully.',
     data: await readNotificationConfig(caller.apiKeyId, data),

@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
-import { setNotificationConfig } from '../../shared/domain/notification-config';
+import { CONFIG_LEVELS, setNotificationConfig } from '../../shared/domain/notification-config';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 
-const configLevel = () => z.enum(['ALL', 'MINE', 'NONE']);
+const configLevel = () => z.enum(CONFIG_LEVELS);
 
 export const schema = z.object({
   organizationId: clientId(),
@@ -14,8 +15,12 @@ export const schema = z.object({
     .check(z.refine((config) => config.inbox !== undefined || config.email !== undefined, 'Must set inbox or email.')),
 });
 
+/** Keyed by user id: `userId` on the users whose settings were written, absent on those not written. */
+export const result = batchOf(itemResult({ userId: z.optional(z.string()) }));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => ({ message: 'Notification config set successfully.', data: await setNotificationConfig(caller.apiKeyId, data) }),
 });

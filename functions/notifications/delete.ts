@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { deleteNotifications } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 
 export const schema = z
@@ -19,8 +20,12 @@ export const schema = z
     }),
   );
 
+/** Keyed by notification id: deleted, removed from the user's feed, not found, or not written. */
+export const result = batchOf(itemResult({}));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => ({ message: 'Notifications deleted successfully.', data: await deleteNotifications(caller.apiKeyId, data) }),
 });

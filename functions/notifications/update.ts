@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { updateNotifications } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { clientId, listOf, nonEmptyUniqueListOf, notificationContent } from '../../shared/http/schemas';
 
 const notification = z.object({
@@ -23,9 +24,13 @@ export const schema = z.object({
   ]),
 });
 
+/** Keyed by notification id: updated, not found, or not written. */
+export const result = batchOf(itemResult({}));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const notifications = Array.isArray(data.notifications) ? data.notifications : [data.notifications];
     return { message: 'Notifications updated successfully.', data: await updateNotifications(caller.apiKeyId, { ...data, notifications }) };

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { addRecordings } from '../../shared/domain/recordings';
 import { operation } from '../../shared/http/operation';
+import { batchOf, itemResult } from '../../shared/http/results';
 import { clientId, httpUrl, listOf, maybeEmptyText, noDuplicateIds } from '../../shared/http/schemas';
 
 const MAX_RECORDING_BYTES = 256 * 1024;
@@ -52,9 +53,13 @@ export const schema = z.object({
   ),
 });
 
+/** Keyed by annotationId: added, updated, in another document, or not written (docs/decisions.md §10). */
+export const result = batchOf(itemResult({}));
+
 export const handler = operation({
   auth: 'apiKey',
   schema,
+  result,
   handle: async ({ data, caller }) => {
     const result = await addRecordings(caller.apiKeyId, data);
     return { message: 'Recordings added successfully.', data: result };

@@ -33,8 +33,9 @@ export interface NotificationRecord {
   organizationId: string;
   documentId: string;
   locationId?: string;
-  actionUser?: NotificationUser;
-  displayHeadlineMessageTemplate?: string;
+  /** Required by Add Notification, and an update never removes it: every stored notification has one. */
+  actionUser: NotificationUser;
+  displayHeadlineMessageTemplate: string;
   displayHeadlineMessageTemplateData?: Record<string, unknown>;
   displayBodyMessage?: string;
   notificationSource?: string;
@@ -47,7 +48,8 @@ export interface NotificationRecord {
   timestamp: number;
 }
 
-export type ConfigLevel = 'ALL' | 'MINE' | 'NONE';
+export const CONFIG_LEVELS = ['ALL', 'MINE', 'NONE'] as const;
+export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
 export interface NotificationConfig {
   inbox: ConfigLevel;
   email: ConfigLevel;

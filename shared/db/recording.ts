@@ -45,6 +45,8 @@ export interface RecordingContent {
 }
 
 export interface RecordingRecord extends RecordingContent {
+  /** Always stored: Add Recordings sets `recorder` when the client gives none (shared/domain/recordings.ts). */
+  type: string;
   organizationId: string;
   documentId: string;
   annotationId: string;

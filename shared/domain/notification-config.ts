@@ -3,10 +3,12 @@
  * organization and per document. A document's level falls back, field by field, to the user's organization
  * level, then to ALL.
  */
-import { getConfigs, setConfigItem, type NotificationConfig, type StoredConfig } from '../db/notification';
-import { notWritten, reportOf, type BatchResult } from './batch-result';
+import { CONFIG_LEVELS, getConfigs, setConfigItem, type NotificationConfig, type StoredConfig } from '../db/notification';
+import { notWritten, reportOf } from './batch-result';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
 import { withoutUndefined } from '../core/objects';
+
+export { CONFIG_LEVELS };
 
 const DEFAULT: NotificationConfig = { inbox: 'ALL', email: 'ALL' };
 
@@ -36,6 +38,13 @@ export async function readNotificationConfig(
   return entries;
 }
 
+/** One user's result: with `userId` when the settings were written; without it when not (notWritten). */
+export interface ConfigSetResult {
+  success: boolean;
+  message: string;
+  userId?: string;
+}
+
 /**
  * Sets the given levels for each user, at the organization or at each document; levels not given are kept.
  * Settings of a document are written with its migration-lock check: throws FailedPreconditionError (nothing
@@ -44,7 +53,7 @@ export async function readNotificationConfig(
 export async function setNotificationConfig(
   apiKeyId: string,
   input: { organizationId: string; userIds: string[]; documentIds?: string[]; config: StoredConfig },
-): Promise<BatchResult> {
+): Promise<Record<string, ConfigSetResult>> {
   const targets = input.documentIds ?? [undefined];
   await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, input.documentIds ?? []));
   const given: StoredConfig = withoutUndefined(input.config);

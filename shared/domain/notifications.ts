@@ -42,6 +42,8 @@ export interface NotificationContent {
 
 export interface AddNotificationInput extends NotificationContent {
   organizationId: string;
+  actionUser: NotificationUser;
+  displayHeadlineMessageTemplate: string;
   documentId: string;
   createOrganization?: boolean;
   createDocument?: boolean;

@@ -22,8 +22,7 @@ import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../d
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { checkContent, checkEditorId } from './input-rules';
-import type { JsonValue } from './json-value';
-import { buildState, editorState, mergeUpdate, readValue, replacementOf } from './yjs-state';
+import { buildState, editorState, mergeUpdate, readContent, replacementOf, type CrdtContent, type CrdtValue } from './yjs-state';
 
 export const DEFAULT_CONTENT_KEY = 'content';
 /**
@@ -47,17 +46,19 @@ export interface CrdtUpdateInput extends CrdtContentInput {
   yjsUpdate?: string;
 }
 
-/** The record of Get CRDT Data; `state`, `type` and `contentKey` only with `format: 'yjs'`. */
-export interface CrdtRecord {
-  data: JsonValue;
+/** The record of Get CRDT Data in `format: 'json'`: the plain value and who changed it when. */
+export interface CrdtJsonRecord {
+  data: CrdtValue;
   id: string;
   lastUpdate: string;
   lastUpdatedBy: string | null;
   sessionId: null;
-  state?: string;
-  type?: CrdtType;
-  contentKey?: string;
 }
+
+/** With `format: 'yjs'`, the record adds the Yjs state (base64), the type (which `data` matches) and the contentKey. */
+export type CrdtYjsRecord = Omit<CrdtJsonRecord, 'data'> & CrdtContent & { state: string; contentKey: string };
+
+export type CrdtRecord = CrdtJsonRecord | CrdtYjsRecord;
 
 function checkStateSize(state: Uint8Array): Uint8Array {
   if (state.length > MAX_STATE_BYTES) {
@@ -141,15 +142,17 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
 
 function toRecord(editor: StoredEditor, format: 'json' | 'yjs'): CrdtRecord {
   const state = editorState(editor);
-  const record: CrdtRecord = {
-    data: readValue(state, editor.type, editor.contentKey),
+  const content = readContent(state, editor.type, editor.contentKey);
+  const record: CrdtJsonRecord = {
+    data: content.data,
     id: editor.editorId,
     lastUpdate: editor.lastUpdate,
     lastUpdatedBy: editor.lastUpdatedBy,
     sessionId: editor.sessionId,
   };
-  if (format === 'yjs') Object.assign(record, { state: Buffer.from(state).toString('base64'), type: editor.type, contentKey: editor.contentKey });
-  return record;
+  if (format === 'json') return record;
+  // `content` spread after `state` adds `type` there and leaves `data` first, where the record has it.
+  return { ...record, state: Buffer.from(state).toString('base64'), ...content, contentKey: editor.contentKey };
 }
 
 /**

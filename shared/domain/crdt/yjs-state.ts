@@ -31,6 +31,19 @@ function toYValue(value: JsonValue): unknown {
 }
 
 /**
+ * An editor's content as a plain value, with its type: text and xml a string (xml in its canonical string form),
+ * map an object, array an array.
+ */
+export type CrdtContent =
+  | { type: 'text'; data: string }
+  | { type: 'xml'; data: string }
+  | { type: 'map'; data: JsonObject }
+  | { type: 'array'; data: JsonValue[] };
+
+/** The plain value of an editor's content: what Get CRDT Data answers as `data`. */
+export type CrdtValue = CrdtContent['data'];
+
+/**
  * The plain JSON value of Yjs content, whatever a client stored in it. Object.fromEntries keeps a `__proto__`
  * key as data (Yjs's toJSON would drop it). Throws InvalidArgumentError beyond MAX_DEPTH.
  */
@@ -38,8 +51,8 @@ function plain(value: unknown, depth: number): JsonValue {
   if (depth > MAX_DEPTH) throw tooDeep();
   if (value instanceof Y.XmlFragment || value instanceof Y.XmlText || value instanceof Y.XmlHook) return xmlString(value, depth);
   if (value instanceof Y.Text) return value.toString();
-  if (value instanceof Y.Map) return Object.fromEntries([...value.entries()].map(([key, item]) => [key, plain(item, depth + 1)]));
-  if (value instanceof Y.Array) return value.toArray().map((item) => plain(item, depth + 1));
+  if (value instanceof Y.Map) return plainMap(value, depth);
+  if (value instanceof Y.Array) return plainArray(value, depth);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   // A subdocument is a document of its own, not content of this one.
   if (value instanceof Y.Doc) return null;
@@ -49,6 +62,13 @@ function plain(value: unknown, depth: number): JsonValue {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   return null;
 }
+
+/** A Y.Map's plain value (`depth`: its own, see plain). */
+const plainMap = (map: Y.Map<unknown>, depth: number): JsonObject =>
+  Object.fromEntries([...map.entries()].map(([key, item]) => [key, plain(item, depth + 1)]));
+
+/** A Y.Array's plain value (`depth`: its own, see plain). */
+const plainArray = (array: Y.Array<unknown>, depth: number): JsonValue[] => array.toArray().map((item) => plain(item, depth + 1));
 
 function load(state: Uint8Array): Y.Doc {
   const doc = new Y.Doc();
@@ -69,16 +89,16 @@ export function editorState(editor: Pick<StoredEditor, 'state' | 'deltas'>): Uin
   return Y.encodeStateAsUpdate(doc);
 }
 
-function rootValue(doc: Y.Doc, type: CrdtType, contentKey: string): JsonValue {
+function rootContent(doc: Y.Doc, type: CrdtType, contentKey: string): CrdtContent {
   switch (type) {
     case 'text':
-      return doc.getText(contentKey).toString();
+      return { type, data: doc.getText(contentKey).toString() };
     case 'map':
-      return plain(doc.getMap(contentKey), 0);
+      return { type, data: plainMap(doc.getMap(contentKey), 0) };
     case 'array':
-      return plain(doc.getArray(contentKey), 0);
+      return { type, data: plainArray(doc.getArray(contentKey), 0) };
     case 'xml':
-      return xmlString(doc.getXmlFragment(contentKey));
+      return { type, data: xmlString(doc.getXmlFragment(contentKey)) };
   }
 }
 
@@ -114,9 +134,14 @@ export function buildState(type: CrdtType, contentKey: string, data: JsonValue, 
   return Y.encodeStateAsUpdate(doc);
 }
 
+/** The content of a state, as a plain value with its type (CrdtContent). */
+export function readContent(state: Uint8Array, type: CrdtType, contentKey: string): CrdtContent {
+  return rootContent(load(state), type, contentKey);
+}
+
 /** The plain value of a state: a string for text and xml (its canonical string form), an object, or an array. */
-export function readValue(state: Uint8Array, type: CrdtType, contentKey: string): JsonValue {
-  return rootValue(load(state), type, contentKey);
+export function readValue(state: Uint8Array, type: CrdtType, contentKey: string): CrdtValue {
+  return readContent(state, type, contentKey).data;
 }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
@@ -239,6 +264,6 @@ export function mergeUpdate(state: Uint8Array, update: Uint8Array, type: CrdtTyp
   } catch {
     throw new InvalidArgumentError('yjsUpdate is not a valid Yjs update.');
   }
-  rootValue(doc, type, contentKey);
+  rootContent(doc, type, contentKey);
   return Y.encodeStateAsUpdate(doc);
 }
