@@ -2,9 +2,10 @@ import * as z from 'zod/mini';
 import { addCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
 import { messageOnly } from '../../shared/http/results';
-import { crdtFields } from '../../shared/http/schemas';
+import { crdtFields, documentedRules } from '../../shared/http/schemas';
 
-export const schema = z.object(crdtFields());
+/** The domain checks editorId, type and data to answer the contract's own messages ("Type is required."). */
+export const schema = documentedRules(z.object(crdtFields()), { required: ['organizationId', 'documentId', 'editorId', 'type', 'data'] });
 
 export const result = messageOnly();
 

@@ -25,8 +25,11 @@ export const schema = documentedRules(z
     }),
   ), {
   allOf: [
-    { not: { required: ['documentId', 'folderId'] } },
-    { if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] }, then: { not: { anyOf: [{ required: ['documentId'] }, { required: ['folderId'] }] } } },
+    { not: { properties: { documentId: {}, folderId: {} }, required: ['documentId', 'folderId'] } },
+    {
+      if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
+      then: { not: { anyOf: [{ properties: { documentId: {} }, required: ['documentId'] }, { properties: { folderId: {} }, required: ['folderId'] }] } },
+    },
     { if: { properties: { groupByDocumentId: { const: true } }, required: ['groupByDocumentId'] }, then: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] } },
   ],
 });

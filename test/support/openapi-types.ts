@@ -1044,21 +1044,36 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                name: string;
+                                owner: {
+                                    email: string;
+                                    id: string;
+                                    name: string;
+                                    avatar: string;
+                                };
+                                authToken: string;
+                                apiKeyList: {
+                                    [key: string]: {
+                                        id: string;
+                                        apiKeyName: string;
+                                        /** @enum {string} */
+                                        type: "testing" | "production";
+                                    };
+                                };
+                            };
                         };
                     };
                 };
@@ -1092,21 +1107,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                apiKeyName: string;
+                                /** @enum {string} */
+                                type: "testing" | "production";
+                            }[];
                             nextPageToken?: string;
-                            pageToken?: string;
                         };
                     };
                 };
@@ -1143,21 +1161,20 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                apiKey: string;
+                            };
                         };
                     };
                 };
@@ -1191,21 +1208,25 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                apiKey: string;
+                                authTokens: {
+                                    token: string;
+                                    name: string;
+                                    domains: string[];
+                                }[];
+                            };
                         };
                     };
                 };
@@ -1239,21 +1260,25 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                apiKey: string;
+                                newAuthToken: {
+                                    token: string;
+                                    name: string;
+                                    domains: string[];
+                                };
+                            };
                         };
                     };
                 };
@@ -1296,21 +1321,29 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                activityServiceConfig: {
+                                    isEnabled: boolean;
+                                    enabledTime?: number;
+                                    immutable?: boolean;
+                                    triggers?: {
+                                        comment?: {
+                                            [key: string]: boolean;
+                                        };
+                                    };
+                                };
+                            };
                         };
                     };
                 };
@@ -1342,21 +1375,29 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                activityServiceConfig: {
+                                    isEnabled: boolean;
+                                    enabledTime?: number;
+                                    immutable?: boolean;
+                                    triggers?: {
+                                        comment?: {
+                                            [key: string]: boolean;
+                                        };
+                                    };
+                                };
+                            };
                         };
                     };
                 };
@@ -1403,21 +1444,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    id?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -1461,21 +1505,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    id?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -1513,7 +1560,7 @@ export interface operations {
                         /** @default 1000 */
                         pageSize?: number;
                         pageToken?: string;
-                    };
+                    } & (unknown & unknown & unknown);
                 };
             };
         };
@@ -1585,21 +1632,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -1636,21 +1685,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -1697,21 +1748,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
                         };
                     };
                 };
@@ -1746,21 +1793,26 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                /** @enum {string} */
+                                type: "organization" | "document" | "folder";
+                                id: string;
+                                organizationId: string;
+                                /** @enum {string} */
+                                accessRole: "viewer" | "editor";
+                                expiresAt?: number;
+                            }[];
                         };
                     };
                 };
@@ -1802,21 +1854,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -1855,21 +1909,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    id?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -1905,21 +1962,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    organizationUserGroupId?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -1956,21 +2016,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    organizationUserGroupId?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -2012,21 +2075,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    id?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -2065,20 +2131,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                documentId: string;
+                                documentName: string;
+                                folderId?: string;
+                                /** @enum {string} */
+                                accessType: "organizationPrivate" | "restricted" | "public";
+                                disabled: boolean;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
                             pageToken?: string;
                         };
                     };
@@ -2121,21 +2195,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    id?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -2171,21 +2248,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    disabled?: boolean;
+                                };
+                            };
                         };
                     };
                 };
@@ -2221,21 +2301,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    disabled?: boolean;
+                                };
+                            };
                         };
                     };
                 };
@@ -2271,21 +2354,20 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                migrationId: string;
+                            };
                         };
                     };
                 };
@@ -2320,21 +2402,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                migrationId: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed";
+                                error?: string;
+                            };
                         };
                     };
                 };
@@ -2390,21 +2474,20 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                notificationId: string;
+                            };
                         };
                     };
                 };
@@ -2447,20 +2530,47 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                notificationSource?: string;
+                                notificationSourceData?: {
+                                    [key: string]: unknown;
+                                };
+                                actionUser: {
+                                    userId: string;
+                                    name?: string;
+                                    email?: string;
+                                };
+                                displayHeadlineMessageTemplate: string;
+                                displayHeadlineMessageTemplateData?: {
+                                    [key: string]: unknown;
+                                };
+                                displayBodyMessage?: string;
+                                notifyUsers: {
+                                    userId: string;
+                                    name?: string;
+                                    email?: string;
+                                }[];
+                                readByUserIds: string[];
+                                metadata: {
+                                    apiKey: string;
+                                    organizationId: string;
+                                    documentId: string;
+                                    locationId?: string;
+                                };
+                                timestamp: number;
+                            }[];
                             pageToken?: string;
                         };
                     };
@@ -2526,21 +2636,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -2578,21 +2690,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -2630,21 +2744,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -2681,21 +2797,31 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                config: {
+                                    /** @enum {string} */
+                                    inbox: "ALL" | "MINE" | "NONE";
+                                    /** @enum {string} */
+                                    email: "ALL" | "MINE" | "NONE";
+                                };
+                                metadata: {
+                                    organizationId: string;
+                                    apiKey: string;
+                                    documentId?: string;
+                                    userId: string;
+                                };
+                            }[];
                         };
                     };
                 };
@@ -2737,21 +2863,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    userId?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -2806,21 +2935,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                /** @constant */
+                                success: true;
+                                message: string;
+                            };
                         };
                     };
                 };
@@ -2865,20 +2995,47 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                /** @enum {string} */
+                                featureType: "comment" | "reaction" | "recorder" | "crdt" | "custom";
+                                actionType: string;
+                                actionUser?: {
+                                    userId: string;
+                                    name?: string;
+                                    email?: string;
+                                };
+                                targetEntityId?: string;
+                                targetSubEntityId?: string;
+                                changes?: {
+                                    [key: string]: unknown;
+                                };
+                                entityData?: unknown;
+                                entityTargetData?: unknown;
+                                displayMessageTemplate?: string;
+                                displayMessageTemplateData?: {
+                                    [key: string]: unknown;
+                                };
+                                actionIcon?: string;
+                                isActivityResolverUsed?: boolean;
+                                metadata: {
+                                    apiKey: string;
+                                    organizationId: string;
+                                    documentId?: string;
+                                };
+                                timestamp: number;
+                            }[];
                             pageToken?: string;
                         };
                     };
@@ -2923,21 +3080,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                useEmailService: boolean;
+                                emailServiceConfig: {
+                                    /** @enum {string} */
+                                    type?: "default" | "sendgrid" | "custom";
+                                    apiKey?: string;
+                                    fromEmail?: string;
+                                    fromCompany?: string;
+                                    triggers?: {
+                                        [key: string]: boolean;
+                                    };
+                                };
+                            };
                         };
                     };
                 };
@@ -2969,21 +3135,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                useEmailService: boolean;
+                                emailServiceConfig: {
+                                    /** @enum {string} */
+                                    type?: "default" | "sendgrid" | "custom";
+                                    apiKey?: string;
+                                    fromEmail?: string;
+                                    fromCompany?: string;
+                                    triggers?: {
+                                        [key: string]: boolean;
+                                    };
+                                };
+                            };
                         };
                     };
                 };
@@ -3021,21 +3196,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                aiModelApiKey: {
+                                    /** @enum {string} */
+                                    provider: "openai" | "anthropic" | "gemini";
+                                    customerApiKey: string;
+                                }[];
+                            };
                         };
                     };
                 };
@@ -3067,21 +3245,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                aiModelApiKey: {
+                                    /** @enum {string} */
+                                    provider: "openai" | "anthropic" | "gemini";
+                                    customerApiKey: string;
+                                }[];
+                            };
                         };
                     };
                 };
@@ -3111,10 +3292,10 @@ export interface operations {
                     data: {
                         organizationId: string;
                         documentId: string;
-                        editorId?: "" | string;
+                        editorId: "" | string;
                         /** @enum {string} */
-                        type?: "text" | "map" | "array" | "xml";
-                        data?: unknown;
+                        type: "text" | "map" | "array" | "xml";
+                        data: unknown;
                         contentKey?: string;
                         userId?: string;
                     };
@@ -3122,21 +3303,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
                         };
                     };
                 };
@@ -3174,21 +3351,73 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: ({
+                                data: string | {
+                                    [key: string]: unknown;
+                                } | unknown[];
+                                id: string;
+                                /** Format: date-time */
+                                lastUpdate: string;
+                                lastUpdatedBy: string | null;
+                                sessionId: null;
+                            } | {
+                                data: string;
+                                id: string;
+                                /** Format: date-time */
+                                lastUpdate: string;
+                                lastUpdatedBy: string | null;
+                                sessionId: null;
+                                state: string;
+                                /** @constant */
+                                type: "text";
+                                contentKey: string;
+                            } | {
+                                data: string;
+                                id: string;
+                                /** Format: date-time */
+                                lastUpdate: string;
+                                lastUpdatedBy: string | null;
+                                sessionId: null;
+                                state: string;
+                                /** @constant */
+                                type: "xml";
+                                contentKey: string;
+                            } | {
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                id: string;
+                                /** Format: date-time */
+                                lastUpdate: string;
+                                lastUpdatedBy: string | null;
+                                sessionId: null;
+                                state: string;
+                                /** @constant */
+                                type: "map";
+                                contentKey: string;
+                            } | {
+                                data: unknown[];
+                                id: string;
+                                /** Format: date-time */
+                                lastUpdate: string;
+                                lastUpdatedBy: string | null;
+                                sessionId: null;
+                                state: string;
+                                /** @constant */
+                                type: "array";
+                                contentKey: string;
+                            })[];
                         };
                     };
                 };
@@ -3218,33 +3447,34 @@ export interface operations {
                     data: {
                         organizationId: string;
                         documentId: string;
-                        editorId?: "" | string;
+                        editorId: "" | string;
                         /** @enum {string} */
                         type?: "text" | "map" | "array" | "xml";
                         data?: unknown;
                         contentKey?: string;
                         userId?: string;
                         yjsUpdate?: string;
+                    } | {
+                        type: unknown;
+                        data: unknown;
+                    } | {
+                        yjsUpdate: unknown;
                     };
                 };
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
                         };
                     };
                 };
@@ -3299,21 +3529,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -3352,20 +3584,42 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
+                            status: "success";
+                            message: string;
+                            data: {
+                                type: string;
+                                recordingType?: string;
+                                mode?: string;
+                                metadata: {
+                                    apiKey: string;
+                                    organizationId: string;
+                                    documentId: string;
+                                };
+                                recordedTime?: {
+                                    duration?: number;
+                                    display?: string;
+                                };
+                                displayName?: string;
+                                annotationId: string;
+                                attachments?: {
+                                    attachmentId?: number;
+                                    url: string;
+                                    mimeType?: string;
+                                    name?: string;
+                                    type?: string;
+                                    size?: number;
+                                }[];
+                                latestVersion?: number;
+                            }[];
                             pageToken?: string;
                         };
                     };
@@ -3402,21 +3656,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
                             /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            success: true;
+                            text: string;
+                        } | {
+                            /** @constant */
+                            success: false;
+                            error: string;
                         };
                     };
                 };
@@ -3452,21 +3706,38 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success envelope. */
+            /** @description Success. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description `{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`. */
                         result: {
-                            /** @constant */
-                            status?: "success";
-                            message?: string;
-                            data?: unknown;
-                            nextPageToken?: string;
-                            pageToken?: string;
+                            primary: {
+                                /** @enum {string} */
+                                recommendation: "approve" | "reject";
+                                confidence: number;
+                                basedOn: number;
+                                /** @enum {string} */
+                                scope: "document" | "organization" | "apiKey";
+                                scopeLabel: string;
+                                topReasons: string[];
+                                uniqueReviewers: number;
+                                caveats: string[];
+                            } | null;
+                            conflict: {
+                                /** @enum {string} */
+                                recommendation: "approve" | "reject";
+                                confidence: number;
+                                basedOn: number;
+                                /** @enum {string} */
+                                scope: "document" | "organization" | "apiKey";
+                                scopeLabel: string;
+                                topReasons: string[];
+                                uniqueReviewers: number;
+                                caveats: string[];
+                            } | null;
                         };
                     };
                 };

@@ -4,6 +4,7 @@
  * cases that read or write the table are in test/connected/middleware.test.ts.
  */
 import { handler as createWorkspace } from '../../functions/workspace/create';
+import { messageOnly } from '../../shared/http/results';
 import { operation } from '../../shared/http/operation';
 import { ResourceExhaustedError } from '../../shared/core/errors';
 import * as z from 'zod/mini';
@@ -18,6 +19,7 @@ const failingWith = (name: string, message: string) =>
   operation({
     auth: 'none',
     schema: z.object({}),
+    result: messageOnly(),
     handle: async () => {
       const error = new Error(message);
       error.name = name;
@@ -75,6 +77,7 @@ describe('the shared middleware stack', () => {
     const limited = operation({
       auth: 'none',
       schema: z.object({}),
+      result: messageOnly(),
       handle: async () => {
         throw new ResourceExhaustedError('Slow down.', 12);
       },
@@ -88,7 +91,7 @@ describe('the shared middleware stack', () => {
   });
 
   it('answers INTERNAL when a handler serves a path whose route has another auth level', async () => {
-    const misrouted = operation({ auth: 'none', schema: z.object({}), handle: async () => ({ message: 'never' }) });
+    const misrouted = operation({ auth: 'none', schema: z.object({}), result: messageOnly(), handle: async () => ({ message: 'never' }) });
 
     const response = await invoke(misrouted, '/v2/workspace/apikeys/get', {});
 
