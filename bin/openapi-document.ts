@@ -103,10 +103,13 @@ const ERROR_RESPONSES = {
 
 type ErrorResponseName = keyof typeof ERROR_RESPONSES;
 
-/** The errors an operation can answer: every one can fail validation, size, limits and storage; authentication only where it is required. */
+/**
+ * The errors an operation can answer: every one can fail validation, a rule (403), size, limits and storage;
+ * missing credentials (401) and unknown resources (404) only where credentials name a tenant.
+ */
 function errorsOf(auth: AuthLevel): ErrorResponseName[] {
-  const authErrors: ErrorResponseName[] = auth === 'none' ? [] : ['Unauthenticated', 'PermissionDenied', 'NotFound'];
-  return ['InvalidArgument', ...authErrors, 'MethodNotAllowed', 'Conflict', 'PayloadTooLarge', 'TooManyRequests', 'Internal', 'Unavailable'];
+  const tenantErrors: ErrorResponseName[] = auth === 'none' ? [] : ['Unauthenticated', 'NotFound'];
+  return ['InvalidArgument', ...tenantErrors, 'PermissionDenied', 'MethodNotAllowed', 'Conflict', 'PayloadTooLarge', 'TooManyRequests', 'Internal', 'Unavailable'];
 }
 
 const VERBS = new Set(['get', 'add', 'update', 'delete', 'create', 'reset', 'set', 'remove', 'migrate', 'suggest', 'ask-ai']);
@@ -177,7 +180,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             schemas.result === undefined
               ? { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope } } }
               : { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result) } } },
-          ...Object.fromEntries(errorsOf(route.auth).map((name) => [ERROR_RESPONSES[name].status, { $ref: `#/components/responses/${name}` }])),
+          ...Object.fromEntries(
+            errorsOf(route.auth)
+              .map((name) => [ERROR_RESPONSES[name].status, { $ref: `#/components/responses/${name}` }] as const)
+              .sort(([a], [b]) => a.localeCompare(b)),
+          ),
         },
       },
     };

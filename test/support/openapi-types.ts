@@ -1079,6 +1079,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidArgument"];
+            403: components["responses"]["PermissionDenied"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];

@@ -61,7 +61,7 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/v2/users/delete'].post.deprecated).toBeUndefined();
   });
 
-  it('references the error responses, without 401 and 403 on the operation that needs no credentials', () => {
+  it('references the error responses, without 401 on the operation that needs no credentials', () => {
     const responses = (path: string) => document.paths[path].post.responses;
 
     expect(responses('/v2/users/get')['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
