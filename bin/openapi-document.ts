@@ -11,6 +11,25 @@ import * as z from 'zod/mini';
 
 const PROJECT_ROOT = join(__dirname, '..');
 
+/** One request and one response per operation, recorded by test/connected/openapi-examples.test.ts. */
+export const EXAMPLES_FILE = join(PROJECT_ROOT, 'docs', 'openapi-examples.json');
+
+/** An operation's example: the request's `data` and the 200 response body. */
+export interface OperationExample {
+  request: unknown;
+  response: unknown;
+}
+
+function readExamples(): Record<string, OperationExample> {
+  const examples: Record<string, OperationExample> = JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8'));
+  return examples;
+}
+
+/** A media type's `examples` with the one recorded example. */
+const recordedExample = (value: unknown) => ({
+  examples: { recorded: { summary: 'Recorded by test/connected/openapi-examples.test.ts.', value } },
+});
+
 const SECURITY: Record<AuthLevel, Array<Record<string, string[]>>> = {
   none: [],
   workspace: [{ workspaceId: [], workspaceAuthToken: [] }],
@@ -154,11 +173,14 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 export function buildOpenApiDocument(): Record<string, unknown> {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
   const descriptions = readmeDescriptions();
+  const examples = readExamples();
   const paths: Record<string, unknown> = {};
   for (const route of routes) {
     const schemas = handlerSchemas(route.entry);
     const description = descriptions.get(route.path);
     if (description === undefined) throw new Error(`README.md's endpoint table has no row for ${route.path}.`);
+    const example = examples[route.path];
+    if (example === undefined) throw new Error(`docs/openapi-examples.json has no example for ${route.path} (UPDATE_OPENAPI_EXAMPLES=1, see README).`);
     paths[route.path] = {
       post: {
         operationId: operationIdOf(route.path),
@@ -172,14 +194,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           content: {
             'application/json': {
               schema: { type: 'object', required: ['data'], properties: { data: schemas.request } },
+              ...recordedExample({ data: example.request }),
             },
           },
         },
         responses: {
           '200':
             schemas.result === undefined
-              ? { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope } } }
-              : { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result) } } },
+              ? { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope, ...recordedExample(example.response) } } }
+              : { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result), ...recordedExample(example.response) } } },
           ...Object.fromEntries(
             errorsOf(route.auth)
               .map((name) => [ERROR_RESPONSES[name].status, { $ref: `#/components/responses/${name}` }] as const)

@@ -1,0 +1,215 @@
+/**
+ * The examples of openapi.json (issue 13): one request and one response per operation, recorded here from real
+ * calls in one workspace, in an order that makes each meaningful, and committed as docs/openapi-examples.json
+ * (which bin/openapi-document.ts puts into the document). Values the server makes up (ids, tokens, page tokens,
+ * timestamps) are replaced by fixed placeholders of the same type, so a run records the same file every time.
+ *
+ * The test fails when the recorded examples differ from the committed file; `UPDATE_OPENAPI_EXAMPLES=1` rewrites
+ * the file instead (then `npm run openapi`).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { EXAMPLES_FILE, type OperationExample } from '../../bin/openapi-document';
+import { routes } from '../../shared/routes';
+import { invokeRoute } from '../support/invoke';
+
+/** Every timestamp (epoch milliseconds) becomes this one: 2026-01-01T00:00:00Z. */
+const EXAMPLE_TIME = 1767225600000;
+
+/** A server-made id: a kind prefix and hex (shared/crypto/tokens.ts `newId`, shared/db/profile.ts user ids). */
+const ID = /^([a-z]+_)[0-9a-f]{24,}$/;
+
+/** Server-made values, each kind recognized by its form (shared/crypto/tokens.ts) or by the field that holds it. */
+const VOLATILE_STRINGS: Array<{ kind: string; matches: (value: string, key: string) => boolean; placeholder: (n: number) => string }> = [
+  { kind: 'page token', matches: (_, key) => key === 'nextPageToken' || key === 'pageToken', placeholder: (n) => `page-token-EXAMPLE${n}` },
+  { kind: 'id', matches: (value) => ID.test(value), placeholder: (n) => `EXAMPLE${n}` },
+  { kind: 'secret token', matches: (value) => /^[A-Za-z0-9_-]{43}$/.test(value), placeholder: (n) => `token-EXAMPLE${n}` },
+  { kind: 'date', matches: (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value), placeholder: () => new Date(EXAMPLE_TIME).toISOString() },
+];
+
+const isTimestamp = (value: number) => Number.isInteger(value) && value > 1_500_000_000_000 && value < 3_000_000_000_000;
+
+/**
+ * Replaces volatile values by placeholders: the same value by the same placeholder everywhere (an id a response
+ * made and a later request sends), each distinct value by its own, numbered in the order first met. An id keeps
+ * its prefix (`ws_EXAMPLE1`), a timestamp stays an integer.
+ */
+function normalizer(): (value: unknown, key?: string) => unknown {
+  const seen = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const replace = (value: string, key: string): string => {
+    const known = seen.get(value);
+    if (known !== undefined) return known;
+    const volatile = VOLATILE_STRINGS.find((candidate) => candidate.matches(value, key));
+    if (volatile === undefined) return value;
+    const prefix = volatile.kind === 'id' ? (ID.exec(value)?.[1] ?? '') : '';
+    const counter = `${volatile.kind} ${prefix}`;
+    const n = (counts.get(counter) ?? 0) + 1;
+    counts.set(counter, n);
+    const placeholder = `${prefix}${volatile.placeholder(n)}`;
+    seen.set(value, placeholder);
+    return placeholder;
+  };
+  const normalize = (value: unknown, key = ''): unknown => {
+    if (typeof value === 'string') return replace(value, key);
+    if (typeof value === 'number') return isTimestamp(value) ? EXAMPLE_TIME : value;
+    if (Array.isArray(value)) return value.map((item) => normalize(item, key));
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([name, inner]) => [replace(name, ''), normalize(inner, name)]));
+  };
+  return normalize;
+}
+
+const valueAt = (body: unknown, path: Array<string | number>): unknown =>
+  path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? Object.entries(node).find(([name]) => name === String(key))?.[1] : undefined), body);
+
+/** The string at `path` in a response body, or a clear failure. */
+function stringAt(body: unknown, ...path: Array<string | number>): string {
+  const value = valueAt(body, path);
+  if (typeof value !== 'string') throw new Error(`No string at ${path.join('.')} in ${JSON.stringify(body)}`);
+  return value;
+}
+
+const ORG = 'acme';
+const DOC = 'roadmap-2026';
+const PROVIDER_KEY = 'sk-example-openai-key';
+const MATTER = 'Rename the checkout button to "Pay now"';
+
+describe('the OpenAPI examples', () => {
+  it('are recorded from a real call of every operation, all answered 200, and equal the committed docs/openapi-examples.json', async () => {
+    // The first call of each path is its example; a later one only sets up another.
+    const recorded = new Map<string, OperationExample>();
+    const call = async (path: string, data: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const response = await invokeRoute(path, data, { headers });
+      if (response.statusCode !== 200) throw new Error(`POST ${path} answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
+      if (!recorded.has(path)) recorded.set(path, { request: data, response: response.body });
+      return response.body;
+    };
+
+    // The workspace, its keys and credentials.
+    const workspace = await call('/v2/workspace/create', { ownerEmail: 'owner@example.com', workspaceName: 'Acme' });
+    const workspaceHeaders = {
+      'x-service-workspace-id': stringAt(workspace, 'result', 'data', 'id'),
+      'x-service-workspace-auth-token': stringAt(workspace, 'result', 'data', 'authToken'),
+    };
+    const created = await call('/v2/workspace/apikey/create', { apiKeyName: 'Staging', type: 'testing', createAuthToken: true }, workspaceHeaders);
+    await call('/v2/workspace/apikeys/get', { pageSize: 10 }, workspaceHeaders);
+    await call('/v2/workspace/authtoken/reset', { apiKey: stringAt(created, 'result', 'data', 'apiKey') }, workspaceHeaders);
+    const apiKey = Object.keys(Object(valueAt(workspace, ['result', 'data', 'apiKeyList'])))[0];
+    const tokens = await call('/v2/workspace/authtokens/get', { apiKey }, workspaceHeaders);
+    const h = { 'x-service-api-key': apiKey, 'x-service-auth-token': stringAt(tokens, 'result', 'data', 'authTokens', 0, 'token') };
+
+    // Workspace configurations.
+    await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true, triggers: { comment: { 'comment.reaction_add': false } } } }, h);
+    await call('/v2/workspace/activityconfig/get', {}, h);
+    await call('/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.example-key', fromEmail: 'notifications@example.com', fromCompany: 'Acme' } }, h);
+    await call('/v2/workspace/emailconfig/get', {}, h);
+    await call('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: PROVIDER_KEY }] }, h);
+    await call('/v2/workspace/apikeyconfig/get', {}, h);
+
+    // Users, permissions, groups.
+    const people = [
+      { userId: 'ann', name: 'Ann Lee', email: 'ann@example.com', accessRole: 'editor' },
+      { userId: 'bob', name: 'Bob Stone', email: 'bob@example.com', accessRole: 'viewer' },
+      { userId: 'cy', name: 'Cy Park', email: 'cy@example.com' },
+      { userId: 'dee', name: 'Dee Ray' },
+      { userId: 'eve', name: 'Eve Moss' },
+    ];
+    await call('/v2/users/add', { organizationId: ORG, createOrganization: true, users: people }, h);
+    await call('/v2/users/update', { organizationId: ORG, users: [{ userId: 'bob', name: 'Bob Stone', accessRole: 'editor' }] }, h);
+    await call('/v2/users/delete', { organizationId: ORG, userIds: ['dee'] }, h);
+    await call('/v1/users/delete', { organizationId: ORG, userIds: ['eve'] }, h);
+    await call('/v2/users/get', { organizationId: ORG, pageSize: 2 }, h);
+    const resources = [{ type: 'document', id: DOC, organizationId: ORG, accessRole: 'editor', expiresAt: 1893456000 }];
+    await call('/v2/auth/permissions/add', { user: { userId: 'cy' }, permissions: { resources } }, h);
+    await call('/v2/auth/permissions/get', { userId: 'cy', organizationId: ORG }, h);
+    await call('/v2/auth/permissions/remove', { userId: 'cy', permissions: { resources: [{ type: 'document', id: DOC, organizationId: ORG }] } }, h);
+    await call('/v2/organizations/usergroups/add', { organizationId: ORG, organizationUserGroups: [{ groupId: 'design', groupName: 'Design team' }] }, h);
+    await call('/v2/organizations/usergroups/users/add', { organizationId: ORG, organizationUserGroupId: 'design', userIds: ['ann', 'bob'] }, h);
+    await call('/v2/organizations/usergroups/users/delete', { organizationId: ORG, organizationUserGroupId: 'design', userIds: ['bob'] }, h);
+
+    // Documents.
+    await call('/v2/organizations/documents/add', {
+      organizationId: ORG,
+      documents: [
+        { documentId: DOC, documentName: 'Roadmap 2026', accessType: 'organizationPrivate' },
+        { documentId: 'draft-2025', documentName: 'Roadmap draft', accessType: 'restricted' },
+      ],
+    }, h);
+    await call('/v2/organizations/documents/update', { organizationId: ORG, documents: [{ documentId: DOC, documentName: 'Roadmap 2026 (final)', metadata: { owner: 'ann' } }] }, h);
+    await call('/v2/organizations/documents/get', { organizationId: ORG, documentIds: [DOC] }, h);
+    await call('/v2/organizations/documents/access/disablestate/update', { organizationId: ORG, documentIds: ['draft-2025'], disabled: true }, h);
+    await call('/v1/organizations/documents/access/disablestate/update', { organizationId: ORG, documentIds: ['draft-2025'], disabled: false }, h);
+
+    // Notifications.
+    const notification = {
+      organizationId: ORG,
+      documentId: DOC,
+      actionUser: { userId: 'ann', name: 'Ann Lee' },
+      displayHeadlineMessageTemplate: '{{actionUser}} mentioned you in {{document}}',
+      displayHeadlineMessageTemplateData: { actionUser: { name: 'Ann Lee' }, document: 'Roadmap 2026' },
+      displayBodyMessage: 'Can you review the Q3 milestones?',
+      notifyUsers: [{ userId: 'bob' }],
+    };
+    const notificationId = stringAt(await call('/v2/notifications/add', notification, h), 'result', 'data', 'notificationId');
+    const another = stringAt(await call('/v2/notifications/add', { ...notification, displayBodyMessage: 'And the Q4 ones?' }, h), 'result', 'data', 'notificationId');
+    await call('/v2/notifications/get', { organizationId: ORG, documentId: DOC, userId: 'bob', order: 'desc' }, h);
+    await call('/v2/notifications/update', { organizationId: ORG, documentId: DOC, notifications: [{ id: notificationId, readByUserIds: ['bob'] }] }, h);
+    await call('/v2/notifications/config/set', { organizationId: ORG, userIds: ['bob'], documentIds: [DOC], config: { inbox: 'MINE', email: 'NONE' } }, h);
+    await call('/v2/notifications/config/get', { organizationId: ORG, userId: 'bob', documentIds: [DOC] }, h);
+    await call('/v2/notifications/delete', { organizationId: ORG, documentId: DOC, notificationIds: [notificationId] }, h);
+    await call('/v1/notifications/delete', { organizationId: ORG, documentId: DOC, notificationIds: [another] }, h);
+
+    // Activities: judgments on a suggestion, which Suggest Decision reads at the end.
+    const judgment = (id: string, userId: string, accepted: boolean) => ({
+      id,
+      featureType: 'comment',
+      actionType: accepted ? 'comment_annotation.suggestion_accept' : 'comment_annotation.suggestion_reject',
+      actionUser: { userId },
+      targetEntityId: 'comment-42',
+      entityTargetData: { suggestion: MATTER },
+      entityData: { reason: accepted ? 'Clearer call to action' : 'Too pushy' },
+      displayMessageTemplate: `{{actionUser}} ${accepted ? 'accepted' : 'rejected'} a suggestion`,
+    });
+    await call('/v2/activities/add', { organizationId: ORG, documentId: DOC, activities: [judgment('act-1', 'ann', true), judgment('act-2', 'bob', true), judgment('act-3', 'cy', false)] }, h);
+    await call('/v2/activities/get', { organizationId: ORG, documentId: DOC, activityIds: ['act-1'] }, h);
+
+    // Editor data.
+    await call('/v2/crdt/add', { organizationId: ORG, documentId: DOC, editorId: 'title', type: 'text', data: 'Roadmap 2026', userId: 'ann' }, h);
+    await call('/v2/crdt/update', { organizationId: ORG, documentId: DOC, editorId: 'title', type: 'text', data: 'Roadmap 2026: Q3', userId: 'ann' }, h);
+    await call('/v2/crdt/get', { organizationId: ORG, documentId: DOC, editorId: 'title', format: 'json' }, h);
+
+    // Recordings.
+    const attachment = { attachmentId: 1, url: 'https://cdn.example.com/r/1.webm', mimeType: 'video/webm', name: '1.webm', type: 'video', size: 204800 };
+    const recording = { annotationId: 'rec-1', type: 'recorder', recordingType: 'screen', recordedTime: { duration: 12500, display: '00:12' }, displayName: 'Ann Lee', attachments: [attachment] };
+    await call('/v2/recordings/add', { organizationId: ORG, documentId: DOC, recordings: [recording] }, h);
+    await call('/v2/recordings/get', { organizationId: ORG, documentId: DOC, recordingIds: ['rec-1'] }, h);
+
+    // Migration of the draft into a new id (only started here: the migration runs from the table's stream).
+    const migration = await call('/v2/organizations/documents/migrate', { organizationId: ORG, documentId: 'draft-2025', newDocumentId: 'draft-2026' }, h);
+    await call('/v2/organizations/documents/migrate/status', { organizationId: ORG, migrationId: stringAt(migration, 'result', 'data', 'migrationId') }, h);
+
+    // Ask AI, answered by the fake providers of the connected global setup; Suggest Decision, from the judgments.
+    await call('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'Rewrite the text in a friendly tone.', text: 'The meeting moved to 3 pm.' }, h);
+    await call('/v2/memory/suggest', { query: 'rename the checkout button', organizationId: ORG, documentId: DOC }, h);
+
+    const normalize = normalizer();
+    const examples = Object.fromEntries(
+      routes.map(({ path }) => {
+        const example = recorded.get(path);
+        if (example === undefined) throw new Error(`No example recorded for POST ${path}: call it in this test.`);
+        return [path, { request: normalize(example.request), response: normalize(example.response) }];
+      }),
+    );
+    const text = `${JSON.stringify(examples, null, 2)}\n`;
+    if (process.env.UPDATE_OPENAPI_EXAMPLES === '1') writeFileSync(EXAMPLES_FILE, text);
+    const committed = readFileSync(EXAMPLES_FILE, 'utf8');
+    if (committed !== text) {
+      const differing = routes.map(({ path }) => path).filter((path) => JSON.stringify(JSON.parse(committed)[path]) !== JSON.stringify(examples[path]));
+      throw new Error(
+        `docs/openapi-examples.json differs from the recorded examples (${differing.join(', ') || 'formatting'}). ` +
+          'If the change is intended: UPDATE_OPENAPI_EXAMPLES=1 npx jest test/connected/openapi-examples.test.ts --selectProjects connected, then npm run openapi.',
+      );
+    }
+    expect(Object.keys(examples)).toHaveLength(routes.length);
+  });
+});
