@@ -83,6 +83,20 @@ export const routes = [
     summary: 'Read the activity log configuration.',
   },
   {
+    path: '/v2/workspace/advancedwebhookconfig/update',
+    entry: 'functions/workspace/advancedwebhookconfig-update.ts',
+    auth: 'apiKey',
+    table: 'write',
+    summary: 'Update the advanced webhook configuration (partial; the first update must enable it).',
+  },
+  {
+    path: '/v2/workspace/advancedwebhookconfig/get',
+    entry: 'functions/workspace/advancedwebhookconfig-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    summary: 'Read the advanced webhook configuration.',
+  },
+  {
     path: '/v2/users/add',
     entry: 'functions/users/add.ts',
     auth: 'apiKey',

@@ -44,3 +44,13 @@ export const emailConfigData = () =>
 /** `{aiModelApiKey}`: one entry per provider with a key, the key masked; `[]` when none. */
 export const aiKeyConfigData = () =>
   z.object({ aiModelApiKey: z.array(z.object({ provider: z.enum(AI_PROVIDERS), customerApiKey: z.string() })) });
+
+/** The whole advanced webhook configuration (docs/decisions.md §11), defaults filled in. */
+export const webhookConfigData = () =>
+  z.object({
+    isEnabled: z.boolean(),
+    encodeData: z.boolean(),
+    encryptData: z.boolean(),
+    publicKey: z.string(),
+    enableDataProtection: z.boolean(),
+  });

@@ -7,6 +7,7 @@
  * The test fails when the recorded examples differ from the committed file; `UPDATE_OPENAPI_EXAMPLES=1` rewrites
  * the file instead (then `npm run openapi`).
  */
+import { RSA_2048_PUBLIC_KEY } from '../support/rsa-keys';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { EXAMPLES_FILE, type OperationExample } from '../../bin/openapi-document';
 import { routes } from '../../shared/routes';
@@ -105,6 +106,8 @@ describe('the OpenAPI examples', () => {
     await call('/v2/workspace/emailconfig/get', {}, h);
     await call('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: PROVIDER_KEY }] }, h);
     await call('/v2/workspace/apikeyconfig/get', {}, h);
+    await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true, encryptData: true, publicKey: RSA_2048_PUBLIC_KEY }, h);
+    await call('/v2/workspace/advancedwebhookconfig/get', {}, h);
 
     // Users, permissions, groups.
     const people = [

@@ -140,6 +140,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspace/advancedwebhookconfig/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update the advanced webhook configuration (partial; the first update must enable it).
+         * @description partial update of the advanced webhook configuration (`isEnabled`, `encodeData`, `encryptData`, `publicKey`, `enableDataProtection`); the first update must enable it; `encryptData` needs an RSA public key of ≥ 2048 bits
+         */
+        post: operations["updateWorkspaceAdvancedwebhookconfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhookconfig/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the advanced webhook configuration.
+         * @description the advanced webhook configuration, defaults when never set
+         */
+        post: operations["getWorkspaceAdvancedwebhookconfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/users/add": {
         parameters: {
             query?: never;
@@ -1398,6 +1438,110 @@ export interface operations {
                                         };
                                     };
                                 };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWorkspaceAdvancedwebhookconfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        isEnabled?: boolean;
+                        encodeData?: boolean;
+                        encryptData?: boolean;
+                        publicKey?: string;
+                        enableDataProtection?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                isEnabled: boolean;
+                                encodeData: boolean;
+                                encryptData: boolean;
+                                publicKey: string;
+                                enableDataProtection: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWorkspaceAdvancedwebhookconfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                isEnabled: boolean;
+                                encodeData: boolean;
+                                encryptData: boolean;
+                                publicKey: string;
+                                enableDataProtection: boolean;
                             };
                         };
                     };

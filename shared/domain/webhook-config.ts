@@ -1,0 +1,78 @@
+/**
+ * The advanced webhook configuration (docs/decisions.md §11): whether events are delivered to the tenant's
+ * endpoints, and how their data is shaped (encoded, encrypted under the tenant's RSA key, user objects reduced to
+ * their ids). Partial updates merge field by field, so concurrent updates of different fields all apply.
+ */
+import { createPublicKey } from 'node:crypto';
+import { FailedPreconditionError, invalidFields } from '../core/errors';
+import { withoutUndefined } from '../core/objects';
+import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
+import { getWebhookConfig, writeWebhookConfig, type AdvancedWebhookConfig } from '../db/webhook-config';
+
+/** The configuration as the API shows it: every field, with its default when never set. */
+export type WebhookConfigView = Required<AdvancedWebhookConfig>;
+
+const FIELDS = ['isEnabled', 'encodeData', 'encryptData', 'publicKey', 'enableDataProtection'] as const;
+
+export function presentWebhookConfig(config: AdvancedWebhookConfig | undefined): WebhookConfigView {
+  return {
+    isEnabled: config?.isEnabled ?? false,
+    encodeData: config?.encodeData ?? false,
+    encryptData: config?.encryptData ?? false,
+    publicKey: config?.publicKey ?? '',
+    enableDataProtection: config?.enableDataProtection ?? false,
+  };
+}
+
+/** The smallest RSA modulus a tenant's encryption key may have. */
+export const MIN_RSA_BITS = 2048;
+
+/** Null when `publicKey` is base64 DER (SubjectPublicKeyInfo) of an RSA key of at least 2048 bits, else why not. */
+export function publicKeyProblem(publicKey: string): string | null {
+  const der = Buffer.from(publicKey, 'base64');
+  if (der.length === 0 || der.toString('base64') !== publicKey.replace(/\s/g, '')) return 'Must be base64 (DER, SubjectPublicKeyInfo).';
+  try {
+    const key = createPublicKey({ key: der, format: 'der', type: 'spki' });
+    if (key.asymmetricKeyType !== 'rsa') return 'Must be an RSA public key.';
+    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return `Must be an RSA key of at least ${MIN_RSA_BITS} bits.`;
+    return null;
+  } catch {
+    return 'Must be a DER-encoded SubjectPublicKeyInfo public key.';
+  }
+}
+
+/**
+ * The write that applies `update` to `stored` (undefined: never configured). The first update must enable the
+ * service (FailedPreconditionError); `encryptData: true` needs a public key, sent or stored (InvalidArgumentError).
+ * A public key, once stored, is only ever replaced by another valid one, so relying on a stored key needs only
+ * the condition that one exists.
+ */
+export function planWebhookUpdate(stored: AdvancedWebhookConfig | undefined, update: AdvancedWebhookConfig): ConfigWrite<AdvancedWebhookConfig> {
+  if (update.publicKey !== undefined) {
+    const problem = publicKeyProblem(update.publicKey);
+    if (problem !== null) throw invalidFields([{ path: 'data.publicKey', message: problem }]);
+  }
+  if (stored === undefined && update.isEnabled !== true) {
+    throw new FailedPreconditionError('Advanced webhooks are not configured yet: the first update must send isEnabled: true.');
+  }
+  const conditions: ConfigCondition[] = [];
+  if (update.encryptData === true && update.publicKey === undefined) {
+    if (stored?.publicKey === undefined) {
+      throw invalidFields([{ path: 'data.encryptData', message: 'Needs a publicKey: send one, or store one first.' }]);
+    }
+    conditions.push({ exists: ['publicKey'] });
+  }
+  const given = withoutUndefined(update);
+  if (stored === undefined) return { create: given };
+  const set: ConfigSet[] = FIELDS.flatMap((field) => (given[field] === undefined ? [] : [{ path: [field], value: given[field] }]));
+  return { update: { set, remove: [], conditions } };
+}
+
+/** Applies `update` and returns the whole configuration as stored after it. */
+export async function updateWebhookConfig(apiKeyId: string, update: AdvancedWebhookConfig): Promise<WebhookConfigView> {
+  return presentWebhookConfig(await writeWebhookConfig(apiKeyId, (stored) => planWebhookUpdate(stored, update)));
+}
+
+export async function readWebhookConfig(apiKeyId: string): Promise<WebhookConfigView> {
+  return presentWebhookConfig((await getWebhookConfig(apiKeyId))?.config);
+}
