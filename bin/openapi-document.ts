@@ -52,39 +52,18 @@ const errorEnvelope = {
   },
 };
 
-const successEnvelope = {
-  type: 'object',
-  required: ['result'],
-  properties: {
-    result: {
-      type: 'object',
-      description: '`{status: "success", message, data?}`; paginated operations add `nextPageToken` or `pageToken`.',
-      properties: {
-        status: { type: 'string', const: 'success' },
-        message: { type: 'string' },
-        data: {},
-        nextPageToken: { type: 'string' },
-        pageToken: { type: 'string' },
-      },
-    },
-  },
-};
-
 function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
 }
 
 /** The handler's request schema, and the schema of what it returns (`operation({ result })`). */
-function handlerSchemas(entry: string): { request: unknown; result?: Record<string, unknown> } {
+function handlerSchemas(entry: string): { request: unknown; result: Record<string, unknown> } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const module = require(join(PROJECT_ROOT, entry)) as { schema?: z.ZodMiniType; handler?: { result?: z.ZodMiniType } };
   if (!module.schema) throw new Error(`${entry} does not export its schema.`);
-  const result = module.handler?.result;
-  return {
-    request: jsonSchema(module.schema, 'input'),
-    ...(result === undefined ? {} : { result: jsonSchema(result, 'output') }),
-  };
+  if (!module.handler?.result) throw new Error(`${entry} declares no result (operation({ result })).`);
+  return { request: jsonSchema(module.schema, 'input'), result: jsonSchema(module.handler.result, 'output') };
 }
 
 /**
@@ -199,10 +178,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           },
         },
         responses: {
-          '200':
-            schemas.result === undefined
-              ? { description: 'Success envelope.', content: { 'application/json': { schema: successEnvelope, ...recordedExample(example.response) } } }
-              : { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result), ...recordedExample(example.response) } } },
+          '200': { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result), ...recordedExample(example.response) } } },
           ...Object.fromEntries(
             errorsOf(route.auth)
               .map((name) => [ERROR_RESPONSES[name].status, { $ref: `#/components/responses/${name}` }] as const)
