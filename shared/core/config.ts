@@ -56,6 +56,16 @@ const AI_DEFAULT_BASE_URLS = {
  */
 const AI_TIMEOUT_MAX_MS = 25_000;
 
+function flag(name: string, fallback: boolean): boolean {
+  const raw = optional(name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`Environment variable ${name} must be true or false, got "${raw}".`);
+  return raw === 'true';
+}
+
+/** One webhook attempt's deadline, request to last byte (docs/decisions.md §11); tests may lower it, never raise it. */
+const WEBHOOK_TIMEOUT_MAX_MS = 15_000;
+
 export const config = {
   tableName: required('TABLE_NAME'),
   /** Set for DynamoDB Local; unset in AWS. */
@@ -76,4 +86,20 @@ export const config = {
   },
   /** Deadline of one Ask AI provider call, in ms: 25 s unless lowered (never raised) by AI_TIMEOUT_MS. */
   aiTimeoutMs: integerBetween('AI_TIMEOUT_MS', AI_TIMEOUT_MAX_MS, 1, AI_TIMEOUT_MAX_MS),
+  /**
+   * Webhook destinations may be loopback, private, link-local and other non-public addresses (docs/decisions.md
+   * §11): false in AWS (CDK context `webhookAllowPrivateUrls`), true on the local stack unless set.
+   */
+  webhookAllowPrivateUrls: flag('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+  /** Deadline of one webhook attempt in ms: 15 s unless lowered by WEBHOOK_TIMEOUT_MS. */
+  webhookTimeoutMs: integerBetween('WEBHOOK_TIMEOUT_MS', WEBHOOK_TIMEOUT_MAX_MS, 1, WEBHOOK_TIMEOUT_MAX_MS),
+  /**
+   * The retry schedule's delays (and the 5 s CRDT debounce) are divided by this: 1 in production; tests compress
+   * the day-long schedule (1000 makes 5 s → 5 ms and 10 h → 36 s).
+   */
+  webhookScheduleDivisor: integerBetween('WEBHOOK_SCHEDULE_DIVISOR', 1, 1, 1_000_000),
+  /** AWS: the delivery queue (SQS). */
+  deliveryQueueUrl: optional('DELIVERY_QUEUE_URL'),
+  /** Local stack and tests: the folder of the file queue that stands in for SQS. */
+  deliveryQueueDir: optional('DELIVERY_QUEUE_DIR'),
 } as const;

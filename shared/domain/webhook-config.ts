@@ -76,3 +76,15 @@ export async function updateWebhookConfig(apiKeyId: string, update: AdvancedWebh
 export async function readWebhookConfig(apiKeyId: string): Promise<WebhookConfigView> {
   return presentWebhookConfig((await getWebhookConfig(apiKeyId))?.config);
 }
+
+export const WEBHOOKS_NOT_ENABLED = 'Advanced webhooks are not enabled. Enable them with /v2/workspace/advancedwebhookconfig/update {"isEnabled": true}.';
+
+/**
+ * The configuration, when advanced webhooks are enabled: every endpoint, message and attempt operation starts
+ * here (docs/decisions.md §11). Throws FailedPreconditionError otherwise.
+ */
+export async function requireWebhooksEnabled(apiKeyId: string): Promise<WebhookConfigView> {
+  const config = await readWebhookConfig(apiKeyId);
+  if (!config.isEnabled) throw new FailedPreconditionError(WEBHOOKS_NOT_ENABLED);
+  return config;
+}
