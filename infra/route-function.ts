@@ -17,7 +17,7 @@ import { Construct } from 'constructs';
 import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route } from '../shared/routes';
-import type { Worker } from '../shared/workers';
+import type { StreamFilter, StringMatch, Worker } from '../shared/workers';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
 
 /** Route entries name their handler files relative to the project root (the folder holding package.json). */
@@ -292,17 +292,7 @@ export class RouteFunction extends Construct {
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(deadLetters),
-        filters: [
-          lambda.FilterCriteria.filter({
-            eventName: lambda.FilterRule.or('INSERT', 'MODIFY'),
-            dynamodb: {
-              NewImage: {
-                recordType: { S: lambda.FilterRule.isEqual(worker.trigger.recordType) },
-                status: { S: lambda.FilterRule.or(...worker.trigger.statuses) },
-              },
-            },
-          }),
-        ],
+        filters: worker.filters.map(filterCriteria),
       }),
     );
     return deadLetters;
@@ -314,4 +304,23 @@ export class RouteFunction extends Construct {
       if (url !== undefined) this.function.addEnvironment(variable, url);
     }
   }
+}
+
+/** A string test of shared/workers.ts as a Lambda filter rule on the attribute's `S` value. */
+function stringRule(match: StringMatch): unknown {
+  if ('exists' in match) return lambda.FilterRule.exists();
+  if ('prefix' in match) return lambda.FilterRule.beginsWith(match.prefix);
+  return lambda.FilterRule.or(...match.equals);
+}
+
+/** One pattern of a stream worker's filter (shared/workers.ts) as Lambda filter criteria. */
+function filterCriteria(filter: StreamFilter): Record<string, unknown> {
+  const newImage = Object.fromEntries(Object.entries(filter.newImage ?? {}).map(([name, match]) => [name, { S: stringRule(match) }]));
+  return lambda.FilterCriteria.filter({
+    eventName: lambda.FilterRule.or(...filter.eventNames),
+    dynamodb: {
+      ...(filter.sortKey === undefined ? {} : { Keys: { sk: { S: stringRule(filter.sortKey) } } }),
+      ...(filter.newImage === undefined ? {} : { NewImage: newImage }),
+    },
+  });
 }

@@ -23,6 +23,8 @@ export interface AccessDeclaration {
   readonly kms?: readonly KmsUse[];
   /** Records Idempotency-Key answers (every route of the route table); see IDEMPOTENCY_KEY_PREFIX. */
   readonly idempotent?: boolean;
+  /** Sends jobs to the delivery queue (shared/core/queue.ts): `sqs:SendMessage` on that queue only. */
+  readonly queue?: 'send';
 }
 
 /**
@@ -41,6 +43,8 @@ export interface Grants {
   /** Indexes the function may `dynamodb:Query` (the only action that reads an index). */
   readonly indexes: readonly string[];
   readonly kmsActions: readonly string[];
+  /** Actions on the delivery queue. */
+  readonly queueActions: readonly string[];
 }
 
 /**
@@ -80,6 +84,7 @@ export function grantsFor(declaration: AccessDeclaration): Grants {
     idempotencyActions: declaration.idempotent === true ? IDEMPOTENCY_ACTIONS.filter((action) => !tableActions.includes(action)) : [],
     indexes: table === undefined ? [] : [...(declaration.indexes ?? [])],
     kmsActions: (declaration.kms ?? []).map((use) => KMS_ACTIONS[use]),
+    queueActions: declaration.queue === 'send' ? [QUEUE_SEND_ACTION] : [],
   };
 }
 
@@ -89,4 +94,7 @@ export function routeGrants(route: AccessDeclaration): Grants {
 }
 
 /** No access at all: functions outside the tables (the `$default` catch-all). */
-export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [] };
+export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [] };
+
+/** SendMessageBatch is authorized as SendMessage. */
+export const QUEUE_SEND_ACTION = 'sqs:SendMessage';

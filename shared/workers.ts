@@ -1,30 +1,53 @@
 /**
- * The workers: functions that the table's stream invokes rather than a route (docs/design.md "Work after the
- * response"). The CDK stack makes one function and one filtered event source per entry; the local stack polls
- * DynamoDB Local's stream and calls the same handlers. Like the route table, this module imports nothing at
- * runtime so that `infra/` can read it.
+ * The workers: functions woken by the table's stream or by the delivery queue rather than by a route
+ * (docs/design.md "Work after the response"). The CDK stack makes one function per entry, with a filtered event
+ * source on the stream, or the delivery queue's event source; the local stack polls DynamoDB Local's stream and
+ * the file queue and calls the same handlers. Like the route table, this module imports nothing at runtime so
+ * that `infra/` can read it.
  */
 
 import type { AccessDeclaration } from './grants';
 
-/** What the function may touch (table, indexes, KMS): see shared/grants.ts. */
+/** A string attribute's test in a stream filter: one of these values, or a prefix. */
+export type StringMatch = { readonly equals: readonly string[] } | { readonly prefix: string } | { readonly exists: true };
+
+/**
+ * One pattern of a stream worker's event filter (a record passes when any pattern matches): the kind of change,
+ * the item's sort key, and string attributes of the item as written. The event source mapping applies it in AWS
+ * (infra/route-function.ts turns it into Lambda filter criteria); the local poller applies `matchesStreamFilter`.
+ */
+export interface StreamFilter {
+  readonly eventNames: readonly ('INSERT' | 'MODIFY')[];
+  readonly sortKey?: StringMatch;
+  readonly newImage?: Readonly<Record<string, StringMatch>>;
+}
+
+/** A worker woken by the table's stream. */
 export interface Worker extends AccessDeclaration {
   /** Construct id in the stack. */
   readonly id: string;
   /** Handler file relative to the project root; it exports `handler` (a DynamoDB stream handler). */
   readonly entry: string;
-  /**
-   * The stream records it is woken for: items whose `recordType` attribute has this value, with `status` one of
-   * these, as written (INSERT or MODIFY). The event source filters on it in AWS; the handler checks it again.
-   */
-  readonly trigger: { readonly recordType: string; readonly statuses: readonly string[] };
+  /** The records it is woken for; its handler checks them again. */
+  readonly filters: readonly StreamFilter[];
   readonly summary: string;
 }
+
+/** A worker woken by the delivery queue (an SQS handler). */
+export interface QueueWorker extends AccessDeclaration {
+  readonly id: string;
+  readonly entry: string;
+  readonly summary: string;
+}
+
+/** The migration item among stream records, and the statuses in which the worker has work to do. */
+export const MIGRATION_RECORD_TYPE = 'documentMigration';
+export const ACTIVE_MIGRATION_STATUSES: readonly string[] = ['pending', 'in_progress'];
 
 export const documentMigrationWorker = {
   id: 'DocumentMigrationWorker',
   entry: 'functions/workers/document-migration.ts',
-  trigger: { recordType: 'documentMigration', statuses: ['pending', 'in_progress'] },
+  filters: [{ eventNames: ['INSERT', 'MODIFY'], newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] }, status: { equals: ACTIVE_MIGRATION_STATUSES } } }],
   table: 'write',
   // Per document: notification settings (gsi1); grants, notifications, activities, recordings (gsi2); the
   // recipients of each notification it moves (gsi3).
@@ -32,4 +55,54 @@ export const documentMigrationWorker = {
   summary: 'Moves a document and everything of it to its new id (document migration).',
 } as const satisfies Worker;
 
-export const workers: readonly Worker[] = [documentMigrationWorker];
+/**
+ * The items that can be events (shared/domain/webhooks/events.ts decides which writes of them are): activity
+ * records, notifications, recordings, CRDT heads and deltas, and migrations that end. Five patterns: Lambda's
+ * default limit of filters per event source.
+ */
+export const webhookEventsWorker = {
+  id: 'WebhookEventsWorker',
+  entry: 'functions/workers/webhook-events.ts',
+  filters: [
+    { eventNames: ['INSERT', 'MODIFY'], sortKey: { equals: ['ACTIVITY'] } },
+    { eventNames: ['INSERT'], sortKey: { prefix: 'NOTIF#' } },
+    { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'REC#' } },
+    { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'E#' }, newImage: { lastUpdate: { exists: true } } },
+    { eventNames: ['MODIFY'], newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] }, status: { equals: ['completed', 'failed'] } } },
+  ],
+  table: 'write',
+  queue: 'send',
+  summary: 'Turns changes of the table into advanced webhook messages and queues their deliveries.',
+} as const satisfies Worker;
+
+export const workers: readonly Worker[] = [documentMigrationWorker, webhookEventsWorker];
+
+export const webhookDeliveryWorker = {
+  id: 'WebhookDeliveryWorker',
+  entry: 'functions/workers/webhook-delivery.ts',
+  table: 'write',
+  kms: ['decrypt'],
+  queue: 'send',
+  summary: 'Makes webhook delivery attempts (signed, retried on the schedule) and debounced CRDT emissions.',
+} as const satisfies QueueWorker;
+
+export const queueWorkers: readonly QueueWorker[] = [webhookDeliveryWorker];
+
+/** A string attribute of a stream image: `{S: value}`; anything else is absent to a string test. */
+type Image = Readonly<Record<string, { readonly S?: string } | undefined>> | undefined;
+
+function matchesString(match: StringMatch, value: string | undefined): boolean {
+  if ('exists' in match) return value !== undefined;
+  if (value === undefined) return false;
+  return 'prefix' in match ? value.startsWith(match.prefix) : match.equals.includes(value);
+}
+
+/** Whether a stream record passes a worker's filters, as the event source mapping decides it. */
+export function matchesStreamFilter(filters: readonly StreamFilter[], record: { eventName?: string; keys: Image; newImage: Image }): boolean {
+  return filters.some(
+    (filter) =>
+      filter.eventNames.some((name) => name === record.eventName) &&
+      (filter.sortKey === undefined || matchesString(filter.sortKey, record.keys?.sk?.S)) &&
+      Object.entries(filter.newImage ?? {}).every(([name, match]) => matchesString(match, record.newImage?.[name]?.S)),
+  );
+}

@@ -19,7 +19,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { Worker } from '../../shared/workers';
+import { matchesStreamFilter, type Worker } from '../../shared/workers';
 
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
@@ -47,12 +47,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The worker's event filter, as the event source mapping applies it (shared/workers.ts). */
 function matches(worker: Worker, record: StreamRecord): boolean {
-  const image = record.dynamodb?.NewImage;
-  return (
-    (record.eventName === 'INSERT' || record.eventName === 'MODIFY') &&
-    image?.recordType?.S === worker.trigger.recordType &&
-    worker.trigger.statuses.includes(image.status?.S ?? '')
-  );
+  const { Keys, NewImage } = record.dynamodb ?? {};
+  return matchesStreamFilter(worker.filters, { eventName: record.eventName, keys: Keys, newImage: NewImage });
 }
 
 /**

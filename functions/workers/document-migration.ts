@@ -8,9 +8,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { migrationFromItem, type MigrationRecord } from '../../shared/db/migration';
 import { recordRunFailure, runMigration } from '../../shared/domain/migration';
-import { documentMigrationWorker } from '../../shared/workers';
-
-const ACTIVE_STATUSES: readonly string[] = documentMigrationWorker.trigger.statuses;
+import { ACTIVE_MIGRATION_STATUSES } from '../../shared/workers';
 
 /** Time left for the next invocation to save its place and hand off (the checkpoint and one more page). */
 const HAND_OFF_MARGIN_MS = 60_000;
@@ -20,7 +18,7 @@ function migrationOf(record: DynamoDBRecord): MigrationRecord | undefined {
   const image = record.dynamodb?.NewImage;
   if (image === undefined || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return undefined;
   const migration = migrationFromItem(unmarshall(image as Record<string, AttributeValue>));
-  return migration !== undefined && ACTIVE_STATUSES.includes(migration.status) ? migration : undefined;
+  return migration !== undefined && ACTIVE_MIGRATION_STATUSES.includes(migration.status) ? migration : undefined;
 }
 
 export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {

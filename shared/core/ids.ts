@@ -3,7 +3,7 @@
  * time in milliseconds as 10 Crockford base32 characters, then 16 random ones (80 bits), as ULIDs are built. Ids
  * made in the same millisecond sort in random order among themselves.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const TIME_CHARS = 10;
@@ -28,4 +28,13 @@ export function timeOrderedId(prefix: string, now = Date.now()): string {
 /** Whether `id` has the shape timeOrderedId gives with `prefix`. */
 export function isTimeOrderedId(prefix: string, id: string): boolean {
   return id.startsWith(prefix) && new RegExp(`^[${CROCKFORD}]{${TIME_CHARS + RANDOM_CHARS}}$`).test(id.slice(prefix.length));
+}
+
+/**
+ * An id derived from `parts` (SHA-256, 26 Crockford base32 characters after the prefix): the same parts always
+ * give the same id, so what is made from a cause seen twice is made once.
+ */
+export function derivedId(prefix: string, ...parts: readonly string[]): string {
+  const digest = createHash('sha256').update(JSON.stringify(parts)).digest();
+  return `${prefix}${[...digest.subarray(0, TIME_CHARS + RANDOM_CHARS)].map((byte) => CROCKFORD[byte % 32]).join('')}`;
 }

@@ -343,6 +343,9 @@ export async function updateEditor(
     if (next.delta.length <= MAX_DELTA_BYTES && logBytes + next.delta.length <= MAX_LOG_BYTES) {
       const delta: Item = {
         ...deltaKey(apiKeyId, ref, Date.now()),
+        // Named so the events worker knows whose editor changed (shared/domain/webhooks/events.ts).
+        organizationId: ref.organizationId,
+        documentId: ref.documentId,
         editorId: ref.editorId,
         incarnation: current.incarnation,
         delta: next.delta,

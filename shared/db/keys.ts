@@ -44,3 +44,13 @@ export const TIMESTAMP_DIGITS = 15;
 export function sortableNumber(value: number, digits = TIMESTAMP_DIGITS): string {
   return String(value).padStart(digits, '0');
 }
+
+/**
+ * The API key id a tenant key (`tenantKey`) was built from, or undefined for a key of no tenant. API key ids are
+ * server-made and short, so their segment is never the hashed form.
+ */
+export function apiKeyIdOfKey(pk: string): string | undefined {
+  const [tag, encoded] = pk.split(SEPARATOR);
+  if (tag !== 'T' || encoded === undefined || encoded === '' || encoded.startsWith('~')) return undefined;
+  return encoded.replace(/%(25|23|7E)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}

@@ -22,13 +22,12 @@ import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { FailedPreconditionError } from '../core/errors';
 import { named, type TransactItem } from './transact';
-import { documentMigrationWorker } from '../workers';
+import { MIGRATION_RECORD_TYPE } from '../workers';
 
 export const MIGRATION_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type MigrationStatus = (typeof MIGRATION_STATUSES)[number];
 
 /** Marks the migration item among stream records (the worker's event filter matches it). */
-const MIGRATION_RECORD_TYPE = documentMigrationWorker.trigger.recordType;
 
 export interface MigrationRecord {
   apiKeyId: string;

@@ -71,7 +71,7 @@ const documentRecordings = (apiKeyId: string, organizationId: string, documentId
 const positionKey = (createdAt: number, index: number, annotationId: string) =>
   key(sortableNumber(createdAt), sortableNumber(index, 4), segment(annotationId));
 
-function toRecording(item: Item): RecordingRecord {
+export function toRecording(item: Item): RecordingRecord {
   const { pk: _pk, sk: _sk, gsi1pk: _a, gsi1sk: position, gsi2pk: _c, gsi2sk: _d, ...rest } = item;
   return { ...(rest as unknown as Omit<RecordingRecord, 'position'>), position: String(position) };
 }

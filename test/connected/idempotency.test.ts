@@ -113,6 +113,7 @@ describe('Idempotency-Key', () => {
       idempotencyActions: ['dynamodb:PutItem'],
       indexes: [],
       kmsActions: [],
+      queueActions: [],
     };
 
     const failed = await invoke(addNotification, '/v2/notifications/add', notification(organizationId), { headers: withKey(key), grants: failing });

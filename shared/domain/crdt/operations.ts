@@ -173,3 +173,8 @@ export async function getCrdtData(
   }
   return records;
 }
+/** One editor as Get CRDT Data returns it in format json, with its head version; undefined when it has none. */
+export async function readEditorRecord(apiKeyId: string, ref: { organizationId: string; documentId: string; editorId: string }): Promise<CrdtJsonRecord | undefined> {
+  const editor = await getEditor(apiKeyId, ref);
+  return editor === undefined ? undefined : (toRecord(editor, 'json') as CrdtJsonRecord);
+}

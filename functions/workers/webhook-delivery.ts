@@ -1,0 +1,31 @@
+/**
+ * The delivery worker (docs/design.md "Work after the response"): takes jobs from the delivery queue (SQS in AWS,
+ * the file queue on the local stack) and runs each: one attempt of a webhook delivery, or one look at a changing
+ * CRDT editor. A job that fails (storage unreachable, say) is reported back and comes again after the queue's
+ * visibility timeout; after the redrive policy's receives it is in the dead-letter queue.
+ */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { deliveryQueue } from '../../shared/aws/delivery-queue';
+import { logger } from '../../shared/core/logger';
+import { decryptSecret } from '../../shared/crypto/encryption';
+import { runDelivery } from '../../shared/domain/webhooks/delivery';
+import { parseJob } from '../../shared/domain/webhooks/jobs';
+import { emitEditor } from '../../shared/domain/webhooks/publish';
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const queue = deliveryQueue();
+  const failures = await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const job = parseJob(record.body);
+        if (job.kind === 'deliver') await runDelivery(job, { queue, decrypt: decryptSecret });
+        else await emitEditor(job, queue);
+        return undefined;
+      } catch (error) {
+        logger.error('Webhook job failed; the queue will hand it out again.', { error, messageId: record.messageId });
+        return { itemIdentifier: record.messageId };
+      }
+    }),
+  );
+  return { batchItemFailures: failures.filter((failure) => failure !== undefined) };
+}

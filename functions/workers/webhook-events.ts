@@ -1,0 +1,40 @@
+/**
+ * The events worker (docs/design.md "Work after the response"): woken by the table's stream for the items that
+ * can be events (the filters of `webhookEventsWorker` in shared/workers.ts), it turns each change into a message
+ * and queues its deliveries (shared/domain/webhooks/publish.ts). A record that fails is reported back, so the
+ * event source retries it (bisecting the batch in AWS) and, after its retries, hands it to the dead-letter queue.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { deliveryQueue } from '../../shared/aws/delivery-queue';
+import { logger } from '../../shared/core/logger';
+import { changeOf, type ItemChange } from '../../shared/domain/webhooks/events';
+import { configReader, handleChange } from '../../shared/domain/webhooks/publish';
+
+type Image = Record<string, AttributeValue>;
+
+function itemChange(record: DynamoDBRecord): ItemChange {
+  const image = (value: unknown) => (value === undefined ? undefined : unmarshall(value as Image));
+  return {
+    eventName: record.eventName ?? 'MODIFY',
+    newImage: image(record.dynamodb?.NewImage),
+    oldImage: image(record.dynamodb?.OldImage),
+  };
+}
+
+export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  const queue = deliveryQueue();
+  const readConfig = configReader();
+  const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    try {
+      const change = changeOf(itemChange(record));
+      if (change !== undefined) await handleChange(change, queue, readConfig);
+    } catch (error) {
+      logger.error('Webhook event not published; the stream will retry it.', { error, sequenceNumber: record.dynamodb?.SequenceNumber });
+      batchItemFailures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
+    }
+  }
+  return { batchItemFailures };
+}

@@ -1,0 +1,106 @@
+/**
+ * One delivery attempt (docs/decisions.md §11 "Delivery"): the job's delivery, if it still stands where the job
+ * expects, is POSTed to its endpoint signed with every valid secret of the endpoint; the attempt is recorded with
+ * its status, the first 1 KB of the answer and its duration; then the delivery succeeds, waits for its next
+ * attempt on the schedule (a queued job), or fails for good, which emits `message.attempt.exhausted` to the
+ * tenant's other endpoints that want it. A job handed out twice makes at most one recorded outcome (the outcome's
+ * write is conditional on the attempt count), though the receiver may see the request twice, with one webhook-id.
+ */
+import { config } from '../../core/config';
+import { derivedId } from '../../core/ids';
+import { postJson } from '../../core/outbound-http';
+import type { JobQueue } from '../../core/queue';
+import type { EncryptionContext } from '../../crypto/encryption';
+import { webhookHeaders } from '../../crypto/webhook-signature';
+import { consumeRateLimit } from '../../db/rate-limit';
+import { getEndpoint, recordEndpointOutcome } from '../../db/webhook-endpoint';
+import { abandonDelivery, getDelivery, getMessage, putAttempt, recordAttemptOutcome, type StoredAttempt } from '../../db/webhook-message';
+import { readWebhookConfig } from '../webhook-config';
+import { signingSecrets } from './endpoints';
+import { MESSAGE_ID_PREFIX } from './events';
+import { enqueue, isDue, type WebhookJob } from './jobs';
+import { publishEvent } from './publish';
+import { retryDelayMs } from './schedule';
+
+export const EXHAUSTED_EVENT = 'message.attempt.exhausted';
+const ATTEMPT_ID_PREFIX = 'atmpt_';
+
+export interface DeliveryDeps {
+  queue: JobQueue;
+  /** shared/crypto/encryption.ts `decryptSecret`, passed in by the worker (the only code that signs). */
+  decrypt: (ciphertext: string, context: EncryptionContext) => Promise<string>;
+  now?: () => number;
+}
+
+export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>, deps: DeliveryDeps): Promise<void> {
+  const clock = deps.now ?? Date.now;
+  if (!isDue(job, clock())) {
+    await enqueue(deps.queue, [job], clock());
+    return;
+  }
+  const { apiKeyId, messageId, endpointId } = job;
+  const delivery = await getDelivery(apiKeyId, messageId, endpointId);
+  if (delivery === undefined || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
+  const endpoint = await getEndpoint(apiKeyId, endpointId);
+  if (endpoint === undefined || endpoint.disabled) {
+    // Deleted or disabled since: deliveries to it stop at once (recover may send them again once it is enabled).
+    await abandonDelivery(apiKeyId, delivery);
+    return;
+  }
+  if (endpoint.rateLimit !== null) {
+    const decision = await consumeRateLimit('webhook-endpoint', `${apiKeyId}/${endpointId}`, endpoint.rateLimit, 1, clock());
+    if (!decision.allowed) {
+      // Waits for the next second's share; not an attempt.
+      await enqueue(deps.queue, [{ ...job, dueAt: clock() + 1000 }], clock());
+      return;
+    }
+  }
+  const message = await getMessage(apiKeyId, messageId);
+  if (message === undefined) return;
+
+  const started = clock();
+  const secrets = await signingSecrets(endpoint, apiKeyId, deps.decrypt, started);
+  const headers = webhookHeaders(message.id, Math.floor(started / 1000), message.payload, secrets);
+  const result = await postJson(endpoint.url, headers, message.payload, { timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+  const success = result.error === undefined && result.statusCode >= 200 && result.statusCode < 300;
+  const attempt: StoredAttempt = {
+    id: derivedId(ATTEMPT_ID_PREFIX, apiKeyId, messageId, endpointId, String(job.attempt)),
+    messageId,
+    endpointId,
+    attempt: job.attempt,
+    timestamp: started,
+    url: endpoint.url,
+    status: success ? 'success' : 'failed',
+    responseStatusCode: result.statusCode,
+    responseBody: result.responseBody,
+    ...(result.error === undefined ? {} : { error: result.error }),
+    durationMs: result.durationMs,
+  };
+  await putAttempt(apiKeyId, attempt);
+
+  const finished = clock();
+  const wait = success ? undefined : retryDelayMs(delivery.attempts + 1 - delivery.round);
+  const next = success ? { status: 'success' as const } : wait === undefined ? { status: 'failed' as const } : { status: 'pending' as const, nextAttemptAt: finished + wait };
+  if (!(await recordAttemptOutcome(apiKeyId, delivery, next))) return;
+  await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
+  if (next.status === 'pending') {
+    await enqueue(deps.queue, [{ ...job, attempt: job.attempt + 1, dueAt: next.nextAttemptAt }], finished);
+  } else if (next.status === 'failed' && message.type !== EXHAUSTED_EVENT) {
+    const webhookConfig = await readWebhookConfig(apiKeyId);
+    if (!webhookConfig.isEnabled) return;
+    await publishEvent(
+      apiKeyId,
+      {
+        id: derivedId(MESSAGE_ID_PREFIX, apiKeyId, EXHAUSTED_EVENT, messageId, endpointId, String(delivery.round)),
+        type: EXHAUSTED_EVENT,
+        timestamp: finished,
+        organizationId: message.organizationId,
+        ...(message.documentId === undefined ? {} : { documentId: message.documentId }),
+        data: { messageId, endpointId, type: message.type },
+      },
+      deps.queue,
+      webhookConfig,
+      { except: endpointId, now: finished },
+    );
+  }
+}

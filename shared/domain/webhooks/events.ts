@@ -1,0 +1,132 @@
+/**
+ * Change data capture (docs/design.md "Work after the response", docs/decisions.md §11 "Events"): what a change of
+ * the table, as the stream shows it (the item before and after), means for webhooks. The events worker is woken
+ * only for the items below (the filters in shared/workers.ts); this module decides again from the images, since
+ * some writes of those items are not events:
+ *
+ * - an activity record (sk ACTIVITY): written new, or rewritten by Add Activities (a new server timestamp); a
+ *   record moved to another document by a migration keeps its timestamp and is no event;
+ * - a notification (sk NOTIF#…): created (an update or a re-add is a MODIFY, and no event);
+ * - a recording (sk REC#…): created, or re-added (a new updatedAt; a migration keeps it);
+ * - a CRDT head or delta (sk E#…, with lastUpdate): an editor changed; debounced (shared/domain/webhooks/publish.ts);
+ * - a document migration item reaching `completed` or `failed`.
+ *
+ * Each event's message id is derived from its source item and the version the image shows, so a stream record
+ * seen twice makes one message.
+ */
+import { derivedId } from '../../core/ids';
+import { toActivity } from '../../db/activity';
+import type { Item } from '../../db/batch';
+import { apiKeyIdOfKey } from '../../db/keys';
+import { migrationFromItem } from '../../db/migration';
+import { toNotification } from '../../db/notification';
+import { toRecording } from '../../db/recording';
+import type { EditorOfDocument } from '../../db/webhook-message';
+import { presentActivity } from '../activities';
+import { presentNotification } from '../notifications';
+import { presentRecording } from '../recordings';
+
+export const MESSAGE_ID_PREFIX = 'msg_';
+
+/** An event about to become a message. */
+export interface WebhookEvent {
+  /** The message id (`msg_…`), derived from the cause. */
+  id: string;
+  type: string;
+  /** ms */
+  timestamp: number;
+  organizationId: string;
+  documentId?: string;
+  data: unknown;
+}
+
+export type Change =
+  | { kind: 'event'; apiKeyId: string; event: WebhookEvent }
+  | { kind: 'editor'; apiKeyId: string; editor: EditorOfDocument };
+
+/** A stream record, its images unmarshalled. */
+export interface ItemChange {
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  newImage?: Item;
+  oldImage?: Item;
+}
+
+const MIGRATION_END = new Set(['completed', 'failed']);
+
+/** What the change means for webhooks, or undefined when it is no event. */
+export function changeOf(record: ItemChange): Change | undefined {
+  const item = record.newImage;
+  if (item === undefined || record.eventName === 'REMOVE') return undefined;
+  const pk = String(item.pk);
+  const sk = String(item.sk);
+  const apiKeyId = apiKeyIdOfKey(pk);
+  if (apiKeyId === undefined) return undefined;
+  const old = record.oldImage;
+  const event = (type: string, parts: readonly unknown[], fields: Omit<WebhookEvent, 'id' | 'type'>): Change => ({
+    kind: 'event',
+    apiKeyId,
+    event: { id: derivedId(MESSAGE_ID_PREFIX, apiKeyId, pk, sk, ...parts.map(String)), type, ...fields },
+  });
+
+  if (sk === 'ACTIVITY') {
+    if (old !== undefined && old.timestamp === item.timestamp) return undefined;
+    const activity = toActivity(item);
+    return event(activity.content.actionType, [activity.timestamp, activity.contentHash], {
+      timestamp: activity.timestamp,
+      organizationId: activity.organizationId,
+      ...(activity.documentId === undefined ? {} : { documentId: activity.documentId }),
+      data: presentActivity(apiKeyId, activity),
+    });
+  }
+  if (sk.startsWith('NOTIF#')) {
+    if (record.eventName !== 'INSERT') return undefined;
+    const notification = toNotification(item);
+    return event('notification.add', [notification.timestamp], {
+      timestamp: notification.timestamp,
+      organizationId: notification.organizationId,
+      documentId: notification.documentId,
+      data: presentNotification(apiKeyId, notification),
+    });
+  }
+  if (sk.startsWith('REC#')) {
+    if (old !== undefined && old.updatedAt === item.updatedAt) return undefined;
+    const recording = toRecording(item);
+    return event('recorder.done', [recording.updatedAt], {
+      timestamp: Number(recording.updatedAt),
+      organizationId: recording.organizationId,
+      documentId: recording.documentId,
+      data: presentRecording(apiKeyId, recording),
+    });
+  }
+  if (sk.startsWith('E#') && item.lastUpdate !== undefined && typeof item.editorId === 'string' && typeof item.organizationId === 'string') {
+    if (old !== undefined && old.lastUpdate === item.lastUpdate && old.version === item.version) return undefined;
+    return { kind: 'editor', apiKeyId, editor: { organizationId: String(item.organizationId), documentId: String(item.documentId), editorId: item.editorId } };
+  }
+  const migration = migrationFromItem(item);
+  if (migration !== undefined && MIGRATION_END.has(migration.status) && migrationFromItem(old)?.status !== migration.status) {
+    const type = migration.status === 'completed' ? 'document.migration_completed' : 'document.migration_failed';
+    return event(type, [migration.status], {
+      timestamp: migration.updatedAt,
+      organizationId: migration.organizationId,
+      documentId: migration.documentId,
+      data: {
+        organizationId: migration.organizationId,
+        documentId: migration.documentId,
+        newDocumentId: migration.newDocumentId,
+        migrationId: migration.migrationId,
+        status: migration.status,
+        ...(migration.error === undefined ? {} : { error: migration.error }),
+      },
+    });
+  }
+  return undefined;
+}
+
+/** Whether an endpoint subscribed to what a message is about (docs/decisions.md §11). */
+export function endpointWants(endpoint: { disabled: boolean; filterTypes: readonly string[] | null; channels: readonly string[] | null }, event: { type: string; organizationId: string }): boolean {
+  return (
+    !endpoint.disabled &&
+    (endpoint.filterTypes === null || endpoint.filterTypes.includes(event.type)) &&
+    (endpoint.channels === null || endpoint.channels.includes(event.organizationId))
+  );
+}

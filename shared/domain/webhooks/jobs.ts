@@ -1,0 +1,36 @@
+/**
+ * The jobs of the delivery queue (shared/core/queue.ts): one attempt of a delivery, or one emission of an
+ * editor's debounced `crdt.update_data`. A job carries when it is due; the queue holds a job at most
+ * MAX_DELAY_SECONDS, so a longer wait is served in hops: the worker puts a job that is not due yet back with what
+ * is left of the wait.
+ */
+import { MAX_DELAY_SECONDS, type JobQueue } from '../../core/queue';
+import type { EditorOfDocument } from '../../db/webhook-message';
+
+export type WebhookJob =
+  | { kind: 'deliver'; apiKeyId: string; messageId: string; endpointId: string; /** The attempt to make, from 1. */ attempt: number; /** ms */ dueAt: number }
+  | ({ kind: 'editor'; apiKeyId: string; /** The change count of the last emission; absent for the first. */ emitted?: number; dueAt: number } & EditorOfDocument);
+
+/** A job this close to due (ms) runs now rather than waiting for another hop. */
+const DUE_SLACK_MS = 500;
+
+export const isDue = (job: WebhookJob, now: number) => job.dueAt - now <= DUE_SLACK_MS;
+
+export async function enqueue(queue: JobQueue, jobs: readonly WebhookJob[], now = Date.now()): Promise<void> {
+  if (jobs.length === 0) return;
+  await queue.send(
+    jobs.map((job) => ({
+      body: JSON.stringify(job),
+      delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((job.dueAt - now) / 1000))),
+    })),
+  );
+}
+
+/** A job read back from the queue; throws on a body that is not one (the worker reports it failed). */
+export function parseJob(body: string): WebhookJob {
+  const job = JSON.parse(body) as WebhookJob;
+  if ((job.kind !== 'deliver' && job.kind !== 'editor') || typeof job.apiKeyId !== 'string' || typeof job.dueAt !== 'number') {
+    throw new Error('Not a webhook job.');
+  }
+  return job;
+}

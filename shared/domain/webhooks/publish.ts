@@ -1,0 +1,123 @@
+/**
+ * Events becoming messages (docs/decisions.md §11): for a tenant with advanced webhooks enabled, one message item
+ * per event with a pending delivery per endpoint that wants it, and one queued job per delivery. A tenant without
+ * them gets nothing written at all. The message id is derived from the cause, so publishing an event twice (a
+ * stream record seen again, a worker retried) writes one message; the second run re-queues the deliveries that
+ * have not been attempted yet, in case the first stopped before queueing them.
+ *
+ * `crdt.update_data` is debounced per editor: the first change emits at once, then the editor is looked at again
+ * every 5 s while it keeps changing, each time emitting its newest state if it changed: at most one message per
+ * editor per 5 s, and the last one always carries the final state.
+ */
+import { config } from '../../core/config';
+import { derivedId } from '../../core/ids';
+import type { JobQueue } from '../../core/queue';
+import { listAllEndpoints } from '../../db/webhook-endpoint';
+import {
+  createMessage,
+  createMissingDeliveries,
+  editorChanges,
+  finishEditorEmission,
+  getDeliveries,
+  getMessage,
+  newDelivery,
+  noteEditorChange,
+  type EditorOfDocument,
+} from '../../db/webhook-message';
+import { readEditorRecord } from '../crdt/operations';
+import { readWebhookConfig, type WebhookConfigView } from '../webhook-config';
+import { endpointWants, MESSAGE_ID_PREFIX, type Change, type WebhookEvent } from './events';
+import { enqueue, type WebhookJob } from './jobs';
+import { webhookBody } from './payload';
+
+/** The CRDT debounce window (docs/decisions.md §11), compressed with the retry schedule in tests. */
+export const EDITOR_DEBOUNCE_MS = 5_000;
+/** A CRDT event's plain `data` larger than this is left out (`truncated: true`). */
+export const MAX_CRDT_DATA_BYTES = 200 * 1024;
+
+/** The tenant's configuration when webhooks are on, read once per batch of changes. */
+export type ConfigReader = (apiKeyId: string) => Promise<WebhookConfigView | undefined>;
+
+export function configReader(): ConfigReader {
+  const read = new Map<string, Promise<WebhookConfigView | undefined>>();
+  return (apiKeyId) => {
+    let config = read.get(apiKeyId);
+    if (config === undefined) {
+      config = readWebhookConfig(apiKeyId).then((view) => (view.isEnabled ? view : undefined));
+      read.set(apiKeyId, config);
+    }
+    return config;
+  };
+}
+
+/**
+ * Writes the event's message and queues its deliveries, unless the tenant has webhooks off. `except`: an endpoint
+ * not to deliver to (the one a `message.attempt.exhausted` is about).
+ */
+export async function publishEvent(apiKeyId: string, event: WebhookEvent, queue: JobQueue, webhookConfig: WebhookConfigView, options: { except?: string; now?: number } = {}): Promise<void> {
+  const now = options.now ?? Date.now();
+  const endpoints = (await listAllEndpoints(apiKeyId)).filter((endpoint) => endpoint.id !== options.except && endpointWants(endpoint, event));
+  const message = {
+    id: event.id,
+    type: event.type,
+    timestamp: event.timestamp,
+    organizationId: event.organizationId,
+    ...(event.documentId === undefined ? {} : { documentId: event.documentId }),
+    payload: webhookBody({ type: event.type, timestamp: event.timestamp, data: event.data }, webhookConfig),
+    endpointIds: endpoints.map((endpoint) => endpoint.id),
+  };
+  const created = await createMessage(apiKeyId, message);
+  let unattempted = message.endpointIds;
+  if (!created) {
+    const stored = await getMessage(apiKeyId, message.id);
+    if (stored === undefined) return;
+    await createMissingDeliveries(apiKeyId, stored.endpointIds.map((endpointId) => newDelivery(stored, endpointId, now)));
+    const deliveries = (await getDeliveries(apiKeyId, [stored])).get(stored.id) ?? [];
+    unattempted = deliveries.filter((delivery) => delivery.status === 'pending' && delivery.attempts === 0).map((delivery) => delivery.endpointId);
+  }
+  await enqueue(queue, unattempted.map((endpointId): WebhookJob => ({ kind: 'deliver', apiKeyId, messageId: message.id, endpointId, attempt: 1, dueAt: now })), now);
+}
+
+/** Handles what the events worker saw: events published, editor changes counted and their emission scheduled. */
+export async function handleChange(change: Change, queue: JobQueue, readConfig: ConfigReader, now = Date.now()): Promise<void> {
+  const webhookConfig = await readConfig(change.apiKeyId);
+  if (webhookConfig === undefined) return;
+  if (change.kind === 'event') {
+    await publishEvent(change.apiKeyId, change.event, queue, webhookConfig, { now });
+  } else if (await noteEditorChange(change.apiKeyId, change.editor, now)) {
+    await enqueue(queue, [{ kind: 'editor', apiKeyId: change.apiKeyId, ...change.editor, dueAt: now }], now);
+  }
+}
+
+const debounceMs = () => EDITOR_DEBOUNCE_MS / config.webhookScheduleDivisor;
+
+/**
+ * One look at a changing editor (an `editor` job): emits its newest state when it changed since the last
+ * emission, then looks again after the debounce window; ends the emission once nothing changed in a window.
+ */
+export async function emitEditor(job: Extract<WebhookJob, { kind: 'editor' }>, queue: JobQueue, now = Date.now()): Promise<void> {
+  const editor: EditorOfDocument = { organizationId: job.organizationId, documentId: job.documentId, editorId: job.editorId };
+  const changes = await editorChanges(job.apiKeyId, editor);
+  if (job.emitted !== undefined && changes <= job.emitted) {
+    if (await finishEditorEmission(job.apiKeyId, editor, job.emitted)) return;
+    // A change arrived since the count was read: look again now.
+    await enqueue(queue, [{ ...job, dueAt: now }], now);
+    return;
+  }
+  const webhookConfig = await readWebhookConfig(job.apiKeyId);
+  const record = webhookConfig.isEnabled ? await readEditorRecord(job.apiKeyId, editor) : undefined;
+  if (webhookConfig.isEnabled && record !== undefined) {
+    const tooLarge = Buffer.byteLength(JSON.stringify(record.data ?? null)) > MAX_CRDT_DATA_BYTES;
+    const { data: _data, ...rest } = record;
+    const event: WebhookEvent = {
+      id: derivedId(MESSAGE_ID_PREFIX, job.apiKeyId, 'crdt', job.organizationId, job.documentId, job.editorId, String(changes)),
+      type: 'crdt.update_data',
+      timestamp: now,
+      organizationId: job.organizationId,
+      documentId: job.documentId,
+      data: tooLarge ? { ...rest, truncated: true } : record,
+    };
+    await publishEvent(job.apiKeyId, event, queue, webhookConfig, { now });
+  }
+  await enqueue(queue, [{ ...job, emitted: changes, dueAt: now + debounceMs() }], now);
+}
