@@ -136,6 +136,24 @@ export function iteratorAgeAlarm(scope: Construct, id: string, watched: WatchedF
     });
 }
 
+/**
+ * Deliveries waiting longer than they should: a job is due at most 15 minutes after it was sent (the longest
+ * hop), so an older one means the worker is not keeping up or not running.
+ */
+export const QUEUE_AGE_THRESHOLD = Duration.minutes(20);
+
+export function queueAgeAlarm(scope: Construct, id: string, queue: IQueue): cloudwatch.Alarm {
+  return queue
+    .metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM })
+    .createAlarm(scope, id, {
+      alarmDescription: `The oldest job of the delivery queue is older than ${QUEUE_AGE_THRESHOLD.toMinutes()} minutes: webhook deliveries are late.`,
+      threshold: QUEUE_AGE_THRESHOLD.toSeconds(),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+}
+
 /** An SNS topic ARN as CloudWatch alarms accept it (standard topics only: alarms cannot publish to FIFO topics). */
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
 

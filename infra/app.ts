@@ -8,7 +8,8 @@
  * - workspaceCreateLimitPerHour (default 10): Create Workspace calls per source IP per hour, 0 disables;
  * - openaiBaseUrl, anthropicBaseUrl, geminiBaseUrl (default: the providers' public endpoints);
  * - reserveConcurrency (default true): false deploys without the reserved concurrency of infra/limits.ts;
- * - alarmTopicArn (default none): SNS topic every alarm notifies.
+ * - alarmTopicArn (default none): SNS topic every alarm notifies;
+ * - webhookAllowPrivateUrls (default false): webhook destinations may be private, loopback or link-local addresses.
  */
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -66,6 +67,7 @@ export function buildApp(app: App): CollabStack {
     },
     reserveConcurrency: booleanContext(app, 'reserveConcurrency'),
     alarmTopicArn: stringContext(app, 'alarmTopicArn'),
+    webhookAllowPrivateUrls: booleanContext(app, 'webhookAllowPrivateUrls'),
   });
 }
 

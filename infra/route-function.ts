@@ -9,7 +9,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -17,7 +17,7 @@ import { Construct } from 'constructs';
 import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route } from '../shared/routes';
-import type { StreamFilter, StringMatch, Worker } from '../shared/workers';
+import type { QueueWorker, StreamFilter, StringMatch, Worker } from '../shared/workers';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
 
 /** Route entries name their handler files relative to the project root (the folder holding package.json). */
@@ -53,6 +53,8 @@ export interface DataResources {
   readonly table: ITable;
   /** The key of the Encryption SDK's KMS keyring. */
   readonly encryptionKey: IKey;
+  /** The delivery queue (shared/core/queue.ts): webhook deliveries and CRDT emissions. */
+  readonly deliveryQueue: sqs.IQueue;
 }
 
 interface CommonProps {
@@ -82,6 +84,18 @@ export interface WorkerFunctionProps extends CommonProps {
   readonly resources: DataResources;
 }
 
+/**
+ * The worker of the delivery queue: an SQS event source that reports failed jobs one by one; the queue's own
+ * redrive policy moves a job that keeps failing to its dead-letter queue.
+ */
+export interface QueueWorkerFunctionProps extends CommonProps {
+  readonly kind: 'queueWorker';
+  readonly worker: QueueWorker;
+  readonly resources: DataResources;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS (docs/decisions.md §11): false unless the operator opts in. */
+  readonly webhookAllowPrivateUrls: boolean;
+}
+
 /** A deploy task (shared/deploy-tasks.ts): run by CloudFormation through a custom resource, see infra/deploy-task.ts. */
 export interface DeployTaskFunctionProps extends CommonProps {
   readonly kind: 'deployTask';
@@ -99,7 +113,7 @@ export interface UnroutedFunctionProps extends CommonProps {
   readonly entry: string;
 }
 
-export type RouteFunctionProps = RoutedFunctionProps | WorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
+export type RouteFunctionProps = RoutedFunctionProps | WorkerFunctionProps | QueueWorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
 
 /**
  * 1024 MB: Lambda allocates CPU in proportion to memory. Cold starts (loading a bundle that carries the AWS SDK)
@@ -127,6 +141,13 @@ const WORKER_TIMEOUT = Duration.minutes(15);
 const DEPLOY_TASK_TIMEOUT = Duration.minutes(1);
 
 /**
+ * A batch of delivery jobs runs its attempts side by side, each bounded at 15 s (docs/decisions.md §11), plus the
+ * reads and writes around them: a minute is ample. The queue's visibility timeout is six times this, as AWS
+ * advises for SQS event sources.
+ */
+export const QUEUE_WORKER_TIMEOUT = Duration.minutes(1);
+
+/**
  * Stream retries of a failing record. Higher than the worker's own give-up count (MAX_FAILED_RUNS in
  * shared/domain/migration.ts), so the worker marks a migration failed, and releases its locks, before the record
  * could land in the dead-letter queue.
@@ -152,6 +173,8 @@ function profileOf(props: RouteFunctionProps): Profile {
       return { entry: props.route.entry, description: `POST ${props.route.path}`, timeout: ROUTE_TIMEOUT, grants: routeGrants(props.route), resources: props.resources };
     case 'worker':
       return { entry: props.worker.entry, description: props.worker.summary, timeout: WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
+    case 'queueWorker':
+      return { entry: props.worker.entry, description: props.worker.summary, timeout: QUEUE_WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
     case 'deployTask':
       return { entry: props.task.entry, description: props.task.summary, timeout: DEPLOY_TASK_TIMEOUT, grants: grantsFor(props.task), resources: props.resources };
     case 'unrouted':
@@ -216,6 +239,11 @@ export class RouteFunction extends Construct {
     if (props.kind === 'worker') {
       this.deadLetters = this.subscribeWorker(props.worker, props.resources.table);
     }
+    if (props.kind === 'queueWorker') {
+      this.function.addEnvironment('WEBHOOK_ALLOW_PRIVATE_URLS', String(props.webhookAllowPrivateUrls));
+      // Each job fails or succeeds on its own; the queue's redrive policy decides when one is given up.
+      this.function.addEventSource(new SqsEventSource(props.resources.deliveryQueue, { batchSize: 10, reportBatchItemFailures: true }));
+    }
 
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
@@ -238,7 +266,7 @@ export class RouteFunction extends Construct {
    * Explicit statements instead of `grantReadData()` and friends, which add Scan, DescribeTable, stream reads and
    * every index.
    */
-  private grantAccess(grants: Grants, { table, encryptionKey }: DataResources): void {
+  private grantAccess(grants: Grants, { table, encryptionKey, deliveryQueue }: DataResources): void {
     if (grants.tableActions.length > 0) {
       this.function.addEnvironment('TABLE_NAME', table.tableName);
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.tableActions], resources: [table.tableArn] }));
@@ -267,6 +295,10 @@ export class RouteFunction extends Construct {
       // On the role rather than through key.grant(): the key lives in the parent stack, whose key policy already
       // delegates to IAM, so no key policy change (and no cross-stack edit) is needed.
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.kmsActions], resources: [encryptionKey.keyArn] }));
+    }
+    if (grants.queueActions.length > 0) {
+      this.function.addEnvironment('DELIVERY_QUEUE_URL', deliveryQueue.queueUrl);
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.queueActions], resources: [deliveryQueue.queueArn] }));
     }
   }
 

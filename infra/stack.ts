@@ -4,21 +4,22 @@
  * that answers 404/405, one function per worker of the worker table, woken by the table's stream, one custom
  * resource per deploy task, and the alarms.
  */
-import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { CfnStage, HttpApi, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
-import { workers } from '../shared/workers';
-import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, serverErrorRateAlarm } from './alarms';
+import { webhookDeliveryWorker, workers } from '../shared/workers';
+import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm } from './alarms';
 import { DeployTaskRun } from './deploy-task';
 import { ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
-import { RouteFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './route-function';
+import { QUEUE_WORKER_TIMEOUT, RouteFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './route-function';
 import { NO_AUTHORIZER_REASON, RouteStack, groupRoutes } from './route-stack';
 
 export interface CollabStackProps extends StackProps {
@@ -39,6 +40,11 @@ export interface CollabStackProps extends StackProps {
   readonly reserveConcurrency?: boolean;
   /** SNS topic every alarm notifies (when it fires and when it recovers). @default alarms without actions */
   readonly alarmTopicArn?: string;
+  /**
+   * Webhook destinations may be private, loopback or link-local addresses (docs/decisions.md §11). Only for a
+   * deployment whose receivers live inside its own network. @default false
+   */
+  readonly webhookAllowPrivateUrls?: boolean;
   /** The route table to deploy; tests add routes to it to measure growth. @default the route table */
   readonly routes?: readonly Route[];
 }
@@ -137,7 +143,8 @@ export class CollabStack extends Stack {
     });
 
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
-    const resources: DataResources = { table: this.table, encryptionKey: this.encryptionKey };
+    const deliveryQueue = this.deliveryQueue();
+    const resources: DataResources = { table: this.table, encryptionKey: this.encryptionKey, deliveryQueue };
     const aiBaseUrls = props.aiBaseUrls ?? {};
     for (const [provider, url] of Object.entries(aiBaseUrls)) {
       // Checked here so that a typo fails `cdk synth`, not the first Ask AI request after a deploy.
@@ -180,6 +187,15 @@ export class CollabStack extends Stack {
       }),
     }));
 
+    // The delivery queue's worker: webhook attempts and CRDT emissions, retried through the queue.
+    const deliveryWorker = new RouteFunction(this, webhookDeliveryWorker.id, {
+      kind: 'queueWorker',
+      worker: webhookDeliveryWorker,
+      resources,
+      settings,
+      webhookAllowPrivateUrls: props.webhookAllowPrivateUrls ?? false,
+    });
+
     // Deploy tasks put in place what request paths only read (the page-token key), before the API serves.
     const taskRuns = deployTasks.map((task) => new DeployTaskRun(this, task.id, { task, resources, settings }));
 
@@ -194,7 +210,11 @@ export class CollabStack extends Stack {
     serverErrorRateAlarm(this, this.api);
     // The functions of this stack (each nested stack watches its own). The Provider framework's function is left
     // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
-    functionFaultAlarms(this, [notRouted, ...workerRuns.map((run) => run.handler), ...taskRuns.map((run) => run.handler)]);
+    functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...taskRuns.map((run) => run.handler)]);
+    if (deliveryQueue.deadLetterQueue !== undefined) {
+      deadLetterAlarm(this, 'DeliveryDeadLetters', deliveryQueue.deadLetterQueue.queue, webhookDeliveryWorker.summary);
+    }
+    queueAgeAlarm(this, 'DeliveryQueueAge', deliveryQueue);
     for (const { worker, handler } of workerRuns) {
       if (handler.deadLetters !== undefined) deadLetterAlarm(this, `${worker.id}DeadLetters`, handler.deadLetters, worker.summary);
       iteratorAgeAlarm(this, `${worker.id}IteratorAge`, handler);
@@ -202,6 +222,30 @@ export class CollabStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
+  }
+
+  /**
+   * The delivery queue (docs/design.md "Work after the response"): a standard queue, encrypted, TLS only, whose
+   * jobs go to a dead-letter queue after five failed receives (storage unreachable for minutes, a bug). A failed
+   * webhook attempt is not a failed receive: the worker records it and queues the next attempt itself.
+   */
+  private deliveryQueue(): sqs.Queue {
+    const deadLetters = new sqs.Queue(this, 'DeliveryDeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(deadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the dead-letter queue of the delivery queue: jobs the delivery worker kept failing, kept for the operator.',
+    });
+    return new sqs.Queue(this, 'DeliveryQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(QUEUE_WORKER_TIMEOUT.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+    });
   }
 
   /**
