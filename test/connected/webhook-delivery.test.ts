@@ -1,0 +1,244 @@
+/**
+ * The event pipeline end to end inside one process: operations write, the stream poller wakes the events worker,
+ * the file queue feeds the delivery worker, and a receiver on 127.0.0.1 verifies what arrives. The retry schedule
+ * runs compressed 100,000-fold (test/support/webhook-env.ts), so a day of retries takes seconds; attempts time out
+ * after 500 ms instead of 15 s (the 15 s default is checked in the unit tier).
+ */
+import './../support/webhook-env';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_NAME, db } from '../../shared/db/client';
+import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
+import { routeCaller, type Credentials } from '../support/invoke';
+import { uniqueId } from '../support/ids';
+import { startPipeline, startReceiver, typeOf, type Pipeline, type ReceivedRequest, type Receiver } from '../support/webhook-pipeline';
+
+const call = routeCaller(() => tenant);
+let tenant: Tenant;
+let pipeline: Pipeline;
+const receivers: Receiver[] = [];
+
+async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+  const started = await startReceiver(...args);
+  receivers.push(started);
+  return started;
+}
+
+beforeAll(async () => {
+  pipeline = await startPipeline();
+});
+afterAll(async () => {
+  await pipeline.stop();
+  await Promise.all(receivers.map((r) => r.close()));
+});
+beforeEach(async () => {
+  tenant = await newTenant();
+});
+
+async function enable(who: Credentials = tenant, extra: Record<string, unknown> = {}): Promise<void> {
+  const response = await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true, ...extra }, who);
+  expect(response.statusCode).toBe(200);
+}
+
+async function createEndpoint(fields: Record<string, unknown>, who: Credentials = tenant): Promise<{ id: string; secret: string }> {
+  const created = await call('/v2/workspace/advancedwebhook/endpoints/create', fields, who);
+  expect(created.statusCode).toBe(200);
+  const id = created.body.result?.data.id as string;
+  const secret = (await call('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: id }, who)).body.result?.data.secret as string;
+  return { id, secret };
+}
+
+const addActivity = (organizationId: string, actionType = 'comment.add') =>
+  call('/v2/activities/add', {
+    organizationId,
+    documentId: 'doc-1',
+    activities: [{ featureType: 'comment', actionType, actionUser: { userId: 'ann', name: 'Ann', email: 'ann@example.com' }, targetEntityId: 'thread-1' }],
+  });
+
+function verifyBoth(request: ReceivedRequest, secret: string): unknown {
+  const headers = {
+    'webhook-id': String(request.headers['webhook-id']),
+    'webhook-timestamp': String(request.headers['webhook-timestamp']),
+    'webhook-signature': String(request.headers['webhook-signature']),
+  };
+  new SvixWebhook(secret).verify(request.body, headers);
+  return new StandardWebhook(secret).verify(request.body, headers);
+}
+
+describe('webhook delivery', () => {
+  it('delivers each event type with the documented data, signed so both verifiers accept it', async () => {
+    const hook = await receiver();
+    await enable();
+    const { secret } = await createEndpoint({ url: hook.url });
+    const org = uniqueId('org');
+
+    await addActivity(org, 'comment.add');
+    await call('/v2/notifications/add', { organizationId: org, documentId: 'doc-1', actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: 'Hi', notifyUsers: [{ userId: 'bob' }] });
+    await call('/v2/recordings/add', { organizationId: org, documentId: 'doc-1', recordings: [{ annotationId: 'rec-1', type: 'recorder', recordingType: 'screen' }] });
+    await call('/v2/crdt/add', { organizationId: org, documentId: 'doc-1', editorId: 'title', type: 'text', data: 'Hello', userId: 'ann' });
+    await call('/v2/organizations/documents/add', { organizationId: org, documents: [{ documentId: 'old-doc', documentName: 'Old' }] });
+    await call('/v2/organizations/documents/migrate', { organizationId: org, documentId: 'old-doc', newDocumentId: 'new-doc' });
+
+    const byType = async (type: string) => (await hook.waitFor(1, { type }))[0];
+    const activity = await byType('comment.add');
+    const notification = await byType('notification.add');
+    const recording = await byType('recorder.done');
+    const crdt = await byType('crdt.update_data');
+    const migration = await byType('document.migration_completed');
+
+    for (const request of [activity, notification, recording, crdt, migration]) {
+      expect(verifyBoth(request, secret)).toMatchObject({ type: typeOf(request) });
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(String(request.headers['webhook-id'])).toMatch(/^msg_/);
+    }
+    const body = (request: ReceivedRequest) => JSON.parse(request.body) as { timestamp: string; data: Record<string, unknown> };
+    expect(body(activity).timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(body(activity).data).toMatchObject({ featureType: 'comment', actionType: 'comment.add', metadata: { organizationId: org, documentId: 'doc-1' } });
+    expect(body(notification).data).toMatchObject({ displayHeadlineMessageTemplate: 'Hi', notifyUsers: [{ userId: 'bob' }] });
+    expect(body(recording).data).toMatchObject({ annotationId: 'rec-1', recordingType: 'screen' });
+    expect(body(crdt).data).toMatchObject({ id: 'title', data: 'Hello' });
+    expect(body(migration).data).toMatchObject({ organizationId: org, documentId: 'old-doc', newDocumentId: 'new-doc', status: 'completed' });
+  });
+
+  it('filters by type and channel, and sends nothing to a disabled endpoint', async () => {
+    const comments = await receiver();
+    const orgA = await receiver();
+    const off = await receiver();
+    await enable();
+    const a = uniqueId('org');
+    const b = uniqueId('org');
+    await createEndpoint({ url: comments.url, filterTypes: ['comment.add'] });
+    await createEndpoint({ url: orgA.url, channels: [a] });
+    await createEndpoint({ url: off.url, disabled: true });
+
+    await addActivity(a, 'comment.add');
+    await addActivity(b, 'comment.add');
+    await addActivity(a, 'reaction.add');
+    await comments.waitFor(2);
+    await orgA.waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(comments.requests.map(typeOf)).toEqual(['comment.add', 'comment.add']);
+    expect(orgA.requests.map((r) => (JSON.parse(r.body) as { data: { metadata: { organizationId: string } } }).data.metadata.organizationId)).toEqual([a, a]);
+    expect(off.requests).toHaveLength(0);
+  });
+
+  it('retries a receiver that answers 500 twice: three attempts with one webhook-id, recorded in attempts/get', async () => {
+    const hook = await receiver((n) => (n < 2 ? 500 : 200));
+    await enable();
+    const { id: endpointId } = await createEndpoint({ url: hook.url });
+    await addActivity(uniqueId('org'));
+
+    const requests = await hook.waitFor(3);
+    const messageId = String(requests[0].headers['webhook-id']);
+    expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([messageId]));
+    await waitUntil(async () => (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data.length === 3);
+
+    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data as Array<Record<string, unknown>>;
+    expect(attempts.map((a) => [a.attempt, a.status, a.responseStatusCode])).toEqual([[3, 'success', 200], [2, 'failed', 500], [1, 'failed', 500]]);
+    expect(attempts[0]).toMatchObject({ endpointId, url: hook.url, responseBody: 'answered 200' });
+    const messages = (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data as Array<Record<string, unknown>>;
+    expect(messages[0]).toMatchObject({ id: messageId, type: 'comment.add', deliveries: [{ endpointId, status: 'success', attempts: 3 }] });
+  });
+
+  it('ends a delivery that never gets an answer as failed after 8 timed-out attempts, and tells the other endpoints', async () => {
+    const silent = await receiver(() => 'hang');
+    const watcher = await receiver();
+    await enable();
+    const { id: endpointId } = await createEndpoint({ url: silent.url, filterTypes: ['comment.add'] });
+    await createEndpoint({ url: watcher.url, filterTypes: ['message.attempt.exhausted'] });
+    await addActivity(uniqueId('org'));
+
+    const [exhausted] = await watcher.waitFor(1, { timeoutMs: 40_000 });
+    const messageId = String(silent.requests[0].headers['webhook-id']);
+    expect(JSON.parse(exhausted.body)).toMatchObject({ type: 'message.attempt.exhausted', data: { messageId, endpointId, type: 'comment.add' } });
+    expect(silent.requests).toHaveLength(8);
+    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { endpointId })).body.result?.data as Array<Record<string, unknown>>;
+    expect(attempts).toHaveLength(8);
+    expect(attempts.every((a) => a.status === 'failed' && a.responseStatusCode === 0 && String(a.error).startsWith('Timed out'))).toBe(true);
+    const messages = (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data as Array<Record<string, unknown>>;
+    expect(messages[0]).toMatchObject({ deliveries: [{ endpointId, status: 'failed', attempts: 8 }] });
+  }, 60_000);
+
+  it('signs with the old and the new secret after a rotation, each verifying on its own', async () => {
+    const hook = await receiver();
+    await enable();
+    const { id, secret: old } = await createEndpoint({ url: hook.url });
+    const rotated = (await call('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId: id })).body.result?.data.secret as string;
+    await addActivity(uniqueId('org'));
+
+    const [request] = await hook.waitFor(1);
+    expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifyBoth(request, old)).toBeDefined();
+    expect(verifyBoth(request, rotated)).toBeDefined();
+  });
+
+  it('resends a message and recovers failed ones on request', async () => {
+    let failing = true;
+    const hook = await receiver(() => (failing ? 400 : 200));
+    await enable();
+    const { id: endpointId } = await createEndpoint({ url: hook.url });
+    const since = Date.now() - 1000;
+    await addActivity(uniqueId('org'));
+    const [first] = await hook.waitFor(8, { timeoutMs: 40_000 });
+    const messageId = String(first.headers['webhook-id']);
+    await waitUntil(async () => ((await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data[0]?.deliveries[0]?.status === 'failed'));
+
+    failing = false;
+    const recovered = await call('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId, since });
+    expect(recovered.body.result?.data).toEqual({ endpointId, recovered: 1 });
+    await hook.waitFor(9);
+    const resent = await call('/v2/workspace/advancedwebhook/messages/resend', { messageId, endpointId });
+    expect(resent.body.result?.data).toEqual({ messageId, endpointId, status: 'pending' });
+    await hook.waitFor(10);
+    expect(hook.requests.slice(8).every((r) => r.headers['webhook-id'] === messageId)).toBe(true);
+  }, 60_000);
+
+  it('shapes payloads: data protection keeps user ids only, encodeData base64-encodes', async () => {
+    const hook = await receiver();
+    await enable(tenant, { enableDataProtection: true, encodeData: true });
+    await createEndpoint({ url: hook.url });
+    await addActivity(uniqueId('org'));
+
+    const [request] = await hook.waitFor(1);
+    const body = JSON.parse(request.body) as { encodedData: string };
+    const data = JSON.parse(Buffer.from(body.encodedData, 'base64').toString('utf8')) as { actionUser: unknown };
+    expect(data.actionUser).toEqual({ userId: 'ann' });
+  });
+
+  it('keeps API keys apart: messages and attempts of one key are invisible to another', async () => {
+    const hook = await receiver();
+    await enable();
+    await createEndpoint({ url: hook.url });
+    await addActivity(uniqueId('org'));
+    const [request] = await hook.waitFor(1);
+    const messageId = String(request.headers['webhook-id']);
+
+    for (const other of [await siblingKey(tenant), (await newTenant()).apiKeyHeaders]) {
+      await enable(other);
+      expect((await call('/v2/workspace/advancedwebhook/messages/get', {}, other)).body.result?.data).toEqual([]);
+      const attempts = await call('/v2/workspace/advancedwebhook/attempts/get', { messageId }, other);
+      expect(attempts.body.error).toMatchObject({ status: 'NOT_FOUND' });
+      const resend = await call('/v2/workspace/advancedwebhook/messages/resend', { messageId, endpointId: 'ep_x' }, other);
+      expect(resend.body.error).toMatchObject({ status: 'NOT_FOUND' });
+    }
+  });
+
+  it('writes nothing for an API key without webhooks', async () => {
+    await addActivity(uniqueId('org'));
+    await call('/v2/crdt/add', { organizationId: uniqueId('org'), documentId: 'd', editorId: 'e', type: 'text', data: 'x', userId: 'u' });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+
+    const { Items } = await db.send(new ScanCommand({ TableName: TABLE_NAME, FilterExpression: 'begins_with(pk, :mine)', ExpressionAttributeValues: { ':mine': `T#${tenant.apiKeyId}` } }));
+    expect((Items ?? []).filter((item) => String(item.sk).startsWith('WH') || String(item.pk).includes('#WH'))).toEqual([]);
+  });
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('Condition not met in time.');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
