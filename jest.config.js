@@ -3,12 +3,13 @@
  * Local, one table per test file), infra (CDK template and cdk-nag), e2e (the local stack over HTTP).
  */
 const transform = {
-  // Transpile only: the type check is `npm run typecheck`. @middy/core ships ESM only, so it is transformed too.
+  // Transpile only: the type check is `npm run typecheck`. @middy/core and request-filtering-agent ship ESM only, so
+  // they are transformed too.
   '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true } }],
 };
 const common = {
   transform,
-  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|request-filtering-agent)/)'],
   testEnvironment: 'node',
 };
 
