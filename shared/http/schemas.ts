@@ -224,7 +224,9 @@ const eventType = () =>
  * as Create takes it; Update makes the optional ones nullable. Metadata is bounded as document metadata is.
  */
 export const webhookEndpointFields = () => ({
-  url: httpUrl(2000),
+  // Spelled out, not only parseable: a URL parser also takes `https:host` and drops tabs and newlines, so the URL
+  // stored (and shown) would not be the one requested.
+  url: httpUrl(2000).check(z.regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/, 'Must start with http:// or https:// and contain no whitespace.')),
   description: maybeEmptyText(1000),
   filterTypes: nonEmptyListOf(eventType()).check(noDuplicateIds((type: string) => type, 'an event type')),
   // Channels are organization ids.
