@@ -110,7 +110,7 @@ function errorsOf(auth: AuthLevel): ErrorResponseName[] {
   return ['InvalidArgument', ...tenantErrors, 'PermissionDenied', 'MethodNotAllowed', 'Conflict', 'PayloadTooLarge', 'TooManyRequests', 'Internal', 'Unavailable'];
 }
 
-const VERBS = new Set(['get', 'add', 'update', 'delete', 'create', 'reset', 'set', 'remove', 'migrate', 'suggest', 'ask-ai']);
+const VERBS = new Set(['get', 'add', 'update', 'delete', 'create', 'reset', 'set', 'remove', 'migrate', 'suggest', 'ask-ai', 'rotate']);
 const camel = (parts: string[]) => parts.map((part, i) => part.split('-').map((word, j) => (i === 0 && j === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join('')).join('');
 
 /** `/v2/users/get` → `getUsers`; `/v1/users/delete` → `deleteUsersV1`; a path not ending in a verb keeps its order. */
@@ -136,7 +136,7 @@ function readmeDescriptions(): Map<string, string> {
 
 /** The areas (tags), named after the handler folders under functions/. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  workspace: 'Workspaces, API keys and auth tokens, and the workspace-wide configurations (activity log, email, AI provider keys).',
+  workspace: 'Workspaces, API keys and auth tokens, the workspace-wide configurations (activity log, email, AI provider keys, advanced webhooks) and the advanced webhook endpoints.',
   users: 'Users of an organization, a folder or a document, with their roles.',
   permissions: 'Grants of roles on organizations, folders and documents, optionally expiring.',
   usergroups: 'User groups of an organization and their members.',

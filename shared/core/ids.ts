@@ -25,9 +25,12 @@ export function timeOrderedId(prefix: string, now = Date.now()): string {
   return `${prefix}${base32(now, TIME_CHARS)}${random}`;
 }
 
+/** The characters after the prefix of a time-ordered id, as a regular expression source (no anchors). */
+export const TIME_ORDERED_ID_BODY = `[${CROCKFORD}]{${TIME_CHARS + RANDOM_CHARS}}`;
+
 /** Whether `id` has the shape timeOrderedId gives with `prefix`. */
 export function isTimeOrderedId(prefix: string, id: string): boolean {
-  return id.startsWith(prefix) && new RegExp(`^[${CROCKFORD}]{${TIME_CHARS + RANDOM_CHARS}}$`).test(id.slice(prefix.length));
+  return id.startsWith(prefix) && new RegExp(`^${TIME_ORDERED_ID_BODY}$`).test(id.slice(prefix.length));
 }
 
 /**

@@ -211,3 +211,31 @@ export function documentedRules<T extends z.ZodMiniType>(schema: T, rules: z.cor
   z.globalRegistry.add(schema, rules);
   return schema;
 }
+
+/** An event type: `<group>.<action>` (`comment.add`, `message.attempt.exhausted`), at most 100 characters. */
+const eventType = () =>
+  z.string().check(
+    z.maxLength(100, 'Must be at most 100 characters.'),
+    z.regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/, 'Must be an event type <group>.<action> of letters, digits, _ and -.'),
+  );
+
+/**
+ * The fields of an advanced webhook endpoint that Create sets and Update changes (docs/decisions.md §11), each
+ * as Create takes it; Update makes the optional ones nullable. Metadata is bounded as document metadata is.
+ */
+export const webhookEndpointFields = () => ({
+  // Spelled out, not only parseable: a URL parser also takes `https:host` and drops tabs and newlines, so the URL
+  // stored (and shown) would not be the one requested.
+  url: httpUrl(2000).check(z.regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/, 'Must start with http:// or https:// and contain no whitespace.')),
+  description: maybeEmptyText(1000),
+  filterTypes: nonEmptyListOf(eventType()).check(noDuplicateIds((type: string) => type, 'an event type')),
+  // Channels are organization ids.
+  channels: nonEmptyUniqueIds('a channel'),
+  disabled: z.boolean(),
+  rateLimit: z.int().check(z.minimum(1, 'Must be a positive integer.')),
+  // clientRecord is a custom schema, which the document would show as any value: its rules are stated.
+  metadata: documentedRules(
+    clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(z.refine((value) => Object.keys(value).length <= 50, 'Must have at most 50 entries.')),
+    { type: 'object', maxProperties: 50, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: { type: 'string', maxLength: 1000 } },
+  ),
+});

@@ -54,3 +54,25 @@ export const webhookConfigData = () =>
     publicKey: z.string(),
     enableDataProtection: z.boolean(),
   });
+
+/**
+ * An advanced webhook endpoint (docs/api-spec.md "Advanced webhook endpoint"): optional fields null where not set,
+ * `metadata` included (null when never given), timestamps ISO 8601; never its secret.
+ */
+export const webhookEndpointData = () =>
+  z.object({
+    id: z.string(),
+    url: z.string(),
+    description: z.nullable(z.string()),
+    filterTypes: z.nullable(z.array(z.string())),
+    channels: z.nullable(z.array(z.string())),
+    disabled: z.boolean(),
+    rateLimit: z.nullable(z.int().check(z.minimum(1))),
+    uid: z.nullable(z.string()),
+    metadata: z.nullable(z.record(z.string(), z.string())),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  });
+
+/** `{endpointId, secret}`: an endpoint's signing secret in clear (`whsec_…`). */
+export const webhookEndpointSecretData = () => z.object({ endpointId: z.string(), secret: z.string() });

@@ -46,6 +46,12 @@ beforeAll(async () => {
   await invokeRoute('/v2/organizations/documents/add', { organizationId: 'org-1', documents: [{ documentId: 'doc-2' }] }, { headers: h });
 });
 
+// Advanced webhooks on, so that the endpoint operations get past their precondition; before each route, since
+// the fuzzing of the configuration's own update may switch them off.
+beforeEach(async () => {
+  await invokeRoute('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, { headers: tenant.apiKeyHeaders });
+});
+
 describe('fuzzing every route', () => {
   it.each(routes.map((route) => [route.path, route] as const))('%s: never a 5xx, never a write on a 4xx', async (_, route) => {
     const valid = arbitraryFor(requestSchema(route));

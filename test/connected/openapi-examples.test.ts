@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { EXAMPLES_FILE, type OperationExample } from '../../bin/openapi-document';
 import { routes } from '../../shared/routes';
 import { invokeRoute } from '../support/invoke';
+import { TIME_ORDERED_ID_BODY, timeOrderedId } from '../../shared/core/ids';
 
 /** Every timestamp (epoch milliseconds) becomes this one: 2026-01-01T00:00:00Z. */
 const EXAMPLE_TIME = 1767225600000;
@@ -19,11 +20,20 @@ const EXAMPLE_TIME = 1767225600000;
 /** A server-made id: a kind prefix and hex (shared/crypto/tokens.ts `newId`, shared/db/profile.ts user ids). */
 const ID = /^([a-z]+_)[0-9a-f]{24,}$/;
 
+/** A time-ordered id (shared/core/ids.ts, the webhook endpoints' `ep_…`): a prefix and 26 Crockford base32 characters. */
+const TIME_ORDERED_ID = new RegExp(`^([a-z]+_)${TIME_ORDERED_ID_BODY}$`);
+
+/** Placeholders keep the form of a time-ordered id (request schemas check it): EXAMPLE_TIME, then the number. */
+const timeOrderedPlaceholder = (n: number) => `${timeOrderedId('', EXAMPLE_TIME).slice(0, 10)}${String(n).padStart(16, '0')}`;
+
 /** Server-made values, each kind recognized by its form (shared/crypto/tokens.ts) or by the field that holds it. */
 const VOLATILE_STRINGS: Array<{ kind: string; matches: (value: string, key: string) => boolean; placeholder: (n: number) => string }> = [
   { kind: 'page token', matches: (_, key) => key === 'nextPageToken' || key === 'pageToken', placeholder: (n) => `page-token-EXAMPLE${n}` },
   { kind: 'id', matches: (value) => ID.test(value), placeholder: (n) => `EXAMPLE${n}` },
   { kind: 'secret token', matches: (value) => /^[A-Za-z0-9_-]{43}$/.test(value), placeholder: (n) => `token-EXAMPLE${n}` },
+  { kind: 'time-ordered id', matches: (value) => TIME_ORDERED_ID.test(value), placeholder: timeOrderedPlaceholder },
+  // A webhook signing secret keeps its form: whsec_ and the base64 of 24 bytes.
+  { kind: 'webhook secret', matches: (value) => /^whsec_[A-Za-z0-9+/]{32}$/.test(value), placeholder: (n) => `whsec_${Buffer.from(`EXAMPLE-secret-${n}`.padEnd(24, '.')).toString('base64')}` },
   { kind: 'date', matches: (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value), placeholder: () => new Date(EXAMPLE_TIME).toISOString() },
 ];
 
@@ -40,9 +50,11 @@ function normalizer(): (value: unknown, key?: string) => unknown {
   const replace = (value: string, key: string): string => {
     const known = seen.get(value);
     if (known !== undefined) return known;
+    // A backwards iterator is `-` and an id: the same placeholder as the id, after its `-`.
+    if (value.startsWith('-') && TIME_ORDERED_ID.test(value.slice(1))) return `-${replace(value.slice(1), key)}`;
     const volatile = VOLATILE_STRINGS.find((candidate) => candidate.matches(value, key));
     if (volatile === undefined) return value;
-    const prefix = volatile.kind === 'id' ? (ID.exec(value)?.[1] ?? '') : '';
+    const prefix = (volatile.kind === 'id' ? ID.exec(value)?.[1] : volatile.kind === 'time-ordered id' ? TIME_ORDERED_ID.exec(value)?.[1] : undefined) ?? '';
     const counter = `${volatile.kind} ${prefix}`;
     const n = (counts.get(counter) ?? 0) + 1;
     counts.set(counter, n);
@@ -108,6 +120,22 @@ describe('the OpenAPI examples', () => {
     await call('/v2/workspace/apikeyconfig/get', {}, h);
     await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true, encryptData: true, publicKey: RSA_2048_PUBLIC_KEY }, h);
     await call('/v2/workspace/advancedwebhookconfig/get', {}, h);
+    const webhookEndpoint = {
+      url: 'https://hooks.example.com/collab',
+      description: 'Comment events for the support inbox',
+      filterTypes: ['comment.add', 'comment_annotation.status_change'],
+      channels: [ORG],
+      rateLimit: 20,
+      uid: 'support-inbox',
+      metadata: { team: 'support' },
+    };
+    const endpointId = stringAt(await call('/v2/workspace/advancedwebhook/endpoints/create', webhookEndpoint, h), 'result', 'data', 'id');
+    const secondEndpoint = stringAt(await call('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/audit' }, h), 'result', 'data', 'id');
+    await call('/v2/workspace/advancedwebhook/endpoints/get', { limit: 1, iterator: endpointId }, h);
+    await call('/v2/workspace/advancedwebhook/endpoints/update', { endpointId, description: 'Every comment event', filterTypes: null }, h);
+    await call('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId }, h);
+    await call('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId }, h);
+    await call('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: secondEndpoint }, h);
 
     // Users, permissions, groups.
     const people = [

@@ -803,6 +803,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspace/advancedwebhook/endpoints/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an advanced webhook endpoint with a new signing secret.
+         * @description create an endpoint (`url`; `description`, `filterTypes`, `channels`, `disabled`, `rateLimit`, `uid`, `metadata`); the server makes its signing secret, never answered here (a `secret` sent is ignored); ≤ 50 per API key, past that RESOURCE_EXHAUSTED; `uid` taken → ALREADY_EXISTS
+         */
+        post: operations["createWorkspaceAdvancedwebhookEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the advanced webhook endpoints in creation order (iterator paging).
+         * @description the endpoints in creation order: `{limit? (1–250, default 50), iterator?}` → `{endpoints, iterator, prevIterator, done}`; an iterator `-<id>` pages backwards
+         */
+        post: operations["getWorkspaceAdvancedwebhookEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change fields of an advanced webhook endpoint (null clears an optional field).
+         * @description change the fields sent (at least one besides `endpointId`); `null` clears `description`, `filterTypes`, `channels`, `rateLimit`, `metadata`; `disabled: false` also ends a run of failures; answers the endpoint
+         */
+        post: operations["updateWorkspaceAdvancedwebhookEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an advanced webhook endpoint.
+         * @description `{endpointId}` → `{endpointId, deleted: true}`
+         */
+        post: operations["deleteWorkspaceAdvancedwebhookEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/secret/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an advanced webhook endpoint's signing secret.
+         * @description `{endpointId}` → `{endpointId, secret}`: the current signing secret (`whsec_…`)
+         */
+        post: operations["getWorkspaceAdvancedwebhookEndpointsSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an advanced webhook endpoint's signing secret; the replaced one keeps signing for 24 hours.
+         * @description `{endpointId}` → `{endpointId, secret}`: a new signing secret; the replaced one keeps signing for 24 h
+         */
+        post: operations["rotateWorkspaceAdvancedwebhookEndpointsSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/crdt/add": {
         parameters: {
             query?: never;
@@ -3407,6 +3527,359 @@ export interface operations {
                                     provider: "openai" | "anthropic" | "gemini";
                                     customerApiKey: string;
                                 }[];
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWorkspaceAdvancedwebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        url: string;
+                        description?: string;
+                        filterTypes?: string[];
+                        channels?: string[];
+                        disabled?: boolean;
+                        rateLimit?: number;
+                        uid?: string;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                url: string;
+                                description: string | null;
+                                filterTypes: string[] | null;
+                                channels: string[] | null;
+                                disabled: boolean;
+                                rateLimit: number | null;
+                                uid: string | null;
+                                metadata: {
+                                    [key: string]: string;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWorkspaceAdvancedwebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @default 50 */
+                        limit?: number;
+                        iterator?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                endpoints: {
+                                    id: string;
+                                    url: string;
+                                    description: string | null;
+                                    filterTypes: string[] | null;
+                                    channels: string[] | null;
+                                    disabled: boolean;
+                                    rateLimit: number | null;
+                                    uid: string | null;
+                                    metadata: {
+                                        [key: string]: string;
+                                    } | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                }[];
+                                iterator: string | null;
+                                prevIterator: string | null;
+                                done: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWorkspaceAdvancedwebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId: string;
+                        url?: string;
+                        description?: string | null;
+                        filterTypes?: string[] | null;
+                        channels?: string[] | null;
+                        disabled?: boolean;
+                        rateLimit?: number | null;
+                        metadata?: {
+                            [key: string]: string;
+                        } | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                url: string;
+                                description: string | null;
+                                filterTypes: string[] | null;
+                                channels: string[] | null;
+                                disabled: boolean;
+                                rateLimit: number | null;
+                                uid: string | null;
+                                metadata: {
+                                    [key: string]: string;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWorkspaceAdvancedwebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                endpointId: string;
+                                /** @constant */
+                                deleted: true;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWorkspaceAdvancedwebhookEndpointsSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                endpointId: string;
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWorkspaceAdvancedwebhookEndpointsSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                endpointId: string;
+                                secret: string;
                             };
                         };
                     };
