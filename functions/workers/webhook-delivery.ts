@@ -5,7 +5,7 @@
  * visibility timeout; after the redrive policy's receives it is in the dead-letter queue.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { deliveryQueue } from '../../shared/aws/delivery-queue';
+import { deliveryQueue } from '../../shared/core/delivery-queue';
 import { logger } from '../../shared/core/logger';
 import { decryptSecret } from '../../shared/crypto/encryption';
 import { runDelivery } from '../../shared/domain/webhooks/delivery';

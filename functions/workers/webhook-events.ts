@@ -7,7 +7,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { deliveryQueue } from '../../shared/aws/delivery-queue';
+import { deliveryQueue } from '../../shared/core/delivery-queue';
 import { logger } from '../../shared/core/logger';
 import { changeOf, type ItemChange } from '../../shared/domain/webhooks/events';
 import { configReader, handleChange } from '../../shared/domain/webhooks/publish';

@@ -30,7 +30,7 @@ export async function startPipeline(): Promise<Pipeline> {
       { worker: webhookEventsWorker, handler: (event) => runAsWorker(webhookEventsWorker, () => eventsHandler(event)) },
     ],
   });
-  const queue = startQueuePoller({
+  const queue = await startQueuePoller({
     dir: process.env.DELIVERY_QUEUE_DIR as string,
     handler: (event) => runAsWorker(webhookDeliveryWorker, () => deliveryHandler(event)),
     idleMs: 25,

@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError, NotFoundError } from '../../core/errors';
 import type { JobQueue } from '../../core/queue';
-import { getEndpoint } from '../../db/webhook-endpoint';
+import { ENDPOINT_NOT_FOUND, getEndpoint } from '../../db/webhook-endpoint';
 import {
   addDelivery,
   failedDeliveries,
@@ -25,7 +25,6 @@ import { pageTokenAfter, readPageAfter } from '../../db/page-token';
 import { requireWebhooksEnabled } from '../webhook-config';
 import { enqueue } from './jobs';
 
-export const ENDPOINT_NOT_FOUND = 'Endpoint not found.';
 export const MESSAGE_NOT_FOUND = 'Message not found.';
 /** How far back recover reaches (docs/decisions.md §11). */
 export const RECOVER_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
