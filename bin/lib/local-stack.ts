@@ -35,6 +35,8 @@ const NOT_ROUTED_ENTRY = 'functions/gateway/not-routed.ts';
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');
 export const DEFAULT_TABLE_NAME = 'collab-local';
+/** In the data folder: where the stream poller keeps its place in the table's stream across restarts. */
+export const STREAM_CHECKPOINT_FILE_NAME = 'stream-checkpoint.json';
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface LocalStackOptions {
@@ -119,9 +121,12 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
 
   // The workers, woken by the table's stream as the event source mapping does in AWS; stopped before DynamoDB
   // Local is. Migrations that were running when the stack last stopped are woken once the poller reads the stream.
+  // A kept database keeps its stream too: the checkpoint lets the poller resume after the last record the workers
+  // handled, so what was written just before a kill -9 still reaches them.
   const poller = await startStreamPoller({
     endpoint: dynamodb.endpoint,
     tableName,
+    checkpointFile: inMemory ? undefined : join(dataDir, STREAM_CHECKPOINT_FILE_NAME),
     workers: workers.map((worker) => {
       const handler = loadHandler<StreamHandler>(worker.entry);
       return { worker, handler: (event, context) => runAsWorker(worker, () => handler(event, context)) };

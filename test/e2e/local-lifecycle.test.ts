@@ -2,12 +2,12 @@
  * The lifecycle of the local stack: `bin/local.ts` stops cleanly on SIGTERM and takes DynamoDB Local with it,
  * a data folder survives a restart, and a missing Java is reported in one sentence.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { checkJava, pickFreePort } from '../../bin/lib/dynamodb-local';
-import { startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
+import { STREAM_CHECKPOINT_FILE_NAME, startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
 import { dynamoDbLocalPids, launchLocalStack, spawnLocalStack, stopLocalStackProcess } from '../support/local-stack-process';
 
 const STACK_TIMEOUT_MS = 120_000;
@@ -89,7 +89,7 @@ describe('startLocalStack with a data folder', () => {
   }
 
   it(
-    'keeps the table, its items and the keys across a restart',
+    'keeps the table, its items, the keys and its place in the stream across a restart',
     async () => {
       stack = await startLocalStack({ port: 0, dataDir });
       const writer = client(stack.dynamodbEndpoint);
@@ -113,6 +113,9 @@ describe('startLocalStack with a data folder', () => {
 
       expect(Item?.note).toEqual({ S: 'kept' });
       expect(readFileSync(join(dataDir, 'local-keys.json'), 'utf8')).toBe(keys);
+      const checkpointFile = join(dataDir, STREAM_CHECKPOINT_FILE_NAME);
+      expect((JSON.parse(readFileSync(checkpointFile, 'utf8')) as { streamArn: string }).streamArn).toContain(`table/${stack.tableName}/stream/`);
+      expect(statSync(checkpointFile).mode & 0o777).toBe(0o600);
     },
     STACK_TIMEOUT_MS,
   );
