@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -21,12 +21,13 @@ import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 import { createTableInput } from '../../shared/db/table-definition';
 import { NO_GRANTS } from '../../shared/grants';
 import { findRoute } from '../../shared/routes';
-import { workers } from '../../shared/workers';
+import { webhookDeliveryWorker, workers } from '../../shared/workers';
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
 import { describeViolation, installGrantCheck, runAsRoute, runAsWorker, runWithGrants, type Violation } from './grant-check';
 import { ensurePrivateDir, preparePrivateDataDir, writePrivateFile } from './private-files';
+import { startQueuePoller, type QueueHandler } from './queue-poller';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
@@ -37,6 +38,8 @@ export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');
 export const DEFAULT_TABLE_NAME = 'collab-local';
 /** In the data folder: where the stream poller keeps its place in the table's stream across restarts. */
 export const STREAM_CHECKPOINT_FILE_NAME = 'stream-checkpoint.json';
+/** In the data folder: the file queue that stands in for SQS (shared/core/file-queue.ts). */
+export const DELIVERY_QUEUE_DIR_NAME = 'queue';
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface LocalStackOptions {
@@ -110,7 +113,10 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   await ensureTable(dynamodb.endpoint, tableName);
   checkpoint();
 
-  setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile });
+  // The delivery queue's folder: kept with the data (a restart resumes pending deliveries), or beside the
+  // temporary keys when nothing is kept.
+  const queueDir = join(dirname(keysFile), inMemory ? 'queue' : DELIVERY_QUEUE_DIR_NAME);
+  setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile, queueDir });
   // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
   // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
   require('../../shared/core/config');
@@ -133,6 +139,14 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
     }),
   });
   cleanups.push(() => poller.stop());
+  // The delivery worker, fed from the file queue as the SQS event source feeds it in AWS; stopped before the
+  // stream poller's cleanup runs (cleanups run in reverse), so no job is taken while the stack winds down.
+  const queuePoller = await startQueuePoller({
+    dir: queueDir,
+    functionName: webhookDeliveryWorker.id,
+    handler: (event, context) => runAsWorker(webhookDeliveryWorker, () => loadHandler<QueueHandler>(webhookDeliveryWorker.entry)(event, context)),
+  });
+  cleanups.push(() => queuePoller.stop());
   await resumeMigrations();
   checkpoint();
 
@@ -242,8 +256,11 @@ async function tableExists(client: DynamoDBClient, tableName: string): Promise<b
   }
 }
 
-function setHandlerEnvironment(values: { tableName: string; endpoint: string; keysFile: string }): void {
+function setHandlerEnvironment(values: { tableName: string; endpoint: string; keysFile: string; queueDir: string }): void {
   process.env.TABLE_NAME = values.tableName;
+  process.env.DELIVERY_QUEUE_DIR = values.queueDir;
+  // Receivers on a laptop are local (docs/decisions.md §11); set it to false to try the address check.
+  process.env.WEBHOOK_ALLOW_PRIVATE_URLS ??= 'true';
   process.env.DYNAMODB_ENDPOINT = values.endpoint;
   process.env.LOCAL_KEYS_FILE = values.keysFile;
   process.env.AWS_REGION ??= 'local';

@@ -31,11 +31,13 @@ afterEach(async () => {
 });
 
 /** A worker woken by items of a record type of this test's own, so that other tests' records never match. */
-function testWorker(): Worker {
+function testWorker(): Worker & { recordType: string } {
+  const recordType = `checkpoint-${randomBytes(4).toString('hex')}`;
   return {
     id: 'CheckpointTestWorker',
     entry: 'test',
-    trigger: { recordType: `checkpoint-${randomBytes(4).toString('hex')}`, statuses: ['pending'] },
+    recordType,
+    filters: [{ eventNames: ['INSERT', 'MODIFY'], newImage: { recordType: { equals: [recordType] }, status: { equals: ['pending'] } } }],
     summary: 'Records what it is handed.',
   };
 }
@@ -50,11 +52,11 @@ function recorder(): { handler: StreamHandler; seen: string[] } {
   return { handler, seen };
 }
 
-async function writeItem(client: DynamoDBClient, table: string, worker: Worker, pk: string): Promise<void> {
+async function writeItem(client: DynamoDBClient, table: string, worker: { recordType: string }, pk: string): Promise<void> {
   await client.send(
     new PutItemCommand({
       TableName: table,
-      Item: { pk: { S: pk }, sk: { S: 'item' }, recordType: { S: worker.trigger.recordType }, status: { S: 'pending' } },
+      Item: { pk: { S: pk }, sk: { S: 'item' }, recordType: { S: worker.recordType }, status: { S: 'pending' } },
     }),
   );
 }
