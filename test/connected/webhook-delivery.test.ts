@@ -1,10 +1,9 @@
 /**
  * The event pipeline end to end inside one process: operations write, the stream poller wakes the events worker,
  * the file queue feeds the delivery worker, and a receiver on 127.0.0.1 verifies what arrives. The retry schedule
- * runs compressed 100,000-fold (test/support/webhook-env.ts), so a day of retries takes seconds; attempts time out
+ * runs compressed 100,000-fold (test/support/table-per-file.ts), so a day of retries takes seconds; attempts time out
  * after 500 ms instead of 15 s (the 15 s default is checked in the unit tier).
  */
-import './../support/webhook-env';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -34,6 +33,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   tenant = await newTenant();
+  await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } });
 });
 
 async function enable(who: Credentials = tenant, extra: Record<string, unknown> = {}): Promise<void> {
@@ -49,12 +49,14 @@ async function createEndpoint(fields: Record<string, unknown>, who: Credentials 
   return { id, secret };
 }
 
-const addActivity = (organizationId: string, actionType = 'comment.add') =>
-  call('/v2/activities/add', {
+async function addActivity(organizationId: string, actionType = 'comment.add'): Promise<void> {
+  const added = await call('/v2/activities/add', {
     organizationId,
     documentId: 'doc-1',
     activities: [{ featureType: 'comment', actionType, actionUser: { userId: 'ann', name: 'Ann', email: 'ann@example.com' }, targetEntityId: 'thread-1' }],
   });
+  expect(added.body).toMatchObject({ result: { status: 'success' } });
+}
 
 function verifyBoth(request: ReceivedRequest, secret: string): unknown {
   const headers = {
@@ -74,11 +76,14 @@ describe('webhook delivery', () => {
     const org = uniqueId('org');
 
     await addActivity(org, 'comment.add');
-    await call('/v2/notifications/add', { organizationId: org, documentId: 'doc-1', actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: 'Hi', notifyUsers: [{ userId: 'bob' }] });
-    await call('/v2/recordings/add', { organizationId: org, documentId: 'doc-1', recordings: [{ annotationId: 'rec-1', type: 'recorder', recordingType: 'screen' }] });
-    await call('/v2/crdt/add', { organizationId: org, documentId: 'doc-1', editorId: 'title', type: 'text', data: 'Hello', userId: 'ann' });
-    await call('/v2/organizations/documents/add', { organizationId: org, documents: [{ documentId: 'old-doc', documentName: 'Old' }] });
-    await call('/v2/organizations/documents/migrate', { organizationId: org, documentId: 'old-doc', newDocumentId: 'new-doc' });
+    const causes = [
+      await call('/v2/recordings/add', { organizationId: org, documentId: 'doc-1', recordings: [{ annotationId: 'rec-1', type: 'recorder', recordingType: 'screen' }] }),
+      await call('/v2/crdt/add', { organizationId: org, documentId: 'doc-1', editorId: 'title', type: 'text', data: 'Hello', userId: 'ann' }),
+      await call('/v2/organizations/documents/add', { organizationId: org, documents: [{ documentId: 'old-doc', documentName: 'Old' }] }),
+      await call('/v2/notifications/add', { organizationId: org, documentId: 'doc-1', actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: 'Hi', notifyUsers: [{ userId: 'bob' }] }),
+      await call('/v2/organizations/documents/migrate', { organizationId: org, documentId: 'old-doc', newDocumentId: 'new-doc' }),
+    ];
+    expect(causes.map((response) => response.body.error)).toEqual([undefined, undefined, undefined, undefined, undefined]);
 
     const byType = async (type: string) => (await hook.waitFor(1, { type }))[0];
     const activity = await byType('comment.add');

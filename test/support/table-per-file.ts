@@ -3,10 +3,20 @@
  * create-table.ts), so files never see each other's data and can run in parallel.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR ??= '0';
+// The event pipeline (test/support/webhook-pipeline.ts): the file's own delivery queue, receivers on 127.0.0.1
+// allowed, the retry schedule and CRDT debounce compressed 100,000-fold (5 s → 0.05 ms, 10 h → 0.36 s; the queue's
+// one-second delay granularity then spaces the retries), and attempts that time out after 500 ms instead of 15 s.
+process.env.DELIVERY_QUEUE_DIR ??= mkdtempSync(join(tmpdir(), 'delivery-queue-'));
+process.env.WEBHOOK_ALLOW_PRIVATE_URLS ??= 'true';
+process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '100000';
+process.env.WEBHOOK_TIMEOUT_MS ??= '500';
 if (!process.env.DYNAMODB_ENDPOINT || !process.env.LOCAL_KEYS_FILE) {
   throw new Error('DynamoDB Local is not running: connected tests need test/support/dynamodb-global-setup.ts.');
 }

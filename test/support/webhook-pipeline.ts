@@ -4,7 +4,7 @@
  * temporary folder, each under its worker's grants. And a webhook receiver on 127.0.0.1 whose answers a test
  * scripts.
  *
- * The test file sets WEBHOOK_* and DELIVERY_QUEUE_DIR before the handlers load (import './webhook-env' first).
+ * test/support/table-per-file.ts sets WEBHOOK_* and DELIVERY_QUEUE_DIR before the handlers load.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
