@@ -13,6 +13,7 @@ import { EXAMPLES_FILE, type OperationExample } from '../../bin/openapi-document
 import { routes } from '../../shared/routes';
 import { invokeRoute } from '../support/invoke';
 import { TIME_ORDERED_ID_BODY, timeOrderedId } from '../../shared/core/ids';
+import { startPipeline, startReceiver, type Pipeline, type Receiver } from '../support/webhook-pipeline';
 
 /** Every timestamp (epoch milliseconds) becomes this one: 2026-01-01T00:00:00Z. */
 const EXAMPLE_TIME = 1767225600000;
@@ -34,6 +35,8 @@ const VOLATILE_STRINGS: Array<{ kind: string; matches: (value: string, key: stri
   { kind: 'time-ordered id', matches: (value) => TIME_ORDERED_ID.test(value), placeholder: timeOrderedPlaceholder },
   // A webhook signing secret keeps its form: whsec_ and the base64 of 24 bytes.
   { kind: 'webhook secret', matches: (value) => /^whsec_[A-Za-z0-9+/]{32}$/.test(value), placeholder: (n) => `whsec_${Buffer.from(`EXAMPLE-secret-${n}`.padEnd(24, '.')).toString('base64')}` },
+  // What encryption makes fresh for every message (a webhook payload under encryptData).
+  { kind: 'ciphertext', matches: (_, key) => key === 'encryptedData' || key === 'encryptedKey' || key === 'iv', placeholder: (n) => Buffer.from(`EXAMPLE-ciphertext-${n}`).toString('base64') },
   { kind: 'date', matches: (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value), placeholder: () => new Date(EXAMPLE_TIME).toISOString() },
 ];
 
@@ -53,6 +56,8 @@ function normalizer(): (value: unknown, key?: string) => unknown {
     // A backwards iterator is `-` and an id: the same placeholder as the id, after its `-`.
     if (value.startsWith('-') && TIME_ORDERED_ID.test(value.slice(1))) return `-${replace(value.slice(1), key)}`;
     const volatile = VOLATILE_STRINGS.find((candidate) => candidate.matches(value, key));
+    // The test's receiver listens on a port of the day: its URL is shown as the example endpoint's host.
+    if (/^http:\/\/127\.0\.0\.1:\d+\//.test(value)) return value.replace(/^http:\/\/127\.0\.0\.1:\d+/, 'https://hooks.example.com');
     if (volatile === undefined) return value;
     const prefix = (volatile.kind === 'id' ? ID.exec(value)?.[1] : volatile.kind === 'time-ordered id' ? TIME_ORDERED_ID.exec(value)?.[1] : undefined) ?? '';
     const counter = `${volatile.kind} ${prefix}`;
@@ -64,7 +69,7 @@ function normalizer(): (value: unknown, key?: string) => unknown {
   };
   const normalize = (value: unknown, key = ''): unknown => {
     if (typeof value === 'string') return replace(value, key);
-    if (typeof value === 'number') return isTimestamp(value) ? EXAMPLE_TIME : value;
+    if (typeof value === 'number') return isTimestamp(value) ? EXAMPLE_TIME : key === 'durationMs' ? 120 : value;
     if (Array.isArray(value)) return value.map((item) => normalize(item, key));
     if (value === null || typeof value !== 'object') return value;
     return Object.fromEntries(Object.entries(value).map(([name, inner]) => [replace(name, ''), normalize(inner, name)]));
@@ -86,6 +91,19 @@ const ORG = 'acme';
 const DOC = 'roadmap-2026';
 const PROVIDER_KEY = 'sk-example-openai-key';
 const MATTER = 'Rename the checkout button to "Pay now"';
+
+// Webhook messages and attempts need the event pipeline (without the migration worker, so the migration example
+// stays `pending`) and a receiver that answers.
+let pipeline: Pipeline;
+let receiver: Receiver;
+beforeAll(async () => {
+  pipeline = await startPipeline({ migrations: false });
+  receiver = await startReceiver(() => 204, '/collab');
+});
+afterAll(async () => {
+  await pipeline.stop();
+  await receiver.close();
+});
 
 describe('the OpenAPI examples', () => {
   it('are recorded from a real call of every operation, all answered 200, and equal the committed docs/openapi-examples.json', async () => {
@@ -136,6 +154,10 @@ describe('the OpenAPI examples', () => {
     await call('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId }, h);
     await call('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId }, h);
     await call('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: secondEndpoint }, h);
+    // From here on the example endpoint rests, and notifications go to the test's receiver.
+    await invokeRoute('/v2/workspace/advancedwebhook/endpoints/update', { endpointId, disabled: true }, { headers: h });
+    const created2 = await invokeRoute('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url, filterTypes: ['notification.add'] }, { headers: h });
+    const receiverEndpoint = stringAt(created2.body, 'result', 'data', 'id');
 
     // Users, permissions, groups.
     const people = [
@@ -184,6 +206,18 @@ describe('the OpenAPI examples', () => {
     const notificationId = stringAt(await call('/v2/notifications/add', notification, h), 'result', 'data', 'notificationId');
     const another = stringAt(await call('/v2/notifications/add', { ...notification, displayBodyMessage: 'And the Q4 ones?' }, h), 'result', 'data', 'notificationId');
     await call('/v2/notifications/get', { organizationId: ORG, documentId: DOC, userId: 'bob', order: 'desc' }, h);
+    // Both notifications' messages delivered: the webhook message and attempt operations.
+    const delivered = await receiver.waitFor(2);
+    const messageId = String(delivered[1].headers['webhook-id']);
+    for (let tries = 0; tries < 200; tries += 1) {
+      const attempts = await invokeRoute('/v2/workspace/advancedwebhook/attempts/get', { endpointId: receiverEndpoint }, { headers: h });
+      if ((attempts.body.result?.data as unknown[] | undefined)?.length === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await call('/v2/workspace/advancedwebhook/messages/get', { eventTypes: ['notification.add'], pageSize: 1 }, h);
+    await call('/v2/workspace/advancedwebhook/attempts/get', { messageId }, h);
+    await call('/v2/workspace/advancedwebhook/messages/resend', { messageId, endpointId: receiverEndpoint }, h);
+    await call('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId: receiverEndpoint, since: Date.now() - 60 * 60 * 1000 }, h);
     await call('/v2/notifications/update', { organizationId: ORG, documentId: DOC, notifications: [{ id: notificationId, readByUserIds: ['bob'] }] }, h);
     await call('/v2/notifications/config/set', { organizationId: ORG, userIds: ['bob'], documentIds: [DOC], config: { inbox: 'MINE', email: 'NONE' } }, h);
     await call('/v2/notifications/config/get', { organizationId: ORG, userId: 'bob', documentIds: [DOC] }, h);

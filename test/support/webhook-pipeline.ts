@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { startQueuePoller } from '../../bin/lib/queue-poller';
 import { runAsWorker } from '../../bin/lib/grant-check';
 import { startStreamPoller } from '../../bin/lib/stream-poller';
@@ -20,14 +21,16 @@ export interface Pipeline {
   stop(): Promise<void>;
 }
 
-export async function startPipeline(): Promise<Pipeline> {
+/** `migrations: false` leaves migrations pending (the events worker still sees them start). */
+export async function startPipeline(options: { migrations?: boolean } = {}): Promise<Pipeline> {
+  const migrations = options.migrations ?? true;
   const stream = await startStreamPoller({
     endpoint: process.env.DYNAMODB_ENDPOINT as string,
     tableName: process.env.TABLE_NAME as string,
     idleMs: 50,
     workers: [
-      { worker: documentMigrationWorker, handler: (event, context) => runAsWorker(documentMigrationWorker, () => migrationHandler(event, context)) },
-      { worker: webhookEventsWorker, handler: (event) => runAsWorker(webhookEventsWorker, () => eventsHandler(event)) },
+      ...(migrations ? [{ worker: documentMigrationWorker, handler: (event: DynamoDBStreamEvent, context: Context) => runAsWorker(documentMigrationWorker, () => migrationHandler(event, context)) }] : []),
+      { worker: webhookEventsWorker, handler: (event: DynamoDBStreamEvent) => runAsWorker(webhookEventsWorker, () => eventsHandler(event)) },
     ],
   });
   const queue = await startQueuePoller({
