@@ -115,7 +115,7 @@ export function deadLetterAlarm(scope: Construct, id: string, queue: IQueue, wor
   return queue
     .metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM })
     .createAlarm(scope, id, {
-      alarmDescription: `Stream records the worker gave up on are waiting in its dead-letter queue: ${worker}`,
+      alarmDescription: `Work the worker gave up on (stream records or queued jobs) is waiting in its dead-letter queue: ${worker}`,
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,

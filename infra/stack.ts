@@ -212,7 +212,7 @@ export class CollabStack extends Stack {
     // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
     functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...taskRuns.map((run) => run.handler)]);
     if (deliveryQueue.deadLetterQueue !== undefined) {
-      deadLetterAlarm(this, 'DeliveryDeadLetters', deliveryQueue.deadLetterQueue.queue, webhookDeliveryWorker.summary);
+      deadLetterAlarm(this, 'DeliveryDeadLettersAlarm', deliveryQueue.deadLetterQueue.queue, webhookDeliveryWorker.summary);
     }
     queueAgeAlarm(this, 'DeliveryQueueAge', deliveryQueue);
     for (const { worker, handler } of workerRuns) {

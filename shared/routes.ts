@@ -97,41 +97,6 @@ export const routes = [
     summary: 'Read the advanced webhook configuration.',
   },
   {
-    path: '/v2/workspace/advancedwebhook/endpoints/recover',
-    entry: 'functions/workspace/advancedwebhook-endpoints-recover.ts',
-    auth: 'apiKey',
-    table: 'write',
-    indexes: ['gsi2'],
-    queue: 'send',
-    summary: "Attempt again every message that failed for an endpoint since a time (at most 14 days back).",
-  },
-  {
-    path: '/v2/workspace/advancedwebhook/messages/get',
-    entry: 'functions/workspace/advancedwebhook-messages-get.ts',
-    auth: 'apiKey',
-    table: 'read',
-    // The tenant's messages (gsi1), an organization's (gsi2), an endpoint's deliveries (gsi1).
-    indexes: ['gsi1', 'gsi2'],
-    summary: 'List webhook messages, newest first, with their deliveries.',
-  },
-  {
-    path: '/v2/workspace/advancedwebhook/messages/resend',
-    entry: 'functions/workspace/advancedwebhook-messages-resend.ts',
-    auth: 'apiKey',
-    table: 'write',
-    queue: 'send',
-    summary: 'Send a webhook message to an endpoint again.',
-  },
-  {
-    path: '/v2/workspace/advancedwebhook/attempts/get',
-    entry: 'functions/workspace/advancedwebhook-attempts-get.ts',
-    auth: 'apiKey',
-    table: 'read',
-    // A message's attempts are in its partition; an endpoint's in gsi1.
-    indexes: ['gsi1'],
-    summary: 'List delivery attempts of a message or an endpoint, newest first.',
-  },
-  {
     path: '/v2/users/add',
     entry: 'functions/users/add.ts',
     auth: 'apiKey',
@@ -403,6 +368,41 @@ export const routes = [
     table: 'write',
     kms: ['encrypt'],
     summary: "Replace an advanced webhook endpoint's signing secret; the replaced one keeps signing for 24 hours.",
+  },
+  {
+    path: '/v2/workspace/advancedwebhook/endpoints/recover',
+    entry: 'functions/workspace/advancedwebhook-endpoints-recover.ts',
+    auth: 'apiKey',
+    table: 'write',
+    indexes: ['gsi2'],
+    queue: 'send',
+    summary: "Attempt again every message that failed for an endpoint since a time (at most 14 days back).",
+  },
+  {
+    path: '/v2/workspace/advancedwebhook/messages/get',
+    entry: 'functions/workspace/advancedwebhook-messages-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    // The tenant's messages (gsi1), an organization's (gsi2), an endpoint's deliveries (gsi1).
+    indexes: ['gsi1', 'gsi2'],
+    summary: 'List webhook messages, newest first, with their deliveries.',
+  },
+  {
+    path: '/v2/workspace/advancedwebhook/messages/resend',
+    entry: 'functions/workspace/advancedwebhook-messages-resend.ts',
+    auth: 'apiKey',
+    table: 'write',
+    queue: 'send',
+    summary: 'Send a webhook message to an endpoint again.',
+  },
+  {
+    path: '/v2/workspace/advancedwebhook/attempts/get',
+    entry: 'functions/workspace/advancedwebhook-attempts-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    // A message's attempts are in its partition; an endpoint's in gsi1.
+    indexes: ['gsi1'],
+    summary: 'List delivery attempts of a message or an endpoint, newest first.',
   },
   {
     path: '/v2/crdt/add',

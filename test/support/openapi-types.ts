@@ -180,86 +180,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v2/workspace/advancedwebhook/endpoints/recover": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Attempt again every message that failed for an endpoint since a time (at most 14 days back).
-         * @description `{endpointId, since, until?}` (ms, at most 14 days back) → `{endpointId, recovered}`: every message that failed for the endpoint in the window is attempted again, in a new round of the schedule
-         */
-        post: operations["workspaceAdvancedwebhookEndpointsRecover"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspace/advancedwebhook/messages/get": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * List webhook messages, newest first, with their deliveries.
-         * @description webhook messages, newest first, each with its deliveries (`pending`/`success`/`failed`, attempts, next attempt); filters `endpointId`, `eventTypes`, `organizationId`, `since`; `pageSize` ≤ 250 (default 50), `pageToken`
-         */
-        post: operations["getWorkspaceAdvancedwebhookMessages"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspace/advancedwebhook/messages/resend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a webhook message to an endpoint again.
-         * @description `{messageId, endpointId}` → `{messageId, endpointId, status: "pending"}`: the message is sent to the endpoint again (or for the first time)
-         */
-        post: operations["workspaceAdvancedwebhookMessagesResend"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/workspace/advancedwebhook/attempts/get": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * List delivery attempts of a message or an endpoint, newest first.
-         * @description delivery attempts of a message and/or an endpoint, newest first: status, response status code (0 without one), first 1 KB of the answer, error, duration
-         */
-        post: operations["getWorkspaceAdvancedwebhookAttempts"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v2/users/add": {
         parameters: {
             query?: never;
@@ -997,6 +917,86 @@ export interface paths {
          * @description `{endpointId}` → `{endpointId, secret}`: a new signing secret; the replaced one keeps signing for 24 h
          */
         post: operations["rotateWorkspaceAdvancedwebhookEndpointsSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt again every message that failed for an endpoint since a time (at most 14 days back).
+         * @description `{endpointId, since, until?}` (ms, at most 14 days back) → `{endpointId, recovered}`: every message that failed for the endpoint in the window is attempted again, in a new round of the schedule
+         */
+        post: operations["workspaceAdvancedwebhookEndpointsRecover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/messages/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List webhook messages, newest first, with their deliveries.
+         * @description webhook messages, newest first, each with its deliveries (`pending`/`success`/`failed`, attempts, next attempt); filters `endpointId`, `eventTypes`, `organizationId`, `since`; `pageSize` ≤ 250 (default 50), `pageToken`
+         */
+        post: operations["getWorkspaceAdvancedwebhookMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/messages/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook message to an endpoint again.
+         * @description `{messageId, endpointId}` → `{messageId, endpointId, status: "pending"}`: the message is sent to the endpoint again (or for the first time)
+         */
+        post: operations["workspaceAdvancedwebhookMessagesResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/attempts/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List delivery attempts of a message or an endpoint, newest first.
+         * @description delivery attempts of a message and/or an endpoint, newest first: status, response status code (0 without one), first 1 KB of the answer, error, duration
+         */
+        post: operations["getWorkspaceAdvancedwebhookAttempts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1743,238 +1743,6 @@ export interface operations {
                                 publicKey: string;
                                 enableDataProtection: boolean;
                             };
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["InvalidArgument"];
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    workspaceAdvancedwebhookEndpointsRecover: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        endpointId: string;
-                        since: number;
-                        until?: number;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        result: {
-                            /** @constant */
-                            status: "success";
-                            message: string;
-                            data: {
-                                endpointId: string;
-                                recovered: number;
-                            };
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["InvalidArgument"];
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    getWorkspaceAdvancedwebhookMessages: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        endpointId?: string;
-                        eventTypes?: string[];
-                        organizationId?: string;
-                        since?: number;
-                        /** @default 50 */
-                        pageSize?: number;
-                        pageToken?: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        result: {
-                            /** @constant */
-                            status: "success";
-                            message: string;
-                            data: {
-                                id: string;
-                                type: string;
-                                timestamp: number;
-                                organizationId: string;
-                                documentId?: string;
-                                payload: {
-                                    [key: string]: unknown;
-                                };
-                                deliveries: {
-                                    endpointId: string;
-                                    /** @enum {string} */
-                                    status: "pending" | "success" | "failed";
-                                    attempts: number;
-                                    nextAttemptAt?: number;
-                                }[];
-                            }[];
-                            pageToken?: string;
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["InvalidArgument"];
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    workspaceAdvancedwebhookMessagesResend: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        messageId: string;
-                        endpointId: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        result: {
-                            /** @constant */
-                            status: "success";
-                            message: string;
-                            data: {
-                                messageId: string;
-                                endpointId: string;
-                                /** @constant */
-                                status: "pending";
-                            };
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["InvalidArgument"];
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["NotFound"];
-            405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    getWorkspaceAdvancedwebhookAttempts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        messageId?: string;
-                        endpointId?: string;
-                        /** @default 50 */
-                        pageSize?: number;
-                        pageToken?: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        result: {
-                            /** @constant */
-                            status: "success";
-                            message: string;
-                            data: {
-                                id: string;
-                                messageId: string;
-                                endpointId: string;
-                                attempt: number;
-                                timestamp: number;
-                                url: string;
-                                /** @enum {string} */
-                                status: "success" | "failed";
-                                responseStatusCode: number;
-                                responseBody: string;
-                                error?: string;
-                                durationMs: number;
-                            }[];
-                            pageToken?: string;
                         };
                     };
                 };
@@ -4193,6 +3961,238 @@ export interface operations {
                                 endpointId: string;
                                 secret: string;
                             };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    workspaceAdvancedwebhookEndpointsRecover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId: string;
+                        since: number;
+                        until?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                endpointId: string;
+                                recovered: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWorkspaceAdvancedwebhookMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId?: string;
+                        eventTypes?: string[];
+                        organizationId?: string;
+                        since?: number;
+                        /** @default 50 */
+                        pageSize?: number;
+                        pageToken?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                type: string;
+                                timestamp: number;
+                                organizationId: string;
+                                documentId?: string;
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                                deliveries: {
+                                    endpointId: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "success" | "failed";
+                                    attempts: number;
+                                    nextAttemptAt?: number;
+                                }[];
+                            }[];
+                            pageToken?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    workspaceAdvancedwebhookMessagesResend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        messageId: string;
+                        endpointId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                messageId: string;
+                                endpointId: string;
+                                /** @constant */
+                                status: "pending";
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWorkspaceAdvancedwebhookAttempts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        messageId?: string;
+                        endpointId?: string;
+                        /** @default 50 */
+                        pageSize?: number;
+                        pageToken?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                messageId: string;
+                                endpointId: string;
+                                attempt: number;
+                                timestamp: number;
+                                url: string;
+                                /** @enum {string} */
+                                status: "success" | "failed";
+                                responseStatusCode: number;
+                                responseBody: string;
+                                error?: string;
+                                durationMs: number;
+                            }[];
+                            pageToken?: string;
                         };
                     };
                 };

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { routes } from '../../shared/routes';
-import { workers } from '../../shared/workers';
+import { queueWorkers, workers } from '../../shared/workers';
 import { deployTasks } from '../../shared/deploy-tasks';
 import type { AccessDeclaration } from '../../shared/grants';
 import { GLOBAL_INDEXES } from '../../shared/db/table-definition';
 
 const root = join(__dirname, '..', '..');
-// Files under functions/ that are not operations: the gateway's fallback, the stream workers, the deploy tasks.
+// Files under functions/ that are not operations: the gateway's fallback, the workers, the deploy tasks.
 const NOT_OPERATIONS = [/^functions\/gateway\//, /^functions\/workers\//, /^functions\/deploy\//];
 
 function handlerFiles(dir: string): string[] {
@@ -52,7 +52,7 @@ describe('the route table', () => {
 });
 
 describe.each([
-  ['worker', 'workers', workers],
+  ['worker', 'workers', [...workers, ...queueWorkers]],
   ['deploy-task', 'deploy', deployTasks],
 ] as const)('the %s table', (_, folder, table) => {
   it(`names every file under functions/${folder}, each exporting a handler`, () => {
@@ -69,7 +69,7 @@ describe.each([
 describe('the declared indexes', () => {
   const entries: Array<readonly [string, AccessDeclaration]> = [
     ...routes.map((route) => [route.path, route] as const),
-    ...workers.map((worker) => [worker.id, worker] as const),
+    ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
   ];
 
   it.each(entries)('%s: names only indexes the table has, each once', (_, entry) => {
