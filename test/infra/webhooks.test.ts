@@ -74,9 +74,13 @@ describe('the webhook engine', () => {
       '/v2/workspace/advancedwebhook/messages/resend',
     ]);
     for (const fn of senders) {
-      // One queue only (the grants name it by kind; the stack grants the delivery queue's ARN, infra/route-function.ts).
-      expect(grantsOfServices(fn, 'sqs').filter((grant) => grant.startsWith('sqs:SendMessage'))).toEqual(['sqs:SendMessage on queue']);
+      // The grants name a queue by its kind; the stack grants the delivery queue's ARN (infra/route-function.ts). The
+      // events worker also sends to its own dead-letter queue (the stream event source's on-failure destination).
+      expect(grantsOfServices(fn, 'sqs').filter((grant) => grant.startsWith('sqs:SendMessage'))).toContain('sqs:SendMessage on queue');
       expect(environmentOf(fn)).toHaveProperty('DELIVERY_QUEUE_URL');
+    }
+    for (const path of ['/v2/workspace/advancedwebhook/endpoints/recover', '/v2/workspace/advancedwebhook/messages/resend']) {
+      expect(grantsOfServices(functionOf(deployment, path), 'sqs')).toEqual(['sqs:SendMessage on queue']);
     }
     for (const fn of others) {
       expect(grantsOfServices(fn, 'sqs')).toEqual([]);
