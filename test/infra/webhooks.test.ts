@@ -2,11 +2,12 @@
  * The webhook engine in AWS (docs/design.md "Work after the response"): the delivery queue and its dead-letter
  * queue, the delivery worker on it, the events worker's stream filter, who may send to the queue, and the alarms.
  */
-import { routes } from '../../shared/routes';
+import { routes as routeTable, type Route } from '../../shared/routes';
 import { webhookDeliveryWorker, webhookEventsWorker } from '../../shared/workers';
 import { buildApp } from '../../infra/app';
 import { environmentOf, functionOf, functionWithDescription, grantsOfServices, resourcesOfType, synthesize, templatesOf, testApp, type Deployment, type Located } from './templates';
 
+const routes: readonly Route[] = routeTable;
 const deployment = synthesize();
 
 const queues = (d: Deployment) => resourcesOfType(d, 'AWS::SQS::Queue');

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { routes } from '../../shared/routes';
 import { queueWorkers, workers } from '../../shared/workers';
 import { deployTasks } from '../../shared/deploy-tasks';
@@ -78,5 +78,41 @@ describe('the declared indexes', () => {
 
     expect(indexes.filter((index) => !known.includes(index))).toEqual([]);
     expect(new Set(indexes).size).toBe(indexes.length);
+  });
+});
+
+/**
+ * The delivery queue has no local IAM to refuse a send (the file queue stands in for SQS), so the grant is proven
+ * from the code instead: a function whose handler can reach shared/core/delivery-queue.ts through its imports must
+ * declare `queue: 'send'` (else SQS would refuse it in AWS), and one that declares it must reach it (least
+ * privilege).
+ */
+describe('the delivery queue grant', () => {
+  const QUEUE_MODULE = 'shared/core/delivery-queue.ts';
+  const importsOf = (file: string): string[] => {
+    const text = readFileSync(join(root, file), 'utf8');
+    return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => {
+      const target = relative(root, resolve(root, dirname(file), match[1])).split('\\').join('/');
+      return target.endsWith('.ts') ? target : `${target}.ts`;
+    });
+  };
+  const reaches = (entry: string): boolean => {
+    const seen = new Set<string>();
+    const pending = [entry];
+    while (pending.length > 0) {
+      const file = pending.pop() as string;
+      if (seen.has(file) || !existsSync(join(root, file))) continue;
+      seen.add(file);
+      pending.push(...importsOf(file));
+    }
+    return seen.has(QUEUE_MODULE);
+  };
+  const entries: Array<readonly [string, AccessDeclaration & { entry: string }]> = [
+    ...routes.map((route) => [route.path, route] as const),
+    ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
+  ];
+
+  it.each(entries)('%s: declares queue send exactly when its handler can send to the queue', (_, entry) => {
+    expect(entry.queue === 'send').toBe(reaches(entry.entry));
   });
 });
