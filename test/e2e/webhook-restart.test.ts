@@ -1,0 +1,119 @@
+/**
+ * Nothing is lost when the local stack dies (docs/decisions.md §11 "Delivery"): 1,000 webhook messages are caused
+ * while their receiver is down, the stack's whole process group (Node and DynamoDB Local) is killed with SIGKILL
+ * while deliveries wait for their retry, and after `npm start` on the same data folder every message arrives.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { pickFreePort } from '../../bin/lib/dynamodb-local';
+import { uniqueEmail } from '../support/ids';
+import { dynamoDbLocalPids, PROJECT_ROOT } from '../support/local-stack-process';
+import { startReceiver, type ReceivedRequest } from '../support/webhook-pipeline';
+
+const MESSAGES = 1000;
+const PER_REQUEST = 100;
+const READY_LINE = /Local stack ready at (http:\/\/127\.0\.0\.1:\d+)/;
+
+interface Stack {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+}
+
+/** `npm start` as its own process group (node runs tsx in-process), so SIGKILL reaches every process of it. */
+async function start(dataDir: string, dynamodbPort: number): Promise<Stack> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  for (const name of ['DYNAMODB_ENDPOINT', 'LOCAL_KEYS_FILE', 'TABLE_NAME', 'DELIVERY_QUEUE_DIR']) delete env[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const append = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-8000));
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`No readiness line:\n${tail}`)), 90_000);
+    child.stdout?.on('data', () => {
+      const match = READY_LINE.exec(tail);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', () => reject(new Error(`Exited before ready:\n${tail}`)));
+  });
+  return { child, baseUrl, output: () => tail };
+}
+
+async function killHard(stack: Stack, dynamodbPort: number): Promise<void> {
+  const exited = new Promise((resolve) => stack.child.once('exit', resolve));
+  process.kill(-(stack.child.pid as number), 'SIGKILL');
+  await exited;
+  // DynamoDB Local runs in its own process group when the platform gives it one: it dies too, as in a crash.
+  for (const pid of dynamoDbLocalPids(dynamodbPort)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && dynamoDbLocalPids(dynamodbPort).length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+async function post(base: string, path: string, data: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('webhook delivery across a kill -9 of the local stack', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'webhook-restart-'));
+  let stack: Stack | undefined;
+  afterAll(async () => {
+    if (stack !== undefined && stack.child.exitCode === null && stack.child.signalCode === null) {
+      const exited = new Promise((resolve) => stack?.child.once('exit', resolve));
+      process.kill(-(stack.child.pid as number), 'SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(`delivers every one of ${MESSAGES} messages pending at the kill after npm start`, async () => {
+    let up = false;
+    const accepted = new Map<string, ReceivedRequest>();
+    const receiver = await startReceiver((_, request) => {
+      if (!up) return 503;
+      accepted.set(String(request.headers['webhook-id']), request);
+      return 200;
+    });
+    const dynamodbPort = await pickFreePort();
+    stack = await start(dataDir, dynamodbPort);
+    const base = stack.baseUrl;
+
+    const workspace = await post(base, '/v2/workspace/create', { ownerEmail: uniqueEmail('restart') });
+    const { id, authToken, apiKeyList } = workspace.body.result.data;
+    const apiKey = Object.keys(apiKeyList)[0];
+    const tokens = await post(base, '/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });
+    const headers = { 'x-service-api-key': apiKey, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token };
+    await post(base, '/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
+    await post(base, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
+    const endpoint = await post(base, '/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url }, headers);
+    const endpointId = endpoint.body.result.data.id as string;
+    const secret = (await post(base, '/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId }, headers)).body.result.data.secret as string;
+
+    for (let first = 0; first < MESSAGES; first += PER_REQUEST) {
+      const activities = Array.from({ length: PER_REQUEST }, (_, i) => ({ id: `a-${first + i}`, featureType: 'comment', actionType: 'comment.add', targetEntityId: `t-${first + i}` }));
+      const added = await post(base, '/v2/activities/add', { organizationId: 'org', documentId: 'doc', activities }, headers);
+      expect(added.status).toBe(200);
+    }
+    // Some deliveries have failed once and wait 5 s for their retry; others are still being made from the stream.
+    await receiver.waitFor(1, { timeoutMs: 60_000 });
+    await killHard(stack, dynamodbPort);
+    const beforeRestart = new Set(receiver.requests.map((request) => String(request.headers['webhook-id'])));
+
+    up = true;
+    stack = await start(dataDir, dynamodbPort);
+    const deadline = Date.now() + 240_000;
+    while (accepted.size < MESSAGES && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+
+    expect(beforeRestart.size).toBeGreaterThan(0);
+    expect(accepted.size).toBe(MESSAGES);
+    const sample = [...accepted.values()].slice(-1)[0];
+    expect(new Webhook(secret).verify(sample.body, sample.headers as Record<string, string>)).toMatchObject({ type: 'comment.add' });
+    await receiver.close();
+  }, 420_000);
+});
