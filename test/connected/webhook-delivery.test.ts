@@ -230,6 +230,61 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('debounces crdt.update_data: fewer messages than changes, the last one carrying the final state', async () => {
+    const hook = await receiver();
+    await enable();
+    await createEndpoint({ url: hook.url, filterTypes: ['crdt.update_data'] });
+    const org = uniqueId('org');
+    await call('/v2/crdt/add', { organizationId: org, documentId: 'd', editorId: 'e', type: 'text', data: 'v0', userId: 'u' });
+    for (let v = 1; v <= 10; v += 1) {
+      await call('/v2/crdt/update', { organizationId: org, documentId: 'd', editorId: 'e', type: 'text', data: `v${v}`, userId: 'u' });
+    }
+
+    await waitUntil(async () => hook.requests.some((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data === 'v10'));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const states = hook.requests.map((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data);
+    expect(states.length).toBeLessThan(11);
+    expect(states[states.length - 1]).toBe('v10');
+  });
+
+  it('starts at most rateLimit attempts per second to an endpoint, delaying the rest without dropping any', async () => {
+    const hook = await receiver();
+    await enable();
+    await createEndpoint({ url: hook.url, rateLimit: 2 });
+    const org = uniqueId('org');
+    await call('/v2/activities/add', {
+      organizationId: org,
+      activities: Array.from({ length: 6 }, (_, i) => ({ featureType: 'comment', actionType: 'comment.add', targetEntityId: `t${i}` })),
+    });
+
+    const requests = await hook.waitFor(6);
+    const perSecond = new Map<number, number>();
+    for (const request of requests) perSecond.set(Math.floor(request.at / 1000), (perSecond.get(Math.floor(request.at / 1000)) ?? 0) + 1);
+    expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(6);
+    expect(requests[5].at - requests[0].at).toBeGreaterThanOrEqual(1000);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(3);
+  });
+
+  it('filters messages/get by organization, event type, endpoint and time', async () => {
+    const hook = await receiver();
+    await enable();
+    const { id: endpointId } = await createEndpoint({ url: hook.url, filterTypes: ['comment.add'] });
+    const a = uniqueId('org');
+    const b = uniqueId('org');
+    await addActivity(a, 'comment.add');
+    await addActivity(b, 'reaction.add');
+    await hook.waitFor(1);
+    await waitUntil(async () => (await call('/v2/workspace/advancedwebhook/messages/get', {})).body.result?.data.length === 2);
+    const list = async (filter: Record<string, unknown>) =>
+      ((await call('/v2/workspace/advancedwebhook/messages/get', filter)).body.result?.data as Array<{ type: string; organizationId: string }>).map((m) => `${m.organizationId}:${m.type}`);
+
+    expect(await list({ organizationId: a })).toEqual([`${a}:comment.add`]);
+    expect(await list({ eventTypes: ['reaction.add'] })).toEqual([`${b}:reaction.add`]);
+    expect(await list({ endpointId })).toEqual([`${a}:comment.add`]);
+    expect(await list({ since: Date.now() + 60_000 })).toEqual([]);
+    expect(await list({})).toEqual([`${b}:reaction.add`, `${a}:comment.add`]);
+  });
+
   it('writes nothing for an API key without webhooks', async () => {
     await addActivity(uniqueId('org'));
     await call('/v2/crdt/add', { organizationId: uniqueId('org'), documentId: 'd', editorId: 'e', type: 'text', data: 'x', userId: 'u' });

@@ -4,7 +4,7 @@
  * while deliveries wait for their retry, and after `npm start` on the same data folder every message arrives.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -115,6 +115,13 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
     const deadline = Date.now() + 240_000;
     while (accepted.size < MESSAGES && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
 
+    if (accepted.size < MESSAGES) {
+      const listed = await post(stack.baseUrl, '/v2/workspace/advancedwebhook/messages/get', { pageSize: 250 }, headers);
+      const queued = readdirSync(join(dataDir, 'queue'));
+      const dead = existsSync(join(dataDir, 'queue', 'dead-letter')) ? readdirSync(join(dataDir, 'queue', 'dead-letter')).length : 0;
+      const pending = (listed.body.result?.data ?? []).filter((m: { id: string }) => !accepted.has(m.id));
+      console.log(JSON.stringify({ listed: listed.body.result?.data?.length, queued: queued.length, dead, pending: pending.slice(0, 3) }, null, 1), stack.output());
+    }
     expect(beforeRestart.size).toBeGreaterThan(0);
     expect(accepted.size).toBe(MESSAGES);
     const sample = [...accepted.values()].slice(-1)[0];
