@@ -107,6 +107,7 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
     }
     // Some deliveries have failed once and wait 5 s for their retry; others are still being made from the stream.
     await receiver.waitFor(1, { timeoutMs: 60_000 });
+    const firstOutput = stack.output();
     await killHard(stack, dynamodbPort);
     const beforeRestart = new Set(receiver.requests.map((request) => String(request.headers['webhook-id'])));
 
@@ -120,7 +121,8 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
       const queued = readdirSync(join(dataDir, 'queue'));
       const dead = existsSync(join(dataDir, 'queue', 'dead-letter')) ? readdirSync(join(dataDir, 'queue', 'dead-letter')).length : 0;
       const pending = (listed.body.result?.data ?? []).filter((m: { id: string }) => !accepted.has(m.id));
-      console.log(JSON.stringify({ listed: listed.body.result?.data?.length, queued: queued.length, dead, pending: pending.slice(0, 3) }, null, 1), stack.output());
+      const activities = await post(stack.baseUrl, '/v2/activities/get', { organizationId: 'org', pageSize: 1000 }, headers);
+      console.log(JSON.stringify({ activities: activities.body.result?.data?.length, listed: listed.body.result?.data?.length, queued: queued.length, dead, pending: pending.slice(0, 3) }, null, 1), firstOutput, stack.output());
     }
     expect(beforeRestart.size).toBeGreaterThan(0);
     expect(accepted.size).toBe(MESSAGES);
