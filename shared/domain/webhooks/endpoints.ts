@@ -42,16 +42,9 @@ export type EncryptSecret = (plaintext: string, context: EncryptionContext) => P
 export type DecryptSecret = (ciphertext: string, context: EncryptionContext) => Promise<string>;
 
 /** An endpoint as the API shows it: every field, null where not set; never its secret. */
-export interface EndpointView {
+export interface EndpointView extends EndpointSettings {
   id: string;
-  url: string;
-  description: string | null;
-  filterTypes: string[] | null;
-  channels: string[] | null;
-  disabled: boolean;
-  rateLimit: number | null;
   uid: string | null;
-  metadata: Record<string, string> | null;
   /** ISO 8601. */
   createdAt: string;
   updatedAt: string;
