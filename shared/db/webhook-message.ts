@@ -55,6 +55,12 @@ export interface StoredDelivery {
   round: number;
   /** ms; set while pending. */
   nextAttemptAt?: number;
+  /**
+   * Set with an attempt's outcome when something must follow it (the next attempt's job, or the exhausted
+   * event) and cleared once that is done: a worker that dies in between leaves it set, and the attempt's job,
+   * handed out again, finishes the work (shared/domain/webhooks/delivery.ts).
+   */
+  followUp?: boolean;
   /** The message's type, organization and time, copied for the endpoint's listing. */
   type: string;
   organizationId: string;
@@ -135,6 +141,7 @@ function toDelivery(item: Item): StoredDelivery {
     attempts: Number(item.attempts),
     round: Number(item.round ?? 0),
     ...(typeof item.nextAttemptAt === 'number' ? { nextAttemptAt: item.nextAttemptAt } : {}),
+    ...(item.followUp === true ? { followUp: true } : {}),
     type: String(item.type),
     organizationId: String(item.organizationId),
     timestamp: Number(item.timestamp),
@@ -220,7 +227,7 @@ export async function getDeliveries(apiKeyId: string, messages: readonly StoredM
 export async function recordAttemptOutcome(
   apiKeyId: string,
   delivery: StoredDelivery,
-  next: { status: DeliveryStatus; nextAttemptAt?: number },
+  next: { status: DeliveryStatus; nextAttemptAt?: number; followUp: boolean },
 ): Promise<boolean> {
   const failedIndex = next.status === 'failed'
     ? { set: ', gsi2pk = :g2, gsi2sk = :g2sk', values: { ':g2': endpointPartition(apiKeyId, delivery.endpointId, 'FAILED'), ':g2sk': position(delivery.timestamp, delivery.messageId) } }
@@ -230,7 +237,7 @@ export async function recordAttemptOutcome(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
-        UpdateExpression: `SET #status = :status, attempts = :attempts${next.nextAttemptAt === undefined ? '' : ', nextAttemptAt = :next'}${failedIndex.set}${next.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
+        UpdateExpression: `SET #status = :status, attempts = :attempts${next.nextAttemptAt === undefined ? '' : ', nextAttemptAt = :next'}${next.followUp ? ', followUp = :true' : ''}${failedIndex.set}${next.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
         ConditionExpression: 'attempts = :before AND #status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -239,6 +246,7 @@ export async function recordAttemptOutcome(
           ':before': delivery.attempts,
           ':pending': 'pending',
           ...(next.nextAttemptAt === undefined ? {} : { ':next': next.nextAttemptAt }),
+          ...(next.followUp ? { ':true': true } : {}),
           ...failedIndex.values,
         },
       }),
@@ -248,6 +256,21 @@ export async function recordAttemptOutcome(
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+}
+
+/** Clears `followUp` once the work after attempt `attempts` is done (nothing when the delivery moved on). */
+export async function clearFollowUp(apiKeyId: string, delivery: Pick<StoredDelivery, 'messageId' | 'endpointId'>, attempts: number): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE_NAME,
+      Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
+      UpdateExpression: 'REMOVE followUp',
+      ConditionExpression: 'attempts = :attempts',
+      ExpressionAttributeValues: { ':attempts': attempts },
+    }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  });
 }
 
 /**
@@ -303,7 +326,7 @@ export async function restartDelivery(apiKeyId: string, messageId: string, endpo
     new UpdateCommand({
       TableName: TABLE_NAME,
       Key: deliveryKey(apiKeyId, messageId, endpointId),
-      UpdateExpression: 'SET #status = :pending, round = attempts, nextAttemptAt = :now REMOVE gsi2pk, gsi2sk',
+      UpdateExpression: 'SET #status = :pending, round = attempts, nextAttemptAt = :now REMOVE gsi2pk, gsi2sk, followUp',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':pending': 'pending', ':now': now },

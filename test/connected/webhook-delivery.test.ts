@@ -302,3 +302,32 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Pro
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('a delivery worker that dies after recording an outcome', () => {
+  it('owes the next attempt on the delivery, and the attempt job handed out again queues it', async () => {
+    const { runDelivery } = await import('../../shared/domain/webhooks/delivery');
+    const { publishEvent } = await import('../../shared/domain/webhooks/publish');
+    const { readWebhookConfig } = await import('../../shared/domain/webhook-config');
+    const { decryptSecret } = await import('../../shared/crypto/encryption');
+    const { getDelivery } = await import('../../shared/db/webhook-message');
+    const { parseJob } = await import('../../shared/domain/webhooks/jobs');
+    const hook = await receiver(() => 500);
+    await enable();
+    const { id: endpointId } = await createEndpoint({ url: hook.url });
+    const sent: string[] = [];
+    const capture = { send: async (jobs: ReadonlyArray<{ body: string }>) => void sent.push(...jobs.map((job) => job.body)) };
+    const dying = { send: async () => Promise.reject(new Error('worker killed')) };
+    await publishEvent(tenant.apiKeyId, { id: 'msg_TESTDIESAFTEROUTCOME000001', type: 'comment.add', timestamp: Date.now(), organizationId: 'org', data: {} }, capture, await readWebhookConfig(tenant.apiKeyId));
+    const first = parseJob(sent[0]);
+    if (first.kind !== 'deliver') throw new Error('expected a delivery job');
+
+    await expect(runDelivery(first, { queue: dying, decrypt: decryptSecret })).rejects.toThrow('worker killed');
+    const owed = await getDelivery(tenant.apiKeyId, first.messageId, endpointId);
+    await runDelivery(first, { queue: capture, decrypt: decryptSecret });
+
+    expect(owed).toMatchObject({ attempts: 1, status: 'pending', followUp: true });
+    expect(hook.requests).toHaveLength(1);
+    expect(parseJob(sent[1])).toMatchObject({ kind: 'deliver', messageId: first.messageId, attempt: 2 });
+    expect(await getDelivery(tenant.apiKeyId, first.messageId, endpointId)).not.toHaveProperty('followUp');
+  });
+});

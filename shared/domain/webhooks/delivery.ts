@@ -5,6 +5,8 @@
  * attempt on the schedule (a queued job), or fails for good, which emits `message.attempt.exhausted` to the
  * tenant's other endpoints that want it. A job handed out twice makes at most one recorded outcome (the outcome's
  * write is conditional on the attempt count), though the receiver may see the request twice, with one webhook-id.
+ * What must follow a failed attempt is owed on the delivery (`followUp`) until done, so a worker that dies between
+ * the outcome and the next job loses nothing: the job comes back (the queue's visibility timeout) and finishes it.
  */
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
@@ -14,7 +16,7 @@ import type { EncryptionContext } from '../../crypto/encryption';
 import { webhookHeaders } from '../../crypto/webhook-signature';
 import { consumeRateLimit } from '../../db/rate-limit';
 import { getEndpoint, recordEndpointOutcome } from '../../db/webhook-endpoint';
-import { abandonDelivery, getDelivery, getMessage, putAttempt, recordAttemptOutcome, type StoredAttempt } from '../../db/webhook-message';
+import { abandonDelivery, clearFollowUp, getDelivery, getMessage, putAttempt, recordAttemptOutcome, type StoredAttempt, type StoredDelivery, type StoredMessage } from '../../db/webhook-message';
 import { readWebhookConfig } from '../webhook-config';
 import { signingSecrets } from './endpoints';
 import { MESSAGE_ID_PREFIX } from './events';
@@ -40,7 +42,14 @@ export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>,
   }
   const { apiKeyId, messageId, endpointId } = job;
   const delivery = await getDelivery(apiKeyId, messageId, endpointId);
-  if (delivery === undefined || delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
+  if (delivery === undefined) return;
+  // This job's attempt was made and recorded, but the worker stopped before what follows it: finish that.
+  if (delivery.attempts === job.attempt && delivery.followUp === true) {
+    const message = await getMessage(apiKeyId, messageId);
+    if (message !== undefined) await followUp(job, delivery, message, deps, clock());
+    return;
+  }
+  if (delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
   const endpoint = await getEndpoint(apiKeyId, endpointId);
   if (endpoint === undefined || endpoint.disabled) {
     // Deleted or disabled since: deliveries to it stop at once (recover may send them again once it is enabled).
@@ -81,26 +90,39 @@ export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>,
   const finished = clock();
   const wait = success ? undefined : retryDelayMs(delivery.attempts + 1 - delivery.round);
   const next = success ? { status: 'success' as const } : wait === undefined ? { status: 'failed' as const } : { status: 'pending' as const, nextAttemptAt: finished + wait };
-  if (!(await recordAttemptOutcome(apiKeyId, delivery, next))) return;
+  const owed = next.status === 'pending' || (next.status === 'failed' && message.type !== EXHAUSTED_EVENT);
+  if (!(await recordAttemptOutcome(apiKeyId, delivery, { ...next, followUp: owed }))) return;
   await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
-  if (next.status === 'pending') {
-    await enqueue(deps.queue, [{ ...job, attempt: job.attempt + 1, dueAt: next.nextAttemptAt }], finished);
-  } else if (next.status === 'failed' && message.type !== EXHAUSTED_EVENT) {
+  if (owed) await followUp(job, { ...delivery, ...next, attempts: delivery.attempts + 1 }, message, deps, finished);
+}
+
+/**
+ * What follows a failed attempt, once its outcome is recorded: the next attempt's job, or, after the last one,
+ * `message.attempt.exhausted` to the key's other endpoints (its id derived, so sending it twice makes one
+ * message). Then the delivery's `followUp` is cleared.
+ */
+async function followUp(job: Extract<WebhookJob, { kind: 'deliver' }>, delivery: StoredDelivery, message: StoredMessage, deps: DeliveryDeps, now: number): Promise<void> {
+  const { apiKeyId, messageId, endpointId } = job;
+  if (delivery.status === 'pending') {
+    await enqueue(deps.queue, [{ ...job, attempt: delivery.attempts + 1, dueAt: delivery.nextAttemptAt ?? now }], now);
+  } else if (delivery.status === 'failed' && message.type !== EXHAUSTED_EVENT) {
     const webhookConfig = await readWebhookConfig(apiKeyId);
-    if (!webhookConfig.isEnabled) return;
-    await publishEvent(
-      apiKeyId,
-      {
-        id: derivedId(MESSAGE_ID_PREFIX, apiKeyId, EXHAUSTED_EVENT, messageId, endpointId, String(delivery.round)),
-        type: EXHAUSTED_EVENT,
-        timestamp: finished,
-        organizationId: message.organizationId,
-        ...(message.documentId === undefined ? {} : { documentId: message.documentId }),
-        data: { messageId, endpointId, type: message.type },
-      },
-      deps.queue,
-      webhookConfig,
-      { except: endpointId, now: finished },
-    );
+    if (webhookConfig.isEnabled) {
+      await publishEvent(
+        apiKeyId,
+        {
+          id: derivedId(MESSAGE_ID_PREFIX, apiKeyId, EXHAUSTED_EVENT, messageId, endpointId, String(delivery.round)),
+          type: EXHAUSTED_EVENT,
+          timestamp: now,
+          organizationId: message.organizationId,
+          ...(message.documentId === undefined ? {} : { documentId: message.documentId }),
+          data: { messageId, endpointId, type: message.type },
+        },
+        deps.queue,
+        webhookConfig,
+        { except: endpointId, now },
+      );
+    }
   }
+  await clearFollowUp(apiKeyId, delivery, delivery.attempts);
 }
