@@ -233,7 +233,7 @@ export const webhookEndpointFields = () => ({
   channels: nonEmptyUniqueIds('a channel'),
   disabled: z.boolean(),
   rateLimit: z.int().check(z.minimum(1, 'Must be a positive integer.')),
-  // clientRecord is a custom schema, which the document would show as any value: its rules are stated.
+  // clientRecord is a custom schema, which the document would show as an unconstrained value: its rules are stated.
   metadata: documentedRules(
     clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(z.refine((value) => Object.keys(value).length <= 50, 'Must have at most 50 entries.')),
     { type: 'object', maxProperties: 50, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: { type: 'string', maxLength: 1000 } },
