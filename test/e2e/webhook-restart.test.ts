@@ -26,9 +26,10 @@ interface Stack {
 
 /** `npm start` as its own process group (node runs tsx in-process), so SIGKILL reaches every process of it. */
 async function start(dataDir: string, dynamodbPort: number): Promise<Stack> {
-  // The schedule runs 100 times faster (5 s → 50 ms, 2 h → 72 s), so a delivery that failed a few times before the
+  // The schedule runs 300 times faster (5 min → 1 s, 2 h → 24 s, 10 h → 2 min; a delivery fails for good after
+  // about 5 minutes of failures, longer than the receiver is down), so a delivery that failed a few times before the
   // kill is not still waiting for its next attempt when the test ends.
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', WEBHOOK_SCHEDULE_DIVISOR: '100' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', WEBHOOK_SCHEDULE_DIVISOR: '300' };
   for (const name of ['DYNAMODB_ENDPOINT', 'LOCAL_KEYS_FILE', 'TABLE_NAME', 'DELIVERY_QUEUE_DIR']) delete env[name];
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
