@@ -317,7 +317,7 @@ export class RouteFunction extends Construct {
     this.function.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: 10,
+        batchSize: worker.batchSize ?? 10,
         // One batch per shard at a time: a migration's records stay in order, and infra/limits.ts relies on it.
         parallelizationFactor: 1,
         retryAttempts: WORKER_RETRY_ATTEMPTS,

@@ -30,6 +30,8 @@ export interface Worker extends AccessDeclaration {
   readonly entry: string;
   /** The records it is woken for; its handler checks them again. */
   readonly filters: readonly StreamFilter[];
+  /** Records per invocation (the event source's batch size); 10 when omitted. */
+  readonly batchSize?: number;
   readonly summary: string;
 }
 
@@ -70,6 +72,8 @@ export const webhookEventsWorker = {
     { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'E#' }, newImage: { lastUpdate: { exists: true } } },
     { eventNames: ['MODIFY'], newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] }, status: { equals: ['completed', 'failed'] } } },
   ],
+  // Its records are independent and handled side by side: larger batches, fewer invocations.
+  batchSize: 100,
   table: 'write',
   queue: 'send',
   summary: 'Turns changes of the table into advanced webhook messages and queues their deliveries.',

@@ -75,7 +75,7 @@ const countKey = (apiKeyId: string): ItemKey => ({ pk: partitionOf(apiKeyId), sk
 const uidKey = (apiKeyId: string, uid: string): ItemKey => ({ pk: partitionOf(apiKeyId), sk: key('WHEP_UID', segment(uid)) });
 const ENDPOINTS_PREFIX = prefix(ENDPOINT_TAG);
 
-function toEndpoint(item: Item): StoredEndpoint {
+export function toEndpoint(item: Item): StoredEndpoint {
   const previous = item.previousSecret as { ciphertext: string; expiresAt: number } | undefined;
   return {
     id: String(item.id),

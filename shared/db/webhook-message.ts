@@ -27,6 +27,7 @@ import { TABLE_NAME, db } from './client';
 import { key, segment, sortableNumber, tenantKey } from './keys';
 import { readPage, type Listing, type Page } from './query';
 import { TTL_ATTRIBUTE } from './table-definition';
+import { endpointKey, toEndpoint, type StoredEndpoint } from './webhook-endpoint';
 
 /** Messages and attempts are kept this long (docs/decisions.md §11). */
 export const MESSAGE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -208,6 +209,27 @@ export async function getMessages(apiKeyId: string, messageIds: readonly string[
 export async function getDelivery(apiKeyId: string, messageId: string, endpointId: string): Promise<StoredDelivery | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: deliveryKey(apiKeyId, messageId, endpointId), ConsistentRead: true }));
   return Item === undefined ? undefined : toDelivery(Item);
+}
+
+/**
+ * What one attempt needs, in one strongly consistent BatchGetItem: the delivery, its message and its endpoint (each
+ * undefined when it does not exist).
+ */
+export async function readAttemptContext(
+  apiKeyId: string,
+  messageId: string,
+  endpointId: string,
+): Promise<{ delivery?: StoredDelivery; message?: StoredMessage; endpoint?: StoredEndpoint }> {
+  const items = await batchGet([deliveryKey(apiKeyId, messageId, endpointId), messageKey(apiKeyId, messageId), endpointKey(apiKeyId, endpointId)], { consistent: true });
+  const found = (test: (sk: string) => boolean) => items.find((item) => test(String(item.sk)));
+  const delivery = found((sk) => sk.startsWith('DLV#'));
+  const message = found((sk) => sk === MESSAGE_SK);
+  const endpoint = found((sk) => sk.startsWith('WHEP#'));
+  return {
+    ...(delivery === undefined ? {} : { delivery: toDelivery(delivery) }),
+    ...(message === undefined ? {} : { message: toMessage(message) }),
+    ...(endpoint === undefined ? {} : { endpoint: toEndpoint(endpoint) }),
+  };
 }
 
 /** The deliveries of `messages` (each message names its endpoints), keyed by message id. */

@@ -15,8 +15,8 @@ import type { JobQueue } from '../../core/queue';
 import type { EncryptionContext } from '../../crypto/encryption';
 import { webhookHeaders } from '../../crypto/webhook-signature';
 import { consumeRateLimit } from '../../db/rate-limit';
-import { getEndpoint, recordEndpointOutcome } from '../../db/webhook-endpoint';
-import { abandonDelivery, clearFollowUp, getDelivery, getMessage, putAttempt, recordAttemptOutcome, type StoredAttempt, type StoredDelivery, type StoredMessage } from '../../db/webhook-message';
+import { recordEndpointOutcome } from '../../db/webhook-endpoint';
+import { abandonDelivery, clearFollowUp, putAttempt, readAttemptContext, recordAttemptOutcome, type StoredAttempt, type StoredDelivery, type StoredMessage } from '../../db/webhook-message';
 import { readWebhookConfig } from '../webhook-config';
 import { signingSecrets } from './endpoints';
 import { MESSAGE_ID_PREFIX } from './events';
@@ -41,16 +41,14 @@ export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>,
     return;
   }
   const { apiKeyId, messageId, endpointId } = job;
-  const delivery = await getDelivery(apiKeyId, messageId, endpointId);
-  if (delivery === undefined) return;
+  const { delivery, message, endpoint } = await readAttemptContext(apiKeyId, messageId, endpointId);
+  if (delivery === undefined || message === undefined) return;
   // This job's attempt was made and recorded, but the worker stopped before what follows it: finish that.
   if (delivery.attempts === job.attempt && delivery.followUp === true) {
-    const message = await getMessage(apiKeyId, messageId);
-    if (message !== undefined) await followUp(job, delivery, message, deps, clock());
+    await followUp(job, delivery, message, deps, clock());
     return;
   }
   if (delivery.status !== 'pending' || delivery.attempts !== job.attempt - 1) return;
-  const endpoint = await getEndpoint(apiKeyId, endpointId);
   if (endpoint === undefined || endpoint.disabled) {
     // Deleted or disabled since: deliveries to it stop at once (recover may send them again once it is enabled).
     await abandonDelivery(apiKeyId, delivery);
@@ -64,9 +62,6 @@ export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>,
       return;
     }
   }
-  const message = await getMessage(apiKeyId, messageId);
-  if (message === undefined) return;
-
   const started = clock();
   const secrets = await signingSecrets(endpoint, apiKeyId, deps.decrypt, started);
   const headers = webhookHeaders(message.id, Math.floor(started / 1000), message.payload, secrets);
@@ -92,7 +87,8 @@ export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>,
   const next = success ? { status: 'success' as const } : wait === undefined ? { status: 'failed' as const } : { status: 'pending' as const, nextAttemptAt: finished + wait };
   const owed = next.status === 'pending' || (next.status === 'failed' && message.type !== EXHAUSTED_EVENT);
   if (!(await recordAttemptOutcome(apiKeyId, delivery, { ...next, followUp: owed }))) return;
-  await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
+  // A success changes nothing on an endpoint that was not failing: no write then.
+  if (!success || endpoint.failingSince !== undefined) await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
   if (owed) await followUp(job, { ...delivery, ...next, attempts: delivery.attempts + 1 }, message, deps, finished);
 }
 

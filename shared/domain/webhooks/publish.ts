@@ -12,7 +12,7 @@
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
 import type { JobQueue } from '../../core/queue';
-import { listAllEndpoints } from '../../db/webhook-endpoint';
+import { listAllEndpoints, type StoredEndpoint } from '../../db/webhook-endpoint';
 import {
   createMessage,
   createMissingDeliveries,
@@ -35,18 +35,32 @@ export const EDITOR_DEBOUNCE_MS = 5_000;
 /** A CRDT event's plain `data` larger than this is left out (`truncated: true`). */
 export const MAX_CRDT_DATA_BYTES = 200 * 1024;
 
-/** The tenant's configuration when webhooks are on, read once per batch of changes. */
-export type ConfigReader = (apiKeyId: string) => Promise<WebhookConfigView | undefined>;
+/** What publishing reads of a tenant, once per batch of changes: its configuration when webhooks are on, its endpoints. */
+export interface TenantReader {
+  config(apiKeyId: string): Promise<WebhookConfigView | undefined>;
+  endpoints(apiKeyId: string): Promise<StoredEndpoint[]>;
+}
 
-export function configReader(): ConfigReader {
-  const read = new Map<string, Promise<WebhookConfigView | undefined>>();
+function memoized<T>(read: (apiKeyId: string) => Promise<T>): (apiKeyId: string) => Promise<T> {
+  const cache = new Map<string, Promise<T>>();
   return (apiKeyId) => {
-    let config = read.get(apiKeyId);
-    if (config === undefined) {
-      config = readWebhookConfig(apiKeyId).then((view) => (view.isEnabled ? view : undefined));
-      read.set(apiKeyId, config);
+    let value = cache.get(apiKeyId);
+    if (value === undefined) {
+      value = read(apiKeyId);
+      cache.set(apiKeyId, value);
     }
-    return config;
+    return value;
+  };
+}
+
+/** A reader for one batch: each tenant's configuration and endpoints are read once, however many of its changes. */
+export function tenantReader(): TenantReader {
+  return {
+    config: memoized(async (apiKeyId) => {
+      const view = await readWebhookConfig(apiKeyId);
+      return view.isEnabled ? view : undefined;
+    }),
+    endpoints: memoized(listAllEndpoints),
   };
 }
 
@@ -54,9 +68,16 @@ export function configReader(): ConfigReader {
  * Writes the event's message and queues its deliveries, unless the tenant has webhooks off. `except`: an endpoint
  * not to deliver to (the one a `message.attempt.exhausted` is about).
  */
-export async function publishEvent(apiKeyId: string, event: WebhookEvent, queue: JobQueue, webhookConfig: WebhookConfigView, options: { except?: string; now?: number } = {}): Promise<void> {
+export async function publishEvent(
+  apiKeyId: string,
+  event: WebhookEvent,
+  queue: JobQueue,
+  webhookConfig: WebhookConfigView,
+  options: { except?: string; now?: number; endpoints?: readonly StoredEndpoint[] } = {},
+): Promise<void> {
   const now = options.now ?? Date.now();
-  const endpoints = (await listAllEndpoints(apiKeyId)).filter((endpoint) => endpoint.id !== options.except && endpointWants(endpoint, event));
+  const all = options.endpoints ?? (await listAllEndpoints(apiKeyId));
+  const endpoints = all.filter((endpoint) => endpoint.id !== options.except && endpointWants(endpoint, event));
   const message = {
     id: event.id,
     type: event.type,
@@ -79,11 +100,11 @@ export async function publishEvent(apiKeyId: string, event: WebhookEvent, queue:
 }
 
 /** Handles what the events worker saw: events published, editor changes counted and their emission scheduled. */
-export async function handleChange(change: Change, queue: JobQueue, readConfig: ConfigReader, now = Date.now()): Promise<void> {
-  const webhookConfig = await readConfig(change.apiKeyId);
+export async function handleChange(change: Change, queue: JobQueue, tenant: TenantReader, now = Date.now()): Promise<void> {
+  const webhookConfig = await tenant.config(change.apiKeyId);
   if (webhookConfig === undefined) return;
   if (change.kind === 'event') {
-    await publishEvent(change.apiKeyId, change.event, queue, webhookConfig, { now });
+    await publishEvent(change.apiKeyId, change.event, queue, webhookConfig, { now, endpoints: await tenant.endpoints(change.apiKeyId) });
   } else if (await noteEditorChange(change.apiKeyId, change.editor, now)) {
     await enqueue(queue, [{ kind: 'editor', apiKeyId: change.apiKeyId, ...change.editor, dueAt: now }], now);
   }
