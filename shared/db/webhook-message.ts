@@ -97,6 +97,12 @@ export const deliveryKey = (apiKeyId: string, messageId: string, endpointId: str
   sk: deliverySk(endpointId),
 });
 
+/** The keys that put a failed delivery into its endpoint's failed index (gsi2), which recover reads. */
+const failedIndexValues = (apiKeyId: string, delivery: Pick<StoredDelivery, 'endpointId' | 'messageId' | 'timestamp'>) => ({
+  ':g2': endpointPartition(apiKeyId, delivery.endpointId, 'FAILED'),
+  ':g2sk': position(delivery.timestamp, delivery.messageId),
+});
+
 const expiry = (timestamp: number) => Math.ceil((timestamp + MESSAGE_RETENTION_MS) / 1000);
 
 function messageItem(apiKeyId: string, message: StoredMessage): Item {
@@ -252,7 +258,7 @@ export async function recordAttemptOutcome(
   next: { status: DeliveryStatus; nextAttemptAt?: number; followUp: boolean },
 ): Promise<boolean> {
   const failedIndex = next.status === 'failed'
-    ? { set: ', gsi2pk = :g2, gsi2sk = :g2sk', values: { ':g2': endpointPartition(apiKeyId, delivery.endpointId, 'FAILED'), ':g2sk': position(delivery.timestamp, delivery.messageId) } }
+    ? { set: ', gsi2pk = :g2, gsi2sk = :g2sk', values: failedIndexValues(apiKeyId, delivery) }
     : { set: '', values: {} };
   try {
     await db.send(
@@ -310,8 +316,7 @@ export async function abandonDelivery(apiKeyId: string, delivery: StoredDelivery
       ExpressionAttributeValues: {
         ':failed': 'failed',
         ':pending': 'pending',
-        ':g2': endpointPartition(apiKeyId, delivery.endpointId, 'FAILED'),
-        ':g2sk': position(delivery.timestamp, delivery.messageId),
+        ...failedIndexValues(apiKeyId, delivery),
       },
     }),
   ).catch((error: unknown) => {
@@ -417,9 +422,9 @@ export async function queryMessageIds(apiKeyId: string, listing: MessageListing,
     : listing.organizationId !== undefined
       ? { index: 'gsi2', partition: organizationMessages(apiKeyId, listing.organizationId) }
       : { index: 'gsi1', partition: tenantMessages(apiKeyId) };
-  const skName = partition.index === 'gsi1' ? 'gsi1sk' : 'gsi2sk';
   const found = await readPage({ ...partition, ascending: false, filter: messageFilter(listing) }, page);
-  return { items: found.items.map((item) => String(item[skName]).split('#')[1]).map(decodeSegment), ...(found.after === undefined ? {} : { after: found.after }) };
+  // Message items carry their `id`, delivery items their `messageId`.
+  return { items: found.items.map((item) => String(item.messageId ?? item.id)), ...(found.after === undefined ? {} : { after: found.after }) };
 }
 
 /** The deliveries of `endpointId` that failed between `since` and `until` (ms, inclusive), oldest first. */
@@ -448,11 +453,6 @@ export async function queryAttempts(apiKeyId: string, by: { messageId?: string; 
     : { index: 'gsi1', partition: endpointPartition(apiKeyId, by.endpointId ?? '', 'ATTS'), ascending: false };
   const found = await readPage(listing, page);
   return { items: found.items.map(toAttempt), ...(found.after === undefined ? {} : { after: found.after }) };
-}
-
-/** Reverses `segment` for the ids this module writes (never long enough to be hashed). */
-function decodeSegment(encoded: string): string {
-  return decodeURIComponent(encoded);
 }
 
 /** The CRDT debounce state of one editor (see shared/domain/webhooks/publish.ts). */
