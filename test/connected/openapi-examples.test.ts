@@ -207,14 +207,14 @@ describe('the OpenAPI examples', () => {
     const another = stringAt(await call('/v2/notifications/add', { ...notification, displayBodyMessage: 'And the Q4 ones?' }, h), 'result', 'data', 'notificationId');
     await call('/v2/notifications/get', { organizationId: ORG, documentId: DOC, userId: 'bob', order: 'desc' }, h);
     // Both notifications' messages delivered: the webhook message and attempt operations.
-    const delivered = await receiver.waitFor(2);
-    const messageId = String(delivered[1].headers['webhook-id']);
+    await receiver.waitFor(2);
     for (let tries = 0; tries < 200; tries += 1) {
       const attempts = await invokeRoute('/v2/workspace/advancedwebhook/attempts/get', { endpointId: receiverEndpoint }, { headers: h });
       if ((attempts.body.result?.data as unknown[] | undefined)?.length === 2) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await call('/v2/workspace/advancedwebhook/messages/get', { eventTypes: ['notification.add'], pageSize: 1 }, h);
+    // The newest message, whichever of the two the receiver happened to get last.
+    const messageId = stringAt(await call('/v2/workspace/advancedwebhook/messages/get', { eventTypes: ['notification.add'], pageSize: 1 }, h), 'result', 'data', 0, 'id');
     await call('/v2/workspace/advancedwebhook/attempts/get', { messageId }, h);
     await call('/v2/workspace/advancedwebhook/messages/resend', { messageId, endpointId: receiverEndpoint }, h);
     await call('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId: receiverEndpoint, since: Date.now() - 60 * 60 * 1000 }, h);
