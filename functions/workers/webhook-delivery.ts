@@ -7,10 +7,13 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { deliveryQueue } from '../../shared/core/delivery-queue';
 import { logger } from '../../shared/core/logger';
-import { decryptSecret } from '../../shared/crypto/encryption';
+import { cachedDecrypt } from '../../shared/crypto/encryption';
 import { runDelivery } from '../../shared/domain/webhooks/delivery';
 import { parseJob } from '../../shared/domain/webhooks/jobs';
 import { emitEditor } from '../../shared/domain/webhooks/publish';
+
+// Every attempt signs with its endpoint's secret: decrypted once per warm process and five minutes, not per attempt.
+const decrypt = cachedDecrypt({ maxEntries: 1000, maxAgeMs: 5 * 60 * 1000 });
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const queue = deliveryQueue();
@@ -18,7 +21,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     event.Records.map(async (record) => {
       try {
         const job = parseJob(record.body);
-        if (job.kind === 'deliver') await runDelivery(job, { queue, decrypt: decryptSecret });
+        if (job.kind === 'deliver') await runDelivery(job, { queue, decrypt });
         else await emitEditor(job, queue);
         return undefined;
       } catch (error) {

@@ -87,6 +87,51 @@ export async function decryptSecret(ciphertext: string, context: EncryptionConte
   return plaintext.toString('utf8');
 }
 
+type Decrypt = typeof decryptSecret;
+
+export interface DecryptCacheOptions {
+  /** Most plaintexts kept; the least recently used goes first. */
+  maxEntries: number;
+  /** How long a plaintext is kept after it was decrypted, in ms. */
+  maxAgeMs: number;
+  /** The decryption behind the cache; default `decryptSecret`. */
+  decrypt?: Decrypt;
+  now?: () => number;
+}
+
+/**
+ * `decryptSecret` behind a small in-memory cache, for a worker that decrypts the same few secrets again and again
+ * (the delivery worker signs every attempt with its endpoint's secret). Each decryption costs a KMS Decrypt call and
+ * the Encryption SDK's ECDSA P-384 signature check, which was a third of the delivery worker's CPU. The cache is keyed
+ * by the ciphertext and the context together: a ciphertext never changes its plaintext, so an entry cannot be stale;
+ * a rotated secret is a new ciphertext. Entries leave after `maxAgeMs`, so a plaintext does not stay in memory for
+ * the life of a warm process. A failed decryption is not cached.
+ */
+export function cachedDecrypt(options: DecryptCacheOptions): Decrypt {
+  const decrypt = options.decrypt ?? decryptSecret;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, { plaintext: Promise<string>; at: number }>();
+  return async (ciphertext, context) => {
+    const key = `${JSON.stringify(Object.entries(context).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}\n${ciphertext}`;
+    const hit = entries.get(key);
+    entries.delete(key);
+    if (hit !== undefined && now() - hit.at < options.maxAgeMs) {
+      entries.set(key, hit);
+      return hit.plaintext;
+    }
+    // Concurrent attempts for one endpoint share one decryption.
+    const entry = { plaintext: decrypt(ciphertext, context), at: now() };
+    entries.set(key, entry);
+    while (entries.size > options.maxEntries) entries.delete(entries.keys().next().value as string);
+    try {
+      return await entry.plaintext;
+    } catch (error) {
+      if (entries.get(key) === entry) entries.delete(key);
+      throw error;
+    }
+  };
+}
+
 /** The form in which secrets are shown back: everything but the last four characters hidden. */
 export function maskSecret(secret: string): string {
   const visible = secret.slice(-4);
