@@ -2,8 +2,9 @@
  * The one outbound HTTP client for requests to addresses a customer chose (webhook attempts, later email APIs):
  * docs/design.md "Work after the response", docs/decisions.md §11 "Delivery" and "Destinations".
  *
- * - One POST, never retried here (the retry schedule is the caller's) and never redirected: a 3xx comes back as it
- *   is, and only a 2xx is a success to the caller.
+ * - One POST, never retried here (the retry schedule is the caller's; the one exception is a kept-alive connection
+ *   the receiver closed before the request reached it) and never redirected: a 3xx comes back as it is, and only a
+ *   2xx is a success to the caller.
  * - One deadline for the whole exchange, from resolving the host to the last byte read: `Timed out after 15 s.`
  * - At most the first 1 KB of the response body is read; then the connection is dropped, so a receiver that
  *   streams forever costs nothing more.
@@ -55,9 +56,14 @@ export interface PostJsonOptions {
   lookup?: LookupFunction;
 }
 
-// keepAlive off: every attempt opens (and checks) its own connection, and a socket left by a slow receiver is never reused.
-const FILTERED = { 'http:': new RequestFilteringHttpAgent({ keepAlive: false }), 'https:': new RequestFilteringHttpsAgent({ keepAlive: false }) };
-const UNFILTERED = { 'http:': new http.Agent({ keepAlive: false }), 'https:': new https.Agent({ keepAlive: false }) };
+// Connections are kept alive between attempts to the same host (a TLS handshake per delivery is the largest cost of
+// a busy endpoint, for us and for the receiver): a socket goes back to the pool only after a response read to its
+// end; one that timed out, was cut at 1 KB or failed is destroyed. A kept socket was checked when it connected and
+// stays connected to that address. Node drops an idle socket before the server's Keep-Alive timeout hint, and a
+// request that still meets a socket closed under it is sent once more on a new connection (see `postJson`).
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 50, maxFreeSockets: 10, scheduling: 'lifo' as const };
+const FILTERED = { 'http:': new RequestFilteringHttpAgent(AGENT_OPTIONS), 'https:': new RequestFilteringHttpsAgent(AGENT_OPTIONS) };
+const UNFILTERED = { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) };
 
 /**
  * The messages request-filtering-agent (3.x) gives a refused address: "DNS lookup <address>(family:…, host:…) is
@@ -128,43 +134,55 @@ export function postJson(url: string, headers: Record<string, string>, body: str
     let settled = false;
     let request: http.ClientRequest | undefined;
 
-    const finish = (error?: string) => {
+    /** `keep`: the response was read to its end, so its socket may serve the next request to this host. */
+    const finish = (error?: string, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request?.destroy();
+      if (!keep) request?.destroy();
       const responseBody = utf8Prefix(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_MAX_BYTES));
       resolve({ statusCode, responseBody, durationMs: elapsed(), ...(error === undefined ? {} : { error }) });
     };
 
     const timer = setTimeout(() => finish(`Timed out after ${seconds(options.timeoutMs)} s.`), options.timeoutMs);
 
-    try {
-      request = (target.protocol === 'https:' ? https : http).request(
-        target,
-        {
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          agent,
-          ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-        },
-        (response) => {
-          statusCode = response.statusCode ?? 0;
-          response.on('data', (chunk: Buffer) => {
-            chunks.push(chunk);
-            received += chunk.length;
-            if (received >= RESPONSE_BODY_MAX_BYTES) finish();
-          });
-          response.on('end', () => finish());
-          response.on('error', (error) => finish(describe(error)));
-          response.on('close', () => finish('Connection closed before the response ended.'));
-        },
-      );
-      request.on('error', (error) => finish(describe(error)));
-      request.end(body);
-    } catch (error) {
-      // A header value node refuses (a newline in it), and the like: reported, never thrown.
-      finish(describe(error));
-    }
+    const send = (retry: boolean) => {
+      try {
+        const sent = (target.protocol === 'https:' ? https : http).request(
+          target,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+            agent,
+            ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+          },
+          (response) => {
+            statusCode = response.statusCode ?? 0;
+            response.on('data', (chunk: Buffer) => {
+              chunks.push(chunk);
+              received += chunk.length;
+              if (received >= RESPONSE_BODY_MAX_BYTES) finish();
+            });
+            response.on('end', () => finish(undefined, true));
+            response.on('error', (error) => finish(describe(error)));
+            response.on('close', () => finish('Connection closed before the response ended.'));
+          },
+        );
+        request = sent;
+        sent.on('error', (error) => {
+          // A kept-alive socket the receiver closed while idle: nothing reached it, so send once on a new connection.
+          if (retry && sent.reusedSocket && statusCode === 0 && !settled && errorParts(error).code === 'ECONNRESET') {
+            send(false);
+            return;
+          }
+          finish(describe(error));
+        });
+        sent.end(body);
+      } catch (error) {
+        // A header value node refuses (a newline in it), and the like: reported, never thrown.
+        finish(describe(error));
+      }
+    };
+    send(true);
   });
 }

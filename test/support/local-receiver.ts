@@ -18,6 +18,8 @@ export interface LocalReceiver {
   port: number;
   url: string;
   received: ReceivedRequest[];
+  /** TCP connections accepted so far (a kept-alive connection serves several requests). */
+  connections: number;
   /** How the next requests are answered (default: 204). */
   answer: Answer;
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export interface LocalReceiver {
 export async function startReceiver(): Promise<LocalReceiver> {
   const receiver: Omit<LocalReceiver, 'port' | 'url'> = {
     received: [],
+    connections: 0,
     answer: (_request, response) => response.writeHead(204).end(),
     close: async () => {
       server.closeAllConnections();
@@ -40,6 +43,9 @@ export async function startReceiver(): Promise<LocalReceiver> {
       receiver.received.push(request);
       receiver.answer(request, response);
     });
+  });
+  server.on('connection', () => {
+    receiver.connections += 1;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

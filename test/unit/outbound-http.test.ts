@@ -284,3 +284,55 @@ describe('postJson exchange', () => {
     expect(receiver.received).toEqual([]);
   });
 });
+
+describe('postJson connections', () => {
+  it('keeps the connection for the next request to the same host once a response was read to its end', async () => {
+    expect(await postJson(receiver.url, HEADERS, BODY, allowed)).toMatchObject({ statusCode: 204 });
+    expect(await postJson(receiver.url, HEADERS, BODY, allowed)).toMatchObject({ statusCode: 204 });
+
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.connections).toBe(1);
+  });
+
+  it('does not reuse a connection whose response was cut at 1 KB', async () => {
+    receiver.answer = (_request, response) => response.writeHead(200).end('x'.repeat(4 * RESPONSE_BODY_MAX_BYTES));
+    await postJson(receiver.url, HEADERS, BODY, allowed);
+    receiver.answer = (_request, response) => response.writeHead(204).end();
+    await postJson(receiver.url, HEADERS, BODY, allowed);
+
+    expect(receiver.connections).toBe(2);
+  });
+
+  it('does not reuse a connection whose request timed out', async () => {
+    receiver.answer = (_request, response) => setTimeout(() => response.writeHead(204).end(), 300);
+    expect(await postJson(receiver.url, HEADERS, BODY, { ...allowed, timeoutMs: 100 })).toMatchObject({ error: 'Timed out after 0.1 s.' });
+    receiver.answer = (_request, response) => response.writeHead(204).end();
+    expect(await postJson(receiver.url, HEADERS, BODY, allowed)).toMatchObject({ statusCode: 204 });
+
+    expect(receiver.connections).toBe(2);
+  });
+
+  it('sends once more on a new connection when the receiver closes a kept connection under the request', async () => {
+    await postJson(receiver.url, HEADERS, BODY, allowed);
+    // The receiver drops the kept connection as the second request arrives on it (its idle timeout, say).
+    receiver.answer = (_request, response) => {
+      receiver.answer = (_again, next) => next.writeHead(204).end();
+      response.socket?.destroy();
+    };
+
+    const result = await postJson(receiver.url, HEADERS, BODY, allowed);
+
+    expect(result).toMatchObject({ statusCode: 204 });
+    expect(result.error).toBeUndefined();
+    expect(receiver.connections).toBe(2);
+  });
+
+  it('does not send again when a new connection is dropped: that is the attempt\'s outcome', async () => {
+    receiver.answer = (_request, response) => response.socket?.destroy();
+
+    const result = await postJson(receiver.url, HEADERS, BODY, allowed);
+
+    expect(result.error).toEqual(expect.any(String));
+    expect(receiver.received).toHaveLength(1);
+  });
+});
