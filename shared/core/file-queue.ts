@@ -17,6 +17,7 @@
  */
 import { readFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { forEachLimited } from './concurrency';
 import { isAbandonedTemporaryName, syncFolder, writeFileAtomically } from './atomic-file';
 import { timeOrderedId } from './ids';
 import { logger } from './logger';
@@ -100,25 +101,6 @@ function checkDelay(delaySeconds: number): void {
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
-}
-
-/** Runs `task` over `items`, at most `limit` at a time; rejects with the first error once all have settled. */
-async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const errors: unknown[] = [];
-  const run = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      try {
-        await task(item);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  if (errors.length > 0) throw errors[0];
 }
 
 /**

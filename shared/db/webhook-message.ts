@@ -22,7 +22,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchWrite, putRequest, type Item, type ItemKey } from './batch';
+import { batchGet, batchWrite, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment, sortableNumber, tenantKey } from './keys';
 import { readPage, type Listing, type Page } from './query';
@@ -171,19 +171,35 @@ function toAttempt(item: Item): StoredAttempt {
   };
 }
 
+/** A message of one tenant, as the events worker publishes several at once. */
+export interface TenantMessage {
+  apiKeyId: string;
+  message: StoredMessage;
+}
+
 /**
- * Writes a new message with a pending delivery per endpoint. Returns false, writing nothing, when the message
- * already exists (its cause was seen before): the caller then resumes from what is stored.
+ * Writes each new message with a pending delivery per endpoint, in as few requests as DynamoDB allows: one
+ * strongly consistent BatchGetItem finds the messages that exist already (their cause was seen before: those are
+ * returned and nothing of them is written, the caller resumes from what is stored), then one BatchWriteItem per 25
+ * deliveries and then one per 25 messages. The deliveries go first, so a stored message always has all of its
+ * deliveries, and no delivery job exists before its message does: a message found missing here has had no attempt,
+ * and writing its deliveries again cannot undo one.
+ *
+ * Checking first and then writing (instead of a conditional put per message, which BatchWriteItem cannot make) is
+ * safe because one cause is only ever published by one worker at a time: a stream shard's records, and every
+ * record of one source item, go to one events-worker invocation at a time (parallelization factor 1), and the
+ * `message.attempt.exhausted` of a delivery is published by the worker that recorded its last outcome (or, once
+ * that worker stopped, by its job's next receive). Should a queue ever hand one job to two workers at the same
+ * moment, the worst case is a delivery made twice with one webhook-id, which receivers are told to deduplicate.
  */
-export async function createMessage(apiKeyId: string, message: StoredMessage): Promise<boolean> {
-  try {
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: messageItem(apiKeyId, message), ConditionExpression: 'attribute_not_exists(pk)' }));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-  await batchWrite(message.endpointIds.map((endpointId) => putRequest(deliveryItem(apiKeyId, newDelivery(message, endpointId, message.timestamp)))));
-  return true;
+export async function createMessages(messages: readonly TenantMessage[]): Promise<TenantMessage[]> {
+  if (messages.length === 0) return [];
+  const stored = new Set((await batchGet(messages.map(({ apiKeyId, message }) => messageKey(apiKeyId, message.id)), { consistent: true })).map((item) => keyString(keyOfItem(item))));
+  const existing = messages.filter(({ apiKeyId, message }) => stored.has(keyString(messageKey(apiKeyId, message.id))));
+  const fresh = messages.filter((entry) => !existing.includes(entry));
+  await batchWrite(fresh.flatMap(({ apiKeyId, message }) => message.endpointIds.map((endpointId) => putRequest(deliveryItem(apiKeyId, newDelivery(message, endpointId, message.timestamp))))));
+  await batchWrite(fresh.map(({ apiKeyId, message }) => putRequest(messageItem(apiKeyId, message))));
+  return existing;
 }
 
 export function newDelivery(message: Pick<StoredMessage, 'id' | 'type' | 'organizationId' | 'timestamp'>, endpointId: string, now: number): StoredDelivery {

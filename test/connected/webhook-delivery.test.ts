@@ -331,3 +331,45 @@ describe('a delivery worker that dies after recording an outcome', () => {
     expect(await getDelivery(tenant.apiKeyId, first.messageId, endpointId)).not.toHaveProperty('followUp');
   });
 });
+
+describe('publishing a batch of events', () => {
+  it('writes one message per event across tenants, and a batch seen again writes none, queueing only deliveries not attempted', async () => {
+    const { runDelivery } = await import('../../shared/domain/webhooks/delivery');
+    const { publishEvents } = await import('../../shared/domain/webhooks/publish');
+    const { readWebhookConfig } = await import('../../shared/domain/webhook-config');
+    const { decryptSecret } = await import('../../shared/crypto/encryption');
+    const { listAllEndpoints } = await import('../../shared/db/webhook-endpoint');
+    const { parseJob } = await import('../../shared/domain/webhooks/jobs');
+    const hook = await receiver(() => 204);
+    const other = await newTenant();
+    for (const who of [tenant, other]) {
+      await enable(who);
+      await createEndpoint({ url: hook.url }, who);
+    }
+    const publication = async (who: Tenant, n: number) => ({
+      apiKeyId: who.apiKeyId,
+      event: { id: `msg_TESTBATCH${who.apiKeyId.slice(-6).toUpperCase()}${n}`, type: 'comment.add', timestamp: Date.now(), organizationId: 'org', data: { n } },
+      webhookConfig: await readWebhookConfig(who.apiKeyId),
+      endpoints: await listAllEndpoints(who.apiKeyId),
+    });
+    const batch = [await publication(tenant, 1), await publication(tenant, 2), await publication(other, 1)];
+    const sent: string[] = [];
+    const capture = { send: async (jobs: ReadonlyArray<{ body: string }>) => void sent.push(...jobs.map((job) => job.body)) };
+
+    await publishEvents(batch, capture);
+    const jobs = sent.map(parseJob);
+    const first = jobs[0];
+    if (first.kind !== 'deliver') throw new Error('expected a delivery job');
+    await runDelivery(first, { queue: capture, decrypt: decryptSecret });
+    sent.length = 0;
+    await publishEvents(batch, capture);
+
+    expect(jobs.map((job) => (job.kind === 'deliver' ? job.messageId : '')).sort()).toEqual(batch.map((p) => p.event.id).sort());
+    // Seen again: the delivered message is not queued again, the two not attempted yet are.
+    expect(sent.map(parseJob).map((job) => (job.kind === 'deliver' ? job.messageId : '')).sort()).toEqual(batch.map((p) => p.event.id).filter((id) => id !== first.messageId).sort());
+    expect(hook.requests).toHaveLength(1);
+    const listed = async (who: Tenant) => ((await call('/v2/workspace/advancedwebhook/messages/get', {}, who)).body.result?.data as Array<{ id: string }>).map((m) => m.id).sort();
+    expect(await listed(tenant)).toEqual([batch[0].event.id, batch[1].event.id].sort());
+    expect(await listed(other)).toEqual([batch[2].event.id]);
+  });
+});

@@ -9,12 +9,13 @@
  * every 5 s while it keeps changing, each time emitting its newest state if it changed: at most one message per
  * editor per 5 s, and the last one always carries the final state.
  */
+import { forEachLimited } from '../../core/concurrency';
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
 import type { JobQueue } from '../../core/queue';
 import { listAllEndpoints, type StoredEndpoint } from '../../db/webhook-endpoint';
 import {
-  createMessage,
+  createMessages,
   createMissingDeliveries,
   editorChanges,
   finishEditorEmission,
@@ -23,6 +24,8 @@ import {
   newDelivery,
   noteEditorChange,
   type EditorOfDocument,
+  type StoredMessage,
+  type TenantMessage,
 } from '../../db/webhook-message';
 import { readEditorRecord } from '../crdt/operations';
 import { readWebhookConfig, type WebhookConfigView } from '../webhook-config';
@@ -64,10 +67,55 @@ export function tenantReader(): TenantReader {
   };
 }
 
+/** An event ready to publish: its tenant's configuration (webhooks on) and endpoints. */
+export interface Publication {
+  apiKeyId: string;
+  event: WebhookEvent;
+  webhookConfig: WebhookConfigView;
+  endpoints: readonly StoredEndpoint[];
+  /** An endpoint not to deliver to (the one a `message.attempt.exhausted` is about). */
+  except?: string;
+}
+
+function messageOf({ event, webhookConfig, endpoints, except }: Publication): StoredMessage {
+  return {
+    id: event.id,
+    type: event.type,
+    timestamp: event.timestamp,
+    organizationId: event.organizationId,
+    ...(event.documentId === undefined ? {} : { documentId: event.documentId }),
+    payload: webhookBody({ type: event.type, timestamp: event.timestamp, data: event.data }, webhookConfig),
+    endpointIds: endpoints.filter((endpoint) => endpoint.id !== except && endpointWants(endpoint, event)).map((endpoint) => endpoint.id),
+  };
+}
+
+const firstAttempt = (apiKeyId: string, messageId: string, endpointId: string, now: number): WebhookJob => ({ kind: 'deliver', apiKeyId, messageId, endpointId, attempt: 1, dueAt: now });
+
 /**
- * Writes the event's message and queues its deliveries, unless the tenant has webhooks off. `except`: an endpoint
- * not to deliver to (the one a `message.attempt.exhausted` is about).
+ * A message published before (its cause seen again): its missing deliveries are written, and the deliveries not
+ * attempted yet are queued again, in case the first run stopped before queueing them.
  */
+async function resume({ apiKeyId, message }: TenantMessage, now: number): Promise<WebhookJob[]> {
+  const stored = await getMessage(apiKeyId, message.id);
+  if (stored === undefined) return [];
+  await createMissingDeliveries(apiKeyId, stored.endpointIds.map((endpointId) => newDelivery(stored, endpointId, now)));
+  const deliveries = (await getDeliveries(apiKeyId, [stored])).get(stored.id) ?? [];
+  return deliveries.filter((delivery) => delivery.status === 'pending' && delivery.attempts === 0).map((delivery) => firstAttempt(apiKeyId, stored.id, delivery.endpointId, now));
+}
+
+/**
+ * Writes the events' messages with their deliveries (batched across events and tenants: shared/db/webhook-message.ts
+ * `createMessages`) and queues the first attempt of each delivery.
+ */
+export async function publishEvents(publications: readonly Publication[], queue: JobQueue, now = Date.now()): Promise<void> {
+  const messages = publications.map((publication): TenantMessage => ({ apiKeyId: publication.apiKeyId, message: messageOf(publication) }));
+  const existing = await createMessages(messages);
+  const jobs = messages.filter((entry) => !existing.includes(entry)).flatMap(({ apiKeyId, message }) => message.endpointIds.map((endpointId) => firstAttempt(apiKeyId, message.id, endpointId, now)));
+  const resumed = await Promise.all(existing.map((entry) => resume(entry, now)));
+  await enqueue(queue, [...jobs, ...resumed.flat()], now);
+}
+
+/** Publishes one event of a tenant whose webhooks are on (`publishEvents` with one). */
 export async function publishEvent(
   apiKeyId: string,
   event: WebhookEvent,
@@ -75,39 +123,41 @@ export async function publishEvent(
   webhookConfig: WebhookConfigView,
   options: { except?: string; now?: number; endpoints?: readonly StoredEndpoint[] } = {},
 ): Promise<void> {
-  const now = options.now ?? Date.now();
-  const all = options.endpoints ?? (await listAllEndpoints(apiKeyId));
-  const endpoints = all.filter((endpoint) => endpoint.id !== options.except && endpointWants(endpoint, event));
-  const message = {
-    id: event.id,
-    type: event.type,
-    timestamp: event.timestamp,
-    organizationId: event.organizationId,
-    ...(event.documentId === undefined ? {} : { documentId: event.documentId }),
-    payload: webhookBody({ type: event.type, timestamp: event.timestamp, data: event.data }, webhookConfig),
-    endpointIds: endpoints.map((endpoint) => endpoint.id),
-  };
-  const created = await createMessage(apiKeyId, message);
-  let unattempted = message.endpointIds;
-  if (!created) {
-    const stored = await getMessage(apiKeyId, message.id);
-    if (stored === undefined) return;
-    await createMissingDeliveries(apiKeyId, stored.endpointIds.map((endpointId) => newDelivery(stored, endpointId, now)));
-    const deliveries = (await getDeliveries(apiKeyId, [stored])).get(stored.id) ?? [];
-    unattempted = deliveries.filter((delivery) => delivery.status === 'pending' && delivery.attempts === 0).map((delivery) => delivery.endpointId);
-  }
-  await enqueue(queue, unattempted.map((endpointId): WebhookJob => ({ kind: 'deliver', apiKeyId, messageId: message.id, endpointId, attempt: 1, dueAt: now })), now);
+  const endpoints = options.endpoints ?? (await listAllEndpoints(apiKeyId));
+  await publishEvents([{ apiKeyId, event, webhookConfig, endpoints, ...(options.except === undefined ? {} : { except: options.except }) }], queue, options.now);
 }
 
-/** Handles what the events worker saw: events published, editor changes counted and their emission scheduled. */
-export async function handleChange(change: Change, queue: JobQueue, tenant: TenantReader, now = Date.now()): Promise<void> {
-  const webhookConfig = await tenant.config(change.apiKeyId);
-  if (webhookConfig === undefined) return;
-  if (change.kind === 'event') {
-    await publishEvent(change.apiKeyId, change.event, queue, webhookConfig, { now, endpoints: await tenant.endpoints(change.apiKeyId) });
-  } else if (await noteEditorChange(change.apiKeyId, change.editor, now)) {
-    await enqueue(queue, [{ kind: 'editor', apiKeyId: change.apiKeyId, ...change.editor, dueAt: now }], now);
+/** Changes of one batch read at once (each tenant's configuration and endpoints are read once anyway). */
+const CHANGE_CONCURRENCY = 16;
+
+/**
+ * Handles what the events worker saw in one batch: the events of tenants with webhooks on published together
+ * (`publishEvents`), editor changes counted and their emission scheduled. Returns the changes that could not be
+ * handled, with why; the worker reports their records back to the stream. Publishing is one step for the whole
+ * batch, so when it fails every event of the batch is reported (publishing again is harmless: ids are derived).
+ */
+export async function handleChanges(changes: readonly Change[], queue: JobQueue, tenant: TenantReader, now = Date.now()): Promise<Map<Change, unknown>> {
+  const failed = new Map<Change, unknown>();
+  const publications = new Map<Change, Publication>();
+  await forEachLimited(changes, CHANGE_CONCURRENCY, async (change) => {
+    try {
+      const webhookConfig = await tenant.config(change.apiKeyId);
+      if (webhookConfig === undefined) return;
+      if (change.kind === 'event') {
+        publications.set(change, { apiKeyId: change.apiKeyId, event: change.event, webhookConfig, endpoints: await tenant.endpoints(change.apiKeyId) });
+      } else if (await noteEditorChange(change.apiKeyId, change.editor, now)) {
+        await enqueue(queue, [{ kind: 'editor', apiKeyId: change.apiKeyId, ...change.editor, dueAt: now }], now);
+      }
+    } catch (error) {
+      failed.set(change, error);
+    }
+  });
+  try {
+    await publishEvents([...publications.values()], queue, now);
+  } catch (error) {
+    for (const change of publications.keys()) failed.set(change, error);
   }
+  return failed;
 }
 
 const debounceMs = () => EDITOR_DEBOUNCE_MS / config.webhookScheduleDivisor;
