@@ -22,7 +22,8 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchWrite, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
+import { coalesced } from '../core/coalesce';
+import { batchGet, batchWrite, byKey, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment, sortableNumber, tenantKey } from './keys';
 import { readPage, type Listing, type Page } from './query';
@@ -233,16 +234,39 @@ export async function getDelivery(apiKeyId: string, messageId: string, endpointI
   return Item === undefined ? undefined : toDelivery(Item);
 }
 
+// The delivery worker runs a batch's jobs side by side: their reads, and their attempt records, are merged into one
+// BatchGetItem (33 attempts' keys at most, under its 100) and one BatchWriteItem (25) each (shared/core/coalesce.ts).
+const readTogether = coalesced(
+  async (keyLists: readonly ItemKey[][]): Promise<Item[][]> => {
+    const found = byKey(await batchGet(keyLists.flat(), { consistent: true }));
+    return keyLists.map((keys) =>
+      keys.flatMap((itemKey): Item[] => {
+        const item = found.get(keyString(itemKey));
+        return item === undefined ? [] : [item];
+      }),
+    );
+  },
+  { windowMs: 2, maxBatch: 33 },
+);
+const putTogether = coalesced(
+  async (items: readonly Item[]) => {
+    // An attempt recorded twice in one window (a job handed out twice) is one item: a batch may not name a key twice.
+    await batchWrite([...byKey(items).values()].map(putRequest));
+    return items.map(() => undefined);
+  },
+  { windowMs: 5, maxBatch: 25 },
+);
+
 /**
- * What one attempt needs, in one strongly consistent BatchGetItem: the delivery, its message and its endpoint (each
- * undefined when it does not exist).
+ * What one attempt needs, strongly consistent: the delivery, its message and its endpoint (each undefined when it
+ * does not exist); one BatchGetItem for all the attempts of a worker's batch.
  */
 export async function readAttemptContext(
   apiKeyId: string,
   messageId: string,
   endpointId: string,
 ): Promise<{ delivery?: StoredDelivery; message?: StoredMessage; endpoint?: StoredEndpoint }> {
-  const items = await batchGet([deliveryKey(apiKeyId, messageId, endpointId), messageKey(apiKeyId, messageId), endpointKey(apiKeyId, endpointId)], { consistent: true });
+  const items = await readTogether([deliveryKey(apiKeyId, messageId, endpointId), messageKey(apiKeyId, messageId), endpointKey(apiKeyId, endpointId)]);
   const found = (test: (sk: string) => boolean) => items.find((item) => test(String(item.sk)));
   const delivery = found((sk) => sk.startsWith('DLV#'));
   const message = found((sk) => sk === MESSAGE_SK);
@@ -379,22 +403,20 @@ export async function restartDelivery(apiKeyId: string, messageId: string, endpo
   return toDelivery(Attributes ?? {});
 }
 
-/** The attempt item's id, derived from its delivery and number, so an attempt recorded twice is one item. */
-export function putAttempt(apiKeyId: string, attempt: StoredAttempt): Promise<unknown> {
+/**
+ * The attempt item's id, derived from its delivery and number, so an attempt recorded twice is one item. Written
+ * with the other attempts of the worker's batch in one BatchWriteItem.
+ */
+export function putAttempt(apiKeyId: string, attempt: StoredAttempt): Promise<void> {
   const at = position(attempt.timestamp, attempt.id);
-  return db.send(
-    new PutCommand({
-      TableName: TABLE_NAME,
-      Item: {
-        pk: messagePartition(apiKeyId, attempt.messageId),
-        sk: key('ATT', at),
-        ...attempt,
-        gsi1pk: endpointPartition(apiKeyId, attempt.endpointId, 'ATTS'),
-        gsi1sk: at,
-        [TTL_ATTRIBUTE]: expiry(attempt.timestamp),
-      },
-    }),
-  );
+  return putTogether({
+    pk: messagePartition(apiKeyId, attempt.messageId),
+    sk: key('ATT', at),
+    ...attempt,
+    gsi1pk: endpointPartition(apiKeyId, attempt.endpointId, 'ATTS'),
+    gsi1sk: at,
+    [TTL_ATTRIBUTE]: expiry(attempt.timestamp),
+  });
 }
 
 export interface MessageListing {
