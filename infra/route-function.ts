@@ -17,7 +17,7 @@ import { Construct } from 'constructs';
 import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route } from '../shared/routes';
-import type { QueueWorker, StreamFilter, StringMatch, Worker } from '../shared/workers';
+import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
 
 /** Route entries name their handler files relative to the project root (the folder holding package.json). */
@@ -317,7 +317,7 @@ export class RouteFunction extends Construct {
     this.function.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: worker.batchSize ?? 10,
+        batchSize: worker.batchSize ?? DEFAULT_STREAM_BATCH_SIZE,
         // One batch per shard at a time: a migration's records stay in order, and infra/limits.ts relies on it.
         parallelizationFactor: 1,
         retryAttempts: WORKER_RETRY_ATTEMPTS,

@@ -30,10 +30,13 @@ export interface Worker extends AccessDeclaration {
   readonly entry: string;
   /** The records it is woken for; its handler checks them again. */
   readonly filters: readonly StreamFilter[];
-  /** Records per invocation (the event source's batch size); 10 when omitted. */
+  /** Records per invocation (the event source's batch size); DEFAULT_STREAM_BATCH_SIZE when omitted. */
   readonly batchSize?: number;
   readonly summary: string;
 }
+
+/** A stream worker's batch size when it names none: the event source mapping's default for a stream. */
+export const DEFAULT_STREAM_BATCH_SIZE = 10;
 
 /** A worker woken by the delivery queue (an SQS handler). */
 export interface QueueWorker extends AccessDeclaration {

@@ -34,7 +34,7 @@ import {
 import { readFile } from 'node:fs/promises';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { writeFileAtomically } from '../../shared/core/atomic-file';
-import { matchesStreamFilter, type Worker } from '../../shared/workers';
+import { DEFAULT_STREAM_BATCH_SIZE, matchesStreamFilter, type Worker } from '../../shared/workers';
 
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
@@ -62,6 +62,8 @@ const SHARD_REFRESH_POLLS = 20;
 
 /** Records per GetRecords while reading the open shards to their end on a first run. */
 const SKIP_PAGE_LIMIT = 1000;
+/** Records per GetRecords call while delivering (the API's maximum). */
+const READ_PAGE_LIMIT = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -288,26 +290,37 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const stopped = () => stopping;
   /** Set when every shard must be opened again (an expired iterator). */
   let reopen = false;
+  /** Set when a shard ended: its child shard must be found. */
+  let shardEnded = false;
   const loop = (async () => {
     for (let poll = 1; !stopping; poll += 1) {
       let delivered = 0;
       try {
-        if (reopen || poll % SHARD_REFRESH_POLLS === 0) {
+        if (reopen || shardEnded || poll % SHARD_REFRESH_POLLS === 0) {
           await refreshShards();
           reopen = false;
+          shardEnded = false;
         }
         for (const [shardId, iterator] of iterators) {
           if (iterator === undefined || stopping) {
             iterators.delete(shardId);
             continue;
           }
-          const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+          // As the event source mapping reads: up to 1,000 records a call (the filters drop most of them), handed to each
+          // worker in batches of its batch size.
+          const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_PAGE_LIMIT }));
           iterators.set(shardId, page.NextShardIterator);
+          // A shard closed (DynamoDB Local rolls them over as AWS does): look for its child at once, not at the next
+          // periodic refresh, which left new records waiting for seconds.
+          if (page.NextShardIterator === undefined) shardEnded = true;
           const records = page.Records ?? [];
           let handled = true;
           for (const { worker, handler } of options.workers) {
             const mine = records.filter((record) => matches(worker, record)).map(toLambdaRecord);
-            if (mine.length > 0) handled = await deliver(worker, handler, mine, stopped);
+            const size = worker.batchSize ?? DEFAULT_STREAM_BATCH_SIZE;
+            for (let first = 0; first < mine.length && handled; first += size) {
+              handled = await deliver(worker, handler, mine.slice(first, first + size), stopped);
+            }
             delivered += mine.length;
             if (!handled) break;
           }
