@@ -14,6 +14,7 @@ import { startReceiver, type Receiver, type Script } from '../support/webhook-re
 
 const LATENCY_RUNS = 50;
 const THROUGHPUT_MESSAGES = 1000;
+const THROUGHPUT_RUNS = 3;
 const PER_REQUEST = 100;
 const FAILING_MESSAGES = 100;
 
@@ -88,13 +89,23 @@ export async function run(): Promise<void> {
     const { capacity: requestOnly } = await bench.meter.measure(() => addMany(bench, baseline, 'base2', THROUGHPUT_MESSAGES));
     const { capacity: afterRequests } = await bench.meter.measure(() => sleep(3000));
 
-    const fast = await receiver();
-    const one = await tenant(bench, { webhooks: true, receivers: [fast] });
-    const started = Date.now();
-    const oneWrites = await writesOf(bench, () => addMany(bench, one, 'one', THROUGHPUT_MESSAGES), () => fast.requests.length >= THROUGHPUT_MESSAGES);
-    const times = fast.requests.map((request) => request.at);
-    const firstAt = Math.min(...times);
-    const lastAt = Math.max(...times);
+    // Throughput runs THROUGHPUT_RUNS times, each on a new key and receiver: the median is reported (this machine's
+    // two cores are shared by the stack and DynamoDB Local, so one run varies by ±10 %).
+    const runs: Array<{ perSecond: number; endToEnd: number; writes: number }> = [];
+    for (let run = 0; run < THROUGHPUT_RUNS; run += 1) {
+      const fast = await receiver();
+      const one = await tenant(bench, { webhooks: true, receivers: [fast] });
+      const started = Date.now();
+      const writes = await writesOf(bench, () => addMany(bench, one, `one${run}`, THROUGHPUT_MESSAGES), () => fast.requests.length >= THROUGHPUT_MESSAGES);
+      const times = fast.requests.map((request) => request.at);
+      const firstAt = Math.min(...times);
+      const lastAt = Math.max(...times);
+      runs.push({ perSecond: THROUGHPUT_MESSAGES / ((lastAt - firstAt) / 1000), endToEnd: (lastAt - started) / 1000, writes });
+      console.log(`throughput run ${run + 1}: first delivery ${firstAt - started} ms after the first request, last ${lastAt - started} ms`);
+    }
+    const perSecond = runs.map((run) => run.perSecond).sort((a, b) => a - b);
+    const oneWrites = runs[0].writes;
+    const endToEnd = percentile(runs.map((run) => run.endToEnd), 50);
 
     const left = await receiver();
     const right = await receiver();
@@ -118,8 +129,12 @@ export async function run(): Promise<void> {
     const rows: Array<[string, string, string]> = [
       ['first attempt after the answer, p50', `${percentile(latencies, 50)} ms`, '≤ 1,000 ms'],
       ['first attempt after the answer, p95', `${percentile(latencies, 95)} ms`, ''],
-      [`deliveries per second (${THROUGHPUT_MESSAGES} messages, receiver answers at once)`, (THROUGHPUT_MESSAGES / ((lastAt - firstAt) / 1000)).toFixed(0), '≥ 200'],
-      [`end to end: first request to last delivery`, `${((lastAt - started) / 1000).toFixed(1)} s`, ''],
+      [
+        `deliveries per second (${THROUGHPUT_MESSAGES} messages, receiver answers at once; median of ${THROUGHPUT_RUNS} runs, range)`,
+        `${percentile(perSecond, 50).toFixed(0)} (${perSecond[0].toFixed(0)}–${perSecond[perSecond.length - 1].toFixed(0)})`,
+        '≥ 200',
+      ],
+      [`end to end: first request to last delivery (median)`, `${endToEnd.toFixed(1)} s`, ''],
       ['write capacity per message (message item, its queueing; no delivery)', (perMessageAndDelivery - perDelivery).toFixed(2), ''],
       ['write capacity per delivery that succeeds at once (delivery item, attempt, outcome)', perDelivery.toFixed(2), ''],
       ['write capacity per message with a receiver failing twice (3 attempts)', ((failingWrites - baselineSmall) / FAILING_MESSAGES).toFixed(2), ''],
