@@ -117,4 +117,6 @@ export const config = {
   sendgridBaseUrl: httpUrl('SENDGRID_BASE_URL', 'https://api.sendgrid.com'),
   /** Deadline of one email send in ms: 10 s unless set by EMAIL_TIMEOUT_MS (at most 15 s). */
   emailTimeoutMs: integerBetween('EMAIL_TIMEOUT_MS', EMAIL_TIMEOUT_DEFAULT_MS, 1, EMAIL_TIMEOUT_MAX_MS),
+  /** Local stack and tests: the folder the default transport writes each email to as an .eml file. */
+  emailMailboxDir: optional('EMAIL_MAILBOX_DIR'),
 } as const;
