@@ -74,6 +74,14 @@ const WEBHOOK_TIMEOUT_MAX_MS = 15_000;
 const EMAIL_TIMEOUT_DEFAULT_MS = 10_000;
 const EMAIL_TIMEOUT_MAX_MS = 15_000;
 
+function sesIdentityArn(name: string): string | undefined {
+  const raw = optional(name);
+  if (raw !== undefined && !/^arn:aws[a-z-]*:ses:[^:]*:\d{12}:identity\/\S+$/.test(raw)) {
+    throw new Error(`Environment variable ${name} must be an SES identity ARN (arn:aws:ses:<region>:<account>:identity/<identity>), got "${raw}".`);
+  }
+  return raw;
+}
+
 export const config = {
   tableName: required('TABLE_NAME'),
   /** Set for DynamoDB Local; unset in AWS. */
@@ -117,6 +125,10 @@ export const config = {
   sendgridBaseUrl: httpUrl('SENDGRID_BASE_URL', 'https://api.sendgrid.com'),
   /** Deadline of one email send in ms: 10 s unless set by EMAIL_TIMEOUT_MS (at most 15 s). */
   emailTimeoutMs: integerBetween('EMAIL_TIMEOUT_MS', EMAIL_TIMEOUT_DEFAULT_MS, 1, EMAIL_TIMEOUT_MAX_MS),
+  /** AWS: the SES configuration set the default transport sends with (event publishing, suppression), if any. */
+  sesConfigurationSet: optional('SES_CONFIGURATION_SET'),
+  /** AWS: the ARN of the SES identity authorizing the From address (sending authorization), if it is not our own. */
+  sesIdentityArn: sesIdentityArn('SES_IDENTITY_ARN'),
   /** Local stack and tests: the folder the default transport writes each email to as an .eml file. */
   emailMailboxDir: optional('EMAIL_MAILBOX_DIR'),
 } as const;
