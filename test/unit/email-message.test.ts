@@ -65,6 +65,17 @@ describe('composeMessage', () => {
     expect(headerBlock(message)).toMatch(/^[\x20-\x7e\r\n\t]*$/);
   });
 
+  it('keeps every line within 998 characters (RFC 5322; SES refuses longer) when the content has a very long line', async () => {
+    const long = `${'word '.repeat(2000)}end`;
+
+    const message = await composeMessage({ ...EMAIL, text: long, html: `<p>${long}</p>` }, NOW);
+    const parsed = await simpleParser(message);
+
+    const longest = Math.max(...message.toString('latin1').split('\r\n').map((line) => line.length));
+    expect(longest).toBeLessThanOrEqual(998);
+    expect(parsed.text).toBe(long);
+  });
+
   it('lets no line break in a subject or a name start a header of its own', async () => {
     const hostile: OutgoingEmail = {
       ...EMAIL,
