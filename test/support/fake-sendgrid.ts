@@ -12,6 +12,8 @@
  * empty body and an `X-Message-Id`; any other status SendGrid's error JSON `{"errors":[{"message","field","help"}]}`),
  * an object naming the status and the error messages, `'hang'` (no answer until the client gives up) or `'drop'`
  * (the connection is closed without an answer).
+ *
+ * It imports nothing of the service (whose config needs TABLE_NAME), so a global setup may start it too.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
