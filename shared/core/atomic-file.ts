@@ -2,7 +2,7 @@
  * Files replaced in one step: the content goes to a temporary file in the same folder, is flushed to disk, and is
  * renamed over the target. A reader, or a process started after a `kill -9` or a power cut at any moment, finds
  * the old file or the new one, never part of one. Used by the local stand-ins for AWS services (the file queue,
- * the stream checkpoint), which must survive the local stack being killed.
+ * the stream checkpoint, the mailbox), which must survive the local stack being killed.
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
@@ -41,15 +41,15 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * Writes `content` to `file` atomically (see above). Throws what the file system throws (a missing folder, a full
- * disk); the temporary file is removed then, and the target is unchanged.
+ * Writes `content` (text as UTF-8, or bytes as they are) to `file` atomically (see above). Throws what the file
+ * system throws (a missing folder, a full disk); the temporary file is removed then, and the target is unchanged.
  */
-export async function writeFileAtomically(file: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomically(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const temporary = temporaryNameFor(file);
   try {
     const handle = await open(temporary, 'wx', options.mode ?? 0o600);
     try {
-      await handle.writeFile(content, 'utf8');
+      await handle.writeFile(content, typeof content === 'string' ? 'utf8' : undefined);
       await handle.sync();
     } finally {
       await handle.close();

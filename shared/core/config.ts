@@ -66,6 +66,22 @@ function flag(name: string, fallback: boolean): boolean {
 /** One webhook attempt's deadline, request to last byte (docs/decisions.md §11); tests may lower it, never raise it. */
 const WEBHOOK_TIMEOUT_MAX_MS = 15_000;
 
+/**
+ * One email send's deadline (SendGrid's Mail Send, SES's SendEmail), request to last byte. Both answer in well under
+ * a second when healthy; a send that times out is retried on the schedule (docs/decisions.md §12), so waiting longer
+ * than 10 s only holds the worker. At most 15 s, the webhook attempt's bound.
+ */
+const EMAIL_TIMEOUT_DEFAULT_MS = 10_000;
+const EMAIL_TIMEOUT_MAX_MS = 15_000;
+
+function sesIdentityArn(name: string): string | undefined {
+  const raw = optional(name);
+  if (raw !== undefined && !/^arn:aws[a-z-]*:ses:[^:]*:\d{12}:identity\/\S+$/.test(raw)) {
+    throw new Error(`Environment variable ${name} must be an SES identity ARN (arn:aws:ses:<region>:<account>:identity/<identity>), got "${raw}".`);
+  }
+  return raw;
+}
+
 export const config = {
   tableName: required('TABLE_NAME'),
   /** Set for DynamoDB Local; unset in AWS. */
@@ -102,4 +118,17 @@ export const config = {
   deliveryQueueUrl: optional('DELIVERY_QUEUE_URL'),
   /** Local stack and tests: the folder of the file queue that stands in for SQS. */
   deliveryQueueDir: optional('DELIVERY_QUEUE_DIR'),
+  /**
+   * SendGrid's API address (docs/decisions.md §12). Operator configuration, never customer input: tests and a proxy
+   * point it elsewhere, and it is called with private addresses allowed.
+   */
+  sendgridBaseUrl: httpUrl('SENDGRID_BASE_URL', 'https://api.sendgrid.com'),
+  /** Deadline of one email send in ms: 10 s unless set by EMAIL_TIMEOUT_MS (at most 15 s). */
+  emailTimeoutMs: integerBetween('EMAIL_TIMEOUT_MS', EMAIL_TIMEOUT_DEFAULT_MS, 1, EMAIL_TIMEOUT_MAX_MS),
+  /** AWS: the SES configuration set the default transport sends with (event publishing, suppression), if any. */
+  sesConfigurationSet: optional('SES_CONFIGURATION_SET'),
+  /** AWS: the ARN of the SES identity authorizing the From address (sending authorization), if it is not our own. */
+  sesIdentityArn: sesIdentityArn('SES_IDENTITY_ARN'),
+  /** Local stack and tests: the folder the default transport writes each email to as an .eml file. */
+  emailMailboxDir: optional('EMAIL_MAILBOX_DIR'),
 } as const;

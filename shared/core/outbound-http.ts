@@ -19,6 +19,7 @@
  *   the check.
  * - Never throws for network problems: the result says what happened. Errors never quote the request's headers
  *   (they carry signatures) or body.
+ * - Response headers come back only when the caller names them (`responseHeaders`: an email API's message id).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -42,6 +43,8 @@ export interface OutboundResult {
    * dropped connection after the headers keeps the status that arrived).
    */
   error?: string;
+  /** The response headers named in `PostJsonOptions.responseHeaders` that arrived (names in lower case); only when asked for. */
+  headers?: Record<string, string>;
 }
 
 export interface PostJsonOptions {
@@ -54,6 +57,8 @@ export interface PostJsonOptions {
    * asynchronously, as `dns.lookup` does (node's http client attaches its socket error handler on the next tick).
    */
   lookup?: LookupFunction;
+  /** Response headers the caller needs (an email API's message id), by name: returned in `headers`, none other. */
+  responseHeaders?: readonly string[];
 }
 
 // Connections are kept alive between attempts to the same host (a TLS handshake per delivery is the largest cost of
@@ -108,6 +113,16 @@ function describe(error: unknown): string {
   }
 }
 
+/** The headers of `names` that `headers` has, each as one string (a repeated header's values joined by ", "). */
+function pickHeaders(headers: http.IncomingHttpHeaders, names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers[name.toLowerCase()];
+    if (value !== undefined) picked[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return picked;
+}
+
 /** `bytes` as UTF-8, leaving out a multi-byte character cut off at the end instead of turning it into U+FFFD. */
 function utf8Prefix(bytes: Buffer): string {
   return new TextDecoder('utf-8').decode(bytes, { stream: true });
@@ -129,6 +144,7 @@ export function postJson(url: string, headers: Record<string, string>, body: str
 
   return new Promise((resolve) => {
     let statusCode = 0;
+    let kept: Record<string, string> | undefined;
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
@@ -141,7 +157,7 @@ export function postJson(url: string, headers: Record<string, string>, body: str
       clearTimeout(timer);
       if (!keep) request?.destroy();
       const responseBody = utf8Prefix(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_MAX_BYTES));
-      resolve({ statusCode, responseBody, durationMs: elapsed(), ...(error === undefined ? {} : { error }) });
+      resolve({ statusCode, responseBody, durationMs: elapsed(), ...(error === undefined ? {} : { error }), ...(kept === undefined ? {} : { headers: kept }) });
     };
 
     const timer = setTimeout(() => finish(`Timed out after ${seconds(options.timeoutMs)} s.`), options.timeoutMs);
@@ -158,6 +174,7 @@ export function postJson(url: string, headers: Record<string, string>, body: str
           },
           (response) => {
             statusCode = response.statusCode ?? 0;
+            if (options.responseHeaders !== undefined) kept = pickHeaders(response.headers, options.responseHeaders);
             response.on('data', (chunk: Buffer) => {
               chunks.push(chunk);
               received += chunk.length;

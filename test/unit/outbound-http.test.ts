@@ -202,6 +202,14 @@ describe('postJson exchange', () => {
     expect(receiver.received.map((request) => request.path)).toEqual(['/moved']);
   });
 
+  it('returns the response headers the caller names, and no other', async () => {
+    receiver.answer = (_request, response) => response.writeHead(202, { 'X-Message-Id': 'msg-1', 'set-cookie': 'session=1' }).end();
+
+    const result = await postJson(receiver.url, HEADERS, BODY, { ...allowed, responseHeaders: ['X-Message-Id', 'x-absent'] });
+
+    expect(result).toEqual({ statusCode: 202, responseBody: '', durationMs: expect.any(Number), headers: { 'x-message-id': 'msg-1' } });
+  });
+
   it('keeps the first 1024 bytes of a 5 KB error body', async () => {
     const body = 'e'.repeat(5 * 1024);
     receiver.answer = (_request, response) => response.writeHead(500, { 'content-type': 'text/plain' }).end(body);
