@@ -70,7 +70,8 @@ export const webhookEventsWorker = {
   entry: 'functions/workers/webhook-events.ts',
   filters: [
     { eventNames: ['INSERT', 'MODIFY'], sortKey: { equals: ['ACTIVITY'] } },
-    { eventNames: ['INSERT'], sortKey: { prefix: 'NOTIF#' } },
+    // Notifications added (INSERT) or re-added (MODIFY with a new addedAt): webhooks take the INSERT, emails both.
+    { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'NOTIF#' } },
     { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'REC#' } },
     { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'E#' }, newImage: { lastUpdate: { exists: true } } },
     { eventNames: ['MODIFY'], newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] }, status: { equals: ['completed', 'failed'] } } },
@@ -79,7 +80,7 @@ export const webhookEventsWorker = {
   batchSize: 100,
   table: 'write',
   queue: 'send',
-  summary: 'Turns changes of the table into advanced webhook messages and queues their deliveries.',
+  summary: 'Turns changes of the table into advanced webhook messages and notification emails, and queues their deliveries.',
 } as const satisfies Worker;
 
 export const workers: readonly Worker[] = [documentMigrationWorker, webhookEventsWorker];

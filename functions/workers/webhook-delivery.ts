@@ -1,18 +1,20 @@
 /**
  * The delivery worker (docs/design.md "Work after the response"): takes jobs from the delivery queue (SQS in AWS,
- * the file queue on the local stack) and runs each: one attempt of a webhook delivery, or one look at a changing
- * CRDT editor. A job that fails (storage unreachable, say) is reported back and comes again after the queue's
+ * the file queue on the local stack) and runs each: one attempt of a webhook delivery, one attempt of an email, or
+ * one look at a changing CRDT editor. A job that fails (storage unreachable, say) is reported back and comes again after the queue's
  * visibility timeout; after the redrive policy's receives it is in the dead-letter queue.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { deliveryQueue } from '../../shared/core/delivery-queue';
 import { logger } from '../../shared/core/logger';
 import { cachedDecrypt } from '../../shared/crypto/encryption';
+import { runEmailJob } from '../../shared/domain/email/send';
 import { runDelivery } from '../../shared/domain/webhooks/delivery';
 import { parseJob } from '../../shared/domain/webhooks/jobs';
 import { emitEditor } from '../../shared/domain/webhooks/publish';
 
-// Every attempt signs with its endpoint's secret: decrypted once per warm process and five minutes, not per attempt.
+// Every attempt signs with its endpoint's secret (and every SendGrid email uses its key): decrypted once per warm
+// process and five minutes, not per attempt.
 const decrypt = cachedDecrypt({ maxEntries: 1000, maxAgeMs: 5 * 60 * 1000 });
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -22,6 +24,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       try {
         const job = parseJob(record.body);
         if (job.kind === 'deliver') await runDelivery(job, { queue, decrypt });
+        else if (job.kind === 'email') await runEmailJob(job, { queue, decrypt });
         else await emitEditor(job, queue);
         return undefined;
       } catch (error) {

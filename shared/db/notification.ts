@@ -44,8 +44,15 @@ export interface NotificationRecord {
   notifyUsers: NotificationUser[];
   notifyAll: boolean;
   readByUserIds: string[];
+  /** (ext) `<group>.<action>`, when the caller named one: its email trigger applies (docs/decisions.md §12). */
+  eventType?: string;
   /** Creation time, ms. */
   timestamp: number;
+  /**
+   * When Add Notification last wrote it, ms: a re-add changes it, an update or a read mark does not, so the email
+   * planner (shared/domain/email/plan.ts) tells a re-add in the stream from the other changes.
+   */
+  addedAt?: number;
 }
 
 export const CONFIG_LEVELS = ['ALL', 'MINE', 'NONE'] as const;

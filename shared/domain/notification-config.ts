@@ -12,6 +12,12 @@ export { CONFIG_LEVELS };
 
 const DEFAULT: NotificationConfig = { inbox: 'ALL', email: 'ALL' };
 
+/** A document's (or the organization's) own levels, falling back to the organization's, then to ALL. */
+const resolveLevels = (own: StoredConfig, organization: StoredConfig): NotificationConfig => ({
+  inbox: own.inbox ?? organization.inbox ?? DEFAULT.inbox,
+  email: own.email ?? organization.email ?? DEFAULT.email,
+});
+
 export interface ConfigEntry {
   config: NotificationConfig;
   metadata: { organizationId: string; apiKey: string; documentId?: string; userId: string };
@@ -25,10 +31,7 @@ export async function readNotificationConfig(
   const documentIds = input.documentIds ?? [];
   const stored = await getConfigs(apiKeyId, input.organizationId, [input.userId], documentIds);
   const organization = stored.get(`${input.userId}\u0000`) ?? {};
-  const resolve = (own: StoredConfig): NotificationConfig => ({
-    inbox: own.inbox ?? organization.inbox ?? DEFAULT.inbox,
-    email: own.email ?? organization.email ?? DEFAULT.email,
-  });
+  const resolve = (own: StoredConfig): NotificationConfig => resolveLevels(own, organization);
   const metadata = { organizationId: input.organizationId, apiKey: apiKeyId, userId: input.userId };
   const entries: ConfigEntry[] = documentIds.map((documentId) => ({
     config: resolve(stored.get(`${input.userId}\u0000${documentId}`) ?? {}),
@@ -36,6 +39,19 @@ export async function readNotificationConfig(
   }));
   if (input.getOrganizationConfig) entries.unshift({ config: resolve({}), metadata });
   return entries;
+}
+
+/**
+ * Each user's levels for a document as they apply (its document entry, then the organization entry, then ALL,
+ * field by field): what the email planner checks for each recipient. One BatchGetItem per 50 users.
+ */
+export async function effectiveConfigs(apiKeyId: string, organizationId: string, userIds: readonly string[], documentId: string): Promise<Map<string, NotificationConfig>> {
+  const stored = await getConfigs(apiKeyId, organizationId, userIds, [documentId]);
+  return new Map(
+    userIds.map((userId) => {
+      return [userId, resolveLevels(stored.get(`${userId}\u0000${documentId}`) ?? {}, stored.get(`${userId}\u0000`) ?? {})];
+    }),
+  );
 }
 
 /** One user's result: with `userId` when the settings were written; without it when not (notWritten). */

@@ -52,10 +52,12 @@ export interface AddNotificationInput extends NotificationContent {
   notifyUsers?: NotificationUser[];
   notifyAll?: boolean;
   verifyUserPermissions?: boolean;
+  /** (ext) `<group>.<action>`: its email trigger decides whether the notification is emailed. */
+  eventType?: string;
 }
 
 /** Every organization-level member (the organization's contact list), paging through the level partition. */
-async function organizationMembers(apiKeyId: string, organizationId: string): Promise<string[]> {
+export async function organizationMembers(apiKeyId: string, organizationId: string): Promise<string[]> {
   const userIds: string[] = [];
   let after: string | undefined;
   do {
@@ -120,7 +122,9 @@ export async function addNotification(apiKeyId: string, input: AddNotificationIn
     notificationSourceData: input.notificationSourceData,
     notifyUsers: input.notifyUsers ?? [],
     notifyAll: input.notifyAll ?? false,
+    ...(input.eventType === undefined ? {} : { eventType: input.eventType }),
     timestamp: existing?.timestamp ?? now,
+    addedAt: now,
   };
   // The recipients whose feed already holds it (an update): their entries are not this request's to take back.
   const delivered = existing === undefined ? new Set<string>() : await existingFeedEntries(apiKeyId, existing, recipients);

@@ -213,7 +213,7 @@ export function documentedRules<T extends z.ZodMiniType>(schema: T, rules: z.cor
 }
 
 /** An event type: `<group>.<action>` (`comment.add`, `message.attempt.exhausted`), at most 100 characters. */
-const eventType = () =>
+export const eventType = () =>
   z.string().check(
     z.maxLength(100, 'Must be at most 100 characters.'),
     z.regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/, 'Must be an event type <group>.<action> of letters, digits, _ and -.'),

@@ -149,6 +149,10 @@ describe('notifications', () => {
       ['101 notifyUsers', { notifyUsers: Array.from({ length: 101 }, (_, i) => ({ userId: `u${i}` })) }],
       ['duplicate notifyUsers', { notifyUsers: [{ userId: 'u' }, { userId: 'u' }] }],
       ['a huge notificationSourceData', { notificationSourceData: { blob: 'x'.repeat(70000) } }],
+      ['an eventType without an action', { eventType: 'comment' }],
+      ['an eventType with a space', { eventType: 'comment.a b' }],
+      ['an eventType of 101 characters', { eventType: `comment.${'a'.repeat(93)}` }],
+      ['a numeric eventType', { eventType: 7 }],
     ])('rejects %s with INVALID_ARGUMENT and stores nothing', async (_, extra) => {
       const organizationId = uniqueId('org');
 

@@ -47,7 +47,7 @@ describe('the webhook engine', () => {
     expect(environmentOf(functionWithDescription(allowing, webhookDeliveryWorker.summary))).toMatchObject({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   });
 
-  it('wakes the events worker for exactly the five kinds of change that can be events', () => {
+  it('wakes the events worker for exactly the five kinds of change that can be events or emails', () => {
     const fn = functionWithDescription(deployment, webhookEventsWorker.summary);
     const [mapping] = mappingsOf(deployment, fn);
     const filters = (mapping.resource.Properties.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) => JSON.parse(filter.Pattern));
@@ -55,7 +55,7 @@ describe('the webhook engine', () => {
     expect(mapping.resource.Properties).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
     expect(filters).toEqual([
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: ['ACTIVITY'] } } } },
-      { eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'NOTIF#' }] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'NOTIF#' }] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'REC#' }] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'E#' }] } }, NewImage: { lastUpdate: { S: [{ exists: true }] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { recordType: { S: ['documentMigration'] }, status: { S: ['completed', 'failed'] } } } },

@@ -2814,6 +2814,7 @@ export interface operations {
                         }[];
                         notifyAll?: boolean;
                         verifyUserPermissions?: boolean;
+                        eventType?: string;
                     };
                 };
             };

@@ -17,6 +17,11 @@ process.env.DELIVERY_QUEUE_DIR ??= mkdtempSync(join(tmpdir(), 'delivery-queue-')
 process.env.WEBHOOK_ALLOW_PRIVATE_URLS ??= 'true';
 process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '100000';
 process.env.WEBHOOK_TIMEOUT_MS ??= '500';
+// Notification emails (docs/decisions.md §12): the `default` transport writes into a folder of the file's own, as on
+// the local stack, and SendGrid's address is a closed local port, so no test ever calls the real SendGrid
+// (test/connected/email-delivery.test.ts points it at a fake).
+process.env.EMAIL_MAILBOX_DIR ??= mkdtempSync(join(tmpdir(), 'mailbox-'));
+process.env.SENDGRID_BASE_URL ??= 'http://127.0.0.1:9';
 if (!process.env.DYNAMODB_ENDPOINT || !process.env.LOCAL_KEYS_FILE) {
   throw new Error('DynamoDB Local is not running: connected tests need test/support/dynamodb-global-setup.ts.');
 }

@@ -122,10 +122,16 @@ function htmlPage(title: string, headline: string, body: string): string {
 `;
 }
 
+/** The subject of a notification's emails: its headline on one line, cut to SUBJECT_MAX_CHARS, or the fallback. */
+export function renderSubject(headlineTemplate: string, templateData?: Record<string, unknown>): string {
+  const headline = oneLine(renderTemplate(headlineTemplate, templateData));
+  return headline === '' ? FALLBACK_SUBJECT : cut(headline, SUBJECT_MAX_CHARS);
+}
+
 /** The notification email for one recipient (see the module comment). */
 export function renderNotificationEmail(input: NotificationEmailInput): OutgoingEmail {
   const headline = oneLine(renderTemplate(input.headlineTemplate, input.templateData));
-  const subject = headline === '' ? FALLBACK_SUBJECT : cut(headline, SUBJECT_MAX_CHARS);
+  const subject = renderSubject(input.headlineTemplate, input.templateData);
   const body = normalizedBody(input.bodyMessage ?? '');
   const company = oneLine(input.fromCompany ?? '');
   const shownHeadline = headline === '' ? subject : headline;

@@ -1,6 +1,7 @@
 /**
- * The jobs of the delivery queue (shared/core/queue.ts): one attempt of a delivery, or one emission of an
- * editor's debounced `crdt.update_data`. A job carries when it is due; the queue holds a job at most
+ * The jobs of the delivery queue (shared/core/queue.ts): one attempt of a delivery, one emission of an editor's
+ * debounced `crdt.update_data`, or one attempt of an email (shared/domain/email/send.ts: emails ride the same queue
+ * and schedule, docs/decisions.md §12). A job carries when it is due; the queue holds a job at most
  * MAX_DELAY_SECONDS, so a longer wait is served in hops: the worker puts a job that is not due yet back with what
  * is left of the wait.
  */
@@ -9,7 +10,8 @@ import type { EditorOfDocument } from '../../db/webhook-message';
 
 export type WebhookJob =
   | { kind: 'deliver'; apiKeyId: string; messageId: string; endpointId: string; /** The attempt to make, from 1. */ attempt: number; /** ms */ dueAt: number }
-  | ({ kind: 'editor'; apiKeyId: string; /** The change count of the last emission; absent for the first. */ emitted?: number; dueAt: number } & EditorOfDocument);
+  | ({ kind: 'editor'; apiKeyId: string; /** The change count of the last emission; absent for the first. */ emitted?: number; dueAt: number } & EditorOfDocument)
+  | { kind: 'email'; apiKeyId: string; emailId: string; /** The attempt to make, from 1. */ attempt: number; /** ms */ dueAt: number };
 
 /** A job this close to due (ms) runs now rather than waiting for another hop. */
 const DUE_SLACK_MS = 500;
@@ -29,7 +31,7 @@ export async function enqueue(queue: JobQueue, jobs: readonly WebhookJob[], now 
 /** A job read back from the queue; throws on a body that is not one (the worker reports it failed). */
 export function parseJob(body: string): WebhookJob {
   const job = JSON.parse(body) as WebhookJob;
-  if ((job.kind !== 'deliver' && job.kind !== 'editor') || typeof job.apiKeyId !== 'string' || typeof job.dueAt !== 'number') {
+  if ((job.kind !== 'deliver' && job.kind !== 'editor' && job.kind !== 'email') || typeof job.apiKeyId !== 'string' || typeof job.dueAt !== 'number') {
     throw new Error('Not a webhook job.');
   }
   return job;

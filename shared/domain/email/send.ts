@@ -1,0 +1,118 @@
+/**
+ * One attempt of an email (docs/decisions.md §12), run by the delivery worker from an `email` job: the email, if it
+ * still stands where the job expects, is rendered from its notification as it is now and sent through the key's
+ * transport; the outcome is recorded on the email item (conditional on the attempt count, so a job handed out
+ * twice records once). A 429, a 5xx or a timeout is retried on the webhook schedule; any other refusal is final,
+ * with the provider's reason (never the key). What must follow a retried attempt (its next job) is owed on the email
+ * (`followUp`) until queued, as for webhook deliveries.
+ */
+import { config } from '../../core/config';
+import type { EmailTransport, SendOutcome } from '../../core/email-transport';
+import { logger } from '../../core/logger';
+import { mailboxTransport } from '../../core/mailbox';
+import type { JobQueue } from '../../core/queue';
+import { sendgridTransport } from '../../core/sendgrid';
+import { sesTransport } from '../../aws/ses-transport';
+import { getEmailConfig, type EmailConfigRecord } from '../../db/email-config';
+import { clearEmailFollowUp, getEmail, recordEmailOutcome, type EmailOutcome, type StoredEmail } from '../../db/email-log';
+import { getNotification } from '../../db/notification';
+import { providerKeyContext } from '../email-config';
+import type { DecryptSecret } from '../webhooks/endpoints';
+import { enqueue, isDue, type WebhookJob } from '../webhooks/jobs';
+import { retryDelayMs } from '../webhooks/schedule';
+import { renderNotificationEmail } from './render';
+import { transportOf } from './plan';
+
+export type EmailJob = Extract<WebhookJob, { kind: 'email' }>;
+
+export interface EmailDeps {
+  queue: JobQueue;
+  /** shared/crypto/encryption.ts's decryption (cached by the worker): the SendGrid key. */
+  decrypt: DecryptSecret;
+  now?: () => number;
+}
+
+// The service's own transports, built once per process.
+let mailbox: EmailTransport | undefined;
+let ses: EmailTransport | undefined;
+
+/** The transport `email` goes through, or why it cannot go anywhere. */
+async function transportFor(apiKeyId: string, emailConfig: EmailConfigRecord, decrypt: DecryptSecret): Promise<EmailTransport | { unavailable: string }> {
+  switch (transportOf(emailConfig)) {
+    case 'sendgrid': {
+      const sealed = emailConfig.providerKey;
+      if (sealed === undefined) return { unavailable: 'The email configuration has no provider apiKey.' };
+      return sendgridTransport(await decrypt(sealed.ciphertext, providerKeyContext(apiKeyId)));
+    }
+    case 'mailbox':
+      mailbox ??= mailboxTransport(String(config.emailMailboxDir));
+      return mailbox;
+    case 'ses':
+      ses ??= sesTransport();
+      return ses;
+  }
+}
+
+/** The email after an attempt with `outcome`: sent, failed for good, or pending its next attempt on the schedule. */
+function nextState(email: StoredEmail, outcome: SendOutcome, now: number): EmailOutcome {
+  if (outcome.status === 'sent') {
+    return { status: 'sent', followUp: false, ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }) };
+  }
+  if (outcome.status === 'failed') return { status: 'failed', reason: outcome.reason, followUp: false };
+  const wait = retryDelayMs(email.attempts + 1);
+  return wait === undefined
+    ? { status: 'failed', reason: `Gave up after ${email.attempts + 1} attempts. Last: ${outcome.reason}`, followUp: false }
+    : { status: 'pending', reason: outcome.reason, nextAttemptAt: now + wait, followUp: true };
+}
+
+export async function runEmailJob(job: EmailJob, deps: EmailDeps): Promise<void> {
+  const clock = deps.now ?? Date.now;
+  if (!isDue(job, clock())) {
+    await enqueue(deps.queue, [job], clock());
+    return;
+  }
+  const email = await getEmail(job.apiKeyId, job.emailId);
+  if (email === undefined) return;
+  // This job's attempt was recorded, but the worker stopped before queueing the next one: queue it now.
+  if (email.attempts === job.attempt && email.followUp === true) {
+    await followUp(job, email, deps.queue, clock());
+    return;
+  }
+  if (email.status !== 'pending' || email.attempts !== job.attempt - 1) return;
+
+  const [stored, notification] = await Promise.all([getEmailConfig(job.apiKeyId), getNotification(job.apiKeyId, email.organizationId, email.notificationId)]);
+  const emailConfig = stored?.config;
+  let outcome: SendOutcome;
+  if (emailConfig === undefined || emailConfig.useEmailService !== true) outcome = { status: 'failed', reason: 'The email service was turned off before the email was sent.' };
+  else if (notification === undefined) outcome = { status: 'failed', reason: 'The notification was deleted before the email was sent.' };
+  else {
+    const transport = await transportFor(job.apiKeyId, emailConfig, deps.decrypt);
+    if ('unavailable' in transport) outcome = { status: 'failed', reason: transport.unavailable };
+    else {
+      const settings = emailConfig.emailServiceConfig;
+      const outgoing = renderNotificationEmail({
+        id: email.id,
+        headlineTemplate: notification.displayHeadlineMessageTemplate,
+        ...(notification.displayHeadlineMessageTemplateData === undefined ? {} : { templateData: notification.displayHeadlineMessageTemplateData }),
+        ...(notification.displayBodyMessage === undefined ? {} : { bodyMessage: notification.displayBodyMessage }),
+        fromEmail: String(settings.fromEmail),
+        ...(settings.fromCompany === undefined ? {} : { fromCompany: settings.fromCompany }),
+        to: { address: email.to },
+      });
+      outcome = await transport.send(outgoing);
+      if (outcome.status === 'sent') {
+        logger.info('Email sent', { emailId: email.id, transport: transport.name, ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }) });
+      }
+    }
+  }
+  const now = clock();
+  const next = nextState(email, outcome, now);
+  if (!(await recordEmailOutcome(job.apiKeyId, email, next))) return;
+  if (next.followUp) await followUp(job, { ...email, ...next, attempts: email.attempts + 1 }, deps.queue, now);
+}
+
+/** Queues the next attempt of a retried email, then clears its `followUp`. */
+async function followUp(job: EmailJob, email: StoredEmail, queue: JobQueue, now: number): Promise<void> {
+  if (email.status === 'pending') await enqueue(queue, [{ ...job, attempt: email.attempts + 1, dueAt: email.nextAttemptAt ?? now }], now);
+  await clearEmailFollowUp(job.apiKeyId, email.id, email.attempts);
+}
