@@ -112,6 +112,30 @@ export async function getEmail(apiKeyId: string, emailId: string): Promise<Store
   return Item === undefined ? undefined : toEmail(Item);
 }
 
+/**
+ * Claims attempt `email.attempts + 1` for one worker until `until` (ms): true when this caller may send. A second
+ * job for the same attempt (a queue handing a job out twice) finds the claim held and does not send; a claim whose
+ * worker died lapses at `until`, and the job, handed out again, claims and sends.
+ */
+export async function claimEmailAttempt(apiKeyId: string, email: StoredEmail, now: number, until: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: emailKey(apiKeyId, email.id),
+        UpdateExpression: 'SET sendingUntil = :until',
+        ConditionExpression: '#status = :pending AND attempts = :attempts AND (attribute_not_exists(sendingUntil) OR sendingUntil < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':attempts': email.attempts, ':now': now, ':until': until },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
 /** An attempt's outcome, as the email is after it. */
 export interface EmailOutcome {
   status: 'pending' | 'sent' | 'failed';
@@ -127,7 +151,7 @@ export interface EmailOutcome {
  */
 export async function recordEmailOutcome(apiKeyId: string, email: StoredEmail, outcome: EmailOutcome): Promise<boolean> {
   const sets = ['#status = :status', 'attempts = :next'];
-  const removes: string[] = [];
+  const removes: string[] = ['sendingUntil'];
   const values: Record<string, unknown> = { ':status': outcome.status, ':next': email.attempts + 1, ':attempts': email.attempts, ':pending': 'pending' };
   const optional = { reason: outcome.reason, nextAttemptAt: outcome.nextAttemptAt, providerMessageId: outcome.providerMessageId, followUp: outcome.followUp ? true : undefined };
   for (const [name, value] of Object.entries(optional)) {

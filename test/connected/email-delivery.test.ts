@@ -293,3 +293,22 @@ describe('planning emails', () => {
     expect(requestsOf(key)).toHaveLength(1);
   });
 });
+
+describe('sending an email', () => {
+  it('sends once when one job is handed out twice at the same time', async () => {
+    const key = await setUp();
+    fake.answer((request) => (request.apiKey === key ? 503 : 202));
+    await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
+    const [pending] = await until(() => queryEmails(tenant.apiKeyId), (list) => list[0]?.attempts >= 1);
+    const { runEmailJob } = await import('../../shared/domain/email/send');
+    const { decryptSecret } = await import('../../shared/crypto/encryption');
+    const capture = { send: async () => undefined };
+    fake.answer(() => 202);
+    const before = requestsOf(key).length;
+    const job = { kind: 'email' as const, apiKeyId: tenant.apiKeyId, emailId: pending.id, attempt: pending.attempts + 1, dueAt: 0 };
+
+    await Promise.all([runEmailJob(job, { queue: capture, decrypt: decryptSecret }), runEmailJob(job, { queue: capture, decrypt: decryptSecret })]);
+
+    expect(requestsOf(key).length - before).toBe(1);
+  });
+});

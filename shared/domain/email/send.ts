@@ -4,7 +4,9 @@
  * transport; the outcome is recorded on the email item (conditional on the attempt count, so a job handed out
  * twice records once). A 429, a 5xx or a timeout is retried on the webhook schedule; any other refusal is final,
  * with the provider's reason (never the key). What must follow a retried attempt (its next job) is owed on the email
- * (`followUp`) until queued, as for webhook deliveries.
+ * (`followUp`) until queued, as for webhook deliveries. Before sending, the worker claims the attempt (a lease of the
+ * send's deadline and a margin), so two copies of one job never both send; only a worker that dies between the
+ * provider's answer and recording it leaves an email that is sent again once the claim lapses.
  */
 import { config } from '../../core/config';
 import type { EmailTransport, SendOutcome } from '../../core/email-transport';
@@ -14,7 +16,7 @@ import type { JobQueue } from '../../core/queue';
 import { sendgridTransport } from '../../core/sendgrid';
 import { sesTransport } from '../../aws/ses-transport';
 import { getEmailConfig, type EmailConfigRecord } from '../../db/email-config';
-import { clearEmailFollowUp, getEmail, recordEmailOutcome, type EmailOutcome, type StoredEmail } from '../../db/email-log';
+import { claimEmailAttempt, clearEmailFollowUp, getEmail, recordEmailOutcome, type EmailOutcome, type StoredEmail } from '../../db/email-log';
 import { getNotification } from '../../db/notification';
 import { providerKeyContext } from '../email-config';
 import type { DecryptSecret } from '../webhooks/endpoints';
@@ -31,6 +33,9 @@ export interface EmailDeps {
   decrypt: DecryptSecret;
   now?: () => number;
 }
+
+/** How long past the send's deadline a claim holds: the outcome's write must fit in it. */
+const CLAIM_MARGIN_MS = 20_000;
 
 // The service's own transports, built once per process.
 let mailbox: EmailTransport | undefined;
@@ -99,6 +104,9 @@ export async function runEmailJob(job: EmailJob, deps: EmailDeps): Promise<void>
         ...(settings.fromCompany === undefined ? {} : { fromCompany: settings.fromCompany }),
         to: { address: email.to },
       });
+      // Another worker holding this attempt (a job handed out twice) sends it; this one stops.
+      const claimed = clock();
+      if (!(await claimEmailAttempt(job.apiKeyId, email, claimed, claimed + config.emailTimeoutMs + CLAIM_MARGIN_MS))) return;
       outcome = await transport.send(outgoing);
       if (outcome.status === 'sent') {
         logger.info('Email sent', { emailId: email.id, transport: transport.name, ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }) });
