@@ -1,8 +1,9 @@
 /**
- * Nothing is lost when the local stack dies (docs/decisions.md §11 "Delivery"): 1,000 webhook messages are caused
- * while their receiver is down; once every one has failed its first attempt, the stack's whole process group (Node
- * and DynamoDB Local) is killed with SIGKILL while the 1,000 deliveries wait for their retry, and after `npm start`
- * on the same data folder every message arrives.
+ * Nothing is lost when the local stack dies (docs/decisions.md §11 "Delivery", §12): 1,000 webhook messages are
+ * caused while their receiver is down, and a notification to 100 members is emailed while the email provider (a fake
+ * SendGrid) answers 503; once every message and email has failed its first attempt, the stack's whole process group
+ * (Node and DynamoDB Local) is killed with SIGKILL while they wait for their retry, and after `npm start` on the same
+ * data folder every message arrives and every email is sent exactly once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -12,9 +13,11 @@ import { Webhook } from 'standardwebhooks';
 import { pickFreePort } from '../../bin/lib/dynamodb-local';
 import { uniqueEmail } from '../support/ids';
 import { dynamoDbLocalPids, PROJECT_ROOT } from '../support/local-stack-process';
+import { startFakeSendgrid } from '../support/fake-sendgrid';
 import { startReceiver, type ReceivedRequest } from '../support/webhook-receiver';
 
 const MESSAGES = 1000;
+const MEMBERS = 100;
 const PER_REQUEST = 100;
 const READY_LINE = /Local stack ready at (http:\/\/127\.0\.0\.1:\d+)/;
 
@@ -25,11 +28,11 @@ interface Stack {
 }
 
 /** `npm start` as its own process group (node runs tsx in-process), so SIGKILL reaches every process of it. */
-async function start(dataDir: string, dynamodbPort: number): Promise<Stack> {
+async function start(dataDir: string, dynamodbPort: number, sendgridUrl: string): Promise<Stack> {
   // The schedule runs 300 times faster (5 min → 1 s, 2 h → 24 s, 10 h → 2 min; a delivery fails for good after
   // about 5 minutes of failures, longer than the receiver is down), so a delivery that failed a few times before the
   // kill is not still waiting for its next attempt when the test ends.
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', WEBHOOK_SCHEDULE_DIVISOR: '300' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DYNAMODB_PORT: String(dynamodbPort), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', WEBHOOK_SCHEDULE_DIVISOR: '300', SENDGRID_BASE_URL: sendgridUrl };
   for (const name of ['DYNAMODB_ENDPOINT', 'LOCAL_KEYS_FILE', 'TABLE_NAME', 'DELIVERY_QUEUE_DIR']) delete env[name];
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
@@ -64,7 +67,7 @@ async function post(base: string, path: string, data: unknown, headers: Record<s
   return { status: response.status, body: await response.json() };
 }
 
-describe('webhook delivery across a kill -9 of the local stack', () => {
+describe('webhook delivery and email across a kill -9 of the local stack', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'webhook-restart-'));
   let stack: Stack | undefined;
   afterAll(async () => {
@@ -76,7 +79,7 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it(`delivers every one of ${MESSAGES} messages pending at the kill after npm start`, async () => {
+  it(`delivers every one of ${MESSAGES} messages and sends each of ${MEMBERS} emails exactly once, all pending at the kill, after npm start`, async () => {
     let up = false;
     let receiverToClose: { close(): Promise<void> } | undefined;
     const accepted = new Map<string, ReceivedRequest>();
@@ -86,9 +89,14 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
       return 200;
     });
     receiverToClose = receiver;
+    // Emails are sent (202) only once the provider is up; every 202 is one email that reached a recipient.
+    const answers: number[] = [];
+    const sendgrid = await startFakeSendgrid((_, index) => (answers[index] = up ? 202 : 503));
+    const recipientOf = (request: (typeof sendgrid.requests)[number]) => String(request.body?.personalizations[0]?.to[0]?.email);
+    const emailed = () => sendgrid.requests.filter((_, i) => answers[i] === 202).map(recipientOf);
     try {
     const dynamodbPort = await pickFreePort();
-    stack = await start(dataDir, dynamodbPort);
+    stack = await start(dataDir, dynamodbPort, sendgrid.url);
     const base = stack.baseUrl;
 
     const workspace = await post(base, '/v2/workspace/create', { ownerEmail: uniqueEmail('restart') });
@@ -98,7 +106,7 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
     const headers = { 'x-service-api-key': apiKey, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token };
     await post(base, '/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
     await post(base, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
-    const endpoint = await post(base, '/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url }, headers);
+    const endpoint = await post(base, '/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url, filterTypes: ['comment.add'] }, headers);
     const endpointId = endpoint.body.result.data.id as string;
     const secret = (await post(base, '/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId }, headers)).body.result.data.secret as string;
 
@@ -107,19 +115,31 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
       const added = await post(base, '/v2/activities/add', { organizationId: 'org', documentId: 'doc', activities }, headers);
       expect(added.status).toBe(200);
     }
+    // The emails last, so that they have failed once or twice, not for minutes, when the stack is killed.
+    await post(base, '/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.restart-test', fromEmail: 'notify@restart.example' } }, headers);
+    const members = Array.from({ length: MEMBERS }, (_, i) => ({ userId: `m${i}`, email: `m${i}@restart.example` }));
+    expect((await post(base, '/v2/users/add', { organizationId: 'org', createOrganization: true, users: members }, headers)).status).toBe(200);
+    expect((await post(base, '/v2/organizations/documents/add', { organizationId: 'org', documents: [{ documentId: 'doc' }] }, headers)).status).toBe(200);
+    const notified = await post(base, '/v2/notifications/add', { organizationId: 'org', documentId: 'doc', actionUser: { userId: 'author' }, displayHeadlineMessageTemplate: 'News', notifyAll: true }, headers);
+    expect(notified.status).toBe(200);
     // Every message made and its first attempt failed: 1,000 deliveries pending, waiting for their next attempt.
     // (Killing DynamoDB Local within moments of a write can lose that write: its own durability, measured and
     // documented in the README. The pipeline must lose nothing DynamoDB Local kept.)
     const deadline0 = Date.now() + 180_000;
-    while (new Set(receiver.requests.map((request) => request.headers['webhook-id'])).size < MESSAGES && Date.now() < deadline0) await new Promise((resolve) => setTimeout(resolve, 100));
+    const attemptedEverything = () => new Set(receiver.requests.map((request) => request.headers['webhook-id'])).size >= MESSAGES && new Set(sendgrid.requests.map(recipientOf)).size >= MEMBERS;
+    while (!attemptedEverything() && Date.now() < deadline0) await new Promise((resolve) => setTimeout(resolve, 100));
     const firstOutput = stack.output();
     await killHard(stack, dynamodbPort);
     const beforeRestart = new Set(receiver.requests.map((request) => String(request.headers['webhook-id'])));
 
+    const emailedBeforeRestart = emailed().length;
+
     up = true;
-    stack = await start(dataDir, dynamodbPort);
+    stack = await start(dataDir, dynamodbPort, sendgrid.url);
     const deadline = Date.now() + 240_000;
-    while (accepted.size < MESSAGES && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+    while ((accepted.size < MESSAGES || new Set(emailed()).size < MEMBERS) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+    // Anything sent twice would arrive moments after the first copy.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
 
     if (accepted.size < MESSAGES) {
       const listed = await post(stack.baseUrl, '/v2/workspace/advancedwebhook/messages/get', { pageSize: 250 }, headers);
@@ -133,8 +153,11 @@ describe('webhook delivery across a kill -9 of the local stack', () => {
     expect(accepted.size).toBe(MESSAGES);
     const sample = [...accepted.values()].slice(-1)[0];
     expect(new Webhook(secret).verify(sample.body, sample.headers as Record<string, string>)).toMatchObject({ type: 'comment.add' });
+    expect(emailedBeforeRestart).toBe(0);
+    expect(emailed().sort()).toEqual(members.map((member) => member.email).sort());
     } finally {
       await receiverToClose?.close();
+      await sendgrid.close();
     }
   }, 420_000);
 });
