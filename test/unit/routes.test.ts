@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { routes } from '../../shared/routes';
-import { queueWorkers, workers } from '../../shared/workers';
+import { queueWorkers, webhookDeliveryWorker, workers } from '../../shared/workers';
 import { deployTasks } from '../../shared/deploy-tasks';
 import type { AccessDeclaration } from '../../shared/grants';
 import { GLOBAL_INDEXES } from '../../shared/db/table-definition';
@@ -81,6 +81,33 @@ describe('the declared indexes', () => {
   });
 });
 
+/** The project files `entry` reaches through its relative imports (static `from '...'` and dynamic `import('...')`). */
+function reachableFiles(entry: string): Set<string> {
+  const importsOf = (file: string): string[] => {
+    const text = readFileSync(join(root, file), 'utf8');
+    return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => {
+      const target = relative(root, resolve(root, dirname(file), match[1])).split('\\').join('/');
+      return target.endsWith('.ts') ? target : `${target}.ts`;
+    });
+  };
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop() as string;
+    if (seen.has(file) || !existsSync(join(root, file))) continue;
+    seen.add(file);
+    pending.push(...importsOf(file));
+  }
+  return seen;
+}
+
+type DeclaredEntry = AccessDeclaration & { entry: string };
+
+const functionEntries: Array<readonly [string, DeclaredEntry]> = [
+  ...routes.map((route) => [route.path, route] as const),
+  ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
+];
+
 /**
  * The delivery queue has no local IAM to refuse a send (the file queue stands in for SQS), so the grant is proven
  * from the code instead: a function whose handler can reach shared/core/delivery-queue.ts through its imports must
@@ -89,30 +116,42 @@ describe('the declared indexes', () => {
  */
 describe('the delivery queue grant', () => {
   const QUEUE_MODULE = 'shared/core/delivery-queue.ts';
-  const importsOf = (file: string): string[] => {
-    const text = readFileSync(join(root, file), 'utf8');
-    return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => {
-      const target = relative(root, resolve(root, dirname(file), match[1])).split('\\').join('/');
-      return target.endsWith('.ts') ? target : `${target}.ts`;
-    });
-  };
-  const reaches = (entry: string): boolean => {
-    const seen = new Set<string>();
-    const pending = [entry];
-    while (pending.length > 0) {
-      const file = pending.pop() as string;
-      if (seen.has(file) || !existsSync(join(root, file))) continue;
-      seen.add(file);
-      pending.push(...importsOf(file));
-    }
-    return seen.has(QUEUE_MODULE);
-  };
-  const entries: Array<readonly [string, AccessDeclaration & { entry: string }]> = [
-    ...routes.map((route) => [route.path, route] as const),
-    ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
-  ];
 
-  it.each(entries)('%s: declares queue send exactly when its handler can send to the queue', (_, entry) => {
-    expect(entry.queue === 'send').toBe(reaches(entry.entry));
+  it.each(functionEntries)('%s: declares queue send exactly when its handler can send to the queue', (_, entry) => {
+    expect(entry.queue === 'send').toBe(reachableFiles(entry.entry).has(QUEUE_MODULE));
+  });
+});
+
+/**
+ * Entries that declare `ses: 'send'` before their handler imports the SES transport: the delivery worker, which will
+ * send email through it once the email pipeline lands (issue 15). Remove an entry when its handler reaches the
+ * transport; the check below fails while a listed entry already reaches it, so the list cannot outlive its reason.
+ */
+const SES_IMPORT_PENDING: readonly string[] = [webhookDeliveryWorker.id];
+
+/**
+ * SES, like the queue, is never called on the local stack (the mailbox stands in for it), so its grant is proven from
+ * the code too: a function whose handler can reach shared/aws/ses-transport.ts must declare `ses: 'send'` (else SES
+ * would refuse the send in AWS), and one that declares it must reach it (least privilege), SES_IMPORT_PENDING aside.
+ */
+describe('the SES grant', () => {
+  const SES_MODULE = 'shared/aws/ses-transport.ts';
+  const entries: Array<readonly [string, DeclaredEntry]> = [...functionEntries, ...deployTasks.map((task) => [task.id, task] as const)];
+
+  it('looks for a transport module that exists', () => {
+    expect(existsSync(join(root, SES_MODULE))).toBe(true);
+  });
+
+  it.each(entries.filter(([name]) => !SES_IMPORT_PENDING.includes(name)))('%s: declares ses send exactly when its handler can send through SES', (_, entry) => {
+    expect(entry.ses === 'send').toBe(reachableFiles(entry.entry).has(SES_MODULE));
+  });
+
+  it('lists in SES_IMPORT_PENDING only entries that declare ses send and do not reach the transport yet (remove those that do)', () => {
+    const state = (name: string) => {
+      const entry = entries.find(([entryName]) => entryName === name)?.[1];
+      return { name, declared: entry?.ses, reachesTransport: entry !== undefined && reachableFiles(entry.entry).has(SES_MODULE) };
+    };
+
+    expect(SES_IMPORT_PENDING.map(state)).toEqual(SES_IMPORT_PENDING.map((name) => ({ name, declared: 'send', reachesTransport: false })));
   });
 });
