@@ -10,7 +10,7 @@
  * - SES_CONFIGURATION_SET, when one is named: the transport sends with it;
  * - SES_IDENTITY_ARN, only for sending authorization: the transport passes it as FromEmailAddressIdentityArn. For the
  *   account's own identity it is left unset, since SES finds its own verified identity from the From address.
- * Without an identity no function gets any SES permission.
+ * Without an identity no function gets an SES permission at all.
  */
 import { ArnFormat, Stack, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
@@ -59,7 +59,7 @@ function isDomain(name: string): boolean {
 
 /**
  * A domain or an address, ASCII, naming one identity. It becomes the end of an IAM resource ARN, where `*` and `?`
- * are wildcards and `${...}` a policy variable: any of them would widen the grant beyond the identity, so they are
+ * are wildcards and `${...}` a policy variable: each of them would widen the grant beyond the identity, so they are
  * refused, as is anything else that is no domain or address.
  */
 export function assertValidSesIdentity(identity: string, source = 'context sesIdentity'): void {

@@ -82,7 +82,7 @@ describe('SES in AWS', () => {
     expect(environmentOf(fn)).toMatchObject({ SES_IDENTITY: 'example.org', SES_IDENTITY_ARN: AUTHORIZING_ARN, SES_CONFIGURATION_SET: 'collab-events' });
   });
 
-  it('grants no SES action to any role in any stack, and sets no SES variable, when the context names no identity', () => {
+  it('grants no SES action to a role of the parent or a nested stack, and sets no SES variable, when the context names no identity', () => {
     const deployment = deploymentWith({});
 
     expect(allStatements(deployment).filter(isSes)).toEqual([]);
