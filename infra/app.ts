@@ -9,7 +9,11 @@
  * - openaiBaseUrl, anthropicBaseUrl, geminiBaseUrl (default: the providers' public endpoints);
  * - reserveConcurrency (default true): false deploys without the reserved concurrency of infra/limits.ts;
  * - alarmTopicArn (default none): SNS topic every alarm notifies;
- * - webhookAllowPrivateUrls (default false): webhook destinations may be private, loopback or link-local addresses.
+ * - webhookAllowPrivateUrls (default false): webhook destinations may be private, loopback or link-local addresses;
+ * - sesIdentity (default none): the verified SES identity (domain or address) the default email transport sends from;
+ *   without it no function may send through SES;
+ * - sesConfigurationSet (default none): the SES configuration set those emails are sent with;
+ * - sesIdentityArn (default none): sending authorization, the ARN of another account's identity to send from.
  */
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -68,6 +72,12 @@ export function buildApp(app: App): CollabStack {
     reserveConcurrency: booleanContext(app, 'reserveConcurrency'),
     alarmTopicArn: stringContext(app, 'alarmTopicArn'),
     webhookAllowPrivateUrls: booleanContext(app, 'webhookAllowPrivateUrls'),
+    // Checked by the stack (infra/ses.ts): shapes, and that they name one identity.
+    ses: {
+      identity: stringContext(app, 'sesIdentity'),
+      configurationSet: stringContext(app, 'sesConfigurationSet'),
+      identityArn: stringContext(app, 'sesIdentityArn'),
+    },
   });
 }
 

@@ -19,6 +19,7 @@ import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants 
 import type { Route } from '../shared/routes';
 import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
 import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
+import type { SesSending } from './ses';
 
 /** Route entries name their handler files relative to the project root (the folder holding package.json). */
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -55,6 +56,8 @@ export interface DataResources {
   readonly encryptionKey: IKey;
   /** The delivery queue (shared/core/queue.ts): webhook deliveries and CRDT emissions. */
   readonly deliveryQueue: sqs.IQueue;
+  /** The operator's SES identity (and configuration set), infra/ses.ts; undefined when none is named. */
+  readonly ses?: SesSending;
 }
 
 interface CommonProps {
@@ -262,11 +265,11 @@ export class RouteFunction extends Construct {
 
   /**
    * The one path from declared grants to IAM, for routes, workers and deploy tasks alike: table actions on the
-   * table's ARN only, `dynamodb:Query` on each declared index by name (no `/index/*`), KMS actions on the one key.
-   * Explicit statements instead of `grantReadData()` and friends, which add Scan, DescribeTable, stream reads and
-   * every index.
+   * table's ARN only, `dynamodb:Query` on each declared index by name (no `/index/*`), KMS actions on the one key,
+   * SES sends on the one identity (and configuration set). Explicit statements instead of `grantReadData()` and
+   * friends, which add Scan, DescribeTable, stream reads and every index.
    */
-  private grantAccess(grants: Grants, { table, encryptionKey, deliveryQueue }: DataResources): void {
+  private grantAccess(grants: Grants, { table, encryptionKey, deliveryQueue, ses }: DataResources): void {
     if (grants.tableActions.length > 0) {
       this.function.addEnvironment('TABLE_NAME', table.tableName);
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.tableActions], resources: [table.tableArn] }));
@@ -299,6 +302,16 @@ export class RouteFunction extends Construct {
     if (grants.queueActions.length > 0) {
       this.function.addEnvironment('DELIVERY_QUEUE_URL', deliveryQueue.queueUrl);
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.queueActions], resources: [deliveryQueue.queueArn] }));
+    }
+    // No identity named: no SES permission at all, and no SES_IDENTITY, so the worker fails emails with a reason.
+    if (grants.sesActions.length > 0 && ses !== undefined) {
+      this.function.addEnvironment('SES_IDENTITY', ses.identity);
+      if (ses.configurationSet !== undefined) this.function.addEnvironment('SES_CONFIGURATION_SET', ses.configurationSet);
+      if (ses.authorizingIdentityArn !== undefined) this.function.addEnvironment('SES_IDENTITY_ARN', ses.authorizingIdentityArn);
+      // A send is authorized on the identity and, when one is used, on the configuration set: both are named, and
+      // nothing else (no `identity/*`).
+      const resources = [ses.identityArn, ...(ses.configurationSetArn === undefined ? [] : [ses.configurationSetArn])];
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.sesActions], resources }));
     }
   }
 

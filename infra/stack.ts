@@ -21,6 +21,7 @@ import { DeployTaskRun } from './deploy-task';
 import { ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
 import { QUEUE_WORKER_TIMEOUT, RouteFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './route-function';
 import { NO_AUTHORIZER_REASON, RouteStack, groupRoutes } from './route-stack';
+import { sesSending, type SesProps } from './ses';
 
 export interface CollabStackProps extends StackProps {
   /** Distinguishes deployments in one account (key alias, API name, tags); see assertValidStage. @default 'dev' */
@@ -45,6 +46,11 @@ export interface CollabStackProps extends StackProps {
    * deployment whose receivers live inside its own network. @default false
    */
   readonly webhookAllowPrivateUrls?: boolean;
+  /**
+   * The SES identity the default email transport sends from, and optionally its configuration set or, for sending
+   * authorization, another account's identity ARN (infra/ses.ts). @default none: no function may send through SES
+   */
+  readonly ses?: SesProps;
   /** The route table to deploy; tests add routes to it to measure growth. @default the route table */
   readonly routes?: readonly Route[];
 }
@@ -144,7 +150,8 @@ export class CollabStack extends Stack {
 
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
     const deliveryQueue = this.deliveryQueue();
-    const resources: DataResources = { table: this.table, encryptionKey: this.encryptionKey, deliveryQueue };
+    const ses = sesSending(this, props.ses ?? {});
+    const resources: DataResources = { table: this.table, encryptionKey: this.encryptionKey, deliveryQueue, ...(ses === undefined ? {} : { ses }) };
     const aiBaseUrls = props.aiBaseUrls ?? {};
     for (const [provider, url] of Object.entries(aiBaseUrls)) {
       // Checked here so that a typo fails `cdk synth`, not the first Ask AI request after a deploy.

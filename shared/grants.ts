@@ -1,6 +1,7 @@
 /**
  * What a function may do in AWS, derived from its entry in the route table, the worker table or the deploy-task
- * table: the DynamoDB actions on the table, the indexes it may query, and the KMS actions on the secrets key.
+ * table: the DynamoDB actions on the table, the indexes it may query, the KMS actions on the secrets key, sending to
+ * the delivery queue, and sending email through SES.
  *
  * The CDK stack turns these into each function's IAM policy, and the grant check (bin/lib/grant-check.ts) holds
  * every command a handler sends against the same grants in the connected and e2e tests and on the local stack.
@@ -25,6 +26,11 @@ export interface AccessDeclaration {
   readonly idempotent?: boolean;
   /** Sends jobs to the delivery queue (shared/core/queue.ts): `sqs:SendMessage` on that queue only. */
   readonly queue?: 'send';
+  /**
+   * Sends email through SES (shared/aws/ses-transport.ts): SES_SEND_ACTIONS on the operator's sending identity (and
+   * configuration set) only, and only when the deployment names one (CDK context `sesIdentity`, infra/ses.ts).
+   */
+  readonly ses?: 'send';
 }
 
 /**
@@ -45,6 +51,8 @@ export interface Grants {
   readonly kmsActions: readonly string[];
   /** Actions on the delivery queue. */
   readonly queueActions: readonly string[];
+  /** Actions on the SES sending identity and configuration set, when the deployment has them. */
+  readonly sesActions: readonly string[];
 }
 
 /**
@@ -85,6 +93,7 @@ export function grantsFor(declaration: AccessDeclaration): Grants {
     indexes: table === undefined ? [] : [...(declaration.indexes ?? [])],
     kmsActions: (declaration.kms ?? []).map((use) => KMS_ACTIONS[use]),
     queueActions: declaration.queue === 'send' ? [QUEUE_SEND_ACTION] : [],
+    sesActions: declaration.ses === 'send' ? [...SES_SEND_ACTIONS] : [],
   };
 }
 
@@ -94,7 +103,15 @@ export function routeGrants(route: AccessDeclaration): Grants {
 }
 
 /** No access at all: functions outside the tables (the `$default` catch-all). */
-export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [] };
+export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [] };
 
 /** SendMessageBatch is authorized as SendMessage. */
 export const QUEUE_SEND_ACTION = 'sqs:SendMessage';
+
+/**
+ * What one SES v2 SendEmail needs. The v2 operation is listed as `ses:SendEmail`, but with `Content.Raw` (the only
+ * form the transport sends) SES authorizes it as `ses:SendRawEmail`: that is the action its AccessDenied names for a
+ * raw v2 send (django-anymail issue 384, nodemailer 7's SES transport, aws-actionmailer-ses issue 10). Both, on the
+ * same identity and configuration set only: neither reaches anything the other does not.
+ */
+export const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'] as const;

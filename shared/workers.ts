@@ -91,6 +91,7 @@ export const webhookDeliveryWorker = {
   table: 'write',
   kms: ['decrypt'],
   queue: 'send',
+  ses: 'send',
   summary: 'Makes webhook delivery attempts (signed, retried on the schedule) and debounced CRDT emissions.',
 } as const satisfies QueueWorker;
 

@@ -40,6 +40,8 @@ export const DEFAULT_TABLE_NAME = 'collab-local';
 export const STREAM_CHECKPOINT_FILE_NAME = 'stream-checkpoint.json';
 /** In the data folder: the file queue that stands in for SQS (shared/core/file-queue.ts). */
 export const DELIVERY_QUEUE_DIR_NAME = 'queue';
+/** In the data folder: the mailbox of the default email transport (shared/core/mailbox.ts), one .eml file per email. */
+export const MAILBOX_DIR_NAME = 'mailbox';
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface LocalStackOptions {
@@ -116,7 +118,11 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   // The delivery queue's folder: kept with the data (a restart resumes pending deliveries), or beside the
   // temporary keys when nothing is kept.
   const queueDir = join(dirname(keysFile), inMemory ? 'queue' : DELIVERY_QUEUE_DIR_NAME);
-  setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile, queueDir });
+  // Where the default email transport writes (docs/decisions.md §12): kept with the data like the queue, unless
+  // EMAIL_MAILBOX_DIR names another folder. Created now, owner-only: the emails carry tenants' recipients and content.
+  const mailboxDir = chooseMailboxDir(join(dirname(keysFile), MAILBOX_DIR_NAME));
+  ensurePrivateDir(mailboxDir);
+  setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile, queueDir, mailboxDir });
   // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
   // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
   require('../../shared/core/config');
@@ -256,9 +262,10 @@ async function tableExists(client: DynamoDBClient, tableName: string): Promise<b
   }
 }
 
-function setHandlerEnvironment(values: { tableName: string; endpoint: string; keysFile: string; queueDir: string }): void {
+function setHandlerEnvironment(values: { tableName: string; endpoint: string; keysFile: string; queueDir: string; mailboxDir: string }): void {
   process.env.TABLE_NAME = values.tableName;
   process.env.DELIVERY_QUEUE_DIR = values.queueDir;
+  process.env.EMAIL_MAILBOX_DIR = values.mailboxDir;
   // Receivers on a laptop are local (docs/decisions.md §11); set it to false to try the address check.
   process.env.WEBHOOK_ALLOW_PRIVATE_URLS ??= 'true';
   process.env.DYNAMODB_ENDPOINT = values.endpoint;
@@ -321,6 +328,20 @@ function startGrantCheck(tableName: string): void {
       if (reportFile !== undefined && reportFile !== '') appendFileSync(reportFile, `${JSON.stringify(violation)}\n`);
     },
   });
+}
+
+/** The mailbox folder an earlier start in this process chose by default (tests start several stacks in one process). */
+let defaultMailboxDir: string | undefined;
+
+/**
+ * EMAIL_MAILBOX_DIR when the operator set it, else `fallback`. A value this process set itself on an earlier start
+ * is no operator's choice: it names the folder of another data folder, perhaps one removed since.
+ */
+function chooseMailboxDir(fallback: string): string {
+  const configured = process.env.EMAIL_MAILBOX_DIR;
+  if (configured !== undefined && configured.trim() !== '' && configured !== defaultMailboxDir) return resolve(configured);
+  defaultMailboxDir = fallback;
+  return fallback;
 }
 
 function loadHandler<T>(entry: string): T {

@@ -125,6 +125,12 @@ export const config = {
   sendgridBaseUrl: httpUrl('SENDGRID_BASE_URL', 'https://api.sendgrid.com'),
   /** Deadline of one email send in ms: 10 s unless set by EMAIL_TIMEOUT_MS (at most 15 s). */
   emailTimeoutMs: integerBetween('EMAIL_TIMEOUT_MS', EMAIL_TIMEOUT_DEFAULT_MS, 1, EMAIL_TIMEOUT_MAX_MS),
+  /**
+   * AWS: the verified SES identity (a domain, or one address) the operator set up for the default transport (CDK
+   * context `sesIdentity`); a tenant's `fromEmail` must be at it. Unset when the deployment names none: the delivery
+   * worker then has no SES permission, so the default transport cannot send in AWS.
+   */
+  sesIdentity: optional('SES_IDENTITY'),
   /** AWS: the SES configuration set the default transport sends with (event publishing, suppression), if any. */
   sesConfigurationSet: optional('SES_CONFIGURATION_SET'),
   /** AWS: the ARN of the SES identity authorizing the From address (sending authorization), if it is not our own. */

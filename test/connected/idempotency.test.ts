@@ -114,6 +114,7 @@ describe('Idempotency-Key', () => {
       indexes: [],
       kmsActions: [],
       queueActions: [],
+      sesActions: [],
     };
 
     const failed = await invoke(addNotification, '/v2/notifications/add', notification(organizationId), { headers: withKey(key), grants: failing });

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalStack, STATE_FILE_NAME, type LocalStack } from '../../bin/lib/local-stack';
+import { DELIVERY_QUEUE_DIR_NAME, MAILBOX_DIR_NAME, startLocalStack, STATE_FILE_NAME, type LocalStack } from '../../bin/lib/local-stack';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 
 const STACK_TIMEOUT_MS = 120_000;
@@ -50,9 +50,12 @@ describe('local stack data folder', () => {
       expect({
         dataDir: modeOf(dataDir),
         databaseDir: modeOf(databaseDir),
+        queueDir: modeOf(join(dataDir, DELIVERY_QUEUE_DIR_NAME)),
+        mailboxDir: modeOf(join(dataDir, MAILBOX_DIR_NAME)),
         keys: modeOf(join(dataDir, 'local-keys.json')),
         state: modeOf(join(dataDir, STATE_FILE_NAME)),
-      }).toEqual({ dataDir: '700', databaseDir: '700', keys: '600', state: '600' });
+      }).toEqual({ dataDir: '700', databaseDir: '700', queueDir: '700', mailboxDir: '700', keys: '600', state: '600' });
+      expect(process.env.EMAIL_MAILBOX_DIR).toBe(join(dataDir, MAILBOX_DIR_NAME));
       expect(databaseFiles.map((name) => `${name} ${modeOf(join(databaseDir, name))}`)).toEqual(databaseFiles.map((name) => `${name} 600`));
       expect(warnings()).not.toContain('Warning');
     },

@@ -81,6 +81,33 @@ describe('the declared indexes', () => {
   });
 });
 
+/** The project files `entry` reaches through its relative imports (static `from '...'` and dynamic `import('...')`). */
+function reachableFiles(entry: string): Set<string> {
+  const importsOf = (file: string): string[] => {
+    const text = readFileSync(join(root, file), 'utf8');
+    return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => {
+      const target = relative(root, resolve(root, dirname(file), match[1])).split('\\').join('/');
+      return target.endsWith('.ts') ? target : `${target}.ts`;
+    });
+  };
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop() as string;
+    if (seen.has(file) || !existsSync(join(root, file))) continue;
+    seen.add(file);
+    pending.push(...importsOf(file));
+  }
+  return seen;
+}
+
+type DeclaredEntry = AccessDeclaration & { entry: string };
+
+const functionEntries: Array<readonly [string, DeclaredEntry]> = [
+  ...routes.map((route) => [route.path, route] as const),
+  ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
+];
+
 /**
  * The delivery queue has no local IAM to refuse a send (the file queue stands in for SQS), so the grant is proven
  * from the code instead: a function whose handler can reach shared/core/delivery-queue.ts through its imports must
@@ -89,30 +116,26 @@ describe('the declared indexes', () => {
  */
 describe('the delivery queue grant', () => {
   const QUEUE_MODULE = 'shared/core/delivery-queue.ts';
-  const importsOf = (file: string): string[] => {
-    const text = readFileSync(join(root, file), 'utf8');
-    return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => {
-      const target = relative(root, resolve(root, dirname(file), match[1])).split('\\').join('/');
-      return target.endsWith('.ts') ? target : `${target}.ts`;
-    });
-  };
-  const reaches = (entry: string): boolean => {
-    const seen = new Set<string>();
-    const pending = [entry];
-    while (pending.length > 0) {
-      const file = pending.pop() as string;
-      if (seen.has(file) || !existsSync(join(root, file))) continue;
-      seen.add(file);
-      pending.push(...importsOf(file));
-    }
-    return seen.has(QUEUE_MODULE);
-  };
-  const entries: Array<readonly [string, AccessDeclaration & { entry: string }]> = [
-    ...routes.map((route) => [route.path, route] as const),
-    ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
-  ];
 
-  it.each(entries)('%s: declares queue send exactly when its handler can send to the queue', (_, entry) => {
-    expect(entry.queue === 'send').toBe(reaches(entry.entry));
+  it.each(functionEntries)('%s: declares queue send exactly when its handler can send to the queue', (_, entry) => {
+    expect(entry.queue === 'send').toBe(reachableFiles(entry.entry).has(QUEUE_MODULE));
+  });
+});
+
+/**
+ * SES, like the queue, is never called on the local stack (the mailbox stands in for it), so its grant is proven from
+ * the code too: a function whose handler can reach shared/aws/ses-transport.ts must declare `ses: 'send'` (else SES
+ * would refuse the send in AWS), and one that declares it must reach it (least privilege).
+ */
+describe('the SES grant', () => {
+  const SES_MODULE = 'shared/aws/ses-transport.ts';
+  const entries: Array<readonly [string, DeclaredEntry]> = [...functionEntries, ...deployTasks.map((task) => [task.id, task] as const)];
+
+  it('looks for a transport module that exists', () => {
+    expect(existsSync(join(root, SES_MODULE))).toBe(true);
+  });
+
+  it.each(entries)('%s: declares ses send exactly when its handler can send through SES', (_, entry) => {
+    expect(entry.ses === 'send').toBe(reachableFiles(entry.entry).has(SES_MODULE));
   });
 });

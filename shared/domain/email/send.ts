@@ -41,6 +41,13 @@ const CLAIM_MARGIN_MS = 20_000;
 let mailbox: EmailTransport | undefined;
 let ses: EmailTransport | undefined;
 
+/** Whether `address` may send from an SES identity: the address itself, or any address at the identity's domain. */
+function atIdentity(address: string, identity: string): boolean {
+  const from = address.trim().toLowerCase();
+  const verified = identity.trim().toLowerCase();
+  return verified.includes('@') ? from === verified : from.endsWith(`@${verified}`);
+}
+
 /** The transport `email` goes through, or why it cannot go anywhere. */
 async function transportFor(apiKeyId: string, emailConfig: EmailConfigRecord, decrypt: DecryptSecret): Promise<EmailTransport | { unavailable: string }> {
   switch (transportOf(emailConfig)) {
@@ -52,9 +59,15 @@ async function transportFor(apiKeyId: string, emailConfig: EmailConfigRecord, de
     case 'mailbox':
       mailbox ??= mailboxTransport(String(config.emailMailboxDir));
       return mailbox;
-    case 'ses':
+    case 'ses': {
+      const identity = config.sesIdentity;
+      if (identity === undefined) return { unavailable: 'Amazon SES is not set up in this deployment: the operator deploys with -c sesIdentity=<verified identity>.' };
+      if (!atIdentity(String(emailConfig.emailServiceConfig.fromEmail), identity)) {
+        return { unavailable: `fromEmail is not at the verified SES identity ${identity}: use an address at it.` };
+      }
       ses ??= sesTransport();
       return ses;
+    }
   }
 }
 
