@@ -1,10 +1,12 @@
 /**
  * The email log operation (docs/decisions.md §12, (ext) `/v2/workspace/emails/get`): newest first, filtered by
  * notification, user or both, paged with the project's page tokens, bad input refused, and each API key seeing
- * only its own emails. The log is seeded with its own module (shared/db/email-log.ts `createEmails`), writing the
+ * only its own emails, at a cost that follows the page and not the log. The log is seeded with its own module (shared/db/email-log.ts `createEmails`), writing the
  * items the send pipeline writes, so these tests do not depend on that pipeline.
  */
+import { dynamodb } from '../../shared/db/client';
 import { createEmails, type StoredEmail } from '../../shared/db/email-log';
+import { CapacityMeter } from '../support/capacity-meter';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { uniqueId } from '../support/ids';
 import { routeCaller, type Invocation } from '../support/invoke';
@@ -241,6 +243,43 @@ describe('the email log (emails/get)', () => {
       expect(response.statusCode).toBe(400);
       expect(response.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Page token does not belong to this query.' });
     }
+  });
+});
+
+describe('the cost of an email log page', () => {
+  const meter = new CapacityMeter();
+  let busy: Tenant;
+  const notificationId = uniqueId('ntf');
+
+  // 300 emails of one notification, to 300 users: a log much longer than a page, its items all of one size.
+  beforeAll(async () => {
+    busy = await newTenant();
+    await createEmails(busy.apiKeyId, Array.from({ length: 300 }, (_, i) => storedEmail(notificationId, `user-${String(i).padStart(3, '0')}`, at(i))));
+    // Authentication and the page-token secret are read once and cached: read them before measuring.
+    await call(EMAILS, { pageSize: 1 }, busy);
+    meter.attach(dynamodb);
+  });
+
+  afterAll(() => meter.detach());
+
+  it('reads the same for a page deep in the log as for the first, about 0.1 read unit per email', async () => {
+    const first = await meter.measure(() => call(EMAILS, { pageSize: 50 }, busy));
+    let pageToken = first.value.body.result?.pageToken as string;
+    for (let page = 2; page < 5; page += 1) pageToken = (await call(EMAILS, { pageSize: 50, pageToken }, busy)).body.result?.pageToken as string;
+    const fifth = await meter.measure(() => call(EMAILS, { pageSize: 50, pageToken }, busy));
+
+    expect(idsOf(fifth.value)).toHaveLength(50);
+    expect(first.capacity.read).toBeLessThanOrEqual(6);
+    expect(fifth.capacity.read).toBe(first.capacity.read);
+  });
+
+  it("examines at most 5 × pageSize of a notification's emails for a user who has none, answering a short page with a token", async () => {
+    const response = await meter.measure(() => call(EMAILS, { notificationId, userId: 'nobody', pageSize: 10 }, busy));
+    const unfiltered = await meter.measure(() => call(EMAILS, { notificationId, pageSize: 50 }, busy));
+
+    expect(response.value.body.result?.data).toEqual([]);
+    expect(typeof response.value.body.result?.pageToken).toBe('string');
+    expect(response.capacity.read).toBeLessThanOrEqual(unfiltered.capacity.read * 2);
   });
 });
 
