@@ -136,7 +136,7 @@ function readmeDescriptions(): Map<string, string> {
 
 /** The areas (tags), named after the handler folders under functions/. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  workspace: 'Workspaces, API keys and auth tokens, the workspace-wide configurations (activity log, email, AI provider keys, advanced webhooks) and the advanced webhook endpoints.',
+  workspace: 'Workspaces, API keys and auth tokens, the workspace-wide configurations (activity log, email, AI provider keys, advanced webhooks), the advanced webhook endpoints, messages and attempts, and the email log.',
   users: 'Users of an organization, a folder or a document, with their roles.',
   permissions: 'Grants of roles on organizations, folders and documents, optionally expiring.',
   usergroups: 'User groups of an organization and their members.',

@@ -404,6 +404,16 @@ export const routes = [
     indexes: ['gsi1'],
     summary: 'List delivery attempts of a message or an endpoint, newest first.',
   },
+  // The email log (docs/decisions.md §12): after the area's other entries (README "Deploy").
+  {
+    path: '/v2/workspace/emails/get',
+    entry: 'functions/workspace/emails-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    // The tenant's emails (gsi1), a notification's (gsi2), a user's (gsi3).
+    indexes: ['gsi1', 'gsi2', 'gsi3'],
+    summary: 'List the emails of notifications (sent, pending, failed or skipped, and why), newest first.',
+  },
   {
     path: '/v2/crdt/add',
     entry: 'functions/crdt/add.ts',

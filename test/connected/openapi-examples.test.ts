@@ -13,6 +13,8 @@ import { EXAMPLES_FILE, type OperationExample } from '../../bin/openapi-document
 import { routes } from '../../shared/routes';
 import { invokeRoute } from '../support/invoke';
 import { TIME_ORDERED_ID_BODY, timeOrderedId } from '../../shared/core/ids';
+import { newId } from '../../shared/crypto/tokens';
+import { createEmails } from '../../shared/db/email-log';
 import { startPipeline, startReceiver, type Pipeline, type Receiver } from '../support/webhook-pipeline';
 
 /** Every timestamp (epoch milliseconds) becomes this one: 2026-01-01T00:00:00Z. */
@@ -218,6 +220,22 @@ describe('the OpenAPI examples', () => {
     await call('/v2/workspace/advancedwebhook/attempts/get', { messageId }, h);
     await call('/v2/workspace/advancedwebhook/messages/resend', { messageId, endpointId: receiverEndpoint }, h);
     await call('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId: receiverEndpoint, since: Date.now() - 60 * 60 * 1000 }, h);
+    // The email log: the email the first notification gives bob, written through the log's own module while
+    // nothing in this tier sends notification emails yet.
+    const apiKeyId = h['x-service-api-key'];
+    await createEmails(apiKeyId, [{
+      id: newId('eml_'),
+      notificationId,
+      organizationId: ORG,
+      userId: 'bob',
+      to: 'bob@example.com',
+      subject: 'Ann Lee mentioned you in Roadmap 2026',
+      status: 'sent',
+      transport: 'sendgrid',
+      attempts: 1,
+      timestamp: Date.now(),
+    }]);
+    await call('/v2/workspace/emails/get', { notificationId, pageSize: 10 }, h);
     await call('/v2/notifications/update', { organizationId: ORG, documentId: DOC, notifications: [{ id: notificationId, readByUserIds: ['bob'] }] }, h);
     await call('/v2/notifications/config/set', { organizationId: ORG, userIds: ['bob'], documentIds: [DOC], config: { inbox: 'MINE', email: 'NONE' } }, h);
     await call('/v2/notifications/config/get', { organizationId: ORG, userId: 'bob', documentIds: [DOC] }, h);

@@ -1003,6 +1003,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspace/emails/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the emails of notifications (sent, pending, failed or skipped, and why), newest first.
+         * @description the key's notification emails, newest first: `{id, notificationId, userId, to, subject, status, reason?, transport, attempts, timestamp}`, `status` `pending`/`sent`/`failed`/`skipped` with the `reason` of a skip, failure or retry; filters `notificationId`, `userId` (both: that notification's email to that user); `pageSize` ≤ 250 (default 50), `result.pageToken`; kept 30 days
+         */
+        post: operations["getWorkspaceEmails"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/crdt/add": {
         parameters: {
             query?: never;
@@ -4192,6 +4212,69 @@ export interface operations {
                                 responseBody: string;
                                 error?: string;
                                 durationMs: number;
+                            }[];
+                            pageToken?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWorkspaceEmails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        notificationId?: string;
+                        userId?: string;
+                        /** @default 50 */
+                        pageSize?: number;
+                        pageToken?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                id: string;
+                                notificationId: string;
+                                userId: string;
+                                to: string;
+                                subject: string;
+                                /** @enum {string} */
+                                status: "pending" | "sent" | "failed" | "skipped";
+                                reason?: string;
+                                /** @enum {string} */
+                                transport: "sendgrid" | "ses" | "mailbox";
+                                attempts: number;
+                                timestamp: number;
                             }[];
                             pageToken?: string;
                         };
