@@ -2,6 +2,7 @@
  * Batched reads and writes within DynamoDB's limits: 100 keys per BatchGetItem, 25 requests per BatchWriteItem,
  * unprocessed keys and items retried with jittered backoff until done (or the attempts run out, which throws).
  */
+import { coalesced } from '../core/coalesce';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -115,3 +116,21 @@ export async function batchWriteEach(requests: readonly WriteRequest[]): Promise
 
 export const putRequest = (item: Item): WriteRequest => ({ PutRequest: { Item: item } });
 export const deleteRequest = (key: ItemKey): WriteRequest => ({ DeleteRequest: { Key: key } });
+
+/**
+ * Strongly consistent reads of a worker's side-by-side jobs, merged into one BatchGetItem (shared/core/coalesce.ts:
+ * calls within 2 ms, at most 33 of them, so three keys each stay within one request): each caller gets the items
+ * found among its own keys. For workers only; a request path would pay the wait for nothing.
+ */
+export const getTogether = coalesced(
+  async (keyLists: readonly (readonly ItemKey[])[]): Promise<Item[][]> => {
+    const found = byKey(await batchGet(keyLists.flat(), { consistent: true }));
+    return keyLists.map((keys) =>
+      keys.flatMap((itemKey): Item[] => {
+        const item = found.get(keyString(itemKey));
+        return item === undefined ? [] : [item];
+      }),
+    );
+  },
+  { windowMs: 2, maxBatch: 33 },
+);

@@ -32,6 +32,8 @@ export type StoredEmailConfig = Versioned<EmailConfigRecord>;
 const store = versionedConfig<EmailConfigRecord>('EMAIL');
 
 export const getEmailConfig = (apiKeyId: string) => store.get(apiKeyId);
+export const emailConfigKey = store.key;
+export const toEmailConfig = store.fromItem;
 
 /**
  * Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored

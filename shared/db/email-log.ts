@@ -11,8 +11,8 @@
  * have one email however often the notification is seen or re-added.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchWrite, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet, batchWrite, getTogether, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment, sortableNumber, tenantKey } from './keys';
 import { readPage, type Page } from './query';
@@ -107,9 +107,10 @@ export async function createEmails(apiKeyId: string, emails: readonly StoredEmai
   return stored.map(toEmail);
 }
 
+/** An email, strongly consistent; one BatchGetItem for the emails of a worker's batch (`getTogether`). */
 export async function getEmail(apiKeyId: string, emailId: string): Promise<StoredEmail | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: emailKey(apiKeyId, emailId), ConsistentRead: true }));
-  return Item === undefined ? undefined : toEmail(Item);
+  const [item] = await getTogether([emailKey(apiKeyId, emailId)]);
+  return item === undefined ? undefined : toEmail(item);
 }
 
 /**

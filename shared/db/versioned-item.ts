@@ -179,6 +179,11 @@ export function versionedConfig<T>(name: string) {
   }
 
   return {
+    /** The item's key, for callers that read it with other items in one BatchGetItem. */
+    key: configKey,
+    /** The configuration an item read that way holds. */
+    fromItem: (item: Record<string, unknown> | undefined): Versioned<T> | undefined => fromItem<T>(item),
+
     async get(apiKeyId: string): Promise<Versioned<T> | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: configKey(apiKeyId), ConsistentRead: true }));
       return fromItem<T>(Item);

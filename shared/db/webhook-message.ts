@@ -23,7 +23,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { coalesced } from '../core/coalesce';
-import { batchGet, batchWrite, byKey, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
+import { batchGet, batchWrite, byKey, getTogether, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment, sortableNumber, tenantKey } from './keys';
 import { readPage, type Listing, type Page } from './query';
@@ -234,20 +234,8 @@ export async function getDelivery(apiKeyId: string, messageId: string, endpointI
   return Item === undefined ? undefined : toDelivery(Item);
 }
 
-// The delivery worker runs a batch's jobs side by side: their reads, and their attempt records, are merged into one
-// BatchGetItem (33 attempts' keys at most, under its 100) and one BatchWriteItem (25) each (shared/core/coalesce.ts).
-const readTogether = coalesced(
-  async (keyLists: readonly ItemKey[][]): Promise<Item[][]> => {
-    const found = byKey(await batchGet(keyLists.flat(), { consistent: true }));
-    return keyLists.map((keys) =>
-      keys.flatMap((itemKey): Item[] => {
-        const item = found.get(keyString(itemKey));
-        return item === undefined ? [] : [item];
-      }),
-    );
-  },
-  { windowMs: 2, maxBatch: 33 },
-);
+// The delivery worker runs a batch's jobs side by side: their reads (`getTogether`), and their attempt records, are
+// merged into one BatchGetItem and one BatchWriteItem (25) each (shared/core/coalesce.ts).
 const putTogether = coalesced(
   async (items: readonly Item[]) => {
     // An attempt recorded twice in one window (a job handed out twice) is one item: a batch may not name a key twice.
@@ -266,7 +254,7 @@ export async function readAttemptContext(
   messageId: string,
   endpointId: string,
 ): Promise<{ delivery?: StoredDelivery; message?: StoredMessage; endpoint?: StoredEndpoint }> {
-  const items = await readTogether([deliveryKey(apiKeyId, messageId, endpointId), messageKey(apiKeyId, messageId), endpointKey(apiKeyId, endpointId)]);
+  const items = await getTogether([deliveryKey(apiKeyId, messageId, endpointId), messageKey(apiKeyId, messageId), endpointKey(apiKeyId, endpointId)]);
   const found = (test: (sk: string) => boolean) => items.find((item) => test(String(item.sk)));
   const delivery = found((sk) => sk.startsWith('DLV#'));
   const message = found((sk) => sk === MESSAGE_SK);

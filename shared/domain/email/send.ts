@@ -15,9 +15,10 @@ import { mailboxTransport } from '../../core/mailbox';
 import type { JobQueue } from '../../core/queue';
 import { sendgridTransport } from '../../core/sendgrid';
 import { sesTransport } from '../../aws/ses-transport';
-import { getEmailConfig, type EmailConfigRecord } from '../../db/email-config';
+import { getTogether } from '../../db/batch';
+import { emailConfigKey, toEmailConfig, type EmailConfigRecord } from '../../db/email-config';
 import { claimEmailAttempt, clearEmailFollowUp, getEmail, recordEmailOutcome, type EmailOutcome, type StoredEmail } from '../../db/email-log';
-import { getNotification } from '../../db/notification';
+import { notificationKey, toNotification } from '../../db/notification';
 import { providerKeyContext } from '../email-config';
 import type { DecryptSecret } from '../webhooks/endpoints';
 import { enqueue, isDue, type WebhookJob } from '../webhooks/jobs';
@@ -98,8 +99,13 @@ export async function runEmailJob(job: EmailJob, deps: EmailDeps): Promise<void>
   }
   if (email.status !== 'pending' || email.attempts !== job.attempt - 1) return;
 
-  const [stored, notification] = await Promise.all([getEmailConfig(job.apiKeyId), getNotification(job.apiKeyId, email.organizationId, email.notificationId)]);
-  const emailConfig = stored?.config;
+  // The key's configuration and the notification, read with the other emails' of the worker's batch.
+  const configKey = emailConfigKey(job.apiKeyId);
+  const items = await getTogether([configKey, notificationKey(job.apiKeyId, email.organizationId, email.notificationId)]);
+  const configItem = items.find((item) => item.sk === configKey.sk);
+  const notificationItem = items.find((item) => item !== configItem);
+  const emailConfig = toEmailConfig(configItem)?.config;
+  const notification = notificationItem === undefined ? undefined : toNotification(notificationItem);
   let outcome: SendOutcome;
   if (emailConfig === undefined || emailConfig.useEmailService !== true) outcome = { status: 'failed', reason: 'The email service was turned off before the email was sent.' };
   else if (notification === undefined) outcome = { status: 'failed', reason: 'The notification was deleted before the email was sent.' };
