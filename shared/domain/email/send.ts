@@ -84,6 +84,46 @@ function nextState(email: StoredEmail, outcome: SendOutcome, now: number): Email
     : { status: 'pending', reason: outcome.reason, nextAttemptAt: now + wait, followUp: true };
 }
 
+/** The failed outcome of an attempt that cannot be made. */
+const cannot = (reason: string): SendOutcome => ({ status: 'failed', reason });
+
+/**
+ * One attempt of `email`: rendered from its notification as it is now and sent through the key's transport once
+ * this worker holds the attempt. Undefined when another worker holds it (a job handed out twice).
+ */
+async function attempt(apiKeyId: string, email: StoredEmail, decrypt: DecryptSecret, clock: () => number): Promise<SendOutcome | undefined> {
+  // The key's configuration and the notification, read with those of the other emails of the worker's batch.
+  const configKey = emailConfigKey(apiKeyId);
+  const items = await getTogether([configKey, notificationKey(apiKeyId, email.organizationId, email.notificationId)]);
+  const configItem = items.find((item) => item.sk === configKey.sk);
+  const notificationItem = items.find((item) => item !== configItem);
+  const emailConfig = toEmailConfig(configItem)?.config;
+  if (emailConfig === undefined || emailConfig.useEmailService !== true) return cannot('The email service was turned off before the email was sent.');
+  if (notificationItem === undefined) return cannot('The notification was deleted before the email was sent.');
+  const settings = emailConfig.emailServiceConfig;
+  if (settings.fromEmail === undefined || settings.fromEmail === '') return cannot('The email configuration has no fromEmail.');
+  const transport = await transportFor(apiKeyId, emailConfig, decrypt);
+  if ('unavailable' in transport) return cannot(transport.unavailable);
+
+  const notification = toNotification(notificationItem);
+  const outgoing = renderNotificationEmail({
+    id: email.id,
+    headlineTemplate: notification.displayHeadlineMessageTemplate,
+    ...(notification.displayHeadlineMessageTemplateData === undefined ? {} : { templateData: notification.displayHeadlineMessageTemplateData }),
+    ...(notification.displayBodyMessage === undefined ? {} : { bodyMessage: notification.displayBodyMessage }),
+    fromEmail: settings.fromEmail,
+    ...(settings.fromCompany === undefined ? {} : { fromCompany: settings.fromCompany }),
+    to: { address: email.to },
+  });
+  const claimed = clock();
+  if (!(await claimEmailAttempt(apiKeyId, email, claimed, claimed + config.emailTimeoutMs + CLAIM_MARGIN_MS))) return undefined;
+  const outcome = await transport.send(outgoing);
+  if (outcome.status === 'sent') {
+    logger.info('Email sent', { emailId: email.id, transport: transport.name, ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }) });
+  }
+  return outcome;
+}
+
 export async function runEmailJob(job: EmailJob, deps: EmailDeps): Promise<void> {
   const clock = deps.now ?? Date.now;
   if (!isDue(job, clock())) {
@@ -99,39 +139,8 @@ export async function runEmailJob(job: EmailJob, deps: EmailDeps): Promise<void>
   }
   if (email.status !== 'pending' || email.attempts !== job.attempt - 1) return;
 
-  // The key's configuration and the notification, read with the other emails' of the worker's batch.
-  const configKey = emailConfigKey(job.apiKeyId);
-  const items = await getTogether([configKey, notificationKey(job.apiKeyId, email.organizationId, email.notificationId)]);
-  const configItem = items.find((item) => item.sk === configKey.sk);
-  const notificationItem = items.find((item) => item !== configItem);
-  const emailConfig = toEmailConfig(configItem)?.config;
-  const notification = notificationItem === undefined ? undefined : toNotification(notificationItem);
-  let outcome: SendOutcome;
-  if (emailConfig === undefined || emailConfig.useEmailService !== true) outcome = { status: 'failed', reason: 'The email service was turned off before the email was sent.' };
-  else if (notification === undefined) outcome = { status: 'failed', reason: 'The notification was deleted before the email was sent.' };
-  else {
-    const transport = await transportFor(job.apiKeyId, emailConfig, deps.decrypt);
-    if ('unavailable' in transport) outcome = { status: 'failed', reason: transport.unavailable };
-    else {
-      const settings = emailConfig.emailServiceConfig;
-      const outgoing = renderNotificationEmail({
-        id: email.id,
-        headlineTemplate: notification.displayHeadlineMessageTemplate,
-        ...(notification.displayHeadlineMessageTemplateData === undefined ? {} : { templateData: notification.displayHeadlineMessageTemplateData }),
-        ...(notification.displayBodyMessage === undefined ? {} : { bodyMessage: notification.displayBodyMessage }),
-        fromEmail: String(settings.fromEmail),
-        ...(settings.fromCompany === undefined ? {} : { fromCompany: settings.fromCompany }),
-        to: { address: email.to },
-      });
-      // Another worker holding this attempt (a job handed out twice) sends it; this one stops.
-      const claimed = clock();
-      if (!(await claimEmailAttempt(job.apiKeyId, email, claimed, claimed + config.emailTimeoutMs + CLAIM_MARGIN_MS))) return;
-      outcome = await transport.send(outgoing);
-      if (outcome.status === 'sent') {
-        logger.info('Email sent', { emailId: email.id, transport: transport.name, ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }) });
-      }
-    }
-  }
+  const outcome = await attempt(job.apiKeyId, email, deps.decrypt, clock);
+  if (outcome === undefined) return;
   const now = clock();
   const next = nextState(email, outcome, now);
   if (!(await recordEmailOutcome(job.apiKeyId, email, next))) return;
