@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { run as activities } from './activities';
 import { run as ai } from './ai';
 import { run as bundles } from './bundles';
+import { run as cost } from './cost';
 import { run as crdt } from './crdt';
 import { run as emails } from './emails';
 import { run as migration } from './migration';
@@ -24,6 +25,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['suggest', suggest],
   ['webhooks', webhooks],
   ['emails', emails],
+  ['cost', cost],
 ];
 
 async function main(): Promise<void> {

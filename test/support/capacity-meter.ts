@@ -22,7 +22,7 @@ interface ConsumedCapacityEntry {
  * DynamoDB Local reports 4 units for any TransactWriteItems call, whatever its size. DynamoDB charges 2 write
  * units per item per KB: estimate that from the request (updates, deletes and checks counted as one KB).
  */
-function transactionWriteUnits(input: unknown): number {
+export function transactionWriteUnits(input: unknown): number {
   const items = (input as { TransactItems?: Array<{ Put?: { Item?: unknown } }> }).TransactItems ?? [];
   return items.reduce((sum, item) => sum + 2 * Math.max(1, Math.ceil(approximateBytes(item.Put?.Item ?? {}) / 1024)), 0);
 }
