@@ -11,6 +11,7 @@ import { run as migration } from './migration';
 import { run as notifications } from './notifications';
 import { run as suggest } from './suggest';
 import { run as users } from './users';
+import { run as warm } from './warm';
 import { run as webhooks } from './webhooks';
 
 const suites: Array<[string, () => Promise<void>]> = [
@@ -24,6 +25,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['suggest', suggest],
   ['webhooks', webhooks],
   ['emails', emails],
+  ['warm', warm],
 ];
 
 async function main(): Promise<void> {
