@@ -1,4 +1,6 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
+// First: the environment the suites' modules read when they load (test/bench/environment.ts).
+import './environment';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
