@@ -14,6 +14,9 @@
  *
  * Throughput: autocannon, in a process of its own, against the gateway for a fixed time. DynamoDB Local (Java),
  * the stack's Node process and autocannon share the machine's cores: the figures are the whole local stack's.
+ *
+ * WARM_THROUGHPUT=0 skips the throughput part, to profile the overhead part alone:
+ * `WARM_THROUGHPUT=0 node --cpu-prof --cpu-prof-dir=/tmp/warm-prof --import tsx test/bench/run.ts warm`.
  */
 import { execFile } from 'node:child_process';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -161,6 +164,8 @@ interface Latencies {
 
 interface OverheadRow {
   operation: Operation;
+  /** The recorded commands by step: `GetItem → Query`, concurrent ones joined with `+`. */
+  steps: string;
   calls: number;
   waves: number;
   ms: Latencies;
@@ -217,7 +222,8 @@ async function measureOverhead(bench: BenchStack, headers: Record<string, string
     const m = counter.next++;
     ms.http.push(await time(() => overHttp(m)));
   }
-  return { operation, calls: recorded.length, waves: plan.length, ms };
+  const steps = plan.map((wave) => wave.map((c) => c.name.replace(/Command$/, '')).join(' + ')).join(' → ');
+  return { operation, steps, calls: recorded.length, waves: plan.length, ms };
 }
 
 interface ThroughputRow {
@@ -286,12 +292,14 @@ export async function run(): Promise<void> {
     for (const operation of operations) overhead.push(await measureOverhead(bench, headers, operation, counter));
 
     const rates: ThroughputRow[] = [];
-    rates.push(await throughput(bench, headers, 'Get Activity Config', '/v2/workspace/activityconfig/get', JSON.stringify({ data: {} })));
-    rates.push(await throughput(bench, headers, `Get Users, page 1 of ${PAGE_SIZE}`, '/v2/users/get', JSON.stringify({ data: { organizationId: 'warm-org', pageSize: PAGE_SIZE } })));
-    rates.push(
-      await throughput(bench, headers, 'Add Activities, 1 record', '/v2/activities/add',
-        JSON.stringify({ data: { organizationId: 'warm-rps', documentId: 'doc', activities: [smallActivity('[<id>]')] } })),
-    );
+    if (process.env.WARM_THROUGHPUT !== '0') {
+      rates.push(await throughput(bench, headers, 'Get Activity Config', '/v2/workspace/activityconfig/get', JSON.stringify({ data: {} })));
+      rates.push(await throughput(bench, headers, `Get Users, page 1 of ${PAGE_SIZE}`, '/v2/users/get', JSON.stringify({ data: { organizationId: 'warm-org', pageSize: PAGE_SIZE } })));
+      rates.push(
+        await throughput(bench, headers, 'Add Activities, 1 record', '/v2/activities/add',
+          JSON.stringify({ data: { organizationId: 'warm-rps', documentId: 'doc', activities: [smallActivity('[<id>]')] } })),
+      );
+    }
 
     console.log(`\nWarm overhead: ${ROUNDS} rounds after ${WARM_UP} warm-up, one request at a time (goal ≤ ${GOAL}× direct)\n`);
     console.log('| operation | DynamoDB calls (sequential steps) | direct median / p99 ms | in-process median / p99 ms | × direct | HTTP median / p99 ms | × direct |');
@@ -303,6 +311,9 @@ export async function run(): Promise<void> {
       const ratio = (values: number[]) => `${(median(values) / base).toFixed(2)}${median(values) / base <= GOAL ? '' : ' ✗'}`;
       console.log(`| ${row.operation.name} | ${row.calls} (${row.waves}) | ${cell(direct)} | ${cell(inProcess)} | ${ratio(inProcess)} | ${cell(http)} | ${ratio(http)} |`);
     }
+    console.log('');
+    for (const row of overhead) console.log(`${row.operation.name}: ${row.steps}`);
+    if (rates.length === 0) return;
     console.log(`\nThroughput over HTTP: autocannon, ${CONNECTIONS} connections, ${SECONDS} s each (DynamoDB Local, the stack and autocannon on ${availableParallelism()} cores)\n`);
     console.log('| operation | requests | req/s (mean) | latency p50 ms | p99 ms | non-2xx | errors |');
     console.log('|---|---:|---:|---:|---:|---:|---:|');
