@@ -118,8 +118,8 @@ class CommandRecorder {
 }
 
 /**
- * The commands in waves as the handler issued them: a command sent before any command of the current wave had
- * answered was in flight with them (Promise.all); one sent later waited for an answer and starts the next wave.
+ * The commands in waves as the handler issued them: a command sent while all of the current wave were still
+ * waiting for their answers was in flight with them (Promise.all); one sent later waited and starts the next wave.
  */
 function waves(commands: RecordedCommand[]): RecordedCommand[][] {
   const result: RecordedCommand[][] = [];
