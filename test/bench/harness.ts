@@ -4,6 +4,8 @@
  * tenant, and timing helpers. Figures are for DynamoDB Local on this machine: latency is indicative, consumed
  * capacity is what DynamoDB would bill for the same calls.
  */
+// First: sets the environment the modules below read when they load.
+import './environment';
 import { randomUUID } from 'node:crypto';
 import { startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
 import { CapacityMeter } from '../support/capacity-meter';
@@ -18,9 +20,6 @@ export interface BenchStack {
 }
 
 export async function startBenchStack(): Promise<BenchStack> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
-  process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR ??= '0';
   const stack = await startLocalStack({ inMemory: true, port: 0 });
   // Loaded after the stack set the environment: the same client module instance the handlers use.
   const { dynamodb } = await import('../../shared/db/client');

@@ -1,7 +1,6 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// First: the environment the suites' modules read when they load (test/bench/environment.ts).
+import './environment';
 import { run as activities } from './activities';
 import { run as ai } from './ai';
 import { run as bundles } from './bundles';
@@ -12,6 +11,7 @@ import { run as migration } from './migration';
 import { run as notifications } from './notifications';
 import { run as suggest } from './suggest';
 import { run as users } from './users';
+import { run as warm } from './warm';
 import { run as webhooks } from './webhooks';
 
 const suites: Array<[string, () => Promise<void>]> = [
@@ -26,14 +26,10 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['webhooks', webhooks],
   ['emails', emails],
   ['cost', cost],
+  ['warm', warm],
 ];
 
 async function main(): Promise<void> {
-  // Read once per process, when the first suite starts its stack: the webhooks suite's schedule runs 60× faster
-  // (test/bench/webhooks.ts), which no other suite depends on.
-  process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '60';
-  // The emails suite counts the files of the local mailbox (test/bench/emails.ts).
-  process.env.EMAIL_MAILBOX_DIR ??= mkdtempSync(join(tmpdir(), 'bench-mailbox-'));
   const only = process.argv.slice(2);
   for (const [name, suite] of suites) {
     if (only.length === 0 || only.includes(name)) await suite();

@@ -61,7 +61,6 @@ async function writesOf(bench: BenchStack, work: () => Promise<void>, settled: (
 }
 
 export async function run(): Promise<void> {
-  process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '60';
   const bench = await startBenchStack();
   const receivers: Receiver[] = [];
   const receiver = async (script?: Script) => {
