@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
 // First: the environment the suites' modules read when they load (test/bench/environment.ts).
 import './environment';
+import { spawnSync } from 'node:child_process';
 import { run as activities } from './activities';
 import { run as ai } from './ai';
 import { run as bundles } from './bundles';
@@ -29,10 +30,21 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['warm', warm],
 ];
 
+/**
+ * One suite runs in this process; several run one after another, each in a process of its own: the service's
+ * modules read their configuration (the table, DynamoDB Local's port) once, so a second stack in one process would
+ * talk to the first one's stopped database.
+ */
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  for (const [name, suite] of suites) {
-    if (only.length === 0 || only.includes(name)) await suite();
+  const selected = suites.filter(([name]) => only.length === 0 || only.includes(name));
+  if (selected.length === 1) {
+    await selected[0][1]();
+    return;
+  }
+  for (const [name] of selected) {
+    const { status } = spawnSync(process.execPath, [...process.execArgv, __filename, name], { stdio: 'inherit' });
+    if (status !== 0) throw new Error(`Bench suite ${name} failed (exit ${status}).`);
   }
 }
 
