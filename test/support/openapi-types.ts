@@ -553,7 +553,7 @@ export interface paths {
         put?: never;
         /**
          * Add (or update) a notification and deliver it to its recipients' feeds.
-         * @description add or update a notification; deliver to `notifyUsers` and, with `notifyAll`, the organization's members
+         * @description add or update a notification; deliver to `notifyUsers` and, with `notifyAll`, the organization's members; (ext) `eventType` (`<group>.<action>`): its email trigger decides whether the notification is emailed
          */
         post: operations["addNotifications"];
         delete?: never;
