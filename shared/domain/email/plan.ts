@@ -18,6 +18,7 @@
  */
 import { forEachLimited } from '../../core/concurrency';
 import { derivedId } from '../../core/ids';
+import { memoizedByKey } from '../../core/memo';
 import type { JobQueue } from '../../core/queue';
 import { feedEntryKey, toNotification, type NotificationRecord } from '../../db/notification';
 import { batchGet, keyOfItem, keyString } from '../../db/batch';
@@ -151,15 +152,10 @@ const PLAN_CONCURRENCY = 4;
  */
 export async function planEmailBatch(added: readonly NotificationAdded[], queue: JobQueue, now = Date.now()): Promise<Map<NotificationAdded, unknown>> {
   const failed = new Map<NotificationAdded, unknown>();
-  const configs = new Map<string, Promise<EmailConfigRecord | undefined>>();
-  const enabledConfig = (apiKeyId: string) => {
-    let read = configs.get(apiKeyId);
-    if (read === undefined) {
-      read = getEmailConfig(apiKeyId).then((stored) => (stored?.config.useEmailService === true ? stored.config : undefined));
-      configs.set(apiKeyId, read);
-    }
-    return read;
-  };
+  const enabledConfig = memoizedByKey(async (apiKeyId): Promise<EmailConfigRecord | undefined> => {
+    const stored = await getEmailConfig(apiKeyId);
+    return stored?.config.useEmailService === true ? stored.config : undefined;
+  });
   await forEachLimited(added, PLAN_CONCURRENCY, async (entry) => {
     try {
       const emailConfig = await enabledConfig(entry.apiKeyId);

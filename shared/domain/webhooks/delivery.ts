@@ -12,13 +12,12 @@ import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
 import { postJson } from '../../core/outbound-http';
 import type { JobQueue } from '../../core/queue';
-import type { EncryptionContext } from '../../crypto/encryption';
 import { webhookHeaders } from '../../crypto/webhook-signature';
 import { consumeRateLimit } from '../../db/rate-limit';
 import { recordEndpointOutcome } from '../../db/webhook-endpoint';
 import { abandonDelivery, clearFollowUp, putAttempt, readAttemptContext, recordAttemptOutcome, type StoredAttempt, type StoredDelivery, type StoredMessage } from '../../db/webhook-message';
 import { readWebhookConfig } from '../webhook-config';
-import { signingSecrets } from './endpoints';
+import { signingSecrets, type DecryptSecret } from './endpoints';
 import { MESSAGE_ID_PREFIX } from './events';
 import { enqueue, isDue, type WebhookJob } from './jobs';
 import { publishEvent } from './publish';
@@ -30,7 +29,7 @@ const ATTEMPT_ID_PREFIX = 'atmpt_';
 export interface DeliveryDeps {
   queue: JobQueue;
   /** shared/crypto/encryption.ts `decryptSecret`, passed in by the worker (the only code that signs). */
-  decrypt: (ciphertext: string, context: EncryptionContext) => Promise<string>;
+  decrypt: DecryptSecret;
   now?: () => number;
 }
 

@@ -10,6 +10,7 @@
  * editor per 5 s, and the last one always carries the final state.
  */
 import { forEachLimited } from '../../core/concurrency';
+import { memoizedByKey } from '../../core/memo';
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
 import type { JobQueue } from '../../core/queue';
@@ -44,26 +45,14 @@ export interface TenantReader {
   endpoints(apiKeyId: string): Promise<StoredEndpoint[]>;
 }
 
-function memoized<T>(read: (apiKeyId: string) => Promise<T>): (apiKeyId: string) => Promise<T> {
-  const cache = new Map<string, Promise<T>>();
-  return (apiKeyId) => {
-    let value = cache.get(apiKeyId);
-    if (value === undefined) {
-      value = read(apiKeyId);
-      cache.set(apiKeyId, value);
-    }
-    return value;
-  };
-}
-
 /** A reader for one batch: each tenant's configuration and endpoints are read once, however many of its changes. */
 export function tenantReader(): TenantReader {
   return {
-    config: memoized(async (apiKeyId) => {
+    config: memoizedByKey(async (apiKeyId) => {
       const view = await readWebhookConfig(apiKeyId);
       return view.isEnabled ? view : undefined;
     }),
-    endpoints: memoized(listAllEndpoints),
+    endpoints: memoizedByKey(listAllEndpoints),
   };
 }
 
