@@ -101,6 +101,8 @@ export const routes = [
     entry: 'functions/users/add.ts',
     auth: 'apiKey',
     table: 'write',
+    // A changed profile's copies on the user's other memberships (gsi1, shared/domain/profile-copies.ts).
+    indexes: ['gsi1'],
     summary: 'Add users to an organization, a folder or a document.',
   },
   {
@@ -108,6 +110,8 @@ export const routes = [
     entry: 'functions/users/update.ts',
     auth: 'apiKey',
     table: 'write',
+    // A changed profile's copies on the user's other memberships (gsi1, shared/domain/profile-copies.ts).
+    indexes: ['gsi1'],
     summary: 'Update the profile fields and the role of users at one level.',
   },
   {

@@ -83,7 +83,26 @@ export const webhookEventsWorker = {
   summary: 'Turns changes of the table into advanced webhook messages and notification emails, and queues their deliveries.',
 } as const satisfies Worker;
 
-export const workers: readonly Worker[] = [documentMigrationWorker, webhookEventsWorker];
+/**
+ * Profiles written and memberships added: the worker keeps the copies of name, email and initial that memberships
+ * carry (shared/domain/profile-copies.ts) in step with the profile.
+ */
+export const profileCopiesWorker = {
+  id: 'ProfileCopiesWorker',
+  entry: 'functions/workers/profile-copies.ts',
+  filters: [
+    { eventNames: ['INSERT', 'MODIFY'], sortKey: { equals: ['PROFILE'] } },
+    { eventNames: ['INSERT'], newImage: { levelType: { exists: true } } },
+  ],
+  // A batch's users are read together: larger batches, fewer invocations.
+  batchSize: 100,
+  table: 'write',
+  // Every membership of a user (gsi1).
+  indexes: ['gsi1'],
+  summary: 'Keeps the copies of name, email and initial on memberships in step with the users\' profiles.',
+} as const satisfies Worker;
+
+export const workers: readonly Worker[] = [documentMigrationWorker, webhookEventsWorker, profileCopiesWorker];
 
 export const webhookDeliveryWorker = {
   id: 'WebhookDeliveryWorker',

@@ -2,7 +2,7 @@
  * Permission grants of a user on a resource (organization, folder or document), optionally expiring:
  *
  *   pk T#<key>#USER#<user>#PERMS   sk O#<org>#<type>#<id>    accessRole, expiresAt (s), ttl
- *      gsi1: T#<key>#ORG#<org>#USER#<user> / P#<type>#<id>   (with the user's memberships in the organization)
+ *      gsi1: T#<key>#USER#<user>#IN / <org>#P#<type>#<id>   (with the user's memberships, shared/db/membership.ts)
  *      gsi2: T#<key>#ORG#<org>#GRANTS#<type>#<id> / U#<user> who holds a grant on a resource
  *
  * DynamoDB's TTL purges expired grants some time after `expiresAt`; readers check expiry themselves, so an
@@ -12,7 +12,7 @@ import { batchGet, type Item, type ItemKey } from './batch';
 import { queryAll, type QuerySpec } from './query';
 import { TABLE_NAME } from './client';
 import { key, prefix, segment, tenantKey } from './keys';
-import { userInOrganizationPartition, userSortKey, type Role } from './membership';
+import { userEntryIndexKeys, userSortKey, type Role } from './membership';
 import { organizationPartition } from './organization';
 import type { TransactItem } from './transact';
 
@@ -68,8 +68,7 @@ export function grantItem(apiKeyId: string, grant: Grant): Item {
     ...grantKey(apiKeyId, grant.userId, grant),
     ...grant,
     ttl: grant.expiresAt,
-    gsi1pk: userInOrganizationPartition(apiKeyId, grant.organizationId, grant.userId),
-    gsi1sk: key('P', TYPE_TAG[grant.type], segment(grant.id)),
+    ...userEntryIndexKeys(apiKeyId, grant.organizationId, grant.userId, 'P', TYPE_TAG[grant.type], segment(grant.id)),
     gsi2pk: holdersPartition(apiKeyId, grant),
     gsi2sk: userSortKey(grant.userId),
   };

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { batchGet } from './batch';
 import { TABLE_NAME } from './client';
 import { segment, tenantKey } from './keys';
+import { withoutUndefined } from '../core/objects';
 import type { TransactItem } from './transact';
 
 export interface Profile {
@@ -17,9 +18,12 @@ export interface Profile {
   initial?: string;
 }
 
+/** The sort key of every profile (the profile-copies worker's stream filter names it too). */
+export const PROFILE_SORT_KEY = 'PROFILE';
+
 export const profileKey = (apiKeyId: string, userId: string) => ({
   pk: tenantKey(apiKeyId, 'USER', segment(userId)),
-  sk: 'PROFILE',
+  sk: PROFILE_SORT_KEY,
 });
 
 /** The stable opaque id of a user in the tenant (Add Users' per-item `id`): the same for every call. */
@@ -32,6 +36,16 @@ export function initialFor(fields: { name?: string; initial?: string }): string 
   if (fields.initial !== undefined) return fields.initial;
   const first = fields.name?.trim().charAt(0);
   return first ? first.toUpperCase() : undefined;
+}
+
+/** The profile as it is after `upsertProfileItem(input)` is applied to `stored` (undefined: no profile yet). */
+export function profileAfter(stored: Profile | undefined, input: Profile): Profile {
+  return withoutUndefined({
+    userId: input.userId,
+    name: input.name ?? stored?.name,
+    email: input.email ?? stored?.email,
+    initial: initialFor(input) ?? stored?.initial,
+  });
 }
 
 /** Creates the profile when missing and sets the given fields; fields not given keep their stored values. */
@@ -62,11 +76,11 @@ export function upsertProfileItem(apiKeyId: string, profile: Profile): TransactI
 }
 
 /**
- * Profiles of `userIds` that exist, keyed by user id (one BatchGet per 100), eventually consistent: they serve
- * listings, where half the read cost matters more than a profile change made a moment ago.
+ * Profiles of `userIds` that exist, keyed by user id (one BatchGet per 100). Eventually consistent unless
+ * `consistent` (writes that copy the profile read it consistently).
  */
-export async function getProfiles(apiKeyId: string, userIds: readonly string[]): Promise<Map<string, Profile>> {
-  const items = await batchGet(userIds.map((userId) => profileKey(apiKeyId, userId)), { consistent: false });
+export async function getProfiles(apiKeyId: string, userIds: readonly string[], options: { consistent?: boolean } = {}): Promise<Map<string, Profile>> {
+  const items = await batchGet(userIds.map((userId) => profileKey(apiKeyId, userId)), { consistent: options.consistent ?? false });
   return new Map(
     items.map((item) => [
       String(item.userId),

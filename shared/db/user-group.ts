@@ -3,13 +3,13 @@
  *
  *   pk T#<key>#ORG#<org>               sk GROUP#<g>    groupId, groupName
  *   pk T#<key>#ORG#<org>#GROUP#<g>     sk U#<user>     a member
- *      gsi1: T#<key>#ORG#<org>#USER#<user> / G#<g>     (with the user's memberships in the organization)
+ *      gsi1: T#<key>#USER#<user>#IN / <org>#G#<g>     (with the user's memberships, shared/db/membership.ts)
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, segment } from './keys';
-import { userInOrganizationPartition, userSortKey } from './membership';
+import { userEntryIndexKeys, userSortKey } from './membership';
 import { organizationPartition } from './organization';
 import { readPage } from './query';
 
@@ -42,8 +42,7 @@ export function groupMemberItem(apiKeyId: string, organizationId: string, groupI
     organizationId,
     groupId,
     userId,
-    gsi1pk: userInOrganizationPartition(apiKeyId, organizationId, userId),
-    gsi1sk: key('G', segment(groupId)),
+    ...userEntryIndexKeys(apiKeyId, organizationId, userId, 'G', segment(groupId)),
   };
 }
 

@@ -22,7 +22,6 @@ import {
   type Membership,
   type Role,
 } from '../db/membership';
-import { getProfiles } from '../db/profile';
 import { cutPage, examinePage, listSource, mapPage, type Page, type Source } from '../db/query';
 import { groupMembersAmong, queryGroupMembers } from '../db/user-group';
 import { levelOf, type LevelInput } from './users';
@@ -174,14 +173,13 @@ export async function getUsers(apiKeyId: string, input: GetUsersInput): Promise<
   const { items: page, after: next } = input.allDocuments
     ? await pageOfAllDocuments(apiKeyId, input, after)
     : await pageOfLevel(apiKeyId, input, after);
-  const profiles = await getProfiles(apiKeyId, [...new Set(page.map((c) => c.userId))]);
+  // Name, email and initial are the membership's copy of the profile (shared/domain/profile-copies.ts).
   const users: ListedUser[] = page.map((c) => {
-    const profile = profiles.get(c.userId);
     return withoutUndefined({
       userId: c.userId,
-      name: profile?.name,
-      email: profile?.email,
-      initial: profile?.initial,
+      name: c.membership?.name,
+      email: c.membership?.email,
+      initial: c.membership?.initial,
       accessRole: c.membership?.accessRole ?? 'editor',
       documentId: input.allDocuments ? c.membership?.documentId : undefined,
     });

@@ -7,7 +7,8 @@
 import {
   getMemberships,
   membershipKey,
-  setRoleItem,
+  sameCopy,
+  updateMemberItem,
   upsertMembershipItem,
   userEntriesInOrganization,
   type Level,
@@ -22,11 +23,13 @@ import {
   requireDocumentItem,
   upsertDocumentItem,
 } from '../db/organization';
-import { stableUserId, upsertProfileItem } from '../db/profile';
+import { getProfiles, profileAfter, stableUserId, upsertProfileItem, type Profile } from '../db/profile';
 import { keyString } from '../db/batch';
 import { MAX_TRANSACT_ITEMS, deleteItem, type TransactItem } from '../db/transact';
 import { notWritten, reportOf, type BatchResult, type ItemFailure } from './batch-result';
 import { NotFoundError } from '../core/errors';
+import { logger } from '../core/logger';
+import { COPIES_IN_REQUEST, copyOfProfile, syncProfileCopies } from './profile-copies';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded, type DocumentRef, type WriteGroup } from './document-locks';
 
 export interface UserInput {
@@ -77,6 +80,31 @@ async function structureItems(apiKeyId: string, input: AddUsersInput, now: numbe
   return items;
 }
 
+/** The users' profiles as they will be after the write, read consistently: what their memberships copy. */
+async function profilesAfter(apiKeyId: string, users: readonly UserInput[]): Promise<{ stored: Map<string, Profile>; after: Map<string, Profile> }> {
+  const stored = await getProfiles(apiKeyId, users.map((user) => user.userId), { consistent: true });
+  return { stored, after: new Map(users.map((user) => [user.userId, profileAfter(stored.get(user.userId), user)])) };
+}
+
+/**
+ * After a write that changed users' profiles, brings their other memberships' copies in step, up to
+ * COPIES_IN_REQUEST entries a user; the profile-copies worker does the rest and retries what fails here, so a
+ * failure is logged, not answered.
+ */
+async function copyChangedProfiles(apiKeyId: string, written: readonly string[], profiles: { stored: Map<string, Profile>; after: Map<string, Profile> }): Promise<void> {
+  const changed = written.filter((userId) => {
+    const stored = profiles.stored.get(userId);
+    return stored !== undefined && !sameCopy(copyOfProfile(stored), copyOfProfile(profiles.after.get(userId)));
+  });
+  await Promise.all(changed.map(async (userId) => {
+    try {
+      await syncProfileCopies(apiKeyId, userId, copyOfProfile(profiles.after.get(userId)), COPIES_IN_REQUEST);
+    } catch (error) {
+      logger.warn('Profile copies not updated; the profile-copies worker will.', { error });
+    }
+  }));
+}
+
 export interface AddUsersInput extends LevelInput {
   createDocument?: boolean;
   createFolder?: boolean;
@@ -91,14 +119,16 @@ export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Dat
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const leading = await structureItems(apiKeyId, input, now);
+  const profiles = await profilesAfter(apiKeyId, input.users);
   const perUser: WriteGroup[] = input.users.map((user) => ({
     items: [
       upsertProfileItem(apiKeyId, user),
-      upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, now),
+      upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, copyOfProfile(profiles.after.get(user.userId)), now),
     ],
     documents: documentsOf(input.organizationId, level),
   }));
   const report = await reportOf(writeGroupsGuarded(apiKeyId, perUser, { items: leading, documents: documentsOf(input.organizationId, level) }));
+  await copyChangedProfiles(apiKeyId, input.users.filter((_, i) => report.written(i)).map((user) => user.userId), profiles);
   return Object.fromEntries(
     input.users.map((user, i) => [
       user.userId,
@@ -117,15 +147,17 @@ export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Pr
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const members = await getMemberships(apiKeyId, input.organizationId, level, input.users.map((user) => user.userId));
   const present = input.users.filter((user) => members.has(user.userId));
+  const profiles = await profilesAfter(apiKeyId, present);
   const perUser: WriteGroup[] = present.map((user) => ({
     items: [
       upsertProfileItem(apiKeyId, user),
-      ...(user.accessRole === undefined ? [] : [setRoleItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole)]),
+      updateMemberItem(apiKeyId, input.organizationId, level, user.userId, copyOfProfile(profiles.after.get(user.userId)), user.accessRole),
     ],
     documents: documentsOf(input.organizationId, level),
   }));
   const report = await reportOf(writeGroupsGuarded(apiKeyId, perUser));
   const written = new Set(present.filter((_, i) => report.written(i)).map((user) => user.userId));
+  await copyChangedProfiles(apiKeyId, [...written], profiles);
   return Object.fromEntries(
     input.users.map((user) => [
       user.userId,

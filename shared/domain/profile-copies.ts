@@ -1,0 +1,100 @@
+/**
+ * Profile copies on memberships (README "Users", Get Users' access pattern). A user's `name`, `email` and
+ * `initial` belong to the profile (shared/db/profile.ts); every membership carries a copy, so Get Users answers a
+ * page from the membership items alone.
+ *
+ * Who keeps the copies in step:
+ * - Add Users and Update Users write the copy of the level they name in the same transaction as the profile
+ *   (read consistently first), and then bring the user's other memberships in step themselves, up to
+ *   `COPIES_IN_REQUEST` entries of the user (all of them for a user in a few organizations and documents).
+ * - The profile-copies worker (functions/workers/profile-copies.ts), woken by the stream for each profile change
+ *   and each new membership, brings every membership of the user in step with the profile as it then is. It
+ *   covers users with more entries than a request handles and writes that raced with each other; the profile as
+ *   read last wins, so the copies end as the profile ends. Until it has run (about a second in AWS), a listing of
+ *   another level may show the previous values.
+ */
+import { forEachLimited } from '../core/concurrency';
+import { copyOf, membershipCopiesOfUser, sameCopy, writeProfileCopy, type MembershipCopy, type ProfileCopy } from '../db/membership';
+import { apiKeyIdOfKey } from '../db/keys';
+import { getProfiles, PROFILE_SORT_KEY } from '../db/profile';
+
+/** Entries of a user (memberships, grants, group memberships) a write request examines to update copies. */
+export const COPIES_IN_REQUEST = 100;
+
+/** Entries read per query when the worker goes through a user's entries. */
+const ENTRIES_PER_QUERY = 500;
+
+/** Copy writes of one user in flight at once. */
+const WRITES_AT_ONCE = 10;
+
+/** The copy a membership carries of a profile (no profile: no fields). */
+export const copyOfProfile = (profile: ProfileCopy | undefined): ProfileCopy => copyOf(profile ?? {});
+
+/**
+ * Writes `copy` to every membership of the user whose copy differs, examining at most `maxEntries` of the user's
+ * entries. True when it reached the last entry.
+ */
+export async function syncProfileCopies(apiKeyId: string, userId: string, copy: ProfileCopy, maxEntries = Infinity): Promise<boolean> {
+  let cursor: Record<string, unknown> | undefined;
+  let examined = 0;
+  do {
+    const limit = Math.min(ENTRIES_PER_QUERY, maxEntries - examined);
+    const page = await membershipCopiesOfUser(apiKeyId, userId, limit, cursor);
+    examined += limit;
+    const stale = page.memberships.filter((membership) => !sameCopy(membership, copy));
+    await forEachLimited(stale, WRITES_AT_ONCE, (membership) => writeProfileCopy(membership, copy));
+    cursor = page.cursor;
+  } while (cursor !== undefined && examined < maxEntries);
+  return cursor === undefined;
+}
+
+/** What the worker is woken for: a user whose profile changed, or a membership just added (with its copy). */
+export type CopyChange =
+  | { kind: 'profile'; apiKeyId: string; userId: string }
+  | { kind: 'membership'; apiKeyId: string; userId: string; membership: MembershipCopy };
+
+/** A stream record's change, images unmarshalled. */
+export interface StreamChange {
+  eventName?: string;
+  newImage?: Record<string, unknown>;
+  oldImage?: Record<string, unknown>;
+}
+
+/** What a record asks of the worker: nothing for a profile written with the same name, email and initial. */
+export function copyChangeOf({ eventName, newImage, oldImage }: StreamChange): CopyChange | undefined {
+  if (newImage === undefined) return undefined;
+  const apiKeyId = apiKeyIdOfKey(String(newImage.pk));
+  const userId = newImage.userId;
+  if (apiKeyId === undefined || typeof userId !== 'string') return undefined;
+  if (newImage.sk === PROFILE_SORT_KEY) return sameCopy(copyOf(oldImage ?? {}), copyOf(newImage)) ? undefined : { kind: 'profile', apiKeyId, userId };
+  if (eventName === 'INSERT' && typeof newImage.levelType === 'string') {
+    return { kind: 'membership', apiKeyId, userId, membership: { pk: String(newImage.pk), sk: String(newImage.sk), ...copyOf(newImage) } };
+  }
+  return undefined;
+}
+
+/** Users handled side by side in one tenant. */
+const USERS_AT_ONCE = 10;
+
+/**
+ * Brings copies in step with the profiles as read now (consistently): every membership of a user whose profile
+ * changed, and each added membership whose copy differs from its user's profile. Tenants side by side.
+ */
+export async function keepCopiesInStep(changes: readonly CopyChange[]): Promise<void> {
+  const byTenant = new Map<string, CopyChange[]>();
+  for (const change of changes) byTenant.set(change.apiKeyId, [...(byTenant.get(change.apiKeyId) ?? []), change]);
+  await Promise.all(
+    [...byTenant].map(async ([apiKeyId, tenantChanges]) => {
+      const profiles = await getProfiles(apiKeyId, [...new Set(tenantChanges.map((change) => change.userId))], { consistent: true });
+      const changedUsers = new Set(tenantChanges.filter((change) => change.kind === 'profile').map((change) => change.userId));
+      const added = tenantChanges.flatMap((change) => (change.kind === 'membership' && !changedUsers.has(change.userId) ? [change] : []));
+      await forEachLimited([...changedUsers], USERS_AT_ONCE, async (userId) => {
+        await syncProfileCopies(apiKeyId, userId, copyOfProfile(profiles.get(userId)));
+      });
+      await forEachLimited(added, WRITES_AT_ONCE, async ({ userId, membership }) => {
+        const copy = copyOfProfile(profiles.get(userId));
+        if (!sameCopy(membership, copy)) await writeProfileCopy(membership, copy);
+      });
+    }),
+  );
+}

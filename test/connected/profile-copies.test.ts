@@ -1,0 +1,155 @@
+/**
+ * Profile copies on memberships (shared/domain/profile-copies.ts): Get Users answers name, email and initial from
+ * the memberships, so every way a profile changes must reach every membership of the user — at once for what the
+ * request handles, through the profile-copies worker (the table's stream) for the rest.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { runAsWorker } from '../../bin/lib/grant-check';
+import { startStreamPoller, type StreamPoller } from '../../bin/lib/stream-poller';
+import { handler as addUsers } from '../../functions/users/add';
+import { handler as getUsers } from '../../functions/users/get';
+import { handler as updateUsers } from '../../functions/users/update';
+import { handler as copiesHandler } from '../../functions/workers/profile-copies';
+import { TABLE_NAME, db } from '../../shared/db/client';
+import { upsertMembershipItem } from '../../shared/db/membership';
+import { transactWrite } from '../../shared/db/transact';
+import { profileKey } from '../../shared/db/profile';
+import { COPIES_IN_REQUEST } from '../../shared/domain/profile-copies';
+import { profileCopiesWorker } from '../../shared/workers';
+import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
+import { endpoint } from '../support/invoke';
+import { uniqueId } from '../support/ids';
+
+const add = endpoint(addUsers, '/v2/users/add');
+const update = endpoint(updateUsers, '/v2/users/update');
+const get = endpoint(getUsers, '/v2/users/get');
+
+type Listed = { userId: string; name?: string; email?: string; initial?: string; accessRole: string };
+const listed = async (tenant: Tenant, data: Record<string, unknown>) => (await get(tenant, data)).body.result?.data as Listed[];
+const userIn = async (tenant: Tenant, data: Record<string, unknown>, userId: string) => (await listed(tenant, data)).find((u) => u.userId === userId);
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('profile copies on memberships', () => {
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    tenant = await newTenant();
+  });
+
+  it('shows a name changed at one level at every other level of the organization at once', async () => {
+    const organizationId = uniqueId('org');
+    await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'alice', email: 'a@x.io' }] });
+    await add(tenant, { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1', accessRole: 'viewer' }] });
+    await add(tenant, { organizationId, folderId: 'f1', createFolder: true, users: [{ userId: 'u1' }] });
+
+    await update(tenant, { organizationId, documentId: 'd1', users: [{ userId: 'u1', name: 'bob' }] });
+
+    const expected = { userId: 'u1', name: 'bob', email: 'a@x.io', initial: 'B' };
+    expect(await userIn(tenant, { organizationId }, 'u1')).toEqual({ ...expected, accessRole: 'editor' });
+    expect(await userIn(tenant, { organizationId, documentId: 'd1' }, 'u1')).toEqual({ ...expected, accessRole: 'viewer' });
+    expect(await userIn(tenant, { organizationId, folderId: 'f1' }, 'u1')).toEqual({ ...expected, accessRole: 'editor' });
+    expect(await listed(tenant, { organizationId, allDocuments: true })).toEqual([{ ...expected, accessRole: 'viewer', documentId: 'd1' }]);
+  });
+
+  it('copies the stored profile to a membership added without profile fields', async () => {
+    const organizationId = uniqueId('org');
+    await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'carol', email: 'c@x.io', initial: 'Q' }] });
+
+    await add(tenant, { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1' }] });
+
+    expect(await userIn(tenant, { organizationId, documentId: 'd1' }, 'u1')).toEqual({ userId: 'u1', name: 'carol', email: 'c@x.io', initial: 'Q', accessRole: 'editor' });
+  });
+
+  it("shows an email changed by Add Users in another organization on the user's memberships everywhere", async () => {
+    const first = uniqueId('org');
+    const second = uniqueId('org');
+    await add(tenant, { organizationId: first, users: [{ userId: 'u1', name: 'dave', email: 'old@x.io' }] });
+    await add(tenant, { organizationId: second, users: [{ userId: 'u1' }] });
+
+    await add(tenant, { organizationId: second, users: [{ userId: 'u1', email: 'new@x.io' }] });
+
+    expect(await userIn(tenant, { organizationId: first }, 'u1')).toMatchObject({ name: 'dave', email: 'new@x.io' });
+  });
+
+  it("leaves another tenant's user of the same id as it was", async () => {
+    const organizationId = uniqueId('org');
+    const other = await newTenant();
+    const sibling = await siblingKey(tenant);
+    for (const key of [tenant, other, sibling]) await add(key, { organizationId, users: [{ userId: 'u1', name: 'erin' }] });
+
+    await update(tenant, { organizationId, users: [{ userId: 'u1', name: 'frank' }] });
+
+    expect(await userIn(tenant, { organizationId }, 'u1')).toMatchObject({ name: 'frank' });
+    expect(await userIn(other, { organizationId }, 'u1')).toMatchObject({ name: 'erin' });
+    expect(await userIn(sibling, { organizationId }, 'u1')).toMatchObject({ name: 'erin' });
+  });
+
+  describe('through the stream', () => {
+    let poller: StreamPoller;
+
+    beforeAll(async () => {
+      poller = await startStreamPoller({
+        endpoint: process.env.DYNAMODB_ENDPOINT as string,
+        tableName: process.env.TABLE_NAME as string,
+        idleMs: 50,
+        workers: [{ worker: profileCopiesWorker, handler: (event: DynamoDBStreamEvent) => runAsWorker(profileCopiesWorker, () => copiesHandler(event)) }],
+      });
+    });
+
+    afterAll(async () => {
+      await poller.stop();
+    });
+
+    it('brings memberships beyond what a request updates in step', async () => {
+      const organizationId = uniqueId('org');
+      const documents = Array.from({ length: COPIES_IN_REQUEST + 20 }, (_, i) => `doc-${String(i).padStart(3, '0')}`);
+      await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'gina' }] });
+      for (const documentId of documents) await add(tenant, { organizationId, documentId, createDocument: true, users: [{ userId: 'u1' }] });
+
+      await update(tenant, { organizationId, users: [{ userId: 'u1', name: 'hana' }] });
+
+      const last = { organizationId, documentId: documents[documents.length - 1] };
+      expect(await eventually(() => userIn(tenant, last, 'u1'), (user) => user?.name === 'hana')).toMatchObject({ name: 'hana', initial: 'H' });
+      const all = await eventually(() => listed(tenant, { organizationId, allDocuments: true, pageSize: 1000 }), (users) => users.every((u) => u.name === 'hana'));
+      expect(all.filter((u) => u.name !== 'hana')).toEqual([]);
+      expect(all).toHaveLength(documents.length);
+    });
+
+    it('copies a profile change that no request copied to the memberships', async () => {
+      const organizationId = uniqueId('org');
+      await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'ivan', email: 'i@x.io' }] });
+      // As if the request that changed the profile stopped before it updated the copies.
+      await db.send(new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: profileKey(tenant.apiKeyId, 'u1'),
+        UpdateExpression: 'SET #name = :name, initial = :initial',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': 'jules', ':initial': 'J' },
+      }));
+
+      expect(await eventually(() => userIn(tenant, { organizationId }, 'u1'), (user) => user?.name === 'jules')).toEqual({
+        userId: 'u1', name: 'jules', email: 'i@x.io', initial: 'J', accessRole: 'editor',
+      });
+    });
+
+    it('corrects a membership added with a copy older than the profile', async () => {
+      const organizationId = uniqueId('org');
+      await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'kim', email: 'k@x.io' }] });
+      // As if another request changed the profile between this membership's profile read and its write.
+      await transactWrite([upsertMembershipItem(tenant.apiKeyId, organizationId, { type: 'folder', id: 'f1' }, 'u1', 'viewer', { name: 'old' }, Date.now())]);
+
+      expect(await eventually(() => userIn(tenant, { organizationId, folderId: 'f1' }, 'u1'), (user) => user?.name === 'kim')).toEqual({
+        userId: 'u1', name: 'kim', email: 'k@x.io', initial: 'K', accessRole: 'viewer',
+      });
+    });
+  });
+});
