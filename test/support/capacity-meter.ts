@@ -42,6 +42,7 @@ const NAME = 'capacityMeter';
 export class CapacityMeter {
   private totals: Capacity = { read: 0, write: 0, calls: 0 };
   private client: DynamoDBClient | undefined;
+  private lastCallAt = 0;
 
   /** Meters `client` from now on (once: attaching it again changes nothing). */
   attach(client: DynamoDBClient): void {
@@ -62,6 +63,7 @@ export class CapacityMeter {
         if (READS.has(command)) this.totals.read += units;
         else this.totals.write += units;
         this.totals.calls += 1;
+        this.lastCallAt = Date.now();
         return result;
       },
       { step: 'initialize', name: NAME },
@@ -72,6 +74,15 @@ export class CapacityMeter {
   detach(): void {
     this.client?.middlewareStack.remove(NAME);
     this.client = undefined;
+  }
+
+  /**
+   * Waits until no metered call has been made for `ms` (at most 60 s): the stream workers a request woke have
+   * finished, so the next measured call counts only its own reads and writes.
+   */
+  async quiet(ms = 1000): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() - this.lastCallAt < ms && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   /** Runs `work` and returns its result with the capacity consumed meanwhile (run one measured call at a time). */
