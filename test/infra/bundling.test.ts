@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT, bundleFunction, loadedAtColdStart } from '../../infra/bundling';
-import { routes } from '../../shared/routes';
+import { routes, type Route } from '../../shared/routes';
 
 const SDKS = ['openai', '@anthropic-ai/sdk', '@google/genai'];
 
-const askAi = routes.find((route) => route.calls?.includes('ai-providers'));
+const routeTable: readonly Route[] = routes;
+const askAi = routeTable.find((route) => route.calls?.includes('ai-providers'));
 if (askAi === undefined) throw new Error('No route calls the AI providers.');
 
 const outdir = mkdtempSync(join(tmpdir(), 'bundle-test-'));
