@@ -1,6 +1,6 @@
 /**
- * The deployed bundles (infra/bundling.ts), built for real: Ask AI's, whose three AI SDKs must stay out of what a
- * cold start loads. One build (~2 s) shared by the tests.
+ * The deployed bundles (infra/bundling.ts), built for real: Ask AI's, whose three AI SDKs and Encryption SDK must
+ * stay out of what a cold start loads. One build (~2 s) shared by the tests.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +41,11 @@ describe("Ask AI's bundle", () => {
     const lazy = packagesIn(code.filter((file) => !coldStart.includes(file)));
 
     expect(SDKS.filter((sdk) => !lazy.has(sdk))).toEqual([]);
+  });
+
+  it('loads the Encryption SDK with the first key it decrypts, not at cold start', () => {
+    expect(packagesIn(coldStart).has('@aws-crypto/decrypt-node')).toBe(false);
+    expect(packagesIn(code).has('@aws-crypto/decrypt-node')).toBe(true);
   });
 
   it('has only files that load as ES modules in Node, each chunk with its own require', () => {
