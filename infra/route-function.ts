@@ -3,14 +3,12 @@
  * the route, worker or deploy-task table into least-privilege grants: the function may do what its entry declares
  * (shared/grants.ts) and nothing more.
  */
-import * as path from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -18,11 +16,8 @@ import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route } from '../shared/routes';
 import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
-import { bundleRuntimeEnvironment, lambdaBundling } from './bundling';
+import { HANDLER, bundleRuntimeEnvironment, functionCode } from './bundling';
 import type { SesSending } from './ses';
-
-/** Route entries name their handler files relative to the project root (the folder holding package.json). */
-export const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -186,7 +181,7 @@ function profileOf(props: RouteFunctionProps): Profile {
 }
 
 export class RouteFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
   /** `POST <path>` for routes, the table's summary otherwise; also the function's description. */
@@ -211,11 +206,9 @@ export class RouteFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, profile.entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new lambda.Function(this, 'Function', {
+      code: functionCode(profile.entry),
+      handler: HANDLER,
       description: profile.description,
       runtime: lambda.Runtime.NODEJS_22_X,
       // Graviton: about 20% cheaper per GB-second than x86, and the bundle is plain JavaScript.
@@ -231,7 +224,6 @@ export class RouteFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.settings.serviceName,
         LOG_LEVEL: props.settings.logLevel,
       },
-      bundling: lambdaBundling,
     });
 
     if (profile.resources !== undefined) this.grantAccess(profile.grants, profile.resources);

@@ -8,10 +8,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { deliveryQueue } from '../../shared/core/delivery-queue';
 import { logger } from '../../shared/core/logger';
 import { cachedDecrypt } from '../../shared/crypto/encryption';
-import { runEmailJob } from '../../shared/domain/email/send';
-import { runDelivery } from '../../shared/domain/webhooks/delivery';
 import { parseJob } from '../../shared/domain/webhooks/jobs';
-import { emitEditor } from '../../shared/domain/webhooks/publish';
 
 // Every attempt signs with its endpoint's secret (and every SendGrid email uses its key): decrypted once per warm
 // process and five minutes, not per attempt.
@@ -23,9 +20,11 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     event.Records.map(async (record) => {
       try {
         const job = parseJob(record.body);
-        if (job.kind === 'deliver') await runDelivery(job, { queue, decrypt });
-        else if (job.kind === 'email') await runEmailJob(job, { queue, decrypt });
-        else await emitEditor(job, queue);
+        // Each kind of job loads its code with the first job of that kind, not at cold start: an instance that only
+        // delivers webhooks never loads the email transports (nodemailer, the SES client) or Yjs.
+        if (job.kind === 'deliver') await (await import('../../shared/domain/webhooks/delivery')).runDelivery(job, { queue, decrypt });
+        else if (job.kind === 'email') await (await import('../../shared/domain/email/send')).runEmailJob(job, { queue, decrypt });
+        else await (await import('../../shared/domain/webhooks/publish')).emitEditor(job, queue);
         return undefined;
       } catch (error) {
         logger.error('Webhook job failed; the queue will hand it out again.', { error, messageId: record.messageId });

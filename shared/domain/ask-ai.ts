@@ -5,7 +5,7 @@
  * contain the key.
  */
 import { config } from '../core/config';
-import { decryptSecret } from '../crypto/encryption';
+import type { EncryptionContext } from '../crypto/encryption';
 import { callProvider } from '../ai/providers';
 import type { ProviderFailure } from '../ai/provider-call';
 import { getAiKeyConfig, type AiProvider } from '../db/ai-key-config';
@@ -38,6 +38,15 @@ interface CachedKey {
 }
 
 const keyCache = new Map<string, CachedKey>();
+
+/**
+ * The Encryption SDK (~270 KB with the KMS client) loads with the first key this instance decrypts, as a provider's
+ * SDK loads with its first call: a cold start loads neither, and a call that finds no key never loads it.
+ */
+async function decryptSecret(ciphertext: string, context: EncryptionContext): Promise<string> {
+  const encryption = await import('../crypto/encryption');
+  return encryption.decryptSecret(ciphertext, context);
+}
 
 /** The tenant's key for `provider` in clear, or undefined when none is configured. */
 async function providerKey(apiKeyId: string, provider: AiProvider): Promise<{ key: string; cached: boolean } | undefined> {

@@ -13,6 +13,9 @@
  * before validation, and records the final answer: success envelopes and every 4xx, never a 5xx (the record is
  * deleted, so the retry runs again). Read-only routes keep records too; their role may write only items whose
  * partition key starts with IDEMPOTENCY# (shared/grants.ts).
+ *
+ * The middleware loads this module (and Powertools Idempotency with it, ~40 KB) with the first request that carries
+ * an Idempotency-Key; the key's checks are in idempotency-key.ts.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
@@ -24,22 +27,17 @@ import {
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { JSONObject } from '@aws-lambda-powertools/commons/types';
 import { TABLE_NAME, dynamodb } from '../db/client';
 import { TTL_ATTRIBUTE } from '../db/table-definition';
 import { IDEMPOTENCY_KEY_PREFIX } from '../grants';
-import type { Caller } from './auth';
 import type { HttpResult } from './envelope';
 import { InvalidArgumentError, ServiceError } from '../core/errors';
+import type { IdempotentRequest } from './idempotency-key';
 import { logger } from '../core/logger';
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const RECORD_LIFETIME_SECONDS = 24 * 60 * 60;
 /** Answers larger than this are stored gzipped: an item holds at most 400 KB, a listing page can be ~1 MB. */
 const COMPRESS_ABOVE_BYTES = 32 * 1024;
-
-/** What identifies a request for its record: who, which key, and what was asked (the request's `data`). */
-export type IdempotentRequest = { scope: string; key: string; data: JSONObject } & JSONObject;
 
 /** The answer as stored: the HTTP result, its body gzipped and base64-encoded when large. */
 interface StoredAnswer {
@@ -75,21 +73,6 @@ function persistenceFor(path: string): TablePersistence {
     persistenceByPath.set(path, persistence);
   }
   return persistence;
-}
-
-/** The key from the request's headers, or undefined when none was sent. Throws InvalidArgumentError when malformed. */
-export function idempotencyKeyOf(headers: Record<string, string>): string | undefined {
-  const key = headers[IDEMPOTENCY_HEADER];
-  if (key === undefined) return undefined;
-  if (!/^[\x20-\x7e]{1,255}$/.test(key)) throw new InvalidArgumentError('Idempotency-Key must be 1 to 255 printable ASCII characters.');
-  return key;
-}
-
-/** Whose records a caller's keys live among (docs/decisions.md §1). */
-export function idempotencyScope(caller: Caller, sourceIp: string): string {
-  if (caller.level === 'apiKey') return `apiKey:${caller.apiKeyId}`;
-  if (caller.level === 'workspace') return `workspace:${caller.workspaceId}`;
-  return `ip:${sourceIp}`;
 }
 
 function store(result: HttpResult): StoredAnswer {

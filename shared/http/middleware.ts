@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { findRoute, type AuthLevel, type Route } from '../routes';
 import { authenticate, type Caller } from './auth';
 import type { JSONObject } from '@aws-lambda-powertools/commons/types';
-import { claim, idempotencyKeyOf, idempotencyScope, settle, type IdempotentRequest } from './idempotency';
+import { idempotencyKeyOf, idempotencyScope, type IdempotentRequest } from './idempotency-key';
 import { errorResponse, rawResultResponse, successResponse, type HttpResult } from './envelope';
 import { InvalidArgumentError, ServiceError, invalidFields, isBusy, publicErrorOf } from '../core/errors';
 import { logger } from '../core/logger';
@@ -195,6 +195,8 @@ export function authentication(): Middleware {
  * it is known, in `after` (registered before the success envelope, it sees the wrapped answer) or `onError`.
  */
 export function idempotency(): Middleware {
+  // The records' module (Powertools Idempotency) loads with the first request that carries a key, not at cold start.
+  const records = () => import('./idempotency');
   return {
     before: async (request) => {
       const current = state(request.event);
@@ -202,7 +204,7 @@ export function idempotency(): Middleware {
       if (key === undefined || current.caller === undefined || current.body === undefined) return undefined;
       const claimed: IdempotentRequest = { scope: idempotencyScope(current.caller, current.sourceIp), key, data: current.body as JSONObject };
       const remainingMs = request.context?.getRemainingTimeInMillis?.() ?? 29_000;
-      const first = await claim(current.route.path, claimed, remainingMs, current.requestId);
+      const first = await (await records()).claim(current.route.path, claimed, remainingMs, current.requestId);
       if (first !== undefined) {
         logOutcome(request.event, first.statusCode);
         return first;
@@ -212,11 +214,11 @@ export function idempotency(): Middleware {
     },
     after: async (request) => {
       const current = state(request.event);
-      if (current.idempotent !== undefined) await settle(current.route.path, current.idempotent, request.response as HttpResult);
+      if (current.idempotent !== undefined) await (await records()).settle(current.route.path, current.idempotent, request.response as HttpResult);
     },
     onError: async (request) => {
       const current = request.event.state;
-      if (current?.idempotent !== undefined) await settle(current.route.path, current.idempotent, answerFor(request.error, current.requestId));
+      if (current?.idempotent !== undefined) await (await records()).settle(current.route.path, current.idempotent, answerFor(request.error, current.requestId));
     },
   };
 }
