@@ -18,7 +18,7 @@ import { profileKey } from '../../shared/db/profile';
 import { COPIES_IN_REQUEST } from '../../shared/domain/profile-copies';
 import { profileCopiesWorker } from '../../shared/workers';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
-import { endpoint } from '../support/invoke';
+import { endpoint, type Credentials } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 const add = endpoint(addUsers, '/v2/users/add');
@@ -26,8 +26,8 @@ const update = endpoint(updateUsers, '/v2/users/update');
 const get = endpoint(getUsers, '/v2/users/get');
 
 type Listed = { userId: string; name?: string; email?: string; initial?: string; accessRole: string };
-const listed = async (tenant: Tenant, data: Record<string, unknown>) => (await get(tenant, data)).body.result?.data as Listed[];
-const userIn = async (tenant: Tenant, data: Record<string, unknown>, userId: string) => (await listed(tenant, data)).find((u) => u.userId === userId);
+const listed = async (tenant: Credentials, data: Record<string, unknown>) => (await get(tenant, data)).body.result?.data as Listed[];
+const userIn = async (tenant: Credentials, data: Record<string, unknown>, userId: string) => (await listed(tenant, data)).find((u) => u.userId === userId);
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
