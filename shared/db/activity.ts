@@ -165,11 +165,14 @@ export function putActivityItem(apiKeyId: string, write: ActivityWrite, options:
 /** A record with the id of one being written appeared since it was read (immutable logs). */
 export class ActivityAppeared extends Error {}
 
-/** A record from its item or from a timeline entry (both carry what this reads). */
-export function toActivity(item: Item): StoredActivity {
+/**
+ * A record from its item, or from a timeline entry, which does not carry the organization id: the reader of a
+ * timeline passes it.
+ */
+export function toActivity(item: Item, organizationId = String(item.organizationId)): StoredActivity {
   const position = String(item[POSITION]);
   return {
-    organizationId: String(item.organizationId),
+    organizationId,
     documentId: item.documentId as string | undefined,
     content: decodeContent(item.content),
     size: Number(item.size),
@@ -186,7 +189,7 @@ export async function getActivities(
   options: { consistent?: boolean } = {},
 ): Promise<Map<string, StoredActivity>> {
   const items = await batchGet(ids.map((id) => activityKey(apiKeyId, organizationId, id)), options);
-  return new Map(items.map(toActivity).map((activity) => [activity.content.id, activity]));
+  return new Map(items.map((item) => toActivity(item, organizationId)).map((activity) => [activity.content.id, activity]));
 }
 
 /** Filters of a listing; every one given must hold. */
@@ -287,7 +290,7 @@ export async function queryActivityLog(
 ): Promise<LogPage> {
   const listing = { ...timelineFor(apiKeyId, organizationId, filter), ascending: options.ascending };
   const read = await readPage(listing, { size: options.limit, after: options.after, until: (items) => contentBytes(items) > options.maxBytes });
-  const page = takePage(read.items.map(toActivity), options.limit, options.maxBytes);
+  const page = takePage(read.items.map((item) => toActivity(item, organizationId)), options.limit, options.maxBytes);
   // Cut by bytes: resume after the last record returned. Otherwise where the read says.
   return page.after === undefined && read.after !== undefined ? { activities: page.activities, after: read.after } : page;
 }

@@ -25,10 +25,10 @@ export const JUDGMENT_INDEX_ATTRIBUTES = ['judgment', 'judgedText', 'judgmentRea
 
 /**
  * What the activity timeline indexes carry besides the keys: exactly what a page of Get Activities, a FilterExpression
- * on a timeline and document migration read (shared/db/activity.ts writes them). Not the other timelines' keys:
- * an entry of a 1.5 KB record stays within 1 KB.
+ * on a timeline and document migration read (shared/db/activity.ts writes them). Not the other timelines' keys,
+ * nor the organization id (every reader of a timeline knows it): an entry of a 1.5 KB record stays within 1 KB.
  */
-export const ACTIVITY_TIMELINE_ATTRIBUTES = ['organizationId', 'documentId', 'featureType', 'actionType', 'userId', 'content', 'size'] as const;
+export const ACTIVITY_TIMELINE_ATTRIBUTES = ['documentId', 'featureType', 'actionType', 'userId', 'content', 'size'] as const;
 
 /** The sort key every activity timeline index shares: an activity item carries its position once. */
 const ACTIVITY_POSITION = 'gsi6sk';

@@ -137,7 +137,7 @@ const MOVERS: readonly Mover[] = [
   {
     name: 'activities',
     query: (r) => documentLogQuery(r.apiKeyId, r.organizationId, r.from),
-    move: (r, item) => [activityMovedTo(r.apiKeyId, toActivity(item), r.to)],
+    move: (r, item) => [activityMovedTo(r.apiKeyId, toActivity(item, r.organizationId), r.to)],
     keyChanges: false,
   },
   {

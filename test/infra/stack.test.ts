@@ -273,7 +273,8 @@ describe('the CDK stack', () => {
 
     expect(timelines.map((index) => index.KeySchema[1].AttributeName)).toEqual(['gsi6sk', 'gsi6sk', 'gsi6sk', 'gsi6sk']);
     expect(timelines.map((index) => index.Projection)).toEqual(timelines.map(() => ({ ProjectionType: 'INCLUDE', NonKeyAttributes: [...ACTIVITY_TIMELINE_ATTRIBUTES] })));
-    expect(table.resource.Properties.AttributeDefinitions.filter((definition: { AttributeName: string }) => definition.AttributeName === 'gsi6sk')).toHaveLength(1);
+    const definitions = table.resource.Properties.AttributeDefinitions as Array<{ AttributeName: string }>;
+    expect(definitions.filter((definition) => definition.AttributeName === 'gsi6sk')).toHaveLength(1);
   });
 
   it('rotates the KMS key and keeps it when the stack goes', () => {
