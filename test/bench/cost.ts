@@ -8,8 +8,10 @@
  * - reads: what the operation must read to answer, sized by DynamoDB's rules from what it returns (the returned
  *   objects as items, without keys: a lower bound), plus the few items it must check (a configuration, a
  *   credential). Items fetched one by one round up to 4 KB each; a listing is one Query, rounded up to 4 KB over
- *   its summed bytes. Eventually consistent (0.5) wherever a slightly stale answer is correct; strongly consistent
- *   (1) where the case says why.
+ *   its summed bytes. Activity records are stored compressed (shared/db/activity.ts), so a page of them is sized
+ *   with each record's content as the service compresses it (the returned JSON would put the floor above what the
+ *   stored form must cost). Eventually consistent (0.5) wherever a slightly stale answer is correct; strongly
+ *   consistent (1) where the case says why.
  * - writes: the items the operation writes in the table itself (the data model taken as given), each read back
  *   after the request and rounded up to 1 KB (a deleted item counts 1 KB). ×2 only where several items must
  *   change all-or-nothing (the case says why). Index copies are never in the floor: they are the overhead the
