@@ -17,10 +17,11 @@
  * What a record costs (README "Access patterns": the figures and the layouts measured against this one):
  * - The four timeline indexes share one sort-key attribute (gsi6sk, the position), so the item carries it once,
  *   and project only what a page needs (ACTIVITY_TIMELINE_ATTRIBUTES): an entry is the record without the other
- *   timelines' keys, so a 1.5 KB record's entry stays within 1 KB (1 WCU) and a page of 100 is one Query.
+ *   timelines' keys and the organization id (its readers know it), so a 1.5 KB record's entry stays within 1 KB
+ *   (1 WCU) and a page of 100 is one Query.
  * - The content is stored as brotli-compressed JSON (Binary) beside its uncompressed size (the page byte budget):
- *   free-form JSON round-trips exactly whatever its shape (DynamoDB maps nest at most 32 levels deep), and the
- *   item and each entry are 2-3x smaller. Every reader goes through toActivity (decodeContent).
+ *   free-form JSON round-trips exactly whatever its shape (DynamoDB maps nest at most 32 levels deep), and
+ *   realistic content is 2-3x smaller. Every reader goes through toActivity (decodeContent).
  * - Nothing derivable is stored twice: the timestamp of a timeline entry is in its position, the target entity
  *   only in the content (the target's timeline is its key), and the identity hash is computed from the content
  *   when it is compared (shared/domain/activities.ts contentHash). The filters a timeline does not key on
