@@ -294,7 +294,7 @@ export const routes = [
     entry: 'functions/activities/get.ts',
     auth: 'apiKey',
     table: 'read',
-    indexes: ['gsi1', 'gsi2', 'gsi3', 'gsi4'],
+    indexes: ['gsi6', 'gsi7', 'gsi8', 'gsi9'],
     summary: "Read activity log records with filters, in time order.",
   },
   {

@@ -54,9 +54,9 @@ export const documentMigrationWorker = {
   entry: 'functions/workers/document-migration.ts',
   filters: [{ eventNames: ['INSERT', 'MODIFY'], newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] }, status: { equals: ACTIVE_MIGRATION_STATUSES } } }],
   table: 'write',
-  // Per document: notification settings (gsi1); grants, notifications, activities, recordings (gsi2); the
-  // recipients of each notification it moves (gsi3).
-  indexes: ['gsi1', 'gsi2', 'gsi3'],
+  // Per document: notification settings (gsi1); grants, notifications, recordings (gsi2); the recipients of
+  // each notification it moves (gsi3); activities (their document timeline, gsi7).
+  indexes: ['gsi1', 'gsi2', 'gsi3', 'gsi7'],
   summary: 'Moves a document and everything of it to its new id (document migration).',
 } as const satisfies Worker;
 

@@ -52,7 +52,8 @@ export interface AddActivitiesInput {
 
 /**
  * Identity of a record for immutable logs: what the client supplied (its fields and the document it was sent
- * for), never the server's timestamp or metadata. Key order inside objects does not matter.
+ * for), never the server's timestamp or metadata. Key order inside objects does not matter. Not stored: the
+ * content round-trips exactly as JSON, so the hash of a stored record is computed again from it when compared.
  */
 export function contentHash(documentId: string | undefined, content: ActivityContent): string {
   return createHash('sha256').update(canonicalJson({ documentId, content })).digest('base64url');
@@ -92,7 +93,7 @@ export async function addActivities(apiKeyId: string, input: AddActivitiesInput,
   const writes: ActivityWrite[] = kept.map((activity, seq) => {
     const content: ActivityContent = { ...activity, id: activity.id ?? newId('act_') };
     const { organizationId, documentId } = input;
-    return { organizationId, documentId, content, contentHash: contentHash(documentId, content), timestamp: now, seq };
+    return { organizationId, documentId, content, timestamp: now, seq };
   });
   const skipped = input.activities.length - kept.length;
   const document = documentsIn(input.organizationId, [input.documentId]);
@@ -103,7 +104,7 @@ export async function addActivities(apiKeyId: string, input: AddActivitiesInput,
       : new Map<string, StoredActivity>();
     const fresh = writes.filter((write) => {
       const existing = stored.get(write.content.id);
-      if (existing !== undefined && existing.contentHash !== write.contentHash) {
+      if (existing !== undefined && contentHash(existing.documentId, existing.content) !== contentHash(write.documentId, write.content)) {
         throw new AlreadyExistsError(`Activity ${write.content.id} already exists with different content; activity logs are immutable.`);
       }
       return existing === undefined;

@@ -45,7 +45,6 @@ import { documentRecordingsQuery, recordingMovedTo } from '../db/recording';
 import { named, transactWrite } from '../db/transact';
 import { AlreadyExistsError, NotFoundError, invalidFields } from '../core/errors';
 import { logger } from '../core/logger';
-import { contentHash } from './activities';
 
 export interface MigrateInput {
   organizationId: string;
@@ -138,10 +137,7 @@ const MOVERS: readonly Mover[] = [
   {
     name: 'activities',
     query: (r) => documentLogQuery(r.apiKeyId, r.organizationId, r.from),
-    move: (r, item) => {
-      const stored = toActivity(item);
-      return [activityMovedTo(r.apiKeyId, stored, r.to, contentHash(r.to, stored.content))];
-    },
+    move: (r, item) => [activityMovedTo(r.apiKeyId, toActivity(item, r.organizationId), r.to)],
     keyChanges: false,
   },
   {

@@ -8,8 +8,10 @@
  * - reads: what the operation must read to answer, sized by DynamoDB's rules from what it returns (the returned
  *   objects as items, without keys: a lower bound), plus the few items it must check (a configuration, a
  *   credential). Items fetched one by one round up to 4 KB each; a listing is one Query, rounded up to 4 KB over
- *   its summed bytes. Eventually consistent (0.5) wherever a slightly stale answer is correct; strongly consistent
- *   (1) where the case says why.
+ *   its summed bytes. Activity records are stored compressed (shared/db/activity.ts), so a page of them is sized
+ *   with each record's content as the service compresses it (the returned JSON would put the floor above what the
+ *   stored form must cost). Eventually consistent (0.5) wherever a slightly stale answer is correct; strongly
+ *   consistent (1) where the case says why.
  * - writes: the items the operation writes in the table itself (the data model taken as given), each read back
  *   after the request and rounded up to 1 KB (a deleted item counts 1 KB). ×2 only where several items must
  *   change all-or-nothing (the case says why). Index copies are never in the floor: they are the overhead the
@@ -27,6 +29,7 @@ import { routes } from '../../shared/routes';
 import { transactionWriteUnits } from '../support/capacity-meter';
 import { FakeAiProviders, fakeBaseUrlEnvironment } from '../support/fake-ai-providers';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
+import { activityRecord } from '../support/activity-record';
 import { startBenchStack, type BenchStack } from './harness';
 
 type Item = Record<string, AttributeValue>;
@@ -223,6 +226,18 @@ function listed(result: unknown): unknown[] {
 const sizes = (values: readonly unknown[]) => values.map(objectBytes);
 /** A listing: one eventually consistent Query over what it returns. */
 const page = (extra = 0) => (result: unknown) => queryRead(sizes(listed(result)), EVENTUAL) + extra;
+/**
+ * A listing of activity records, which are stored compressed (shared/db/activity.ts): each record's content as the
+ * service compresses it, plus its metadata and timestamp as attributes. The returned JSON would overstate the floor.
+ */
+const compressedPage = (encode: (content: never) => { content: Uint8Array }) => (result: unknown) =>
+  queryRead(
+    listed(result).map((record) => {
+      const { metadata, timestamp, ...content } = record as Record<string, unknown>;
+      return encode(content as never).content.byteLength + objectBytes({ metadata, timestamp });
+    }),
+    EVENTUAL,
+  );
 /** Items fetched by id: each one eventually consistent read. */
 const byId = (extra = 0) => (result: unknown) => itemReads(sizes(listed(result)), EVENTUAL) + extra;
 /** One object (a configuration, a status): one eventually consistent GetItem. */
@@ -239,24 +254,6 @@ function stringAt(value: unknown, ...path: Array<string | number>): string {
   return found;
 }
 
-/** A realistic activity record of about `bytes` bytes of content (the activities bench's shape, padded). */
-function activityRecord(id: string, bytes: number) {
-  const base = {
-    id,
-    featureType: 'comment',
-    actionType: 'comment.update',
-    actionUser: { userId: 'user-00001', name: 'User 00001', email: 'user00001@example.com' },
-    targetEntityId: 'annotation-000001',
-    changes: { from: { status: 'open' }, to: { status: 'in_progress' } },
-    displayMessageTemplate: '{{actionUser.name}} changed the status of a comment to {{to.status}}',
-    displayMessageTemplateData: { to: { status: 'in_progress' } },
-    actionIcon: 'https://example.com/icons/status.svg',
-  };
-  const text = 'A comment on the proposal with enough words to look like a real one. ';
-  const room = Math.max(0, bytes - JSON.stringify(base).length - 30);
-  return { ...base, entityData: { text: text.repeat(Math.ceil(room / text.length)).slice(0, room) } };
-}
-
 export async function run(): Promise<void> {
   const fake = await FakeAiProviders.start();
   // Before the stack starts: the handlers read their settings once, when they load.
@@ -267,8 +264,9 @@ export async function run(): Promise<void> {
   recorder.attach(dynamodb);
   const receivers: Receiver[] = [];
   try {
-    const rows = await measureAll(bench, dynamodb, recorder, receivers);
+    const { rows, targets, notes } = await measureAll(bench, dynamodb, recorder, receivers);
     print(rows);
+    printTargets(targets, notes);
   } finally {
     for (const receiver of receivers) await receiver.close();
     await bench.stack.stop();
@@ -276,8 +274,23 @@ export async function run(): Promise<void> {
   }
 }
 
-async function measureAll(bench: BenchStack, dynamodb: DynamoDBClient, recorder: WriteRecorder, receivers: Receiver[]): Promise<Row[]> {
+/** A figure issue 16 sets a goal for, beside it. */
+interface Target {
+  goal: string;
+  target: string;
+  measured: number;
+  met: boolean;
+}
+
+async function measureAll(
+  bench: BenchStack,
+  dynamodb: DynamoDBClient,
+  recorder: WriteRecorder,
+  receivers: Receiver[],
+): Promise<{ rows: Row[]; targets: Target[]; notes: string[] }> {
   const rows: Row[] = [];
+  const targets: Target[] = [];
+  const notes: string[] = [];
   const ok = async (path: string, data: Record<string, unknown>, headers: Record<string, string>): Promise<unknown> => {
     const response = await bench.post(path, data, headers);
     const body: unknown = response.body;
@@ -427,8 +440,46 @@ async function measureAll(bench: BenchStack, dynamodb: DynamoDBClient, recorder:
   for (let batch = 0; batch < 2; batch += 1) {
     await ok('/v2/activities/add', { organizationId: ORG, documentId: DOC, activities: Array.from({ length: 50 }, (_, i) => activityRecord(`seed-${batch}-${i}`, 600)) }, h);
   }
+  const { encodeContent } = await import('../../shared/db/activity');
+  const activityPage = compressedPage(encodeContent);
+  const last = () => rows[rows.length - 1];
   await measure({ path: '/v2/activities/add', what: '1 record of 1.5 KB', data: { organizationId: ORG, documentId: DOC, activities: [activityRecord('act-1', 1536)] }, headers: h, readFloor: checks(1) });
-  await measure({ path: '/v2/activities/get', what: "a document's log, page of 100", data: { organizationId: ORG, documentId: DOC, pageSize: 100 }, headers: h, readFloor: page() });
+  const addFour = last();
+  await measure({ path: '/v2/activities/get', what: "a document's log, page of 100", data: { organizationId: ORG, documentId: DOC, pageSize: 100 }, headers: h, readFloor: activityPage });
+
+  // Issue 16 item 2's targets: 1.5 KB records on all four timelines (organization, document, target, user) of an
+  // organization of their own, written as one batch of 100 (no room for the lock check) and one single record;
+  // a record on the organization's and the document's timelines only; a page of 100 on each timeline.
+  const LOG = 'acme-timelines';
+  const sample = activityRecord('act-sample', 1536);
+  const sampleBytes = JSON.stringify(sample).length;
+  const sampleCompressed = encodeContent(sample as never).content.byteLength;
+  await measure({ path: '/v2/activities/add', what: '100 records of 1.5 KB', data: { organizationId: LOG, documentId: DOC, activities: Array.from({ length: 100 }, (_, i) => activityRecord(`log-${i}`, 1536)) }, headers: h, readFloor: checks(1) });
+  const addBatch = last();
+  await measure({ path: '/v2/activities/add', what: '1 record of 1.5 KB, org + doc timelines only', data: { organizationId: LOG, documentId: DOC, activities: [activityRecord('log-orgdoc', 1536, { user: false, target: false })] }, headers: h, readFloor: checks(1) });
+  const addOrgDoc = last();
+  await measure({ path: '/v2/activities/add', what: '100 records of 1.5 KB, org + doc timelines only', data: { organizationId: LOG, documentId: DOC, activities: Array.from({ length: 100 }, (_, i) => activityRecord(`log-orgdoc-${i}`, 1536, { user: false, target: false })) }, headers: h, readFloor: checks(1) });
+  const addOrgDocBatch = last();
+  await ok('/v2/activities/add', { organizationId: LOG, documentId: DOC, activities: [activityRecord('log-100', 1536)] }, h);
+  const timelinePages: Array<[string, Record<string, unknown>]> = [
+    ['organization', {}],
+    ['document', { documentId: DOC }],
+    ['target entity', { targetEntityId: sample.targetEntityId }],
+    ['acting user', { userId: sample.actionUser?.userId }],
+  ];
+  const pages: Array<[string, Row]> = [];
+  for (const [timeline, filter] of timelinePages) {
+    await measure({ path: '/v2/activities/get', what: `the ${timeline}'s log, page of 100 records of 1.5 KB`, data: { organizationId: LOG, ...filter, pageSize: 100 }, headers: h, readFloor: activityPage });
+    pages.push([timeline, last()]);
+  }
+  targets.push(
+    { goal: 'Add Activities: WCU per 1.5 KB record on 4 timelines, one record a call', target: '≤ 6', measured: addFour.wcu, met: addFour.wcu <= 6 },
+    { goal: 'Add Activities: WCU per 1.5 KB record on 4 timelines, in a batch of 100', target: '≤ 6', measured: addBatch.wcu / 100, met: addBatch.wcu / 100 <= 6 },
+    { goal: 'Add Activities: WCU per 1.5 KB record on org + doc timelines, one record a call', target: '≤ 6', measured: addOrgDoc.wcu, met: addOrgDoc.wcu <= 6 },
+    { goal: 'Add Activities: WCU per 1.5 KB record on org + doc timelines, in a batch of 100', target: '≤ 6', measured: addOrgDocBatch.wcu / 100, met: addOrgDocBatch.wcu / 100 <= 6 },
+    ...pages.map(([timeline, row]) => ({ goal: `Get Activities: RCU per page of 100 records of 1.5 KB, ${timeline}'s log`, target: '≤ 40', measured: row.rcu, met: row.rcu <= 40 })),
+  );
+  notes.push(`Representative record: ${sampleBytes} B of JSON, stored as ${sampleCompressed} B of brotli (${(sampleBytes / sampleCompressed).toFixed(2)}×).`);
 
   // Judgments for Suggest Decision.
   const judgment = (id: string, userId: string, accepted: boolean) => ({
@@ -528,7 +579,7 @@ async function measureAll(bench: BenchStack, dynamodb: DynamoDBClient, recorder:
   const measured = new Set(rows.map((row) => row.path));
   const missing = routes.map((route) => route.path).filter((path) => !measured.has(path) && LEFT_OUT[path] === undefined);
   if (missing.length > 0) throw new Error(`No cost row for ${missing.map((path) => `POST ${path}`).join(', ')}: add a case to test/bench/cost.ts (or to LEFT_OUT, with the reason).`);
-  return rows;
+  return { rows, targets, notes };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -565,4 +616,12 @@ function print(rows: Row[]): void {
     console.log('\nLeft out:');
     for (const [path, reason] of Object.entries(LEFT_OUT)) console.log(`- ${path}: ${reason}`);
   }
+}
+
+function printTargets(targets: readonly Target[], notes: readonly string[]): void {
+  console.log('\nIssue 16 targets, measured (the rows above):\n');
+  console.log('| figure | goal | measured | met |');
+  console.log('|---|---:|---:|---|');
+  for (const target of targets) console.log(`| ${target.goal} | ${target.target} | ${units(target.measured)} | ${target.met ? 'yes' : 'no'} |`);
+  for (const note of notes) console.log(`\n${note}`);
 }

@@ -3,6 +3,7 @@
 import './environment';
 import { spawnSync } from 'node:child_process';
 import { run as activities } from './activities';
+import { run as activityLayouts } from './activity-layouts';
 import { run as ai } from './ai';
 import { run as bundles } from './bundles';
 import { run as cost } from './cost';
@@ -20,6 +21,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['users', users],
   ['notifications', notifications],
   ['activities', activities],
+  ['activity-layouts', activityLayouts],
   ['crdt', crdt],
   ['migration', migration],
   ['ai', ai],

@@ -5,7 +5,7 @@
  * derived with the code under test.
  */
 import { Match } from 'aws-cdk-lib/assertions';
-import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
+import { ACTIVITY_TIMELINE_ATTRIBUTES, GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
 import { serverSecretsTask } from '../../shared/deploy-tasks';
 import { routes, type Route } from '../../shared/routes';
 import { documentMigrationWorker, queueWorkers, workers } from '../../shared/workers';
@@ -263,7 +263,18 @@ describe('the CDK stack', () => {
       ProjectionType: 'INCLUDE',
       NonKeyAttributes: ['judgment', 'judgedText', 'judgmentReason', 'userId', 'timestamp', 'documentId'],
     });
-    expect(indexes.filter((index) => index.Projection.ProjectionType === 'ALL').map((index) => index.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3', 'gsi4']);
+    expect(indexes.filter((index) => index.Projection.ProjectionType === 'ALL').map((index) => index.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3']);
+  });
+
+  it('keeps the four activity timelines on indexes of their own, sharing one sort key, with the slim projection', () => {
+    const [table] = resourcesOfType(deployment, 'AWS::DynamoDB::Table');
+    const indexes = table.resource.Properties.GlobalSecondaryIndexes as Array<{ IndexName: string; KeySchema: Array<{ AttributeName: string }>; Projection: unknown }>;
+    const timelines = indexes.filter((index) => ['gsi6', 'gsi7', 'gsi8', 'gsi9'].includes(index.IndexName));
+
+    expect(timelines.map((index) => index.KeySchema[1].AttributeName)).toEqual(['gsi6sk', 'gsi6sk', 'gsi6sk', 'gsi6sk']);
+    expect(timelines.map((index) => index.Projection)).toEqual(timelines.map(() => ({ ProjectionType: 'INCLUDE', NonKeyAttributes: [...ACTIVITY_TIMELINE_ATTRIBUTES] })));
+    const definitions = table.resource.Properties.AttributeDefinitions as Array<{ AttributeName: string }>;
+    expect(definitions.filter((definition) => definition.AttributeName === 'gsi6sk')).toHaveLength(1);
   });
 
   it('rotates the KMS key and keeps it when the stack goes', () => {

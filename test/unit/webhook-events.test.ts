@@ -11,7 +11,6 @@ const activity = (timestamp: number, documentId = 'doc') =>
     organizationId: 'org',
     documentId,
     content: { id: 'a1', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ann' } },
-    contentHash: `hash-${documentId}`,
     timestamp,
     seq: 0,
   });
@@ -36,6 +35,17 @@ describe('webhook events from stream images', () => {
 
     expect(again?.id).toBe(first?.id);
     expect(rewritten?.id).not.toBe(first?.id);
+  });
+
+  it('reads the compressed content of an image as a Lambda stream event carries it (Binary as base64 text)', () => {
+    const item = activity(1000);
+    const asLambdaSees = { ...item, content: Buffer.from(item.content as Uint8Array).toString('base64') };
+
+    const fromSdk = eventOf({ eventName: 'INSERT', newImage: item });
+    const fromLambda = eventOf({ eventName: 'INSERT', newImage: asLambdaSees });
+
+    expect(fromLambda).toEqual(fromSdk);
+    expect(fromLambda?.data).toMatchObject({ id: 'a1', actionType: 'comment.add', actionUser: { userId: 'ann' } });
   });
 
   it('is no event for a record moved by a migration (same timestamp), a removal, or an item of no tenant', () => {

@@ -22,7 +22,7 @@ import { migrationFromItem } from '../../db/migration';
 import { toNotification } from '../../db/notification';
 import { toRecording } from '../../db/recording';
 import type { EditorOfDocument } from '../../db/webhook-message';
-import { presentActivity } from '../activities';
+import { contentHash, presentActivity } from '../activities';
 import { presentNotification } from '../notifications';
 import { presentRecording } from '../recordings';
 
@@ -71,7 +71,7 @@ export function changeOf(record: ItemChange): Change | undefined {
   if (sk === 'ACTIVITY') {
     if (old !== undefined && old.timestamp === item.timestamp) return undefined;
     const activity = toActivity(item);
-    return event(activity.content.actionType, [activity.timestamp, activity.contentHash], {
+    return event(activity.content.actionType, [activity.timestamp, contentHash(activity.documentId, activity.content)], {
       timestamp: activity.timestamp,
       organizationId: activity.organizationId,
       ...(activity.documentId === undefined ? {} : { documentId: activity.documentId }),
