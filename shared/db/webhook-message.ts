@@ -225,8 +225,12 @@ export async function getMessage(apiKeyId: string, messageId: string): Promise<S
   return Item === undefined ? undefined : toMessage(Item);
 }
 
+/**
+ * The messages of `messageIds` that exist. Eventually consistent: they serve listings, whose ids come from an index
+ * (itself eventually consistent), so a strongly consistent read would double the cost and add no freshness.
+ */
 export async function getMessages(apiKeyId: string, messageIds: readonly string[]): Promise<StoredMessage[]> {
-  return (await batchGet(messageIds.map((id) => messageKey(apiKeyId, id)))).map(toMessage);
+  return (await batchGet(messageIds.map((id) => messageKey(apiKeyId, id)), { consistent: false })).map(toMessage);
 }
 
 export async function getDelivery(apiKeyId: string, messageId: string, endpointId: string): Promise<StoredDelivery | undefined> {
@@ -266,11 +270,14 @@ export async function readAttemptContext(
   };
 }
 
-/** The deliveries of `messages` (each message names its endpoints), keyed by message id. */
-export async function getDeliveries(apiKeyId: string, messages: readonly StoredMessage[]): Promise<Map<string, StoredDelivery[]>> {
+/**
+ * The deliveries of `messages` (each message names its endpoints), keyed by message id. Strongly consistent unless
+ * `consistent: false` (listings: a delivery's status may trail its latest attempt by a moment, at half the cost).
+ */
+export async function getDeliveries(apiKeyId: string, messages: readonly StoredMessage[], options: { consistent?: boolean } = {}): Promise<Map<string, StoredDelivery[]>> {
   const keys = messages.flatMap((message) => message.endpointIds.map((endpointId) => deliveryKey(apiKeyId, message.id, endpointId)));
   const byMessage = new Map<string, StoredDelivery[]>(messages.map((message) => [message.id, []]));
-  for (const delivery of (await batchGet(keys)).map(toDelivery)) byMessage.get(delivery.messageId)?.push(delivery);
+  for (const delivery of (await batchGet(keys, { consistent: options.consistent ?? true })).map(toDelivery)) byMessage.get(delivery.messageId)?.push(delivery);
   for (const deliveries of byMessage.values()) deliveries.sort((a, b) => a.endpointId.localeCompare(b.endpointId));
   return byMessage;
 }

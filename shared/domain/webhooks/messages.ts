@@ -69,7 +69,7 @@ export async function listMessages(apiKeyId: string, input: ListMessagesInput) {
   const page = await queryMessageIds(apiKeyId, listing, { size: pageSize, after: await readPageAfter(pageToken, scope) });
   const found = new Map((await getMessages(apiKeyId, page.items)).map((message) => [message.id, message]));
   const messages = page.items.flatMap((id) => found.get(id) ?? []);
-  const deliveries = await getDeliveries(apiKeyId, messages);
+  const deliveries = await getDeliveries(apiKeyId, messages, { consistent: false });
   return {
     messages: messages.map((message) => presentMessage(message, deliveries.get(message.id) ?? [])),
     pageToken: await pageTokenAfter(scope, page.after),
