@@ -132,8 +132,7 @@ export async function run(): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { headers } = await bench.newApiKey();
-    const enabled = await bench.post('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
-    if (enabled.status !== 200) throw new Error(`enabling activity logs failed: ${JSON.stringify(enabled.body)}`);
+    await bench.enableActivityLogs(headers);
 
     const logs: Array<{ size: number; organizationId: string }> = [
       { size: 1_000, organizationId: 'bench-small' },

@@ -17,6 +17,8 @@ export interface BenchStack {
   meter: CapacityMeter;
   post(path: string, data: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   newApiKey(): Promise<{ apiKeyId: string; headers: Record<string, string> }>;
+  /** Turns the key's activity logs on (Add Activities' precondition); throws when the service refuses. */
+  enableActivityLogs(headers: Record<string, string>): Promise<void>;
 }
 
 export async function startBenchStack(): Promise<BenchStack> {
@@ -40,7 +42,11 @@ export async function startBenchStack(): Promise<BenchStack> {
     const tokens = await post('/v2/workspace/authtokens/get', { apiKey: apiKeyId }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });
     return { apiKeyId, headers: { 'x-service-api-key': apiKeyId, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token } };
   };
-  return { stack, meter, post, newApiKey };
+  const enableActivityLogs = async (headers: Record<string, string>) => {
+    const enabled = await post('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
+    if (enabled.status !== 200) throw new Error(`enabling activity logs failed: ${JSON.stringify(enabled.body)}`);
+  };
+  return { stack, meter, post, newApiKey, enableActivityLogs };
 }
 
 export function median(values: number[]): number {

@@ -89,8 +89,7 @@ export async function run(): Promise<void> {
     const seeding: string[] = [];
     for (const size of [1_000, 10_000]) {
       const { headers } = await bench.newApiKey();
-      const enabled = await bench.post('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
-      if (enabled.status !== 200) throw new Error(`enabling activity logs failed: ${JSON.stringify(enabled.body)}`);
+      await bench.enableActivityLogs(headers);
       const organizationId = `bench-${size}`;
       seeding.push(`${size.toLocaleString('en')} judgments seeded in ${(await seed(bench, headers, organizationId, size)).toFixed(1)} s`);
       rows.push(...(await measure(bench, headers, size, organizationId)));

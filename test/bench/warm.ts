@@ -267,8 +267,7 @@ export async function run(): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { headers } = await bench.newApiKey();
-    const enabled = await bench.post('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
-    if (enabled.status !== 200) throw new Error(`enabling activity logs failed: ${JSON.stringify(enabled.body)}`);
+    await bench.enableActivityLogs(headers);
     for (let batch = 0; batch < ORG_USERS / 100; batch += 1) {
       const users = Array.from({ length: 100 }, (_, i) => userRecord(batch * 100 + i));
       const added = await bench.post('/v2/users/add', { organizationId: 'warm-org', users }, headers);

@@ -26,7 +26,7 @@ interface Tenant {
 
 async function tenant(bench: BenchStack, options: { webhooks: boolean; receivers?: Receiver[] }): Promise<Tenant> {
   const { headers } = await bench.newApiKey();
-  await bench.post('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
+  await bench.enableActivityLogs(headers);
   if (options.webhooks) {
     await bench.post('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
     for (const receiver of options.receivers ?? []) {
