@@ -96,7 +96,7 @@ describe('Get Activities with a filter over a log of 50,000 records', () => {
       });
     });
     await seed(items);
-  }, 120_000);
+  });
 
   it('reads the same capacity for page 1, a middle page and a late page of a filter that matches nothing, far below the log', async () => {
     // The first call of a process also reads the page-token key and the credentials: measure warm calls.
@@ -116,7 +116,7 @@ describe('Get Activities with a filter over a log of 50,000 records', () => {
     // Paging to the end read the whole log once; one call reads a hundredth of it.
     const wholeLog = calls.reduce((sum, call) => sum + call.read, 0);
     expect(Math.max(first, middle, late)).toBeLessThan(wholeLog / 50);
-  }, 60_000);
+  });
 
   it('pages through a filter matching scattered records and returns exactly them, each once', async () => {
     const calls = await pageThrough(get({ actionTypes: ['comment.rare'] }), 200);
@@ -127,7 +127,7 @@ describe('Get Activities with a filter over a log of 50,000 records', () => {
     expect(calls.some((call) => call.ids.length === 0 && call.token !== undefined)).toBe(true);
     expect(Math.max(...calls.map((call) => call.ids.length))).toBe(PAGE_SIZE);
     expect(calls[calls.length - 1].token).toBeUndefined();
-  }, 60_000);
+  });
 });
 
 describe('Get and Delete Notifications with a locationId filter over 3,000 notifications', () => {
@@ -159,7 +159,7 @@ describe('Get and Delete Notifications with a locationId filter over 3,000 notif
       timestamp: start + n,
     }));
     await seed(notifications.flatMap((n) => [notificationItem(tenant.apiKeyId, n), feedEntryItem(tenant.apiKeyId, n, 'reader')]));
-  }, 60_000);
+  });
 
   it('reads the same capacity for page 1, a middle page and a late page of a location that matches nothing', async () => {
     await get({ locationId: 'nowhere' })();
@@ -174,7 +174,7 @@ describe('Get and Delete Notifications with a locationId filter over 3,000 notif
     expect(first).toBeGreaterThan(0);
     expect([middle, late].every(near(first))).toBe(true);
     expect(Math.max(first, middle, late)).toBeLessThan(calls.reduce((sum, call) => sum + call.read, 0) / 10);
-  }, 60_000);
+  });
 
   it.each([
     ['the organization timeline', {}],
@@ -187,7 +187,7 @@ describe('Get and Delete Notifications with a locationId filter over 3,000 notif
     expect(calls.flatMap((call) => call.ids)).toEqual([...rare].sort((a, b) => a - b).map(id));
     expect(calls.some((call) => call.ids.length < PAGE_SIZE && call.token !== undefined)).toBe(true);
     expect(calls[calls.length - 1].token).toBeUndefined();
-  }, 60_000);
+  });
 
   // Last in this block: it deletes the rare notifications the tests above read.
   it('deletes every notification of the location across the whole timeline', async () => {
@@ -199,5 +199,5 @@ describe('Get and Delete Notifications with a locationId filter over 3,000 notif
     expect(left.flatMap((call) => call.ids)).toEqual([]);
     const kept = await pageThrough(get({ pageSize: 1000 }), 10);
     expect(kept.flatMap((call) => call.ids)).toHaveLength(NOTIFICATIONS - rare.size);
-  }, 60_000);
+  });
 });

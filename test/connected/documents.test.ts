@@ -220,7 +220,7 @@ describe('documents', () => {
       expect(ids(first)).toEqual(documentIds.slice(0, 1000));
       expect(ids(second)).toEqual(['doc-1000']);
       expect(second.body.result).not.toHaveProperty('pageToken');
-    }, 120_000);
+    });
 
     it('pages through one folder only', async () => {
       const organizationId = await seed(tenant, ['f1', 'f2', 'f3'], { folderId: 'F' });

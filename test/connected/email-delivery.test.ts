@@ -15,6 +15,7 @@ import type { Tenant } from '../support/fixtures';
 import type { Credentials, Invocation } from '../support/invoke';
 import type { Pipeline } from '../support/webhook-pipeline';
 import { startFakeSendgrid, type FakeSendgrid } from '../support/fake-sendgrid';
+import { eventually } from '../support/wait';
 
 let fake: FakeSendgrid;
 let pipeline: Pipeline;
@@ -61,16 +62,6 @@ beforeEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Condition not met in time; last: ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
-}
 
 const ORG = 'acme';
 const DOC = 'roadmap';
@@ -134,7 +125,7 @@ describe('notification emails', () => {
     const key = await setUp();
 
     await notify();
-    const emails = await until(() => queryEmails(tenant.apiKeyId), (list) => list.length === 3 && list.every((email) => email.status !== 'pending'));
+    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 3 && list.every((email) => email.status !== 'pending'));
 
     const sent = requestsOf(key);
     expect(sent).toHaveLength(1);
@@ -157,7 +148,7 @@ describe('notification emails', () => {
     const key = await setUp();
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'cy' }, { userId: 'ann' }] });
-    const emails = await until(() => queryEmails(tenant.apiKeyId), (list) => list.length === 2 && list.every((email) => email.status !== 'pending'));
+    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 2 && list.every((email) => email.status !== 'pending'));
 
     expect(requestsOf(key).map((request) => request.body?.personalizations[0].to[0].email)).toEqual(['cy@acme.example']);
     expect(byUser(emails).ann).toMatchObject({ status: 'skipped', reason: 'The recipient is the acting user.' });
@@ -167,7 +158,7 @@ describe('notification emails', () => {
     await setUp({ type: 'default' });
 
     await notify();
-    const emails = await until(() => queryEmails(tenant.apiKeyId), (list) => list.some((email) => email.status === 'sent'));
+    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.some((email) => email.status === 'sent'));
 
     const sent = emails.find((email) => email.status === 'sent');
     expect(sent).toMatchObject({ userId: 'dee', transport: 'mailbox' });
@@ -185,7 +176,7 @@ describe('notification emails', () => {
     const key = await setUp({ triggers: { 'comment.add': false } });
 
     await notify({ eventType: 'comment.add' });
-    const emails = await until(() => queryEmails(tenant.apiKeyId), (list) => list.length === 3);
+    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 3);
     await sleep(300);
 
     expect(requestsOf(key)).toEqual([]);
@@ -196,7 +187,7 @@ describe('notification emails', () => {
     const key = await setUp({ triggers: { 'comment.add': true } });
 
     await notify({ eventType: 'comment.add' });
-    await until(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(async () => requestsOf(key), (list) => list.length === 1);
   });
 
   it('queues and logs nothing while the email service is off', async () => {
@@ -214,7 +205,7 @@ describe('notification emails', () => {
     const key = await setUp({ fromEmail: null });
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    const emails = await until(() => queryEmails(tenant.apiKeyId), (list) => list.length === 1);
+    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 1);
 
     expect(emails[0]).toMatchObject({ status: 'skipped', reason: 'The email configuration has no fromEmail.' });
     expect(requestsOf(key)).toEqual([]);
@@ -226,7 +217,7 @@ describe('notification emails', () => {
     fake.answer((request) => (request.apiKey === key && (answered += 1) === 1 ? 429 : 202));
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    const emails = await until(() => queryEmails(tenant.apiKeyId), (list) => list[0]?.status === 'sent');
+    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list[0]?.status === 'sent');
 
     expect(requestsOf(key)).toHaveLength(2);
     expect(emails[0]).toMatchObject({ status: 'sent', attempts: 2 });
@@ -237,7 +228,7 @@ describe('notification emails', () => {
     fake.answer((request) => (request.apiKey === key ? { status: 400, errors: [`The from address does not match a verified Sender Identity (key ${key}).`] } : 202));
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    const emails = await until(() => queryEmails(tenant.apiKeyId), (list) => list[0]?.status === 'failed');
+    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list[0]?.status === 'failed');
     await sleep(1200);
 
     expect(requestsOf(key)).toHaveLength(1);
@@ -248,10 +239,10 @@ describe('notification emails', () => {
   it('emails only the new recipients when a notification is re-added, and nothing on an update', async () => {
     const key = await setUp();
     const notificationId = await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    await until(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(async () => requestsOf(key), (list) => list.length === 1);
 
     await notify({ notificationId, notifyAll: false, notifyUsers: [{ userId: 'dee' }, { userId: 'cy' }] });
-    await until(async () => requestsOf(key), (list) => list.length === 2);
+    await eventually(async () => requestsOf(key), (list) => list.length === 2);
     await ok('/v2/notifications/update', { organizationId: ORG, documentId: DOC, notifications: [{ id: notificationId, readByUserIds: ['dee'] }] });
     await sleep(1000);
 
@@ -261,7 +252,7 @@ describe('notification emails', () => {
   it("keeps API keys apart: one key's emails are not in another's log, of the same workspace or another", async () => {
     const key = await setUp();
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    await until(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(async () => requestsOf(key), (list) => list.length === 1);
     const sibling = await siblingKey(tenant);
     const other = await newTenant();
 
@@ -278,7 +269,7 @@ describe('planning emails', () => {
     const { getEmailConfig } = await import('../../shared/db/email-config');
     const { getNotification } = await import('../../shared/db/notification');
     const notificationId = await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    await until(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(async () => requestsOf(key), (list) => list.length === 1);
     const notification = await getNotification(tenant.apiKeyId, ORG, notificationId);
     const stored = await getEmailConfig(tenant.apiKeyId);
     const queued: string[] = [];

@@ -20,6 +20,7 @@ import { profileCopiesWorker } from '../../shared/workers';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { endpoint, type Credentials } from '../support/invoke';
 import { uniqueId } from '../support/ids';
+import { eventually } from '../support/wait';
 
 const add = endpoint(addUsers, '/v2/users/add');
 const update = endpoint(updateUsers, '/v2/users/update');
@@ -28,15 +29,6 @@ const get = endpoint(getUsers, '/v2/users/get');
 type Listed = { userId: string; name?: string; email?: string; initial?: string; accessRole: string };
 const listed = async (tenant: Credentials, data: Record<string, unknown>) => (await get(tenant, data)).body.result?.data as Listed[];
 const userIn = async (tenant: Credentials, data: Record<string, unknown>, userId: string) => (await listed(tenant, data)).find((u) => u.userId === userId);
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('profile copies on memberships', () => {
   let tenant: Tenant;

@@ -13,6 +13,7 @@ import { ensureDynamoDbLocal, startDynamoDbLocal, type DynamoDbLocal } from '../
 import { startStreamPoller, type StreamHandler, type StreamPoller } from '../../bin/lib/stream-poller';
 import { createTableInput } from '../../shared/db/table-definition';
 import type { Worker } from '../../shared/workers';
+import { waitFor } from '../support/wait';
 
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const ENDPOINT = String(process.env.DYNAMODB_ENDPOINT);
@@ -76,14 +77,6 @@ async function startPoller(options: { worker: Worker; handler: StreamHandler; ch
 async function stopPoller(poller: StreamPoller): Promise<void> {
   pollers.splice(pollers.indexOf(poller), 1);
   await poller.stop();
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms.`);
-    await new Promise((resolveWait) => setTimeout(resolveWait, 20));
-  }
 }
 
 /** Long enough for a poller at idleMs 50 to have delivered anything more it was going to. */
@@ -240,5 +233,5 @@ describe('stream poller checkpoint across a restart of DynamoDB Local', () => {
     expect(shardsAfter).toEqual(shardsBefore);
     expect(after.seen).toEqual(['written-before-the-kill', 'written-after-the-restart']);
     expect(existsSync(checkpointFile)).toBe(true);
-  }, 90_000);
+  });
 });

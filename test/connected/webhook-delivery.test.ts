@@ -12,6 +12,7 @@ import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { routeCaller, type Credentials } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 import { startPipeline, startReceiver, typeOf, type Pipeline, type ReceivedRequest, type Receiver } from '../support/webhook-pipeline';
+import { waitFor } from '../support/wait';
 
 const call = routeCaller(() => tenant);
 let tenant: Tenant;
@@ -138,7 +139,7 @@ describe('webhook delivery', () => {
     const requests = await hook.waitFor(3);
     const messageId = String(requests[0].headers['webhook-id']);
     expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([messageId]));
-    await waitUntil(async () => (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data.length === 3);
+    await waitFor(async () => (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data.length === 3);
 
     const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data as Array<Record<string, unknown>>;
     expect(attempts.map((a) => [a.attempt, a.status, a.responseStatusCode])).toEqual([[3, 'success', 200], [2, 'failed', 500], [1, 'failed', 500]]);
@@ -155,7 +156,7 @@ describe('webhook delivery', () => {
     await createEndpoint({ url: watcher.url, filterTypes: ['message.attempt.exhausted'] });
     await addActivity(uniqueId('org'));
 
-    const [exhausted] = await watcher.waitFor(1, { timeoutMs: 40_000 });
+    const [exhausted] = await watcher.waitFor(1);
     const messageId = String(silent.requests[0].headers['webhook-id']);
     expect(JSON.parse(exhausted.body)).toMatchObject({ type: 'message.attempt.exhausted', data: { messageId, endpointId, type: 'comment.add' } });
     expect(silent.requests).toHaveLength(8);
@@ -164,7 +165,7 @@ describe('webhook delivery', () => {
     expect(attempts.every((a) => a.status === 'failed' && a.responseStatusCode === 0 && String(a.error).startsWith('Timed out'))).toBe(true);
     const messages = (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data as Array<Record<string, unknown>>;
     expect(messages[0]).toMatchObject({ deliveries: [{ endpointId, status: 'failed', attempts: 8 }] });
-  }, 60_000);
+  });
 
   it('signs with the old and the new secret after a rotation, each verifying on its own', async () => {
     const hook = await receiver();
@@ -186,9 +187,9 @@ describe('webhook delivery', () => {
     const { id: endpointId } = await createEndpoint({ url: hook.url });
     const since = Date.now() - 1000;
     await addActivity(uniqueId('org'));
-    const [first] = await hook.waitFor(8, { timeoutMs: 40_000 });
+    const [first] = await hook.waitFor(8);
     const messageId = String(first.headers['webhook-id']);
-    await waitUntil(async () => ((await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data[0]?.deliveries[0]?.status === 'failed'));
+    await waitFor(async () => ((await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data[0]?.deliveries[0]?.status === 'failed'));
 
     failing = false;
     const recovered = await call('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId, since });
@@ -198,7 +199,7 @@ describe('webhook delivery', () => {
     expect(resent.body.result?.data).toEqual({ messageId, endpointId, status: 'pending' });
     await hook.waitFor(10);
     expect(hook.requests.slice(8).every((r) => r.headers['webhook-id'] === messageId)).toBe(true);
-  }, 60_000);
+  });
 
   it('shapes payloads: data protection keeps user ids only, encodeData base64-encodes', async () => {
     const hook = await receiver();
@@ -240,7 +241,7 @@ describe('webhook delivery', () => {
       await call('/v2/crdt/update', { organizationId: org, documentId: 'd', editorId: 'e', type: 'text', data: `v${v}`, userId: 'u' });
     }
 
-    await waitUntil(async () => hook.requests.some((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data === 'v10'));
+    await waitFor(async () => hook.requests.some((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data === 'v10'));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const states = hook.requests.map((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data);
     expect(states.length).toBeLessThan(11);
@@ -274,7 +275,7 @@ describe('webhook delivery', () => {
     await addActivity(a, 'comment.add');
     await addActivity(b, 'reaction.add');
     await hook.waitFor(1);
-    await waitUntil(async () => (await call('/v2/workspace/advancedwebhook/messages/get', {})).body.result?.data.length === 2);
+    await waitFor(async () => (await call('/v2/workspace/advancedwebhook/messages/get', {})).body.result?.data.length === 2);
     const list = async (filter: Record<string, unknown>) =>
       ((await call('/v2/workspace/advancedwebhook/messages/get', filter)).body.result?.data as Array<{ type: string; organizationId: string }>).map((m) => `${m.organizationId}:${m.type}`);
 
@@ -294,14 +295,6 @@ describe('webhook delivery', () => {
     expect((Items ?? []).filter((item) => String(item.sk).startsWith('WH') || String(item.pk).includes('#WH'))).toEqual([]);
   });
 });
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('Condition not met in time.');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('a delivery worker that dies after recording an outcome', () => {
   it('owes the next attempt on the delivery, and the attempt job handed out again queues it', async () => {

@@ -9,8 +9,6 @@ import { join } from 'node:path';
 import { DELIVERY_QUEUE_DIR_NAME, MAILBOX_DIR_NAME, startLocalStack, STATE_FILE_NAME, type LocalStack } from '../../bin/lib/local-stack';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 
-const STACK_TIMEOUT_MS = 120_000;
-
 function modeOf(path: string): string {
   return (statSync(path).mode & 0o777).toString(8);
 }
@@ -59,7 +57,6 @@ describe('local stack data folder', () => {
       expect(databaseFiles.map((name) => `${name} ${modeOf(join(databaseDir, name))}`)).toEqual(databaseFiles.map((name) => `${name} 600`));
       expect(warnings()).not.toContain('Warning');
     },
-    STACK_TIMEOUT_MS,
   );
 
   it(
@@ -88,7 +85,6 @@ describe('local stack data folder', () => {
       expect(warnings()).toContain(`chmod -R go-rwx ${dataDir}`);
       expect([modeOf(dataDir), modeOf(keysFile)]).toEqual(['755', '644']);
     },
-    STACK_TIMEOUT_MS,
   );
 });
 

@@ -91,7 +91,11 @@ describe('startLocalStack with a data folder', () => {
   it(
     'keeps the table, its items, the keys and its place in the stream across a restart',
     async () => {
-      stack = await startLocalStack({ port: 0, dataDir });
+      // The same DynamoDB Local port both times: the service modules read the endpoint once, when they load, and a
+      // second start in this process reuses them (as a second copy of them would load a second Yjs, which Yjs
+      // reports as "Yjs was already imported"; a real restart is a new process).
+      const dynamodbPort = await pickFreePort();
+      stack = await startLocalStack({ port: 0, dataDir, dynamodbPort });
       const writer = client(stack.dynamodbEndpoint);
       await writer.send(
         new PutItemCommand({ TableName: stack.tableName, Item: { pk: { S: 'lifecycle' }, sk: { S: 'item' }, note: { S: 'kept' } } }),
@@ -101,10 +105,7 @@ describe('startLocalStack with a data folder', () => {
       await stack.stop();
       stack = undefined;
 
-      // A restart of `npm start` is a new process: the service modules read their settings (the new DynamoDB
-      // Local's endpoint) when they load, so they must load again.
-      jest.resetModules();
-      stack = await startLocalStack({ port: 0, dataDir });
+      stack = await startLocalStack({ port: 0, dataDir, dynamodbPort });
       const reader = client(stack.dynamodbEndpoint);
       const { Item } = await reader.send(
         new GetItemCommand({ TableName: stack.tableName, Key: { pk: { S: 'lifecycle' }, sk: { S: 'item' } } }),

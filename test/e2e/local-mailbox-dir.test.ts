@@ -8,8 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAILBOX_DIR_NAME, startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
 
-const STACK_TIMEOUT_MS = 120_000;
-
 function modeOf(path: string): string {
   return (statSync(path).mode & 0o777).toString(8);
 }
@@ -44,6 +42,5 @@ describe('the local mailbox folder', () => {
       expect([modeOf(join(parent, 'elsewhere')), modeOf(mailboxDir)]).toEqual(['700', '700']);
       expect(existsSync(join(dataDir, MAILBOX_DIR_NAME))).toBe(false);
     },
-    STACK_TIMEOUT_MS,
   );
 });

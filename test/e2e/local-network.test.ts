@@ -72,7 +72,6 @@ describe('local gateway keep-alive', () => {
         agent.destroy();
       }
     },
-    15_000,
   );
 });
 

@@ -15,6 +15,7 @@ import { uniqueEmail } from '../support/ids';
 import { dynamoDbLocalPids, PROJECT_ROOT } from '../support/local-stack-process';
 import { startFakeSendgrid } from '../support/fake-sendgrid';
 import { startReceiver, type ReceivedRequest } from '../support/webhook-receiver';
+import { WAIT_CEILING_MS } from '../support/wait';
 
 const MESSAGES = 1000;
 const MEMBERS = 100;
@@ -40,7 +41,7 @@ async function start(dataDir: string, dynamodbPort: number, sendgridUrl: string)
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`No readiness line:\n${tail}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`No readiness line:\n${tail}`)), WAIT_CEILING_MS);
     child.stdout?.on('data', () => {
       const match = READY_LINE.exec(tail);
       if (match !== null) {

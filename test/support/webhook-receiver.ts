@@ -1,6 +1,7 @@
 /** A webhook receiver on 127.0.0.1 whose answers a test scripts; it records every request it gets. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from './wait';
 
 export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
@@ -15,8 +16,8 @@ export type Script = (n: number, request: ReceivedRequest) => number | 'hang';
 export interface Receiver {
   url: string;
   requests: ReceivedRequest[];
-  /** Resolves once `count` requests (of type `type`, when given) have arrived; rejects after `timeoutMs`. */
-  waitFor(count: number, options?: { type?: string; timeoutMs?: number }): Promise<ReceivedRequest[]>;
+  /** Resolves once `count` requests (of type `type`, when given) have arrived; rejects at the wait ceiling (./wait.ts). */
+  waitFor(count: number, options?: { type?: string }): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
 
@@ -45,12 +46,11 @@ export async function startReceiver(script: Script = () => 200, path = '/hook'):
     url: `http://127.0.0.1:${port}${path}`,
     requests,
     async waitFor(count, options = {}) {
-      const deadline = Date.now() + (options.timeoutMs ?? 20_000);
       const matching = () => requests.filter((request) => options.type === undefined || typeOf(request) === options.type);
-      while (matching().length < count) {
-        if (Date.now() > deadline) throw new Error(`Receiver got ${matching().length} of ${count} requests${options.type ? ` of type ${options.type}` : ''}.`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitFor(() => matching().length >= count, {
+        intervalMs: 20,
+        what: `${count} requests${options.type ? ` of type ${options.type}` : ''} (received ${matching().length})`,
+      });
       return matching();
     },
     async close() {

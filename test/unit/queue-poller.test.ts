@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startQueuePoller, type QueueHandler, type QueuePoller, type QueuePollerOptions } from '../../bin/lib/queue-poller';
 import { DEAD_LETTER_DIR_NAME, fileQueue } from '../../shared/core/file-queue';
+import { waitFor } from '../support/wait';
 
 let dir: string;
 let poller: QueuePoller | undefined;
@@ -24,14 +25,6 @@ const start = async (handler: QueueHandler, options: Partial<QueuePollerOptions>
   poller = await startQueuePoller({ dir, handler, log: (line) => logLines.push(line), ...options });
   return poller;
 };
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms.`);
-    await new Promise((resolveWait) => setTimeout(resolveWait, 5));
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 const jobFiles = () => readdirSync(dir).filter((name) => name.endsWith('.json'));
