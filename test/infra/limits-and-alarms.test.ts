@@ -18,8 +18,10 @@ interface MetricQuery {
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:collab-alarms';
 
+/** The default context, as a first `cdk deploy` into a new account has it. */
 const deployment = synthesize();
-const configured = synthesize({ reserveConcurrency: false, alarmTopicArn: TOPIC });
+/** The opt-ins: reserved concurrency and an alarm topic. */
+const configured = synthesize({ reserveConcurrency: true, alarmTopicArn: TOPIC });
 
 const alarmsOf = (target: typeof deployment) => resourcesOfType(target, 'AWS::CloudWatch::Alarm');
 /** The metric-math queries of an alarm; none for an alarm on a single metric. */
@@ -40,16 +42,18 @@ function stageOf(target: typeof deployment): Located {
 }
 
 describe('limits', () => {
-  it('reserves concurrency for Ask AI and for each stream worker, and for no other function', () => {
+  it('reserves no concurrency by default, in any template (a new account\'s quota of 10 cannot spare any)', () => {
+    const templates = JSON.stringify(deployment.all.map((stack) => stack.template.toJSON()));
+
+    expect(templates).not.toContain('ReservedConcurrentExecutions');
+  });
+
+  it('reserves concurrency for Ask AI and for each stream worker, and for no other function, with reserveConcurrency=true', () => {
     // Written out, not read from infra/limits.ts: the numbers are what this test holds the deployment to.
-    expect(reservations(deployment)).toEqual({
+    expect(reservations(configured)).toEqual({
       'POST /v2/rewriter/ask-ai': 20,
       ...Object.fromEntries(workers.map((worker) => [worker.summary, 5])),
     });
-  });
-
-  it('reserves no concurrency at all with reserveConcurrency=false (for accounts with a quota of 10)', () => {
-    expect(reservations(configured)).toEqual({});
   });
 
   it('throttles Ask AI and Create Workspace per route key on top of the stage default, with or without reservations', () => {
