@@ -5,7 +5,8 @@
  * Function health (Lambda Errors and Throttles) is watched in groups rather than with two alarms per function:
  * - an alarm on a metric-math expression may reference at most 10 metrics (a hard CloudWatch limit), so one alarm
  *   sums the errors and throttles of up to 5 functions of one stack, `SUM(FILL(METRICS(), 0))`, and lives in that
- *   stack (no cross-stack references): a stack of n functions has ceil(n / 5) such alarms, 15 for today's 48;
+ *   stack (no cross-stack references): a stack of n functions has ceil(n / 5) such alarms (`npm run stack-figures`
+ *   counts them);
  * - a Metrics Insights query would cover any number of functions in one alarm, but its WHERE clause has only `=`,
  *   `!=` and AND: it cannot select "this stage's functions" by name (no OR, no prefix match), and selecting them by
  *   resource tag (`tag.stage = ...`) needs the account-level "resource tags on telemetry" setting, without which the

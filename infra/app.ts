@@ -7,7 +7,8 @@
  * - stage (default dev): names the stack and everything named after it; a bare `cdk deploy` never lands on prod;
  * - workspaceCreateLimitPerHour (default 10): Create Workspace calls per source IP per hour, 0 disables;
  * - openaiBaseUrl, anthropicBaseUrl, geminiBaseUrl (default: the providers' public endpoints);
- * - reserveConcurrency (default true): false deploys without the reserved concurrency of infra/limits.ts;
+ * - reserveConcurrency (default false): true reserves the concurrency of infra/limits.ts (needs a Lambda concurrency
+ *   quota of the reservations' total + 100; a new account often has 10);
  * - alarmTopicArn (default none): SNS topic every alarm notifies;
  * - webhookAllowPrivateUrls (default false): webhook destinations may be private, loopback or link-local addresses;
  * - sesIdentity (default none): the verified SES identity (domain or address) the default email transport sends from;
@@ -43,7 +44,7 @@ function integerContext(app: App, name: string): number | undefined {
   return value;
 }
 
-/** `-c reserveConcurrency=false` (a string) or a boolean in cdk.json; undefined when not given. */
+/** `-c reserveConcurrency=true` (a string) or a boolean in cdk.json; undefined when not given. */
 function booleanContext(app: App, name: string): boolean | undefined {
   const raw: unknown = app.node.tryGetContext(name);
   if (raw === undefined) return undefined;

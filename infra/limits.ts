@@ -7,8 +7,10 @@
  *   table at all. The stage default covers every route; a route listed below gets a tighter one of its own.
  * - Reserved concurrency fences a function off: it may never run more than that many copies at once (so slow calls
  *   cannot take the whole account's Lambda concurrency from the other routes), and that many are always kept for it.
- *   A new AWS account often has a concurrency quota of 10, and Lambda keeps 100 unreserved, so CloudFormation then
- *   refuses every reservation: `-c reserveConcurrency=false` deploys without them (the throttles stay).
+ *   Lambda keeps 100 of an account's concurrency unreserved, so the reservations need a quota of their total + 100,
+ *   and a new AWS account often has 10, where CloudFormation refuses any reservation. They are therefore opt-in,
+ *   `-c reserveConcurrency=true` (the throttles apply either way); `npm run stack-figures` prints their total and the
+ *   quota it needs.
  */
 import type { RoutePath } from '../shared/routes';
 

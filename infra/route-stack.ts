@@ -74,7 +74,7 @@ export interface RouteStackProps {
   readonly settings: FunctionSettings;
   readonly workspaceCreateLimitPerHour: number;
   readonly aiBaseUrls: AiBaseUrls;
-  /** Apply the reserved concurrency of infra/limits.ts; false for accounts whose quota cannot spare any. */
+  /** Apply the reserved concurrency of infra/limits.ts (opt-in: it needs a Lambda quota of its total + 100). */
   readonly reserveConcurrency: boolean;
 }
 

@@ -35,8 +35,9 @@ export interface CollabStackProps extends StackProps {
   /** Ask AI's provider endpoints, each an http(s) URL. @default the providers' public endpoints */
   readonly aiBaseUrls?: AiBaseUrls;
   /**
-   * Reserve the concurrency of infra/limits.ts. Off for accounts whose Lambda quota cannot spare any (new accounts
-   * often have 10, and Lambda keeps 100 unreserved). @default true
+   * Reserve the concurrency of infra/limits.ts. Opt-in: Lambda keeps 100 of an account's concurrency unreserved, so
+   * the reservations need a quota of their total + 100, and a new account's quota is often 10: with reservations on
+   * by default, a first deploy there would roll back. @default false
    */
   readonly reserveConcurrency?: boolean;
   /** SNS topic every alarm notifies (when it fires and when it recovers). @default alarms without actions */
@@ -100,7 +101,7 @@ export class CollabStack extends Stack {
     Tags.of(this).add('stage', stage);
     // Before anything is built, so that a malformed ARN fails at once; the aspect reaches alarms added later.
     if (props.alarmTopicArn !== undefined) notifyOnEveryAlarm(this, props.alarmTopicArn);
-    const reserveConcurrency = props.reserveConcurrency ?? true;
+    const reserveConcurrency = props.reserveConcurrency ?? false;
     const routes = props.routes ?? routeTable;
     for (const path of Object.keys(ROUTE_LIMITS)) {
       // A limit on a path the API does not have would fail the deployment (a route setting for a missing route

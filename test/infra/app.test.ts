@@ -27,7 +27,7 @@ function synthesizedStackNames(context: Record<string, unknown>): { names: strin
 }
 
 const staging = synthesizedStackNames({ stage: 'staging', workspaceCreateLimitPerHour: '7', openaiBaseUrl: 'https://proxy.example/v1' });
-const preview = synthesizedStackNames({ stage: 'pr-42', reserveConcurrency: 'false', alarmTopicArn: TOPIC });
+const preview = synthesizedStackNames({ stage: 'pr-42', reserveConcurrency: 'true', alarmTopicArn: TOPIC });
 
 describe('the CDK app', () => {
   it('deploys stage dev as CollabBackend-dev when no stage is given', () => {
@@ -58,11 +58,12 @@ describe('the CDK app', () => {
     expect(environmentOf(functionOf(staging.deployment, '/v2/rewriter/ask-ai'))).toMatchObject({ OPENAI_BASE_URL: 'https://proxy.example/v1' });
   });
 
-  it('reserves concurrency by default and none with -c reserveConcurrency=false', () => {
+  it('reserves no concurrency by default (or with -c reserveConcurrency=false), and reserves some with -c reserveConcurrency=true', () => {
     const reserved = (deployment: Deployment) =>
       resourcesOfType(deployment, 'AWS::Lambda::Function').filter((fn) => fn.resource.Properties.ReservedConcurrentExecutions !== undefined).length;
+    const explicitlyOff = templatesOf(buildApp(testApp({ reserveConcurrency: 'false' })));
 
-    expect([reserved(staging.deployment) > 0, reserved(preview.deployment)]).toEqual([true, 0]);
+    expect([reserved(staging.deployment), reserved(explicitlyOff), reserved(preview.deployment) > 0]).toEqual([0, 0, true]);
   });
 
   it('sends alarms to -c alarmTopicArn, and nowhere without it', () => {

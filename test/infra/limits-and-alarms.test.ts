@@ -1,7 +1,9 @@
 /**
- * The limits of infra/limits.ts as deployed (reserved concurrency, per-route throttles) and the alarms: what each
- * watches, its threshold, and where it sends notifications.
+ * The limits of infra/limits.ts as deployed (reserved concurrency, per-route throttles), the alarms (what each
+ * watches, its threshold, and where it sends notifications), and the docs' figures about the stacks, regenerated
+ * from the same two syntheses (bin/lib/stack-figures.ts).
  */
+import { REFRESH_COMMAND, documentedFigures, renderFigures, stackFigures } from '../../bin/lib/stack-figures';
 import { workers } from '../../shared/workers';
 import { type Located, describeReference, functionWithDescription, resourcesOfType, synthesize } from './templates';
 
@@ -18,8 +20,10 @@ interface MetricQuery {
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:collab-alarms';
 
+/** The default context, as a first `cdk deploy` into a new account has it. */
 const deployment = synthesize();
-const configured = synthesize({ reserveConcurrency: false, alarmTopicArn: TOPIC });
+/** The opt-ins: reserved concurrency and an alarm topic. */
+const configured = synthesize({ reserveConcurrency: true, alarmTopicArn: TOPIC });
 
 const alarmsOf = (target: typeof deployment) => resourcesOfType(target, 'AWS::CloudWatch::Alarm');
 /** The metric-math queries of an alarm; none for an alarm on a single metric. */
@@ -40,16 +44,22 @@ function stageOf(target: typeof deployment): Located {
 }
 
 describe('limits', () => {
-  it('reserves concurrency for Ask AI and for each stream worker, and for no other function', () => {
+  it('reserves no concurrency by default, in any template (a new account\'s quota of 10 cannot spare any)', () => {
+    const reservingResources = deployment.all.flatMap((stack) =>
+      Object.entries(stack.resources)
+        .filter(([, resource]) => JSON.stringify(resource).includes('ReservedConcurrentExecutions'))
+        .map(([id]) => `${stack.name}/${id}`),
+    );
+
+    expect(reservingResources).toEqual([]);
+  });
+
+  it('reserves concurrency for Ask AI and for each stream worker, and for no other function, with reserveConcurrency=true', () => {
     // Written out, not read from infra/limits.ts: the numbers are what this test holds the deployment to.
-    expect(reservations(deployment)).toEqual({
+    expect(reservations(configured)).toEqual({
       'POST /v2/rewriter/ask-ai': 20,
       ...Object.fromEntries(workers.map((worker) => [worker.summary, 5])),
     });
-  });
-
-  it('reserves no concurrency at all with reserveConcurrency=false (for accounts with a quota of 10)', () => {
-    expect(reservations(configured)).toEqual({});
   });
 
   it('throttles Ask AI and Create Workspace per route key on top of the stage default, with or without reservations', () => {
@@ -144,5 +154,31 @@ describe('alarms', () => {
 
   it('refuses an alarm topic that is not an SNS topic ARN', () => {
     expect(() => synthesize({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:queue' })).toThrow(/alarm topic must be an SNS topic ARN/);
+  });
+});
+
+describe('the figures in the docs', () => {
+  it('are the ones the synthesized templates give (resources per stack, functions, alarms, reservations, fixed cost)', () => {
+    // The alarm topic of `configured` adds alarm actions, not resources; it is only read for its reservations.
+    const generated = renderFigures(stackFigures(deployment.all, configured.all));
+    const documented = documentedFigures();
+    const documentedLines = documented.block.split('\n');
+    const generatedLines = generated.split('\n');
+    const lineCount = Math.max(documentedLines.length, generatedLines.length);
+    const line = Array.from({ length: lineCount }, (_, i) => i).findIndex((i) => documentedLines[i] !== generatedLines[i]);
+
+    // A plain toBe would show the difference but not the remedy; the message names the command.
+    const difference =
+      line < 0
+        ? 'none'
+        : `${documented.file} is out of date (run \`${REFRESH_COMMAND}\`); line ${line + 1} of the block:\n  documented: ${documentedLines[line] ?? '(none)'}\n  generated:  ${generatedLines[line] ?? '(none)'}`;
+    expect(difference).toBe('none');
+  });
+
+  it('refuses a resource type with no price class, so a new charge at rest cannot be left out of the cost', () => {
+    const parent = { name: 'Parent', resources: { Gateway: { Type: 'AWS::EC2::NatGateway' } } };
+    const nested = { name: 'SomeRoutes', resources: { Fn: { Type: 'AWS::Lambda::Function', Properties: { Description: 'POST /v2/some/get' } } } };
+
+    expect(() => stackFigures([parent, nested], [parent, nested])).toThrow(/no price class for AWS::EC2::NatGateway/);
   });
 });

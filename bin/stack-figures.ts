@@ -1,0 +1,34 @@
+/**
+ * `npm run stack-figures`: synthesizes the app as `cdk synth` does (default context, stage dev; then again with
+ * `-c reserveConcurrency=true` for the reservation figures) and prints the docs' block of figures about the stacks
+ * (bin/lib/stack-figures.ts). `npm run stack-figures -- --write` replaces the block in the docs with it. Offline: no
+ * AWS credentials, and bundling is skipped (it changes no figure), so it takes seconds.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildApp } from '../infra/app';
+import { type SynthesizedStack, REFRESH_COMMAND, documentedFigures, renderFigures, stackFigures, writeDocumentedFigures } from './lib/stack-figures';
+
+/** The parent template, then each nested stack's, of the app built from `context`. */
+function synthesize(context: Record<string, string>): SynthesizedStack[] {
+  // Version reporting on, as cdk synth and cdk deploy have it: the CDKMetadata resources count towards the limit.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:version-reporting': true, ...context } });
+  const stack = buildApp(app);
+  return [stack, ...stack.routeStacks].map((each) => ({ name: each.node.id, resources: Template.fromStack(each).toJSON().Resources }));
+}
+
+const block = renderFigures(stackFigures(synthesize({}), synthesize({ reserveConcurrency: 'true' })));
+if (process.argv.includes('--write')) {
+  const unchanged = documentedFigures().block === block;
+  const file = writeDocumentedFigures(block);
+  console.log(unchanged ? `${file}: the stack figures were up to date.` : `${file}: stack figures rewritten.`);
+} else {
+  process.stdout.write(block);
+  let documented: string | undefined;
+  try {
+    documented = documentedFigures().block;
+  } catch (error) {
+    console.error(`\n${(error as Error).message}`);
+  }
+  if (documented !== undefined && documented !== block) console.error(`\nThe docs' copy differs: ${REFRESH_COMMAND} rewrites it.`);
+}
