@@ -12,17 +12,24 @@
  *   WORKSPACE_CREATE_LIMIT_PER_HOUR, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GEMINI_BASE_URL, AI_TIMEOUT_MS and the
  *   other handler settings are read by the handlers themselves (they run in this process); checked at start.
  */
-import { JavaRequirementError } from './lib/dynamodb-local';
-import { DEFAULT_PORT, startLocalStack, type LocalStack, type LocalStackOptions } from './lib/local-stack';
+// Only types and the stop-request watch load before main(): see the first lines of main().
+import type { LocalStack, LocalStackOptions } from './lib/local-stack';
+import { watchStopRequests } from './lib/stop-requests';
+
+/**
+ * From the first stop request to exit: what has not stopped by then is cut short (process.exit, whose handlers
+ * SIGKILL DynamoDB Local), so a process manager can count on the stack being gone within 5 s of its signal.
+ */
+const STOP_DEADLINE_MS = 4_000;
 
 const USAGE = 'Usage: npm start [-- --in-memory]';
 
-function optionsFromCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): LocalStackOptions {
+function optionsFromCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv, defaultPort: number): LocalStackOptions {
   const unknown = argv.filter((arg) => arg !== '--in-memory');
   if (unknown.length > 0) throw new UsageError(`Unknown argument ${unknown[0]}. ${USAGE}`);
   return {
     inMemory: argv.includes('--in-memory'),
-    port: portFromEnv(env, 'PORT') ?? DEFAULT_PORT,
+    port: portFromEnv(env, 'PORT') ?? defaultPort,
     dynamodbPort: portFromEnv(env, 'DYNAMODB_PORT'),
     dataDir: nonEmpty(env.DATA_DIR),
     tableName: nonEmpty(env.TABLE_NAME),
@@ -45,41 +52,49 @@ function portFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return port;
 }
 
-function reportStartupFailure(error: unknown): void {
-  // Expected problems get their one-sentence message; anything else keeps its stack for debugging.
-  if (error instanceof JavaRequirementError || error instanceof UsageError) console.error(error.message);
-  else console.error('Local stack failed to start:', error);
-}
-
 async function main(): Promise<void> {
   const abort = new AbortController();
   let stack: LocalStack | undefined;
-  let stopping = false;
 
-  const shutdown = async (): Promise<void> => {
-    if (stopping) {
-      // A second Ctrl-C: leave now; the exit handlers still kill DynamoDB Local.
-      process.exit(130);
-    }
-    stopping = true;
+  const stop = async (reason: string): Promise<void> => {
+    console.error(`Local stack: ${reason}, stopping.`);
     abort.abort();
-    // During startup there is no stack yet: main() sees the abort and stops what was started.
+    setTimeout(() => {
+      console.error(`Local stack: not stopped within ${STOP_DEADLINE_MS / 1000} s; killing DynamoDB Local and leaving.`);
+      process.exit(0);
+    }, STOP_DEADLINE_MS);
+    // During startup there is no stack yet: the code below sees the abort and stops what was started.
     if (stack !== undefined) {
       await stack.stop();
       process.exit(0);
     }
   };
-  process.on('SIGINT', () => void shutdown());
-  process.on('SIGTERM', () => void shutdown());
+  // First of all, before the stack's modules load: a signal during startup must find its handler installed.
+  watchStopRequests({
+    onStop: (reason) => void stop(reason),
+    // A second Ctrl-C: leave now; the exit handlers still kill DynamoDB Local.
+    onRepeat: () => process.exit(130),
+  });
+
+  const { DEFAULT_PORT, startLocalStack } = await import('./lib/local-stack');
+  const { JavaRequirementError } = await import('./lib/dynamodb-local');
+  const reportStartupFailure = (error: unknown): void => {
+    // Expected problems get their one-sentence message; anything else keeps its stack for debugging.
+    if (error instanceof JavaRequirementError || error instanceof UsageError) console.error(error.message);
+    else console.error('Local stack failed to start:', error);
+  };
+  // Asked to stop while the modules loaded: nothing was started yet.
+  if (abort.signal.aborted) process.exit(0);
 
   try {
-    stack = await startLocalStack({ ...optionsFromCommandLine(process.argv.slice(2), process.env), signal: abort.signal });
+    const options = optionsFromCommandLine(process.argv.slice(2), process.env, DEFAULT_PORT);
+    stack = await startLocalStack({ ...options, signal: abort.signal });
   } catch (error) {
-    if (stopping) process.exit(0);
+    if (abort.signal.aborted) process.exit(0);
     reportStartupFailure(error);
     process.exit(1);
   }
-  if (stopping) {
+  if (abort.signal.aborted) {
     await stack.stop();
     process.exit(0);
   }

@@ -1,5 +1,5 @@
 /**
- * The local stack over HTTP, as started by the e2e global setup (`tsx bin/local.ts --in-memory`): the gateway
+ * The local stack over HTTP, as started by the e2e global setup (`node --import tsx bin/local.ts --in-memory`): the gateway
  * answers what no route serves with the not-routed envelopes.
  */
 const baseUrl = (): string => {

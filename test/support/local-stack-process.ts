@@ -1,9 +1,10 @@
 /**
- * Runs `bin/local.ts` the way `npm start` does (tsx, a separate process) for the e2e tier, and checks afterwards
- * that no DynamoDB Local process of that run is left.
+ * Runs `bin/local.ts` the way `npm start` does (`node --import tsx`, a separate process) for the e2e tier, and checks
+ * afterwards that no DynamoDB Local process of that run is left.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
 import { isDynamoDbLocalCommandLine, pickFreePort } from '../../bin/lib/dynamodb-local';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');
@@ -28,7 +29,7 @@ export interface SpawnLocalStackOptions {
 }
 
 /**
- * Spawns `tsx bin/local.ts` with PORT=0 and a known DYNAMODB_PORT (so the Java process can be found later) and
+ * Spawns `node --import tsx bin/local.ts` with PORT=0 and a known DYNAMODB_PORT (so the Java process can be found later) and
  * resolves once the readiness line is printed; rejects with the child's output when it exits or times out first.
  */
 export async function spawnLocalStack(options: SpawnLocalStackOptions = {}): Promise<LocalStackProcess> {
@@ -50,11 +51,21 @@ export interface LaunchedLocalStack extends Omit<LocalStackProcess, 'baseUrl'> {
 /** Spawns the stack without waiting for it, for tests of what happens during startup. */
 export async function launchLocalStack(options: SpawnLocalStackOptions = {}): Promise<LaunchedLocalStack> {
   const dynamodbPort = options.dynamodbPort ?? (await pickFreePort());
-  const child = spawn(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts', ...(options.args ?? ['--in-memory'])], {
+  // The command of `npm start` without npm. Not the `tsx` command: it runs node as a second process and relays
+  // signals to it through a 30 ms handshake, which on a busy machine times out and ends in SIGKILL and exit 143.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...(options.args ?? ['--in-memory'])], {
     cwd: PROJECT_ROOT,
     env: childEnvironment({ PORT: '0', DYNAMODB_PORT: String(dynamodbPort), ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const output = captureOutput(child);
+  const ready = waitForReadyLine(child, output, options.readyTimeoutMs ?? 60_000, 'bin/local.ts');
+  // Callers that stop the child before it is ready do not care about this rejection.
+  ready.catch(() => undefined);
+  return { child, dynamodbPort, output, ready };
+}
+
+function captureOutput(child: ChildProcess): () => string {
   // Both pipes are read for the child's whole life: a full pipe would block the handlers' logging.
   let tail = '';
   const append = (chunk: Buffer): void => {
@@ -62,11 +73,67 @@ export async function launchLocalStack(options: SpawnLocalStackOptions = {}): Pr
   };
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
-  const output = (): string => tail;
-  const ready = waitForReadyLine(child, output, options.readyTimeoutMs ?? 60_000);
-  // Callers that stop the child before it is ready do not care about this rejection.
+  return () => tail;
+}
+
+export interface NpmStartProcess {
+  child: ChildProcess;
+  /** npm's pid, and the process group of everything the run starts (npm, node, DynamoDB Local's java, esbuild). */
+  pid: number;
+  /** The base URL once the readiness line is printed; rejects when npm exits or times out first. */
+  ready: Promise<string>;
+  exited: Promise<ExitStatus>;
+  output(): string;
+}
+
+/**
+ * Runs the real `npm start` as a process manager does: in a session of its own (no terminal, so no Ctrl-C signals
+ * its whole process group), to be signalled by its pid alone. Whatever the run starts stays in that process group
+ * (nothing in it calls setsid), which is how `processGroupMembers` finds what is left of it.
+ */
+export function launchNpmStart(options: { env: Record<string, string>; readyTimeoutMs: number }): NpmStartProcess {
+  const child = spawn('npm', ['start'], {
+    cwd: PROJECT_ROOT,
+    env: childEnvironment(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const output = captureOutput(child);
+  const exited = new Promise<ExitStatus>((resolveExit) => child.once('exit', (code, signal) => resolveExit({ code, signal })));
+  const ready = waitForReadyLine(child, output, options.readyTimeoutMs, 'npm start');
   ready.catch(() => undefined);
-  return { child, dynamodbPort, output, ready };
+  if (child.pid === undefined) throw new Error('npm start could not be spawned.');
+  return { child, pid: child.pid, ready, exited, output };
+}
+
+/** The live processes (not zombies) of process group `pgid`, as "pid command line". */
+export function processGroupMembers(pgid: number): string[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' }).split('\n');
+  return lines
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith('Z'))
+    .map(([pid, , , ...args]) => `${pid} ${args.join(' ')}`);
+}
+
+/** SIGKILL to every process of the group; for cleanup after a failed test, and for the kill -9 test itself. */
+export function killProcessGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolveListening) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveListening(true);
+    });
+    socket.once('error', () => resolveListening(false));
+  });
 }
 
 /**
@@ -79,7 +146,7 @@ function childEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function waitForReadyLine(child: ChildProcess, output: () => string, timeoutMs: number): Promise<string> {
+function waitForReadyLine(child: ChildProcess, output: () => string, timeoutMs: number, command: string): Promise<string> {
   return new Promise((resolveReady, reject) => {
     const finish = (error?: Error, baseUrl?: string): void => {
       clearTimeout(timer);
@@ -93,10 +160,10 @@ function waitForReadyLine(child: ChildProcess, output: () => string, timeoutMs: 
       if (match !== null) finish(undefined, match[1]);
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
-      finish(new Error(`bin/local.ts exited before it was ready (code ${code}, signal ${signal}):\n${output()}`));
+      finish(new Error(`${command} exited before it was ready (code ${code}, signal ${signal}):\n${output()}`));
     };
     const timer = setTimeout(
-      () => finish(new Error(`bin/local.ts printed no readiness line within ${timeoutMs} ms:\n${output()}`)),
+      () => finish(new Error(`${command} printed no readiness line within ${timeoutMs} ms:\n${output()}`)),
       timeoutMs,
     );
     child.stdout?.on('data', onData);
