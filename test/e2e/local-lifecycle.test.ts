@@ -20,8 +20,7 @@ import {
   stopLocalStackProcess,
   type NpmStartProcess,
 } from '../support/local-stack-process';
-
-const STACK_TIMEOUT_MS = 120_000;
+import { WAIT_CEILING_MS, waitFor } from '../support/wait';
 
 describe('bin/local.ts', () => {
   it(
@@ -37,7 +36,6 @@ describe('bin/local.ts', () => {
       expect(status).toEqual({ code: 0, signal: null });
       expect(dynamoDbLocalPids(stack.dynamodbPort)).toEqual([]);
     },
-    STACK_TIMEOUT_MS,
   );
 
   it(
@@ -53,7 +51,6 @@ describe('bin/local.ts', () => {
       expect(String(failure)).toMatch(/exited before it was ready \(code 1, signal null\)[\s\S]*Invalid table/);
       expect(dynamoDbLocalPids(dynamodbPort)).toEqual([]);
     },
-    STACK_TIMEOUT_MS,
   );
 
   it(
@@ -63,7 +60,7 @@ describe('bin/local.ts', () => {
       // Wait until DynamoDB Local runs but (most likely) does not answer yet: that is the window to interrupt. It
       // starts after bin/local.ts installed its signal handlers (the first thing it does), so its process also proves
       // that SIGTERM now reaches a handler and not Node's default action (exit 143), however slow the machine.
-      await waitFor(() => dynamoDbLocalPids(launched.dynamodbPort).length > 0, 60_000);
+      await waitFor(() => dynamoDbLocalPids(launched.dynamodbPort).length > 0, { what: 'DynamoDB Local to start' });
 
       const status = await stopLocalStackProcess(launched.child);
 
@@ -71,22 +68,13 @@ describe('bin/local.ts', () => {
       expect(launched.output()).not.toContain('Local stack ready');
       expect(dynamoDbLocalPids(launched.dynamodbPort)).toEqual([]);
     },
-    STACK_TIMEOUT_MS,
   );
 });
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms.`);
-    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
-  }
-}
 
 /** What the issue asks of a stop: within 5 s of the signal, no process of the run and no listening port. */
 const STOP_BOUND_MS = 5_000;
 /** npm, tsx's first compile of the handlers and Java, on a busy machine. */
-const NPM_START_READY_MS = 180_000;
+const NPM_START_READY_MS = WAIT_CEILING_MS;
 const NPM_START_TEST_TIMEOUT_MS = 2 * NPM_START_READY_MS + 60_000;
 
 describe('npm start, stopped as a process manager stops it (one signal to the pid it started)', () => {
@@ -119,7 +107,7 @@ describe('npm start, stopped as a process manager stops it (one signal to the pi
       return true;
     };
     // The ceiling only ends a failing test; the bound is asserted on the time measured.
-    await waitFor(gone, 60_000).catch(() => undefined);
+    await waitFor(gone, { ceilingMs: 60_000 }).catch(() => undefined);
     const elapsed = Date.now() - since;
     if (!(await gone())) throw new Error(`Still running ${elapsed} ms after the signal:\n${processGroupMembers(pgid).join('\n')}`);
     return elapsed;
@@ -239,7 +227,6 @@ describe('startLocalStack with a data folder', () => {
       expect((JSON.parse(readFileSync(checkpointFile, 'utf8')) as { streamArn: string }).streamArn).toContain(`table/${stack.tableName}/stream/`);
       expect(statSync(checkpointFile).mode & 0o777).toBe(0o600);
     },
-    STACK_TIMEOUT_MS,
   );
 });
 

@@ -6,6 +6,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { isDynamoDbLocalCommandLine, pickFreePort } from '../../bin/lib/dynamodb-local';
+import { WAIT_CEILING_MS } from './wait';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');
 const READY_LINE = /^Local stack ready at (http:\/\/127\.0\.0\.1:\d+)$/m;
@@ -59,7 +60,7 @@ export async function launchLocalStack(options: SpawnLocalStackOptions = {}): Pr
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = captureOutput(child);
-  const ready = waitForReadyLine(child, output, options.readyTimeoutMs ?? 60_000, 'bin/local.ts');
+  const ready = waitForReadyLine(child, output, options.readyTimeoutMs ?? WAIT_CEILING_MS, 'bin/local.ts');
   // Callers that stop the child before it is ready do not care about this rejection.
   ready.catch(() => undefined);
   return { child, dynamodbPort, output, ready };
