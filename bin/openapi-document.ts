@@ -94,7 +94,11 @@ const ERROR_RESPONSES = {
   MethodNotAllowed: { status: '405', description: 'A method other than POST (status INVALID_ARGUMENT).', headers: { Allow: { description: 'POST', schema: { type: 'string' } } } },
   Conflict: { status: '409', description: 'ALREADY_EXISTS, or ABORTED (a conflict or an Idempotency-Key still in use; with Retry-After).', headers: retryAfter },
   PayloadTooLarge: { status: '413', description: 'The body is over 1 MiB (status INVALID_ARGUMENT).' },
-  TooManyRequests: { status: '429', description: 'RESOURCE_EXHAUSTED: a rate or count limit.', headers: retryAfter },
+  TooManyRequests: {
+    status: '429',
+    description: 'RESOURCE_EXHAUSTED: a rate limit, with Retry-After (when it lifts), or a count limit, without (no wait lifts it).',
+    headers: retryAfter,
+  },
   Internal: { status: '500', description: 'INTERNAL: never carries internals.' },
   Unavailable: { status: '503', description: 'UNAVAILABLE: storage throttled.', headers: retryAfter },
 } as const;

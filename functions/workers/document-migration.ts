@@ -6,9 +6,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { withLogContext } from '../../shared/core/logger';
 import { migrationFromItem, type MigrationRecord } from '../../shared/db/migration';
 import { recordRunFailure, runMigration } from '../../shared/domain/migration';
-import { ACTIVE_MIGRATION_STATUSES } from '../../shared/workers';
+import { ACTIVE_MIGRATION_STATUSES, documentMigrationWorker } from '../../shared/workers';
 
 /** Time left for the next invocation to save its place and hand off (the checkpoint and one more page). */
 const HAND_OFF_MARGIN_MS = 60_000;
@@ -21,7 +22,11 @@ function migrationOf(record: DynamoDBRecord): MigrationRecord | undefined {
   return migration !== undefined && ACTIVE_MIGRATION_STATUSES.includes(migration.status) ? migration : undefined;
 }
 
-export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
+// Each call in a log context of its own (shared/core/logger.ts): its lines name the worker, never a request.
+export const handler = (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> =>
+  withLogContext({ worker: documentMigrationWorker.id }, () => migrate(event, context));
+
+async function migrate(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   const deadline = Date.now() + context.getRemainingTimeInMillis() - HAND_OFF_MARGIN_MS;
   const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {

@@ -7,14 +7,19 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../shared/core/logger';
+import { logger, withLogContext } from '../../shared/core/logger';
 import { copyChangeOf, keepCopiesInStep } from '../../shared/domain/profile-copies';
+import { profileCopiesWorker } from '../../shared/workers';
 
 type Image = Record<string, AttributeValue>;
 
 const imageOf = (value: unknown) => (value === undefined ? undefined : unmarshall(value as Image));
 
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+// Each call in a log context of its own (shared/core/logger.ts): its lines name the worker, never a request.
+export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
+  withLogContext({ worker: profileCopiesWorker.id }, () => bringCopiesInStep(event));
+
+async function bringCopiesInStep(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const changes = event.Records.flatMap((record) => {
     const change = copyChangeOf({ eventName: record.eventName, newImage: imageOf(record.dynamodb?.NewImage), oldImage: imageOf(record.dynamodb?.OldImage) });
     return change === undefined ? [] : [change];

@@ -10,10 +10,11 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { deliveryQueue } from '../../shared/core/delivery-queue';
-import { logger } from '../../shared/core/logger';
+import { logger, withLogContext } from '../../shared/core/logger';
 import { notificationAddedOf, planEmailBatch, type NotificationAdded } from '../../shared/domain/email/plan';
 import { changeOf, type Change, type ItemChange } from '../../shared/domain/webhooks/events';
 import { handleChanges, tenantReader } from '../../shared/domain/webhooks/publish';
+import { webhookEventsWorker } from '../../shared/workers';
 
 type Image = Record<string, AttributeValue>;
 
@@ -26,7 +27,11 @@ function itemChange(record: DynamoDBRecord): ItemChange {
   };
 }
 
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+// Each call in a log context of its own (shared/core/logger.ts): its lines name the worker, never a request.
+export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
+  withLogContext({ worker: webhookEventsWorker.id }, () => publishChanges(event));
+
+async function publishChanges(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const failed = new Set<DynamoDBRecord>();
   const recordOf = new Map<Change, DynamoDBRecord>();
   const addedOf = new Map<NotificationAdded, DynamoDBRecord>();

@@ -98,16 +98,20 @@ export class FailedPreconditionError extends ServiceError {
 }
 
 export class ResourceExhaustedError extends ServiceError {
-  /** `retryAfterSeconds` becomes the `Retry-After` header the contract requires with every 429. */
-  constructor(message: string, retryAfterSeconds: number) {
-    super('RESOURCE_EXHAUSTED', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  /**
+   * `retryAfterSeconds`, for a limit that waiting lifts (a rate limit's window), becomes the `Retry-After` header:
+   * when the next attempt may succeed. A count limit (endpoints per key, workspaces per email) passes none: no wait
+   * lifts it, so a `Retry-After` would only tell clients to retry in vain.
+   */
+  constructor(message: string, retryAfterSeconds?: number) {
+    super('RESOURCE_EXHAUSTED', message, retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
   }
 }
 
 export class AbortedError extends ServiceError {
   /**
-   * A conflict that retrying resolves: `retryAfterSeconds` becomes the `Retry-After` header, as with every 429, so
-   * clients wait before the retry instead of colliding again at once.
+   * A conflict that retrying resolves: `retryAfterSeconds` becomes the `Retry-After` header, so clients wait before
+   * the retry instead of colliding again at once.
    */
   constructor(message: string, retryAfterSeconds = 1) {
     super('ABORTED', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });

@@ -32,9 +32,6 @@ export const ENDPOINT_NOT_FOUND = 'Endpoint not found.';
 /** An endpoint that has had only failures this long is disabled (docs/decisions.md §11 "Delivery"). */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;
 
-// Waiting does not lift the limit (deleting an endpoint does), but every 429 carries Retry-After (docs/decisions.md §1).
-const LIMIT_RETRY_AFTER_SECONDS = 24 * 60 * 60;
-
 /** The fields of an endpoint a caller sets (create) and changes (update); null: not set. */
 export interface EndpointSettings {
   url: string;
@@ -112,7 +109,10 @@ export function putEndpointItem(apiKeyId: string, endpoint: StoredEndpoint): Tra
   };
 }
 
-/** Counts one more endpoint; fails its condition (RESOURCE_EXHAUSTED) at the limit. */
+/**
+ * Counts one more endpoint; fails its condition (RESOURCE_EXHAUSTED) at the limit, without Retry-After: waiting does
+ * not lift it, deleting an endpoint does.
+ */
 export function countAnotherEndpointItem(apiKeyId: string): TransactItem {
   return named(
     {
@@ -125,7 +125,7 @@ export function countAnotherEndpointItem(apiKeyId: string): TransactItem {
         ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS_PER_KEY },
       },
     },
-    () => new ResourceExhaustedError(`An API key may have at most ${MAX_ENDPOINTS_PER_KEY} advanced webhook endpoints; delete one to create another.`, LIMIT_RETRY_AFTER_SECONDS),
+    () => new ResourceExhaustedError(`An API key may have at most ${MAX_ENDPOINTS_PER_KEY} advanced webhook endpoints; delete one to create another.`),
   );
 }
 

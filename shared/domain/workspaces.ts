@@ -38,12 +38,10 @@ export interface CreatedWorkspace {
   apiKey: ApiKey;
 }
 
-// A client cannot fix the per-email limit by waiting, but every 429 carries Retry-After (docs/decisions.md §1).
-const LIMIT_RETRY_AFTER_SECONDS = 24 * 60 * 60;
-
 /**
  * Creates the workspace with its first testing key and that key's first token. Throws AlreadyExistsError (name
- * taken by this email), PermissionDeniedError (root not paid), ResourceExhaustedError (5 workspaces already).
+ * taken by this email), PermissionDeniedError (root not paid), ResourceExhaustedError (5 workspaces
+ * already; no Retry-After, as no wait lifts it).
  */
 export async function createWorkspace(input: CreateWorkspaceInput): Promise<CreatedWorkspace> {
   const email = normalizeEmail(input.ownerEmail);
@@ -84,7 +82,7 @@ export async function createWorkspace(input: CreateWorkspaceInput): Promise<Crea
   await transactWrite([
     named(claimWorkspaceNameItem(email, workspaceName, workspace.id), nameTaken),
     named(requirePaidPlanItem(registry.rootWorkspaceId), () => new PermissionDeniedError('An additional workspace requires the root workspace of this email to be on a paid plan.')),
-    named(countAnotherWorkspaceItem(email), () => new ResourceExhaustedError(`An email may own at most ${MAX_WORKSPACES_PER_EMAIL} workspaces.`, LIMIT_RETRY_AFTER_SECONDS)),
+    named(countAnotherWorkspaceItem(email), () => new ResourceExhaustedError(`An email may own at most ${MAX_WORKSPACES_PER_EMAIL} workspaces.`)),
     ...writes,
   ]);
   return { workspace, authToken, apiKey };

@@ -67,14 +67,16 @@ function requestPath(event: APIGatewayProxyEventV2): string {
   return routeKey.startsWith('POST /') ? routeKey.slice('POST '.length) : (event.rawPath ?? '');
 }
 
-/** Finds the route, starts the request's log scope, and checks the handler was built for the route's auth level. */
+/**
+ * Finds the route, puts the request id and path on the request's log lines (its log context, opened by
+ * `operation`), and checks the handler was built for the route's auth level.
+ */
 export function requestScope(declaredAuth: AuthLevel): Middleware {
   return {
     before: (request) => {
       const { event } = request;
       const requestId = event.requestContext?.requestId ?? request.context?.awsRequestId ?? randomUUID();
       const path = requestPath(event);
-      logger.resetKeys();
       logger.appendKeys({ requestId, path });
       const route = findRoute(path);
       if (!route || route.auth !== declaredAuth) {

@@ -4,6 +4,7 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { withLogContext } from '../core/logger';
 import type { AuthLevel } from '../routes';
 import type { CallerFor } from './auth';
 import type { HttpResult } from './envelope';
@@ -67,7 +68,8 @@ export function operation<S extends z.ZodMiniType, L extends AuthLevel, R extend
         request: { requestId: state.requestId, sourceIp: state.sourceIp, path: state.route.path },
       });
     });
-  return Object.assign((event: OperationEvent, context: Context) => lambda(event, context) as Promise<HttpResult>, {
+  // One log context per request (shared/core/logger.ts): its lines carry its keys even while others run beside it.
+  return Object.assign((event: OperationEvent, context: Context) => withLogContext({}, () => lambda(event, context) as Promise<HttpResult>), {
     auth: definition.auth,
     schema: definition.schema,
     result: definition.result,

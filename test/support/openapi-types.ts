@@ -1245,7 +1245,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description RESOURCE_EXHAUSTED: a rate or count limit. */
+        /** @description RESOURCE_EXHAUSTED: a rate limit, with Retry-After (when it lifts), or a count limit, without (no wait lifts it). */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait before retrying. */

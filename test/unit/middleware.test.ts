@@ -90,6 +90,23 @@ describe('the shared middleware stack', () => {
     expect(response.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Slow down.' });
   });
 
+  it('sends no Retry-After with a limit that waiting does not lift', async () => {
+    const atLimit = operation({
+      auth: 'none',
+      schema: z.object({}),
+      result: messageOnly(),
+      handle: async () => {
+        throw new ResourceExhaustedError('At most 5.');
+      },
+    });
+
+    const response = await invoke(atLimit, PATH, {});
+
+    expect(response.statusCode).toBe(429);
+    expect(response.headers).not.toHaveProperty('Retry-After');
+    expect(response.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'At most 5.' });
+  });
+
   it('answers INTERNAL when a handler serves a path whose route has another auth level', async () => {
     const misrouted = operation({ auth: 'none', schema: z.object({}), result: messageOnly(), handle: async () => ({ message: 'never' }) });
 
