@@ -66,7 +66,7 @@ export const emailAddress = () =>
 
 // An http(s) URL as the document states it: scheme, a host name whose last label starts with a letter (a last label
 // of digits would be read as an IPv4 number) or a dotted IPv4 address without leading zeros, a port up to 65535, then
-// anything without whitespace. Every string it matches parses as a URL (test/unit/schemas.test.ts), so the
+// anything without whitespace. Every string it matches parses as a URL (test/unit/openapi-rules.test.ts), so the
 // pattern is the whole rule.
 const IPV4_PART = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const PORT = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})';
