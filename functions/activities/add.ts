@@ -2,9 +2,10 @@ import * as z from 'zod/mini';
 import { FEATURE_TYPES, MAX_RECORD_BYTES, addActivities } from '../../shared/domain/activities';
 import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
-import { clientId, jsonObject, listOf, maybeEmptyText, noDuplicateIds, nonEmptyText, userReference } from '../../shared/http/schemas';
+import { clientId, documentedRules, requires, jsonObject, maybeEmptyText, nonEmptyText, uniqueListOf, userReference } from '../../shared/http/schemas';
 
-const activity = z.object({
+// The document states the first refine: a custom activity names its target.
+const activity = documentedRules(z.object({
   id: z.optional(clientId()),
   featureType: z.enum(FEATURE_TYPES),
   actionType: nonEmptyText(200),
@@ -21,13 +22,13 @@ const activity = z.object({
 }).check(
   z.refine((a) => a.featureType !== 'custom' || a.targetEntityId !== undefined, { message: 'Required when featureType is custom.', path: ['targetEntityId'] }),
   z.refine((a) => Buffer.byteLength(JSON.stringify(a)) <= MAX_RECORD_BYTES, `Must be at most ${MAX_RECORD_BYTES / 1024} KB as JSON.`),
-);
+), { if: { properties: { featureType: { const: 'custom' } }, required: ['featureType'] }, then: requires('targetEntityId') });
 
 export const schema = z.object({
   organizationId: clientId(),
   documentId: z.optional(clientId()),
   // Records without an id get a new one, so only the ids given can repeat.
-  activities: listOf(activity).check(z.minLength(1, 'Must not be empty.'), noDuplicateIds((a: { id?: string }) => a.id, 'an id')),
+  activities: uniqueListOf(activity, 'id', 'an id', { min: 1 }),
 });
 
 /** The batch is all or nothing: a success names how many records were added, found unchanged and skipped. */

@@ -2,10 +2,13 @@ import * as z from 'zod/mini';
 import { addCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
 import { messageOnly } from '../../shared/http/results';
-import { crdtFields, documentedRules } from '../../shared/http/schemas';
+import { CRDT_CONTENT_RULES, crdtFields, documentedRules } from '../../shared/http/schemas';
 
 /** The domain checks editorId, type and data to answer the contract's own messages ("Type is required."). */
-export const schema = documentedRules(z.object(crdtFields()), { required: ['organizationId', 'documentId', 'editorId', 'type', 'data'] });
+export const schema = documentedRules(z.object(crdtFields()), {
+  required: ['organizationId', 'documentId', 'editorId', 'type', 'data'],
+  allOf: CRDT_CONTENT_RULES,
+});
 
 export const result = messageOnly();
 

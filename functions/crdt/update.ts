@@ -2,9 +2,12 @@ import * as z from 'zod/mini';
 import { updateCrdtData } from '../../shared/domain/crdt/operations';
 import { operation } from '../../shared/http/operation';
 import { messageOnly } from '../../shared/http/results';
-import { crdtFields, documentedRules } from '../../shared/http/schemas';
+import { CRDT_CONTENT_RULES, crdtFields, documentedRules, requires } from '../../shared/http/schemas';
 
-/** Either the fields of Add (the content is replaced through Yjs operations) or `yjsUpdate`, merged as it is. */
+/**
+ * Either the fields of Add (the content is replaced through Yjs operations; without `type` the stored type and
+ * contentKey are kept) or `yjsUpdate`, merged as it is.
+ */
 export const schema = documentedRules(
   z.object({
     ...crdtFields(),
@@ -12,9 +15,11 @@ export const schema = documentedRules(
   }),
   {
     required: ['organizationId', 'documentId', 'editorId'],
+    allOf: CRDT_CONTENT_RULES,
+    // `data` (with its `type`, or keeping the stored one) or `yjsUpdate`, never both.
     anyOf: [
-      { properties: { type: {}, data: {} }, required: ['type', 'data'] },
-      { properties: { yjsUpdate: {} }, required: ['yjsUpdate'] },
+      { ...requires('data'), not: requires('yjsUpdate') },
+      { ...requires('yjsUpdate'), not: { anyOf: [requires('type'), requires('data')] } },
     ],
   },
 );

@@ -9,7 +9,7 @@ const document = z.object(documentFields());
 export const schema = z.object({
   organizationId: clientId(),
   createOrganization: z.optional(z.boolean()),
-  documents: nonEmptyUniqueListOf(document, (item) => item.documentId, 'a documentId'),
+  documents: nonEmptyUniqueListOf(document, 'documentId', 'a documentId'),
 });
 
 /** Keyed by documentId; `id` is the document's id, absent on an item not written. */

@@ -2,7 +2,7 @@ import { updateDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
 import * as z from 'zod/mini';
-import { clientId, clientRecord, documentFields, maybeEmptyText, nonEmptyText, nonEmptyUniqueListOf } from '../../shared/http/schemas';
+import { clientId, clientRecord, documentFields, documentedRules, maybeEmptyText, nonEmptyText, nonEmptyUniqueListOf } from '../../shared/http/schemas';
 
 const MAX_METADATA_ENTRIES = 50;
 
@@ -10,8 +10,12 @@ const MAX_METADATA_ENTRIES = 50;
  * Document metadata: string values; bounded so that 50 entries of 4-byte characters stay far below 400 KB. Given
  * to Update, it replaces the stored map as a whole.
  */
-const metadata = clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(
-  z.refine((value) => Object.keys(value).length <= MAX_METADATA_ENTRIES, `Must have at most ${MAX_METADATA_ENTRIES} entries.`),
+const metadata = documentedRules(
+  clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(
+    z.refine((value) => Object.keys(value).length <= MAX_METADATA_ENTRIES, `Must have at most ${MAX_METADATA_ENTRIES} entries.`),
+  ),
+  // clientRecord is a custom schema, which the document would show as an unconstrained value: its rules are stated.
+  { type: 'object', maxProperties: MAX_METADATA_ENTRIES, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: { type: 'string', maxLength: 1000 } },
 );
 
 const document = z.object({
@@ -21,7 +25,7 @@ const document = z.object({
 
 export const schema = z.object({
   organizationId: clientId(),
-  documents: nonEmptyUniqueListOf(document, (item) => item.documentId, 'a documentId'),
+  documents: nonEmptyUniqueListOf(document, 'documentId', 'a documentId'),
 });
 
 /** Keyed by documentId; `id` is the document's id, absent on an item not written. */

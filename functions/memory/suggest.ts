@@ -2,9 +2,9 @@ import * as z from 'zod/mini';
 import { MAX_QUERY_LENGTH, suggestDecision } from '../../shared/domain/suggestions';
 import { operation } from '../../shared/http/operation';
 import { ownResult } from '../../shared/http/results';
-import { clientId, trimmedNonEmptyText } from '../../shared/http/schemas';
+import { clientId, documentedRules, trimmedNonEmptyText } from '../../shared/http/schemas';
 
-export const schema = z
+export const schema = documentedRules(z
   .object({
     query: trimmedNonEmptyText(MAX_QUERY_LENGTH),
     organizationId: z.optional(clientId()),
@@ -15,7 +15,7 @@ export const schema = z
       message: 'Requires organizationId.',
       path: ['documentId'],
     }),
-  );
+  ), { dependentRequired: { documentId: ['organizationId'] } });
 
 const suggestion = z.object({
   recommendation: z.enum(['approve', 'reject']),

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { addNotification } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
-import { clientId, eventType, listOf, maybeEmptyText, noDuplicateIds, notificationContent, userReference } from '../../shared/http/schemas';
+import { clientId, eventType, maybeEmptyText, notificationContent, uniqueListOf, userReference } from '../../shared/http/schemas';
 
 export const schema = z.object({
   ...notificationContent(),
@@ -15,7 +15,7 @@ export const schema = z.object({
   actionUser: userReference(),
   displayHeadlineMessageTemplate: maybeEmptyText(5000),
   notificationSource: z.optional(maybeEmptyText(200)),
-  notifyUsers: z.optional(listOf(userReference()).check(noDuplicateIds((u: { userId: string }) => u.userId, 'a userId'))),
+  notifyUsers: z.optional(uniqueListOf(userReference(), 'userId', 'a userId')),
   notifyAll: z.optional(z.boolean()),
   verifyUserPermissions: z.optional(z.boolean()),
   /** (ext) What the notification is about (`comment.add`): its email trigger decides whether it is emailed (docs/decisions.md §12). */

@@ -2,13 +2,13 @@ import * as z from 'zod/mini';
 import { CONFIG_LEVELS, readNotificationConfig } from '../../shared/domain/notification-config';
 import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
-import { clientId, listOf, noDuplicateIds } from '../../shared/http/schemas';
+import { clientId, documentedRules, uniqueIds } from '../../shared/http/schemas';
 
-export const schema = z
+export const schema = documentedRules(z
   .object({
     organizationId: clientId(),
     userId: clientId(),
-    documentIds: z.optional(listOf(clientId(), 30).check(noDuplicateIds((id: string) => id, 'a document id'))),
+    documentIds: z.optional(uniqueIds('a document id', { max: 30 })),
     getOrganizationConfig: z.optional(z.boolean()),
   })
   .check(
@@ -16,7 +16,12 @@ export const schema = z
       message: 'Give documentIds, or getOrganizationConfig: true.',
       path: ['documentIds'],
     }),
-  );
+  ), {
+  anyOf: [
+    { properties: { documentIds: { minItems: 1 } }, required: ['documentIds'] },
+    { properties: { getOrganizationConfig: { const: true } }, required: ['getOrganizationConfig'] },
+  ],
+});
 
 /** One entry per requested document, after the organization's entry when `getOrganizationConfig` asks for it. */
 const entry = z.object({

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { CONFIG_LEVELS, setNotificationConfig } from '../../shared/domain/notification-config';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
-import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
+import { atLeastOneOf, clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
 
 const configLevel = () => z.enum(CONFIG_LEVELS);
 
@@ -10,9 +10,7 @@ export const schema = z.object({
   organizationId: clientId(),
   userIds: nonEmptyUniqueIds('a user id'),
   documentIds: z.optional(nonEmptyUniqueIds('a document id', 30)),
-  config: z
-    .object({ inbox: z.optional(configLevel()), email: z.optional(configLevel()) })
-    .check(z.refine((config) => config.inbox !== undefined || config.email !== undefined, 'Must set inbox or email.')),
+  config: atLeastOneOf(z.object({ inbox: z.optional(configLevel()), email: z.optional(configLevel()) }), ['inbox', 'email'], 'Must set inbox or email.'),
 });
 
 /** Keyed by user id: `userId` on the users whose settings were written, absent on those not written. */

@@ -20,7 +20,7 @@ export const schema = z.object({
   // The contract shows an object; its examples send an array: both are accepted.
   notifications: z.union([
     notification,
-    nonEmptyUniqueListOf(notification, (n) => n.id, 'a notification id'),
+    nonEmptyUniqueListOf(notification, 'id', 'a notification id'),
   ]),
 });
 

@@ -1,20 +1,23 @@
 import { removePermissions } from '../../shared/domain/permissions';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
-import { clientId, nonEmptyUniqueListOf } from '../../shared/http/schemas';
+import { clientId, documentedRules, nonEmptyUniqueListOf, RESOURCE_ORGANIZATION_RULE } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
-const resource = z.object({
-  type: z.enum(['organization', 'document', 'folder']),
-  id: clientId(),
-  organizationId: z.optional(clientId()),
-});
+const resource = documentedRules(
+  z.object({
+    type: z.enum(['organization', 'document', 'folder']),
+    id: clientId(),
+    organizationId: z.optional(clientId()),
+  }),
+  RESOURCE_ORGANIZATION_RULE,
+);
 
 export const schema = z.object({
   userId: clientId(),
   permissions: z.object({
     // The result is keyed by resource id, so one id may appear only once per request.
-    resources: nonEmptyUniqueListOf(resource, (item) => item.id, 'a resource id'),
+    resources: nonEmptyUniqueListOf(resource, 'id', 'a resource id'),
   }),
 });
 

@@ -2,23 +2,11 @@ import * as z from 'zod/mini';
 import { addRecordings } from '../../shared/domain/recordings';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
-import { clientId, httpUrl, listOf, maybeEmptyText, noDuplicateIds } from '../../shared/http/schemas';
+import { clientId, documentedRules, httpUrl, maybeEmptyText, storableNumber, uniqueListOf } from '../../shared/http/schemas';
 
 const MAX_RECORDING_BYTES = 256 * 1024;
 
-/**
- * A number that survives storage: at most 2^53 - 1 in magnitude (the DynamoDB client refuses larger ones, as
- * imprecise) and, unless 0, at least 1e-100 (DynamoDB's own range ends at 1e-130). Outside this range the write
- * would fail after validation, as a 500.
- */
-const storableNumber = () =>
-  z.number().check(
-    z.refine(
-      (n) => Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-100),
-      'Must be 0 or between 1e-100 and 9007199254740991 in size.',
-    ),
-  );
-const nonNegative = () => storableNumber().check(z.minimum(0, 'Must not be negative.'));
+const nonNegative = () => documentedRules(storableNumber().check(z.minimum(0, 'Must not be negative.')), { minimum: 0 });
 
 const attachment = z.object({
   attachmentId: z.optional(storableNumber()),
@@ -37,7 +25,7 @@ const recording = z.object({
   mode: z.optional(maybeEmptyText(255)),
   recordedTime: z.optional(z.object({ duration: z.optional(nonNegative()), display: z.optional(maybeEmptyText(64)) })),
   displayName: z.optional(maybeEmptyText(1000)),
-  attachments: z.optional(listOf(attachment).check(noDuplicateIds((item: { attachmentId?: number }) => item.attachmentId, 'an attachmentId'))),
+  attachments: z.optional(uniqueListOf(attachment, 'attachmentId', 'an attachmentId')),
   latestVersion: z.optional(storableNumber()),
 }).check(
   z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_RECORDING_BYTES, 'Must be at most 256 KB as JSON.'),
@@ -47,10 +35,7 @@ export const schema = z.object({
   organizationId: clientId(),
   documentId: clientId(),
   // Recordings without an annotationId get new ids, so only the ids given can repeat.
-  recordings: listOf(recording).check(
-    z.minLength(1, 'Must have at least 1 item.'),
-    noDuplicateIds((item: { annotationId?: string }) => item.annotationId, 'an annotationId'),
-  ),
+  recordings: uniqueListOf(recording, 'annotationId', 'an annotationId', { min: 1 }),
 });
 
 /** Keyed by annotationId: added, updated, in another document, or not written (docs/decisions.md §10). */

@@ -1,8 +1,9 @@
-import { UNKNOWN_MODEL_MESSAGE, routeModel } from '../../shared/domain/ai-models';
+import { MODEL_PATTERN, UNKNOWN_MODEL_MESSAGE } from '../../shared/domain/ai-models';
 import { askAi } from '../../shared/domain/ask-ai';
 import { operation } from '../../shared/http/operation';
 import { ownResult } from '../../shared/http/results';
 import * as z from 'zod/mini';
+import { documentedRules } from '../../shared/http/schemas';
 
 /** docs/decisions.md §9. */
 const MAX_TEXT_CHARS = 100_000;
@@ -12,21 +13,25 @@ const MAX_PROMPT_CHARS = 10_000;
 /** At most `max` characters as a person counts them (code points: an emoji is one, not two). */
 const atMost = (max: number) => (value: string) => value.length <= max || [...value].length <= max;
 
+/**
+ * Text that is not only whitespace, of at most `max` code points. The document says the same: JSON Schema counts
+ * `maxLength` in code points, and `\S` is what trim() leaves.
+ */
+const instruction = (max: number) =>
+  documentedRules(
+    z.string().check(z.refine((value) => value.trim() !== '', 'Must not be empty.'), z.refine(atMost(max), `Must be at most ${max} characters.`)),
+    { pattern: '\\S', maxLength: max },
+  );
+
 export const schema = z.object({
   model: z.string().check(
     z.maxLength(100, 'Must be at most 100 characters.'),
-    z.refine((model) => routeModel(model) !== undefined, UNKNOWN_MODEL_MESSAGE),
+    z.regex(MODEL_PATTERN, UNKNOWN_MODEL_MESSAGE),
   ),
-  prompt: z.string().check(
-    z.refine((prompt) => prompt.trim() !== '', 'Must not be empty.'),
-    z.refine(atMost(MAX_PROMPT_CHARS), `Must be at most ${MAX_PROMPT_CHARS} characters.`),
-  ),
+  prompt: instruction(MAX_PROMPT_CHARS),
   // Required and not empty: with nothing to process there is nothing to ask, and two of the providers refuse an
   // empty user message anyway.
-  text: z.string().check(
-    z.refine((text) => text.trim() !== '', 'Must not be empty.'),
-    z.refine(atMost(MAX_TEXT_CHARS), `Must be at most ${MAX_TEXT_CHARS} characters.`),
-  ),
+  text: instruction(MAX_TEXT_CHARS),
 });
 
 /** Its own result, not the success envelope (docs/api-spec.md "Ask AI"): the answer, or the provider's failure. */

@@ -9,7 +9,7 @@ const group = z.object({ groupId: clientId(), groupName: nonEmptyText(200) });
 export const schema = z.object({
   organizationId: clientId(),
   createOrganization: z.optional(z.boolean()),
-  organizationUserGroups: nonEmptyUniqueListOf(group, (item) => item.groupId, 'a groupId'),
+  organizationUserGroups: nonEmptyUniqueListOf(group, 'groupId', 'a groupId'),
 });
 
 /** Keyed by groupId; `id` is the group's id, absent on an item not written. */

@@ -1,10 +1,10 @@
 import { removeGroupMembers } from '../../shared/domain/user-groups';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
-import { clientId, nonEmptyUniqueIds } from '../../shared/http/schemas';
+import { clientId, documentedRules, nonEmptyUniqueIds, requires } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
-export const schema = z.object({
+export const schema = documentedRules(z.object({
   organizationId: clientId(),
   organizationUserGroupId: clientId(),
   userIds: z.optional(nonEmptyUniqueIds('a userId')),
@@ -15,7 +15,12 @@ export const schema = z.object({
     (value) => (value.userIds !== undefined) !== (value.deleteAll === true),
     'Give either userIds or deleteAll: true, not both and not neither.',
   ),
-);
+), {
+  anyOf: [
+    { properties: { deleteAll: { const: false } }, required: ['userIds'] },
+    { properties: { deleteAll: { const: true } }, required: ['deleteAll'], not: requires('userIds') },
+  ],
+});
 
 /** Keyed by userId; `organizationUserGroupId` absent on an item not written. */
 export const result = batchOf(itemResult({ organizationUserGroupId: z.optional(z.string()) }));

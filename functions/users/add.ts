@@ -2,17 +2,17 @@ import * as z from 'zod/mini';
 import { addUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
-import { levelFields, nonEmptyUniqueListOf, notBothDocumentAndFolder, userInput } from '../../shared/http/schemas';
+import { NOT_BOTH_DOCUMENT_AND_FOLDER, documentedRules, levelFields, nonEmptyUniqueListOf, notBothDocumentAndFolder, userInput } from '../../shared/http/schemas';
 
-export const schema = z
+export const schema = documentedRules(z
   .object({
     ...levelFields,
     createOrganization: z.optional(z.boolean()),
     createDocument: z.optional(z.boolean()),
     createFolder: z.optional(z.boolean()),
-    users: nonEmptyUniqueListOf(userInput(), (user) => user.userId, 'a userId'),
+    users: nonEmptyUniqueListOf(userInput(), 'userId', 'a userId'),
   })
-  .check(notBothDocumentAndFolder());
+  .check(notBothDocumentAndFolder()), NOT_BOTH_DOCUMENT_AND_FOLDER);
 
 /** Keyed by userId; `id` is the user's stable id in the tenant, absent on an item not written. */
 export const result = batchOf(itemResult({ id: z.optional(z.string()) }));

@@ -2,14 +2,14 @@ import * as z from 'zod/mini';
 import { deleteUsers } from '../../shared/domain/users';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
-import { levelFields, nonEmptyUniqueIds, notBothDocumentAndFolder } from '../../shared/http/schemas';
+import { NOT_BOTH_DOCUMENT_AND_FOLDER, documentedRules, levelFields, nonEmptyUniqueIds, notBothDocumentAndFolder } from '../../shared/http/schemas';
 
-export const schema = z
+export const schema = documentedRules(z
   .object({
     ...levelFields,
     userIds: nonEmptyUniqueIds('a user id'),
   })
-  .check(notBothDocumentAndFolder());
+  .check(notBothDocumentAndFolder()), NOT_BOTH_DOCUMENT_AND_FOLDER);
 
 /** Keyed by userId. */
 export const result = batchOf(itemResult({}));

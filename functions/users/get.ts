@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { getUsers } from '../../shared/domain/user-listing';
 import { operation } from '../../shared/http/operation';
-import { clientId, documentedRules, levelFields, listOf, notBothDocumentAndFolder, pageSize, pageToken } from '../../shared/http/schemas';
+import { NOT_BOTH_DOCUMENT_AND_FOLDER, clientId, documentedRules, levelFields, listOf, notBothDocumentAndFolder, pageSize, pageToken } from '../../shared/http/schemas';
 
 export const schema = documentedRules(z
   .object({
@@ -25,7 +25,7 @@ export const schema = documentedRules(z
     }),
   ), {
   allOf: [
-    { not: { properties: { documentId: {}, folderId: {} }, required: ['documentId', 'folderId'] } },
+    NOT_BOTH_DOCUMENT_AND_FOLDER,
     {
       if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
       then: { not: { anyOf: [{ properties: { documentId: {} }, required: ['documentId'] }, { properties: { folderId: {} }, required: ['folderId'] }] } },

@@ -3,15 +3,19 @@ import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
 import { activityConfigData } from '../../shared/http/workspace-results';
 import * as z from 'zod/mini';
-import { triggerMap } from '../../shared/http/schemas';
+import { atLeastOneOf, triggerMap } from '../../shared/http/schemas';
 
 export const schema = z.object({
-  activityServiceConfig: z.object({
-    isEnabled: z.optional(z.boolean()),
-    enabledTime: z.optional(z.int().check(z.nonnegative('Must not be negative.'))),
-    immutable: z.optional(z.boolean()),
-    triggers: z.optional(z.object({ comment: z.optional(triggerMap()) })),
-  }).check(z.refine((config) => Object.values(config).some((v) => v !== undefined), 'Must contain at least one field.')),
+  activityServiceConfig: atLeastOneOf(
+    z.object({
+      isEnabled: z.optional(z.boolean()),
+      enabledTime: z.optional(z.int().check(z.nonnegative('Must not be negative.'))),
+      immutable: z.optional(z.boolean()),
+      triggers: z.optional(z.object({ comment: z.optional(triggerMap()) })),
+    }),
+    ['isEnabled', 'enabledTime', 'immutable', 'triggers'],
+    'Must contain at least one field.',
+  ),
 });
 
 export const result = answer(activityConfigData());

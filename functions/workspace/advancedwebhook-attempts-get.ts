@@ -2,17 +2,19 @@ import * as z from 'zod/mini';
 import { listAttempts } from '../../shared/domain/webhooks/messages';
 import { operation } from '../../shared/http/operation';
 import { pageWithPageToken } from '../../shared/http/results';
-import { nonEmptyText, pageSize, pageToken } from '../../shared/http/schemas';
+import { atLeastOneOf, nonEmptyText, pageSize, pageToken } from '../../shared/http/schemas';
 import { webhookAttempt } from '../../shared/http/webhook-results';
 
-export const schema = z
-  .object({
+export const schema = atLeastOneOf(
+  z.object({
     messageId: z.optional(nonEmptyText(100)),
     endpointId: z.optional(nonEmptyText(100)),
     pageSize: pageSize(250, 50),
     pageToken: z.optional(pageToken()),
-  })
-  .check(z.refine((input) => input.messageId !== undefined || input.endpointId !== undefined, { message: 'Provide messageId, endpointId or both.' }));
+  }),
+  ['messageId', 'endpointId'],
+  'Provide messageId, endpointId or both.',
+);
 
 export const result = pageWithPageToken(webhookAttempt());
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { updateEndpoint } from '../../shared/domain/webhooks/endpoints';
 import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
-import { clientId, documentedRules, webhookEndpointFields } from '../../shared/http/schemas';
+import { clientId, documentedRules, requires, webhookEndpointFields } from '../../shared/http/schemas';
 import { webhookEndpointData } from '../../shared/http/workspace-results';
 
 const fields = webhookEndpointFields();
@@ -20,7 +20,7 @@ export const schema = documentedRules(
     rateLimit: z.optional(z.nullable(fields.rateLimit)),
     metadata: z.optional(z.nullable(fields.metadata)),
   }),
-  { minProperties: 2 },
+  { anyOf: ['url', 'description', 'filterTypes', 'channels', 'disabled', 'rateLimit', 'metadata'].map((field) => requires(field)) },
 );
 
 export const result = answer(webhookEndpointData());

@@ -5,7 +5,7 @@ import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
 import { emailConfigData } from '../../shared/http/workspace-results';
 import * as z from 'zod/mini';
-import { triggerMap } from '../../shared/http/schemas';
+import { documentedRules, requires, triggerMap } from '../../shared/http/schemas';
 
 // The sender address keeps the case it was given (it is shown to recipients); only surrounding spaces go.
 const senderEmail = z.string().check(
@@ -14,7 +14,9 @@ const senderEmail = z.string().check(
   z.regex(z.regexes.email, 'Must be a valid email address.'),
 );
 
-export const schema = z
+const EMAIL_SERVICE_FIELDS = ['type', 'apiKey', 'fromEmail', 'fromCompany', 'triggers'];
+
+export const schema = documentedRules(z
   .object({
     useEmailService: z.optional(z.boolean()),
     emailServiceConfig: z.optional(
@@ -39,7 +41,12 @@ export const schema = z
         Object.values(data.emailServiceConfig).some((value) => value !== undefined),
       { message: 'Must contain at least one field.', path: ['emailServiceConfig'] },
     ),
-  );
+  ), {
+  anyOf: [
+    requires('useEmailService'),
+    { properties: { emailServiceConfig: { anyOf: EMAIL_SERVICE_FIELDS.map((field) => requires(field)) } }, required: ['emailServiceConfig'] },
+  ],
+});
 
 export const result = answer(emailConfigData());
 

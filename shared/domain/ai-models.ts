@@ -23,6 +23,9 @@ const RULES: ReadonlyArray<{ pattern: RegExp; route: ModelRoute }> = [
   { pattern: /^gemini-[\w.:-]+$/, route: { provider: 'gemini', reasoning: false } },
 ];
 
+/** Every model name some rule routes, as one pattern (the document states it for `model`). */
+export const MODEL_PATTERN = new RegExp(`^(${RULES.map((rule) => rule.pattern.source.slice(1, -1)).join('|')})$`);
+
 export const UNKNOWN_MODEL_MESSAGE =
   'Unknown model: use an OpenAI (gpt-…, o1, o3, o4, o1-…, o3-…, o4-…), Anthropic (claude-…) or Gemini (gemini-…) model name.';
 

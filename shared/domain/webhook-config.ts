@@ -27,6 +27,20 @@ export function presentWebhookConfig(config: AdvancedWebhookConfig | undefined):
 /** The smallest RSA modulus a tenant's encryption key may have. */
 export const MIN_RSA_BITS = 2048;
 
+// A base64 DER SubjectPublicKeyInfo of a 2048-, 3072- or 4096-bit RSA key with exponent 65537, spelled out so that
+// the document can state it: the fixed header of each size, the modulus (its first byte with the top bit set, so
+// the key has exactly that size), then the exponent, aligned as base64 falls for each size.
+const B64 = '[A-Za-z0-9+/]';
+const TOP_BIT_SET = '[g-z0-9+/]';
+const RSA_KEY_SHAPES = [
+  `MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA${TOP_BIT_SET}${B64}{340}[AQgw]IDAQAB`,
+  `MIIBojANBgkqhkiG9w0BAQEFAAOCAY8AMIIBigKCAYEA${TOP_BIT_SET}${B64}{511}AgMBAAE=`,
+  `MIICIjANBgkqhkiG9w0BAQEFAAOCAg8AMIICCgKCAgEA${TOP_BIT_SET}${B64}{681}[AEIMQUYcgkosw048]CAwEAAQ==`,
+];
+
+/** What Update Advanced Webhook Config takes as `publicKey` (publicKeyProblem still parses it). */
+export const RSA_PUBLIC_KEY_PATTERN = new RegExp(`^(${RSA_KEY_SHAPES.join('|')})$`);
+
 /** Null when `publicKey` is base64 DER (SubjectPublicKeyInfo) of an RSA key of at least 2048 bits, else why not. */
 export function publicKeyProblem(publicKey: string): string | null {
   const der = Buffer.from(publicKey, 'base64');

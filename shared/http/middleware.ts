@@ -146,10 +146,10 @@ export const MAX_JSON_DEPTH = 32;
 /**
  * The first value anywhere in the parsed body (free-form JSON fields included) that no operation may store, with
  * its path: nesting deeper than MAX_JSON_DEPTH, a string or key name that is not well-formed Unicode (a lone
- * surrogate would be turned into U+FFFD when encoded, so two different ids could meet on one key), or a number
- * DynamoDB cannot store exactly (the document client refuses numbers beyond 2^53-1, DynamoDB those below
- * 1e-130). Walks with an explicit stack, never recursion, so no input can exhaust the call stack; undefined when
- * all is well.
+ * surrogate would be turned into U+FFFD when encoded, so two different ids could meet on one key), or a number too
+ * large for a double. Any other number is valid JSON and is kept: free-form JSON is stored as a JSON string or as
+ * Yjs content, and a number field stored as a DynamoDB number states its range (storableNumber, z.int). Walks
+ * with an explicit stack, never recursion, so no input can exhaust the call stack; undefined when all is well.
  */
 function firstMalformedValue(body: object): { path: string; message: string } | undefined {
   const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 1 }];
@@ -158,10 +158,8 @@ function firstMalformedValue(body: object): { path: string; message: string } | 
     if (typeof value === 'string') {
       if (!value.isWellFormed()) return { path, message: 'Must be well-formed Unicode (no lone surrogates).' };
     } else if (typeof value === 'number') {
-      const size = Math.abs(value);
-      if (size !== 0 && (size < 1e-100 || size > Number.MAX_SAFE_INTEGER)) {
-        return { path, message: 'Numbers must be 0 or between 1e-100 and 2^53-1 in size.' };
-      }
+      // JSON allows 1e400; JavaScript reads it as Infinity, which no field can hold (JSON.stringify writes null).
+      if (!Number.isFinite(value)) return { path, message: 'Numbers must be finite (at most about 1.8e308 in size).' };
     } else if (value !== null && typeof value === 'object') {
       if (depth > MAX_JSON_DEPTH) return { path, message: `JSON may nest at most ${MAX_JSON_DEPTH} levels (the {"data": ...} wrapper included).` };
       for (const [name, child] of Object.entries(value)) {
@@ -235,13 +233,26 @@ export function validation(schema: z.ZodMiniType): Middleware {
         current.input = parsed.data;
         return;
       }
-      const issues = parsed.error.issues.map((issue) => ({
+      const issues = parsed.error.issues.flatMap((issue) => namedIssues(issue)).map((issue) => ({
         path: ['data', ...issue.path.map(String)].join('.'),
         message: issue.message,
       }));
       throw invalidFields(issues);
     },
   };
+}
+
+/**
+ * The issues to report for one zod issue, each at the path of the field it is about. A union that no branch
+ * accepted says only "Invalid input" at the union's path; when exactly one branch is of the value's own type (the
+ * array branch for an array), its issues say what is wrong, so those are reported, at their full paths.
+ */
+function namedIssues(issue: z.core.$ZodIssue): Array<{ path: PropertyKey[]; message: string }> {
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const sameType = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
+    if (sameType.length === 1) return sameType[0].flatMap((inner) => namedIssues({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue));
+  }
+  return [{ path: issue.path, message: issue.message }];
 }
 
 function logOutcome(event: OperationEvent, statusCode: number): void {

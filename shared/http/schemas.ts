@@ -22,12 +22,15 @@ z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input
 // Control characters (C0, DEL, C1) are what an id may not contain (docs/decisions.md §1).
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** A client id: 1 to 256 characters without control characters. */
+/** No control character anywhere: the pattern the document shows for ids. */
+const WITHOUT_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL_CHARACTERS.source.slice(1, -1)}]*$`);
+
+/** A client id: 1 to 256 characters without control characters (a pattern, so the document states it too). */
 export const clientId = () =>
   z.string().check(
     z.minLength(1, 'Must not be empty.'),
     z.maxLength(256, 'Must be at most 256 characters.'),
-    z.refine((value) => !CONTROL_CHARACTERS.test(value), 'Must not contain control characters.'),
+    z.regex(WITHOUT_CONTROL_CHARACTERS, 'Must not contain control characters.'),
   );
 
 /** Text of 1 to `max` characters, taken as sent (spaces count). */
@@ -47,7 +50,10 @@ export const pageToken = () => z.string().check(z.minLength(1, 'Must not be empt
 
 /** Text trimmed of surrounding whitespace, then 1 to `max` characters (names, a search query). */
 export const trimmedNonEmptyText = (max: number) =>
-  z.string().check(z.trim(), z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`));
+  documentedRules(z.string().check(z.trim(), z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`)), {
+    // Not only whitespace (what trim() removes is what \s matches).
+    pattern: '\\S',
+  });
 
 /** An email address, trimmed and lower-cased (docs/decisions.md §3). */
 export const emailAddress = () =>
@@ -58,11 +64,22 @@ export const emailAddress = () =>
     z.regex(z.regexes.email, 'Must be a valid email address.'),
   );
 
-/** An absolute http(s) URL of at most `max` characters. */
+// An http(s) URL as the document states it: scheme, a host name whose last label starts with a letter (a last label
+// of digits would be read as an IPv4 number) or a dotted IPv4 address without leading zeros, a port up to 65535, then
+// anything without whitespace. Every string it matches parses as a URL (test/unit/openapi-rules.test.ts), so the
+// pattern is the whole rule.
+const IPV4_PART = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const PORT = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})';
+const HTTP_URL = new RegExp(
+  `^[Hh][Tt][Tt][Pp][Ss]?://(([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|${IPV4_PART}(\\.${IPV4_PART}){3})(:${PORT})?([/?#]\\S*)?$`,
+);
+
+/** An absolute http(s) URL of at most `max` characters (HTTP_URL: no user info, no IPv6 literal, no whitespace). */
 export const httpUrl = (max: number) =>
   z.string().check(
     z.maxLength(max, `Must be at most ${max} characters.`),
-    z.refine((value) => /^https?:$/.test(URL.canParse(value) ? new URL(value).protocol : ''), 'Must be an http(s) URL.'),
+    z.regex(HTTP_URL, 'Must be an http(s) URL: http:// or https://, a host name or IPv4 address, an optional port, no whitespace.'),
+    z.refine((value) => URL.canParse(value), 'Must be an http(s) URL.'),
   );
 
 /**
@@ -103,6 +120,37 @@ export const notBothDocumentAndFolder = () =>
     { message: 'Provide documentId or folderId, not both.', path: ['documentId'] },
   );
 
+/**
+ * JSON Schema's `required: keys`, with the keys named under `properties` too (Redocly's
+ * no-required-schema-properties-undefined wants every required key declared where it is required).
+ */
+export const requires = (...keys: string[]) => ({ properties: Object.fromEntries(keys.map((key) => [key, {}])), required: keys });
+
+/**
+ * The organization of a permission resource as the document states what shared/domain/permissions.ts checks: a
+ * document or folder names its organization, an organization does not (it is its own; the server also takes an
+ * organizationId equal to the id, which JSON Schema cannot compare).
+ */
+export const RESOURCE_ORGANIZATION_RULE = {
+  if: { properties: { type: { const: 'organization' } }, required: ['type'] },
+  then: { not: requires('organizationId') },
+  else: requires('organizationId'),
+};
+
+/** notBothDocumentAndFolder as the document states it. */
+export const NOT_BOTH_DOCUMENT_AND_FOLDER = { not: requires('documentId', 'folderId') };
+
+/**
+ * `schema` refusing a value in which none of `keys` is given (an update that would change nothing, a filter that
+ * selects nothing), with `message` at `path`; the document says `anyOf: [{required: [key]}, ...]`, so a key the
+ * schema does not know (dropped by the server) does not count.
+ */
+export const atLeastOneOf = <T extends z.ZodMiniObject>(schema: T, keys: ReadonlyArray<keyof z.core.output<T> & string>, message: string, path?: string[]) =>
+  documentedRules(
+    schema.check(z.refine((value: Record<string, unknown>) => keys.some((key) => value[key] !== undefined), { message, path })),
+    { anyOf: keys.map((key) => requires(key)) },
+  );
+
 const MAX_JSON_BYTES = 64 * 1024;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -130,13 +178,38 @@ export const clientRecord = <V extends z.ZodMiniType>(keySchema: z.ZodMiniType<s
     }),
   );
 
+/** Why a declared number is refused: DynamoDB cannot store it exactly (docs/decisions.md §1 "Well-formed input"). */
+const NUMBER_RULE = 'Must be 0 or between 1e-100 and 9007199254740991 in size.';
+
+/**
+ * A number DynamoDB stores exactly: 0, or 1e-100 to 2^53-1 in size (a larger one would fail the write, as a 500).
+ * For number fields stored as numbers; free-form JSON is stored as a JSON string (shared/db/json-attribute.ts) or
+ * as Yjs content, which hold any JSON number, so jsonObject and the CRDT `data` have no such rule.
+ */
+export const storableNumber = () =>
+  documentedRules(
+    z.number().check(
+      z.refine((n) => n === 0 || (Math.abs(n) >= 1e-100 && Math.abs(n) <= Number.MAX_SAFE_INTEGER), NUMBER_RULE),
+    ),
+    {
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+      not: { exclusiveMinimum: -1e-100, exclusiveMaximum: 1e-100, not: { const: 0 } },
+      description: NUMBER_RULE,
+    },
+  );
+
 /**
  * A free-form JSON object, at most `maxBytes` serialised (64 KB by default: several fit in one 400 KB item). Any
- * key names, `constructor`, `__proto__` and `prototype` included; kept exactly as sent.
+ * key names, `constructor`, `__proto__` and `prototype` included; kept exactly as sent. z.custom would show as an
+ * unconstrained value in the document: it says `type: object`.
  */
 export const jsonObject = (maxBytes = MAX_JSON_BYTES) =>
-  z.custom<Record<string, unknown>>(isObject, 'Must be an object.').check(
-    z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes, `Must be at most ${maxBytes / 1024} KB as JSON.`),
+  documentedRules(
+    z.custom<Record<string, unknown>>(isObject, 'Must be an object.').check(
+      z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes, `Must be at most ${maxBytes / 1024} KB as JSON.`),
+    ),
+    { type: 'object', description: `At most ${maxBytes / 1024} KB as JSON.` },
   );
 
 /** A user as operations name one: an id with an optional name and email (notification recipients, actors). */
@@ -154,13 +227,38 @@ export const maybeEmptyText = (max: number) => z.string().check(z.maxLength(max,
 export const nonEmptyListOf = <T extends z.core.SomeType>(item: T, max = 100) =>
   listOf(item, max).check(z.minLength(1, 'Must have at least one item.'));
 
-/** A list of 1 to `max` client ids, none repeated (docs/decisions.md §1: duplicate ids are INVALID_ARGUMENT). */
-export const nonEmptyUniqueIds = (what: string, max = 100) =>
-  nonEmptyListOf(clientId(), max).check(noDuplicateIds((id: string) => id, what));
+/** A list of `min` to `max` client ids, none repeated (docs/decisions.md §1); the document says `uniqueItems`. */
+export const uniqueIds = (what: string, { min = 0, max = 100 }: { min?: number; max?: number } = {}) => {
+  const list = min > 0 ? nonEmptyListOf(clientId(), max) : listOf(clientId(), max);
+  return documentedRules(list.check(noDuplicateIds((id: string) => id, what)), { uniqueItems: true });
+};
 
-/** A batch: a list of 1 to `max` items, none repeating the id `idOf` picks (results are keyed by that id). */
-export const nonEmptyUniqueListOf = <T extends z.core.SomeType>(item: T, idOf: (value: z.core.output<T>) => string, what: string, max = 100) =>
-  nonEmptyListOf(item, max).check(noDuplicateIds(idOf, what));
+/** A list of 1 to `max` client ids, none repeated (docs/decisions.md §1: duplicate ids are INVALID_ARGUMENT). */
+export const nonEmptyUniqueIds = (what: string, max = 100) => uniqueIds(what, { min: 1, max });
+
+/**
+ * A list of `min` to `max` objects, no two sharing the id field `key` (items without it, where it is optional,
+ * are not compared). JSON Schema cannot say "unique by a property", so the document carries the extension
+ * `x-uniqueItemsBy: <key>`, with `uniqueItems` when the key is required (equal items would share it).
+ */
+export const uniqueListOf = <T extends z.ZodMiniObject>(
+  item: T,
+  key: keyof z.core.output<T> & string,
+  what: string,
+  { min = 0, max = 100 }: { min?: number; max?: number } = {},
+) => {
+  const list = min > 0 ? nonEmptyListOf(item, max) : listOf(item, max);
+  const keyRequired = item._zod.def.shape[key]?._zod.optin !== 'optional';
+  return documentedRules(list.check(noDuplicateIds((value: z.core.output<T>) => value[key] as string | number | undefined, what)), {
+    ...(keyRequired ? { uniqueItems: true } : {}),
+    'x-uniqueItemsBy': key,
+    description: `No two items share a ${key}.`,
+  });
+};
+
+/** A batch: a list of 1 to `max` items, none repeating the id field `key` (results are keyed by it). */
+export const nonEmptyUniqueListOf = <T extends z.ZodMiniObject>(item: T, key: keyof z.core.output<T> & string, what: string, max = 100) =>
+  uniqueListOf(item, key, what, { min: 1, max });
 
 /** Triggers switched on or off by name (activity and email config): at most 100, each name 1 to 200 characters. */
 export const triggerMap = () =>
@@ -202,6 +300,18 @@ export const crdtFields = () => ({
   userId: z.optional(clientId()),
 });
 
+/** The `data` each CRDT type takes (checkContent in shared/domain/crdt/input-rules.ts), as JSON Schema. */
+const CRDT_DATA: Record<(typeof CRDT_TYPES)[number], { type: string }> = { text: { type: 'string' }, map: { type: 'object' }, array: { type: 'array' }, xml: { type: 'string' } };
+
+/**
+ * The rules of Add and Update CRDT Data that the domain checks (to answer the contract's own messages), as the
+ * document states them: an editor id is not empty, and `data` is of the kind its `type` names.
+ */
+export const CRDT_CONTENT_RULES = [
+  { properties: { editorId: { minLength: 1 } } },
+  ...CRDT_TYPES.map((type) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: { properties: { data: CRDT_DATA[type] } } })),
+];
+
 /**
  * States in the OpenAPI document a rule the server enforces beyond the fields' own schemas (a cross-field rule of
  * a refine, or one the domain checks to answer with the contract's own message), as JSON Schema keywords merged
@@ -224,11 +334,11 @@ export const eventType = () =>
  * as Create takes it; Update makes the optional ones nullable. Metadata is bounded as document metadata is.
  */
 export const webhookEndpointFields = () => ({
-  // Spelled out, not only parseable: a URL parser also takes `https:host` and drops tabs and newlines, so the URL
-  // stored (and shown) would not be the one requested.
-  url: httpUrl(2000).check(z.regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/, 'Must start with http:// or https:// and contain no whitespace.')),
+  // Spelled out, not only parseable (httpUrl's pattern): a URL parser also takes `https:host` and drops tabs and
+  // newlines, so the URL stored (and shown) would not be the one requested.
+  url: httpUrl(2000),
   description: maybeEmptyText(1000),
-  filterTypes: nonEmptyListOf(eventType()).check(noDuplicateIds((type: string) => type, 'an event type')),
+  filterTypes: documentedRules(nonEmptyListOf(eventType()).check(noDuplicateIds((type: string) => type, 'an event type')), { uniqueItems: true }),
   // Channels are organization ids.
   channels: nonEmptyUniqueIds('a channel'),
   disabled: z.boolean(),

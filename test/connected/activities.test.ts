@@ -311,7 +311,6 @@ describe('activities', () => {
       ['changes that are an array', { organizationId: 'o', activities: [comment('c', { changes: [1] })] }, 'data.activities.0.changes'],
       ['a string isActivityResolverUsed', { organizationId: 'o', activities: [comment('r', { isActivityResolverUsed: 'yes' })] }, 'data.activities.0.isActivityResolverUsed'],
       ['a displayMessageTemplate of 5001 characters', { organizationId: 'o', activities: [comment('t', { displayMessageTemplate: 'x'.repeat(5001) })] }, 'data.activities.0.displayMessageTemplate'],
-      ['a number DynamoDB cannot store', { organizationId: 'o', activities: [comment('n', { entityData: { huge: 1e300 } })] }, 'data.activities.0.entityData.huge'],
       ['a record over 300 KB', { organizationId: 'o', activities: [comment('big', { entityData: 'x'.repeat(310 * 1024) })] }, 'data.activities.0'],
     ])('rejects %s with INVALID_ARGUMENT and writes nothing', async (_, data, path) => {
       const response = await add(tenant, data);
@@ -320,6 +319,17 @@ describe('activities', () => {
       expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
       expect(response.body.error?.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
       expect(ids(await get(tenant, { organizationId: 'o' }))).toEqual([]);
+    });
+
+    it('keeps numbers of any size in free-form fields (they are stored as JSON, not as DynamoDB numbers)', async () => {
+      const organizationId = uniqueId('org');
+      const entityData = { huge: 1e300, tiny: 1e-200, beyond: 2 ** 60 };
+
+      const response = await add(tenant, { organizationId, activities: [comment('n', { entityData })] });
+      const stored = await get(tenant, { organizationId });
+
+      expect(response.statusCode).toBe(200);
+      expect(stored.body.result?.data[0].entityData).toEqual(entityData);
     });
 
     it('refuses a body over 1 MiB with 413', async () => {

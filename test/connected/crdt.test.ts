@@ -242,6 +242,27 @@ describe('CRDT data', () => {
       expect((await get(h, { ...ids(), editorId: 'e1' })).body.result?.data[0].data).toBe('x');
     });
 
+    it('keeps the stored type and contentKey when an update sends data without type', async () => {
+      await add(h, { ...ids(), editorId: 'k1', type: 'map', data: { a: 1 }, contentKey: 'body' });
+
+      const updated = await update(h, { ...ids(), editorId: 'k1', data: { a: 2, b: 'x' } });
+      const read = await get(h, { ...ids(), editorId: 'k1', format: 'yjs' });
+
+      expect(updated.statusCode).toBe(200);
+      expect(read.body.result?.data[0]).toMatchObject({ type: 'map', contentKey: 'body', data: { a: 2, b: 'x' } });
+    });
+
+    it('refuses data without type that does not match the stored type, saying which type the editor has', async () => {
+      await add(h, { ...ids(), editorId: 'k2', type: 'text', data: 'x' });
+
+      const wrongKind = await update(h, { ...ids(), editorId: 'k2', data: { a: 1 } });
+      const neither = await update(h, { ...ids(), editorId: 'k2' });
+
+      expect(wrongKind.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Data must be a string: this editor was created with type text.' });
+      expect(neither.body.error?.status).toBe('INVALID_ARGUMENT');
+      expect((await get(h, { ...ids(), editorId: 'k2' })).body.result?.data[0].data).toBe('x');
+    });
+
     it('merges a client’s Yjs update into the stored state', async () => {
       await add(h, { ...ids(), editorId: 'e1', type: 'array', data: ['server'] });
       const client = clientDoc((await get(h, { ...ids(), editorId: 'e1', format: 'yjs' })).body.result?.data[0].state);

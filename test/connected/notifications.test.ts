@@ -203,6 +203,16 @@ describe('notifications', () => {
 
       expect(response.body.result?.data.x.success).toBe(false);
     });
+
+    it.each([
+      ['in a list', [{ id: 'ok' }, { id: '', displayBodyMessage: 5 }], ['data.notifications.1.id', 'data.notifications.1.displayBodyMessage']],
+      ['as the one object', { id: 'ok', notificationSourceData: [1] }, ['data.notifications.notificationSourceData']],
+    ])('names the fields of a bad notification %s, not only "notifications: Invalid input"', async (_, notifications, paths) => {
+      const response = await update(h, { organizationId: uniqueId('org'), notifications });
+
+      expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
+      expect(response.body.error?.details.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(paths.sort());
+    });
   });
 
   describe('delete', () => {

@@ -1576,6 +1576,14 @@ export interface operations {
                                     [key: string]: boolean;
                                 };
                             };
+                        } | {
+                            isEnabled: unknown;
+                        } | {
+                            enabledTime: unknown;
+                        } | {
+                            immutable: unknown;
+                        } | {
+                            triggers: unknown;
                         };
                     };
                 };
@@ -1691,6 +1699,16 @@ export interface operations {
                         encryptData?: boolean;
                         publicKey?: string;
                         enableDataProtection?: boolean;
+                    } | {
+                        isEnabled: unknown;
+                    } | {
+                        encodeData: unknown;
+                    } | {
+                        encryptData: unknown;
+                    } | {
+                        publicKey: unknown;
+                    } | {
+                        enableDataProtection: unknown;
                     };
                 };
             };
@@ -1796,6 +1814,7 @@ export interface operations {
                         createOrganization?: boolean;
                         createDocument?: boolean;
                         createFolder?: boolean;
+                        /** @description No two items share a userId. */
                         users: {
                             userId: string;
                             name?: string;
@@ -1857,6 +1876,7 @@ export interface operations {
                         organizationId: string;
                         documentId?: string;
                         folderId?: string;
+                        /** @description No two items share a userId. */
                         users: {
                             userId: string;
                             name?: string;
@@ -2207,6 +2227,7 @@ export interface operations {
                     data: {
                         userId: string;
                         permissions: {
+                            /** @description No two items share a id. */
                             resources: {
                                 /** @enum {string} */
                                 type: "organization" | "document" | "folder";
@@ -2265,6 +2286,7 @@ export interface operations {
                     data: {
                         organizationId: string;
                         createOrganization?: boolean;
+                        /** @description No two items share a groupId. */
                         organizationUserGroups: {
                             groupId: string;
                             groupName: string;
@@ -2376,6 +2398,12 @@ export interface operations {
                         organizationUserGroupId: string;
                         userIds?: string[];
                         deleteAll?: boolean;
+                    } | {
+                        /** @constant */
+                        deleteAll?: false;
+                    } | {
+                        /** @constant */
+                        deleteAll: true;
                     };
                 };
             };
@@ -2428,6 +2456,7 @@ export interface operations {
                     data: {
                         organizationId: string;
                         createOrganization?: boolean;
+                        /** @description No two items share a documentId. */
                         documents: {
                             documentId: string;
                             documentName?: string;
@@ -2547,13 +2576,16 @@ export interface operations {
                 "application/json": {
                     data: {
                         organizationId: string;
+                        /** @description No two items share a documentId. */
                         documents: {
                             documentId: string;
                             documentName?: string;
                             folderId?: string;
                             /** @enum {string} */
                             accessType?: "organizationPrivate" | "restricted" | "public";
-                            metadata?: unknown;
+                            metadata?: {
+                                [key: string]: string;
+                            };
                         }[];
                     };
                 };
@@ -2817,9 +2849,11 @@ export interface operations {
                             email?: string;
                         };
                         displayHeadlineMessageTemplate: string;
-                        displayHeadlineMessageTemplateData?: unknown;
+                        /** @description At most 64 KB as JSON. */
+                        displayHeadlineMessageTemplateData?: Record<string, never>;
                         displayBodyMessage?: string;
-                        notificationSourceData?: unknown;
+                        /** @description At most 64 KB as JSON. */
+                        notificationSourceData?: Record<string, never>;
                         organizationId: string;
                         documentId: string;
                         createOrganization?: boolean;
@@ -2827,6 +2861,7 @@ export interface operations {
                         locationId?: string;
                         notificationId?: string;
                         notificationSource?: string;
+                        /** @description No two items share a userId. */
                         notifyUsers?: {
                             userId: string;
                             name?: string;
@@ -2977,9 +3012,11 @@ export interface operations {
                                 email?: string;
                             };
                             displayHeadlineMessageTemplate?: string;
-                            displayHeadlineMessageTemplateData?: unknown;
+                            /** @description At most 64 KB as JSON. */
+                            displayHeadlineMessageTemplateData?: Record<string, never>;
                             displayBodyMessage?: string;
-                            notificationSourceData?: unknown;
+                            /** @description At most 64 KB as JSON. */
+                            notificationSourceData?: Record<string, never>;
                             id: string;
                             readByUserIds?: string[];
                             persistReadForUsers?: boolean;
@@ -2990,9 +3027,11 @@ export interface operations {
                                 email?: string;
                             };
                             displayHeadlineMessageTemplate?: string;
-                            displayHeadlineMessageTemplateData?: unknown;
+                            /** @description At most 64 KB as JSON. */
+                            displayHeadlineMessageTemplateData?: Record<string, never>;
                             displayBodyMessage?: string;
-                            notificationSourceData?: unknown;
+                            /** @description At most 64 KB as JSON. */
+                            notificationSourceData?: Record<string, never>;
                             id: string;
                             readByUserIds?: string[];
                             persistReadForUsers?: boolean;
@@ -3051,6 +3090,14 @@ export interface operations {
                         locationId?: string;
                         userId?: string;
                         notificationIds?: string[];
+                    } | {
+                        documentId: unknown;
+                    } | {
+                        locationId: unknown;
+                    } | {
+                        userId: unknown;
+                    } | {
+                        notificationIds: unknown;
                     };
                 };
             };
@@ -3105,6 +3152,14 @@ export interface operations {
                         locationId?: string;
                         userId?: string;
                         notificationIds?: string[];
+                    } | {
+                        documentId: unknown;
+                    } | {
+                        locationId: unknown;
+                    } | {
+                        userId: unknown;
+                    } | {
+                        notificationIds: unknown;
                     };
                 };
             };
@@ -3158,6 +3213,11 @@ export interface operations {
                         userId: string;
                         documentIds?: string[];
                         getOrganizationConfig?: boolean;
+                    } | {
+                        documentIds: unknown;
+                    } | {
+                        /** @constant */
+                        getOrganizationConfig: true;
                     };
                 };
             };
@@ -3223,6 +3283,10 @@ export interface operations {
                             inbox?: "ALL" | "MINE" | "NONE";
                             /** @enum {string} */
                             email?: "ALL" | "MINE" | "NONE";
+                        } | {
+                            inbox: unknown;
+                        } | {
+                            email: unknown;
                         };
                     };
                 };
@@ -3276,6 +3340,7 @@ export interface operations {
                     data: {
                         organizationId: string;
                         documentId?: string;
+                        /** @description No two items share a id. */
                         activities: {
                             id?: string;
                             /** @enum {string} */
@@ -3288,11 +3353,13 @@ export interface operations {
                             };
                             targetEntityId?: string;
                             targetSubEntityId?: string;
-                            changes?: unknown;
+                            /** @description At most 300 KB as JSON. */
+                            changes?: Record<string, never>;
                             entityData?: unknown;
                             entityTargetData?: unknown;
                             displayMessageTemplate?: string;
-                            displayMessageTemplateData?: unknown;
+                            /** @description At most 300 KB as JSON. */
+                            displayMessageTemplateData?: Record<string, never>;
                             actionIcon?: string;
                             isActivityResolverUsed?: boolean;
                         }[];
@@ -3441,6 +3508,20 @@ export interface operations {
                                 [key: string]: boolean;
                             };
                         };
+                    } | {
+                        useEmailService: unknown;
+                    } | {
+                        emailServiceConfig: {
+                            type: unknown;
+                        } | {
+                            apiKey: unknown;
+                        } | {
+                            fromEmail: unknown;
+                        } | {
+                            fromCompany: unknown;
+                        } | {
+                            triggers: unknown;
+                        };
                     };
                 };
             };
@@ -3552,6 +3633,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data: {
+                        /** @description No two items share a provider. */
                         aiModelApiKey: {
                             /** @enum {string} */
                             provider: "openai" | "anthropic" | "gemini";
@@ -3804,6 +3886,20 @@ export interface operations {
                         metadata?: {
                             [key: string]: string;
                         } | null;
+                    } | {
+                        url: unknown;
+                    } | {
+                        description: unknown;
+                    } | {
+                        filterTypes: unknown;
+                    } | {
+                        channels: unknown;
+                    } | {
+                        disabled: unknown;
+                    } | {
+                        rateLimit: unknown;
+                    } | {
+                        metadata: unknown;
                     };
                 };
             };
@@ -4183,6 +4279,10 @@ export interface operations {
                         /** @default 50 */
                         pageSize?: number;
                         pageToken?: string;
+                    } | {
+                        messageId: unknown;
+                    } | {
+                        endpointId: unknown;
                     };
                 };
             };
@@ -4312,7 +4412,9 @@ export interface operations {
                         data: unknown;
                         contentKey?: string;
                         userId?: string;
-                    };
+                    } & ({
+                        editorId: unknown;
+                    } & unknown & unknown & unknown & unknown);
                 };
             };
         };
@@ -4458,7 +4560,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: {
+                    data: ({
                         organizationId: string;
                         documentId: string;
                         editorId: "" | string;
@@ -4468,8 +4570,9 @@ export interface operations {
                         contentKey?: string;
                         userId?: string;
                         yjsUpdate?: string;
-                    } | {
-                        type: unknown;
+                    } & ({
+                        editorId: unknown;
+                    } & unknown & unknown & unknown & unknown)) | {
                         data: unknown;
                     } | {
                         yjsUpdate: unknown;
@@ -4518,24 +4621,30 @@ export interface operations {
                     data: {
                         organizationId: string;
                         documentId: string;
+                        /** @description No two items share a annotationId. */
                         recordings: {
                             annotationId?: string;
                             type?: string;
                             recordingType?: string;
                             mode?: string;
                             recordedTime?: {
+                                /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                                 duration?: number;
                                 display?: string;
                             };
                             displayName?: string;
+                            /** @description No two items share a attachmentId. */
                             attachments?: {
+                                /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                                 attachmentId?: number;
                                 url: string;
                                 mimeType?: string;
                                 name?: string;
                                 type?: string;
+                                /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                                 size?: number;
                             }[];
+                            /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                             latestVersion?: number;
                         }[];
                     };

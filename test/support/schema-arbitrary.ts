@@ -15,6 +15,9 @@ export interface JsonSchema {
   items?: JsonSchema;
   minItems?: number;
   maxItems?: number;
+  uniqueItems?: boolean;
+  /** (extension) No two items share the value of this property (items without it are not compared). */
+  'x-uniqueItemsBy'?: string;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -23,8 +26,27 @@ export interface JsonSchema {
   const?: unknown;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  not?: JsonSchema;
   minimum?: number;
   maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minProperties?: number;
+  maxProperties?: number;
+  $ref?: string;
+}
+
+/** How far arbitraryFor honours a document beyond the plain keywords (the fuzz test uses none of these). */
+export interface ArbitraryOptions {
+  /** The document `$ref`s point into (`#/components/schemas/...`); unresolved references stand for any JSON. */
+  root?: unknown;
+  /** Objects also carry keys they do not declare (a request schema allows them; the server ignores them). */
+  extraKeys?: boolean;
+}
+
+interface Context extends ArbitraryOptions {
+  depth: number;
 }
 
 /**
@@ -53,21 +75,70 @@ function boundedString(schema: JsonSchema): fc.Arbitrary<string> {
   const maxLength = Math.min(schema.maxLength ?? 40, 40);
   if (schema.format === 'email') return fc.emailAddress();
   if (schema.pattern !== undefined) {
-    const pattern = new RegExp(schema.pattern);
-    return fc.stringMatching(pattern).filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
+    const pattern = new RegExp(schema.pattern, 'u');
+    const fitting = (value: string) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity);
+    // Pool ids and odd text first where the pattern allows them (ids are patterned), then strings made to match.
+    const pooled = [...ID_POOL, ...ODD_TEXT].filter((value) => pattern.test(value) && fitting(value));
+    const matching = fc.stringMatching(pattern).filter(fitting);
+    return pooled.length === 0 ? matching : fc.oneof(fc.constantFrom(...pooled), matching);
   }
   const text = fc.oneof(fc.constantFrom(...ID_POOL, ...ODD_TEXT), fc.string({ minLength, maxLength }), fc.string({ unit: 'grapheme', minLength, maxLength }));
   return text.filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
 }
 
+/** `#/a/b` in the root document, or undefined. */
+function resolve(ref: string, root: unknown): JsonSchema | undefined {
+  if (!ref.startsWith('#/') || root === undefined) return undefined;
+  let node: unknown = root;
+  for (const part of ref.slice(2).split('/')) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  return node as JsonSchema | undefined;
+}
+
+/** One schema with the keywords of both (a branch of anyOf/oneOf/allOf applied to its base): properties merged, required joined. */
+function merge(base: JsonSchema, branch: JsonSchema): JsonSchema {
+  const properties: Record<string, JsonSchema> = { ...base.properties };
+  for (const [name, property] of Object.entries(branch.properties ?? {})) {
+    properties[name] = name in properties && Object.keys(property).length > 0 ? { ...properties[name], ...property } : (properties[name] ?? property);
+  }
+  const required = [...new Set([...(base.required ?? []), ...(branch.required ?? [])])];
+  // A branch's `not: {required: [...]}` says which fields must stay out: leave them out of the merged schema.
+  const excluded = new Set([...(branch.not?.required ?? []), ...(branch.not?.anyOf ?? []).flatMap((choice) => choice.required ?? [])]);
+  for (const name of excluded) delete properties[name];
+  return { ...base, ...branch, properties, required: required.filter((name) => !excluded.has(name)), not: base.not };
+}
+
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+const isScalar = (schema: JsonSchema) => schema.const !== undefined || schema.enum !== undefined || SCALAR_TYPES.has(String(schema.type));
+/** Beyond this depth, choices keep to their scalar branches and lists and maps stay empty, so recursion ends. */
+const MAX_GENERATED_DEPTH = 4;
+
 /** Values the schema accepts, as far as a JSON Schema says (zod refinements may still refuse some). */
-export function arbitraryFor(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
+export function arbitraryFor(schema: JsonSchema | undefined, options: ArbitraryOptions = {}): fc.Arbitrary<unknown> {
+  return generate(schema, { ...options, depth: 0 });
+}
+
+function generate(schema: JsonSchema | undefined, context: Context): fc.Arbitrary<unknown> {
   if (schema === undefined || Object.keys(schema).length === 0) return freeForm;
+  if (schema.$ref !== undefined) {
+    const target = resolve(schema.$ref, context.root);
+    const { $ref: _ref, ...rest } = schema;
+    return target === undefined ? freeForm : generate(Object.keys(rest).length === 0 ? target : merge(target, rest), context);
+  }
+  if (schema.allOf !== undefined) {
+    const { allOf, ...rest } = schema;
+    return generate(allOf.reduce(merge, rest), context);
+  }
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum !== undefined) return fc.constantFrom(...schema.enum);
   const choices = schema.anyOf ?? schema.oneOf;
-  if (choices !== undefined) return fc.oneof(...choices.map(arbitraryFor));
+  if (choices !== undefined) {
+    const { anyOf: _any, oneOf: _one, ...base } = schema;
+    const deep = context.depth >= MAX_GENERATED_DEPTH && choices.some(isScalar) ? choices.filter(isScalar) : choices;
+    const branches = Object.keys(base).length === 0 ? deep : deep.map((branch) => merge(base, branch));
+    return fc.oneof(...branches.map((branch) => generate(branch, context)));
+  }
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  const inner = { ...context, depth: context.depth + 1 };
   switch (type) {
     case 'string':
       return boundedString(schema);
@@ -80,23 +151,44 @@ export function arbitraryFor(schema: JsonSchema | undefined): fc.Arbitrary<unkno
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(arbitraryFor(schema.items), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 5) });
+      return arrayArbitrary(schema, inner);
     case 'object':
-      return objectArbitrary(schema);
+      return objectArbitrary(schema, inner);
     default:
       return anyJson;
   }
 }
 
-function objectArbitrary(schema: JsonSchema): fc.Arbitrary<unknown> {
+function arrayArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unknown> {
+  const minLength = schema.minItems ?? 0;
+  const maxLength = context.depth > MAX_GENERATED_DEPTH ? minLength : Math.max(minLength, Math.min(schema.maxItems ?? 5, 5));
+  if (maxLength === 0) return fc.constant([]);
+  const item = generate(schema.items, context);
+  const by = schema['x-uniqueItemsBy'];
+  if (by !== undefined) {
+    // Items without the property are never equal to another (a new object each time).
+    return fc.uniqueArray(item, { minLength, maxLength, selector: (value) => (value as Record<string, unknown>)?.[by] ?? {} });
+  }
+  if (schema.uniqueItems) return fc.uniqueArray(item, { minLength, maxLength, selector: (value) => JSON.stringify(value) });
+  return fc.array(item, { minLength, maxLength });
+}
+
+function objectArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unknown> {
   const properties = schema.properties ?? {};
   if (Object.keys(properties).length === 0 && schema.additionalProperties !== undefined) {
-    const value = typeof schema.additionalProperties === 'object' ? arbitraryFor(schema.additionalProperties) : anyJson;
+    const maxKeys = context.depth > MAX_GENERATED_DEPTH ? 0 : Math.min(schema.maxProperties ?? 4, 4);
+    if (maxKeys === 0) return fc.constant({});
+    const value = typeof schema.additionalProperties === 'object' ? generate(schema.additionalProperties, context) : anyJson;
     const key = schema.propertyNames === undefined ? fc.string({ maxLength: 12 }) : boundedString(schema.propertyNames);
-    return fc.dictionary(key, value, { maxKeys: 4 });
+    return fc.dictionary(key, value, { maxKeys, minKeys: schema.minProperties ?? 0, noNullPrototype: true });
   }
-  const record = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, arbitraryFor(property)]));
-  return fc.record(record, { requiredKeys: (schema.required ?? []).filter((name) => name in properties) });
+  const record = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, generate(property, context)]));
+  const declared = fc.record(record, { requiredKeys: (schema.required ?? []).filter((name) => name in properties) });
+  if (!context.extraKeys || schema.additionalProperties === false) return declared;
+  // Keys the schema does not name, with any JSON: the document allows them and the server drops them.
+  const extraKey = fc.string({ minLength: 1, maxLength: 8 }).filter((name) => !(name in properties));
+  const extra = fc.dictionary(extraKey, anyJson, { maxKeys: 2, noNullPrototype: true });
+  return fc.tuple(declared, extra).map(([known, unknown]) => ({ ...unknown, ...known }));
 }
 
 /** Every path (list of keys) to a value inside `value`, the root included. */

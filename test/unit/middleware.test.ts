@@ -117,15 +117,16 @@ describe('the shared middleware stack', () => {
   });
 });
 
-describe('numbers DynamoDB cannot store', () => {
+// Other numbers are valid JSON and are kept (free-form JSON is stored as a JSON string); number fields stored as
+// DynamoDB numbers state their range (test/connected/contract-conformance.test.ts sends any number in unknown keys).
+describe('numbers too large for a double', () => {
   it.each([
-    ['beyond 2^53', '{"data":{"ownerEmail":"a@example.com","x":{"deep":[1, 9007199254740993]}}}', 'data.x.deep.1'],
-    ['infinite', '{"data":{"ownerEmail":"a@example.com","x":1e400}}', 'data.x'],
-    ['too small', '{"data":{"ownerEmail":"a@example.com","x":1e-200}}', 'data.x'],
-  ])('answers INVALID_ARGUMENT for a number %s anywhere in the body, naming its path', async (_, body, path) => {
+    ['at the top', '{"data":{"ownerEmail":"a@example.com","x":1e400}}', 'data.x'],
+    ['deep inside', '{"data":{"ownerEmail":"a@example.com","x":{"deep":[1, -1e400]}}}', 'data.x.deep.1'],
+  ])('answers INVALID_ARGUMENT for an infinite number %s, naming its path', async (_, body, path) => {
     const response = await raw(body);
 
     expect(response.statusCode).toBe(400);
-    expect(response.body.error?.details.issues).toEqual([{ path, message: expect.stringContaining('2^53') }]);
+    expect(response.body.error?.details.issues).toEqual([{ path, message: expect.stringContaining('finite') }]);
   });
 });

@@ -43,6 +43,21 @@ export function checkContent(type: CrdtType | undefined, data: unknown): Checked
   if (type === undefined) throw new InvalidArgumentError('Type is required.');
   if (data === undefined) throw new InvalidArgumentError('Data is required.');
   if (!EXPECTED[type].matches(data)) throw new InvalidArgumentError(`Data must be ${EXPECTED[type].noun} for type ${type}.`);
+  return checkedContent(type, data);
+}
+
+/**
+ * Update without `type`: `data` must match the type the editor was created with (`storedType`), which only the
+ * stored editor knows, so the message says so (`Data must be a string: this editor was created with type text.`).
+ */
+export function checkContentOfStoredType(storedType: CrdtType, data: unknown): CheckedContent {
+  if (!EXPECTED[storedType].matches(data)) {
+    throw new InvalidArgumentError(`Data must be ${EXPECTED[storedType].noun}: this editor was created with type ${storedType}.`);
+  }
+  return checkedContent(storedType, data);
+}
+
+function checkedContent(type: CrdtType, data: unknown): CheckedContent {
   checkDepth(data, 0);
   if (type === 'xml') return { type, data: data as JsonValue, parsedXml: parseXml(data as string) };
   return { type, data: data as JsonValue };

@@ -21,7 +21,7 @@ import {
 import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../db/organization';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
-import { checkContent, checkEditorId } from './input-rules';
+import { checkContent, checkContentOfStoredType, checkEditorId } from './input-rules';
 import { buildState, editorState, mergeUpdate, readContent, replacementOf, type CrdtContent, type CrdtValue } from './yjs-state';
 
 export const DEFAULT_CONTENT_KEY = 'content';
@@ -99,12 +99,18 @@ function decodeUpdate(base64: string): Uint8Array {
   return bytes;
 }
 
+/** Throws INVALID_ARGUMENT when an update names another contentKey than the editor's own. */
+function checkContentKey(given: string | undefined, stored: string): void {
+  if (given !== undefined && given !== stored) throw new InvalidArgumentError(`contentKey must be ${stored}, the key this editor was created with.`);
+}
+
 /**
  * Replaces the editor's content (`type` + `data`, applied as Yjs operations) or merges a client's `yjsUpdate`.
  * Concurrent updates of one editor all succeed and merge as Yjs merges concurrent edits (shared/db/crdt.ts): a
  * replacement is the set of operations that turns the content it read into `data`, so replacements running at the
  * same time merge like two clients' edits, and one that starts after another answered makes the content exactly
- * its `data`. `type` must be the stored one, and `contentKey`, when given, too. Throws InvalidArgumentError for the
+ * its `data`. `type` and `contentKey` may be left out (the stored ones are kept); when given they must be the
+ * stored ones. Throws InvalidArgumentError for the
  * input rules, NotFoundError when the editor has no data, FailedPreconditionError when the document is being
  * migrated.
  */
@@ -117,13 +123,20 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
     if (input.type !== undefined || input.data !== undefined) throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');
     const update = decodeUpdate(input.yjsUpdate);
     change = (current, state) => ({ state: mergeUpdate(state, update, current.type, current.contentKey), delta: update });
+  } else if (input.type === undefined) {
+    // Without `type`, the content keeps the editor's type (and contentKey): its data is checked against it.
+    if (input.data === undefined) throw new InvalidArgumentError('Data is required.');
+    const data = input.data;
+    change = (current, state) => {
+      checkContentKey(input.contentKey, current.contentKey);
+      const content = checkContentOfStoredType(current.type, data);
+      return replacementOf(state, current.type, current.contentKey, content.data, content.parsedXml);
+    };
   } else {
     const { type, data, parsedXml } = checkContent(input.type, input.data);
     change = (current, state) => {
       if (type !== current.type) throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
-      if (input.contentKey !== undefined && input.contentKey !== current.contentKey) {
-        throw new InvalidArgumentError(`contentKey must be ${current.contentKey}, the key this editor was created with.`);
-      }
+      checkContentKey(input.contentKey, current.contentKey);
       return replacementOf(state, type, current.contentKey, data, parsedXml);
     };
   }

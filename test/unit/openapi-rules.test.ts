@@ -1,0 +1,156 @@
+/**
+ * The OpenAPI document states the rules the server enforces (issue #22), one family at a time: repeated ids,
+ * number ranges, free-form objects, cross-field rules, and patterns. Each pattern the document shows is also the
+ * whole rule: every string it matches is accepted by the checks the server runs after it.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import fc from 'fast-check';
+import { buildOpenApiDocument } from '../../bin/openapi-document';
+import { MODEL_PATTERN, routeModel } from '../../shared/domain/ai-models';
+import { RSA_PUBLIC_KEY_PATTERN, publicKeyProblem } from '../../shared/domain/webhook-config';
+import { clientId, httpUrl } from '../../shared/http/schemas';
+
+type Schema = Record<string, any>;
+const document = buildOpenApiDocument() as { paths: Record<string, { post: any }> };
+const request = (path: string): Schema => document.paths[path].post.requestBody.content['application/json'].schema.properties.data;
+
+describe('the document states that ids must not repeat', () => {
+  it.each([
+    ['/v2/users/delete', 'userIds'],
+    ['/v1/users/delete', 'userIds'],
+    ['/v2/notifications/delete', 'notificationIds'],
+    ['/v2/organizations/documents/access/disablestate/update', 'documentIds'],
+    ['/v2/notifications/config/get', 'documentIds'],
+    ['/v2/organizations/usergroups/users/add', 'userIds'],
+    ['/v2/workspace/advancedwebhook/endpoints/create', 'channels'],
+    ['/v2/workspace/advancedwebhook/endpoints/create', 'filterTypes'],
+  ])('%s: %s has uniqueItems', (path, field) => {
+    expect(request(path).properties[field]).toMatchObject({ type: 'array', uniqueItems: true });
+  });
+
+  it.each([
+    ['/v2/users/add', 'users', 'userId'],
+    ['/v2/users/update', 'users', 'userId'],
+    ['/v2/organizations/documents/add', 'documents', 'documentId'],
+    ['/v2/organizations/usergroups/add', 'organizationUserGroups', 'groupId'],
+    ['/v2/workspace/apikeyconfig/update', 'aiModelApiKey', 'provider'],
+    ['/v2/notifications/add', 'notifyUsers', 'userId'],
+  ])('%s: %s has uniqueItems and x-uniqueItemsBy %s', (path, field, key) => {
+    expect(request(path).properties[field]).toMatchObject({ uniqueItems: true, 'x-uniqueItemsBy': key });
+  });
+
+  it('names only the id for lists whose items may leave it out (equal items without an id are allowed)', () => {
+    const activities = request('/v2/activities/add').properties.activities;
+
+    expect(activities['x-uniqueItemsBy']).toBe('id');
+    expect(activities.uniqueItems).toBeUndefined();
+  });
+});
+
+describe('the document states the range of stored numbers', () => {
+  it('gives a number stored as a DynamoDB number its bounds and the gap around 0', () => {
+    const latestVersion = request('/v2/recordings/add').properties.recordings.items.properties.latestVersion;
+
+    expect(latestVersion).toMatchObject({
+      type: 'number',
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+      not: { exclusiveMinimum: -1e-100, exclusiveMaximum: 1e-100, not: { const: 0 } },
+    });
+  });
+});
+
+describe('the document states which free-form fields must be objects', () => {
+  it.each([
+    ['/v2/activities/add', (data: Schema) => data.properties.activities.items.properties.changes],
+    ['/v2/activities/add', (data: Schema) => data.properties.activities.items.properties.displayMessageTemplateData],
+    ['/v2/organizations/documents/update', (data: Schema) => data.properties.documents.items.properties.metadata],
+    ['/v2/notifications/update', (data: Schema) => data.properties.notifications.anyOf[0].properties.displayHeadlineMessageTemplateData],
+    ['/v2/notifications/update', (data: Schema) => data.properties.notifications.anyOf[0].properties.notificationSourceData],
+  ])('%s', (path, pick) => {
+    expect(pick(request(path)).type).toBe('object');
+  });
+});
+
+describe('the document states the cross-field rules', () => {
+  it('crdt/add: the data kind follows the type, and the editor id is not empty', () => {
+    const rules = request('/v2/crdt/add').allOf;
+
+    expect(rules).toContainEqual({ properties: { editorId: { minLength: 1 } } });
+    expect(rules).toContainEqual({ if: { properties: { type: { const: 'map' } }, required: ['type'] }, then: { properties: { data: { type: 'object' } } } });
+  });
+
+  it('crdt/update: data or yjsUpdate, never both; type is optional', () => {
+    const data = request('/v2/crdt/update');
+
+    expect(data.required).toEqual(['organizationId', 'documentId', 'editorId']);
+    expect(data.anyOf).toEqual([
+      expect.objectContaining({ required: ['data'], not: expect.objectContaining({ required: ['yjsUpdate'] }) }),
+      expect.objectContaining({ required: ['yjsUpdate'] }),
+    ]);
+  });
+
+  it('memory/suggest: documentId needs organizationId', () => {
+    expect(request('/v2/memory/suggest').dependentRequired).toEqual({ documentId: ['organizationId'] });
+  });
+
+  it('usergroups/users/delete: userIds or deleteAll: true, not both', () => {
+    expect(request('/v2/organizations/usergroups/users/delete').anyOf).toEqual([
+      { properties: { deleteAll: { const: false } }, required: ['userIds'] },
+      expect.objectContaining({ properties: { deleteAll: { const: true } }, required: ['deleteAll'] }),
+    ]);
+  });
+
+  it.each([
+    ['/v2/workspace/advancedwebhookconfig/update', (data: Schema) => data],
+    ['/v2/workspace/activityconfig/update', (data: Schema) => data.properties.activityServiceConfig],
+    ['/v2/notifications/config/set', (data: Schema) => data.properties.config],
+    ['/v2/workspace/advancedwebhook/endpoints/update', (data: Schema) => data],
+  ])('%s: a configuration update names at least one known field', (path, pick) => {
+    const choices = pick(request(path)).anyOf as Schema[];
+
+    expect(choices.length).toBeGreaterThan(1);
+    for (const choice of choices) expect(choice.required).toHaveLength(1);
+  });
+
+  it('users/add, update and delete: documentId or folderId, not both', () => {
+    for (const path of ['/v2/users/add', '/v2/users/update', '/v2/users/delete']) expect(request(path).not).toMatchObject({ required: ['documentId', 'folderId'] });
+  });
+});
+
+describe('the document states the patterns, and each pattern is the whole rule', () => {
+  it('ids exclude control characters', () => {
+    const pattern = new RegExp(request('/v2/users/get').properties.organizationId.pattern, 'u');
+
+    expect(pattern.test('org-1')).toBe(true);
+    expect(pattern.test('a\u0000b')).toBe(false);
+    expect(pattern.test('a\u0085b')).toBe(false);
+    fc.assert(fc.property(fc.stringMatching(pattern), (id) => id === '' || clientId().safeParse(id.slice(0, 256)).success));
+  });
+
+  it('workspace/create avatar: an http(s) URL that always parses', () => {
+    const avatar = request('/v2/workspace/create').properties.avatar.anyOf[1];
+    const pattern = new RegExp(avatar.pattern, 'u');
+
+    expect(pattern.test('https://x.io/a.png')).toBe(true);
+    expect(pattern.test('http://127.0.0.1:65535/hook')).toBe(true);
+    expect(pattern.test('ftp://x.io/a.png')).toBe(false);
+    expect(pattern.test('https:x.io')).toBe(false);
+    fc.assert(fc.property(fc.stringMatching(pattern, { size: 'medium' }), (url) => url.length > 2000 || httpUrl(2000).safeParse(url).success), { numRuns: 2000 });
+  });
+
+  it('ask-ai model: the prefixes the server routes', () => {
+    expect(request('/v2/rewriter/ask-ai').properties.model.pattern).toBe(MODEL_PATTERN.source);
+    fc.assert(fc.property(fc.stringMatching(MODEL_PATTERN), (model) => routeModel(model) !== undefined));
+    expect(MODEL_PATTERN.test('gpt-')).toBe(false);
+  });
+
+  it('the webhook publicKey: RSA keys of 2048, 3072 and 4096 bits, and every string of that shape is one', () => {
+    expect(request('/v2/workspace/advancedwebhookconfig/update').properties.publicKey.pattern).toBe(RSA_PUBLIC_KEY_PATTERN.source);
+    for (const modulusLength of [2048, 3072, 4096]) {
+      const key = generateKeyPairSync('rsa', { modulusLength }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+      expect(RSA_PUBLIC_KEY_PATTERN.test(key)).toBe(true);
+    }
+    fc.assert(fc.property(fc.stringMatching(RSA_PUBLIC_KEY_PATTERN), (key) => publicKeyProblem(key) === null), { numRuns: 200 });
+  });
+});
