@@ -36,7 +36,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/dynamodb-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/dynamodb-global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/table-per-file.ts'],
-      setupFilesAfterEnv: [...common.setupFilesAfterEnv, '<rootDir>/test/support/grant-check-setup.ts', '<rootDir>/test/support/create-table.ts'],
+      setupFilesAfterEnv: [...common.setupFilesAfterEnv, '<rootDir>/test/support/internal-errors.ts', '<rootDir>/test/support/grant-check-setup.ts', '<rootDir>/test/support/create-table.ts'],
     },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
     {
