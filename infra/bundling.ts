@@ -45,7 +45,7 @@ const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const requir
  * only. The file is referenced by path, not imported: infra/ loads no runtime code.
  */
 const ALIASES: Record<string, string> = {
-  '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'aws', 'lambda-credentials.ts'),
+  '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'adapters', 'lambda-credentials.ts'),
 };
 
 /**

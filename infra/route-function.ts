@@ -49,7 +49,7 @@ export interface DataResources {
   readonly table: ITable;
   /** The key of the Encryption SDK's KMS keyring. */
   readonly encryptionKey: IKey;
-  /** The delivery queue (shared/core/queue.ts): webhook deliveries and CRDT emissions. */
+  /** The delivery queue (shared/adapters/queue/queue.ts): webhook deliveries and CRDT emissions. */
   readonly deliveryQueue: sqs.IQueue;
   /** The operator's SES identity (and configuration set), infra/ses.ts; undefined when none is named. */
   readonly ses?: SesSending;

@@ -24,10 +24,10 @@ export interface AccessDeclaration {
   readonly kms?: readonly KmsUse[];
   /** Records Idempotency-Key answers (every route of the route table); see IDEMPOTENCY_KEY_PREFIX. */
   readonly idempotent?: boolean;
-  /** Sends jobs to the delivery queue (shared/core/queue.ts): `sqs:SendMessage` on that queue only. */
+  /** Sends jobs to the delivery queue (shared/adapters/queue/queue.ts): `sqs:SendMessage` on that queue only. */
   readonly queue?: 'send';
   /**
-   * Sends email through SES (shared/aws/ses-transport.ts): SES_SEND_ACTIONS on the operator's sending identity (and
+   * Sends email through SES (shared/adapters/email/ses-transport.ts): SES_SEND_ACTIONS on the operator's sending identity (and
    * configuration set) only, and only when the deployment names one (CDK context `sesIdentity`, infra/ses.ts).
    */
   readonly ses?: 'send';

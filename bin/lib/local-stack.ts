@@ -38,9 +38,9 @@ export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');
 export const DEFAULT_TABLE_NAME = 'collab-local';
 /** In the data folder: where the stream poller keeps its place in the table's stream across restarts. */
 export const STREAM_CHECKPOINT_FILE_NAME = 'stream-checkpoint.json';
-/** In the data folder: the file queue that stands in for SQS (shared/core/file-queue.ts). */
+/** In the data folder: the file queue that stands in for SQS (shared/adapters/queue/file-queue.ts). */
 export const DELIVERY_QUEUE_DIR_NAME = 'queue';
-/** In the data folder: the mailbox of the default email transport (shared/core/mailbox.ts), one .eml file per email. */
+/** In the data folder: the mailbox of the default email transport (shared/adapters/email/mailbox.ts), one .eml file per email. */
 export const MAILBOX_DIR_NAME = 'mailbox';
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 

@@ -1,6 +1,6 @@
 /**
  * The local stand-in for Lambda's SQS event source mapping: takes due jobs from the file queue
- * (shared/core/file-queue.ts) and calls the worker's SQS handler, the same handler that SQS invokes in AWS, with
+ * (shared/adapters/queue/file-queue.ts) and calls the worker's SQS handler, the same handler that SQS invokes in AWS, with
  * SQS-shaped records. As the event source mapping does with ReportBatchItemFailures:
  * - a job the handler does not report as failed is deleted; a job it reports in batchItemFailures, or every job of
  *   the batch when it throws or names a job that is not in the batch, is left to come back once its visibility
@@ -18,7 +18,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { DEFAULT_VISIBILITY_TIMEOUT_MS, fileQueue, type ReceivedJob } from '../../shared/core/file-queue';
+import { DEFAULT_VISIBILITY_TIMEOUT_MS, fileQueue, type ReceivedJob } from '../../shared/adapters/queue/file-queue';
 
 export type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 

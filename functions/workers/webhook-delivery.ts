@@ -5,8 +5,8 @@
  * visibility timeout; after the redrive policy's receives it is in the dead-letter queue.
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deliveryQueue } from '../../shared/core/delivery-queue';
-import type { JobQueue } from '../../shared/core/queue';
+import { deliveryQueue } from '../../shared/adapters/queue/delivery-queue';
+import type { JobQueue } from '../../shared/adapters/queue/queue';
 import { logger, withLogContext } from '../../shared/core/logger';
 import { cachedDecrypt } from '../../shared/crypto/encryption';
 import { parseJob } from '../../shared/domain/webhooks/jobs';

@@ -9,7 +9,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { deliveryQueue } from '../../shared/core/delivery-queue';
+import { deliveryQueue } from '../../shared/adapters/queue/delivery-queue';
 import { logger, withLogContext } from '../../shared/core/logger';
 import { notificationAddedOf, planEmailBatch, type NotificationAdded } from '../../shared/domain/email/plan';
 import { changeOf, type Change, type ItemChange } from '../../shared/domain/webhooks/events';

@@ -1,5 +1,5 @@
 /** The delivery queue's jobs (shared/domain/webhooks/jobs.ts): delays longer than SQS allows are served in hops. */
-import { MAX_DELAY_SECONDS, type QueuedJob } from '../../shared/core/queue';
+import { MAX_DELAY_SECONDS, type QueuedJob } from '../../shared/adapters/queue/queue';
 import { enqueue, isDue, parseJob, type WebhookJob } from '../../shared/domain/webhooks/jobs';
 
 const NOW = 1_767_225_600_000;

@@ -19,7 +19,7 @@
 import { forEachLimited } from '../../core/concurrency';
 import { derivedId } from '../../core/ids';
 import { memoizedByKey } from '../../core/memo';
-import type { JobQueue } from '../../core/queue';
+import type { JobQueue } from '../../adapters/queue/queue';
 import { feedEntryKey, toNotification, type NotificationRecord } from '../../db/notification';
 import { batchGet, keyOfItem, keyString } from '../../db/batch';
 import { config } from '../../core/config';

@@ -9,12 +9,12 @@
  * provider's answer and recording it leaves an email that is sent again once the claim lapses.
  */
 import { config } from '../../core/config';
-import type { EmailTransport, SendOutcome } from '../../core/email-transport';
+import type { EmailTransport, SendOutcome } from '../../adapters/email/email-transport';
 import { logger } from '../../core/logger';
-import { mailboxTransport } from '../../core/mailbox';
-import type { JobQueue } from '../../core/queue';
-import { sendgridTransport } from '../../core/sendgrid';
-import { sesTransport } from '../../aws/ses-transport';
+import { mailboxTransport } from '../../adapters/email/mailbox';
+import type { JobQueue } from '../../adapters/queue/queue';
+import { sendgridTransport } from '../../adapters/email/sendgrid';
+import { sesTransport } from '../../adapters/email/ses-transport';
 import { getTogether } from '../../db/batch';
 import { emailConfigKey, toEmailConfig, type EmailConfigRecord } from '../../db/email-config';
 import { claimEmailAttempt, clearEmailFollowUp, getEmail, recordEmailOutcome, type EmailOutcome, type StoredEmail } from '../../db/email-log';

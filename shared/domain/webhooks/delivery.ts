@@ -10,8 +10,8 @@
  */
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
-import { postJson } from '../../core/outbound-http';
-import type { JobQueue } from '../../core/queue';
+import { postJson } from '../../adapters/http/outbound-http';
+import type { JobQueue } from '../../adapters/queue/queue';
 import { webhookHeaders } from '../../crypto/webhook-signature';
 import { consumeRateLimit } from '../../db/rate-limit';
 import { recordEndpointOutcome } from '../../db/webhook-endpoint';

@@ -1,11 +1,11 @@
 /**
- * The jobs of the delivery queue (shared/core/queue.ts): one attempt of a delivery, one emission of an editor's
+ * The jobs of the delivery queue (shared/adapters/queue/queue.ts): one attempt of a delivery, one emission of an editor's
  * debounced `crdt.update_data`, or one attempt of an email (shared/domain/email/send.ts: emails ride the same queue
  * and schedule, docs/decisions.md §12). A job carries when it is due; the queue holds a job at most
  * MAX_DELAY_SECONDS, so a longer wait is served in hops: the worker puts a job that is not due yet back with what
  * is left of the wait.
  */
-import { MAX_DELAY_SECONDS, type JobQueue } from '../../core/queue';
+import { MAX_DELAY_SECONDS, type JobQueue } from '../../adapters/queue/queue';
 import type { EditorOfDocument } from '../../db/webhook-message';
 
 export type WebhookJob =

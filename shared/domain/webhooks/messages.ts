@@ -5,7 +5,7 @@
  * tenant's own partitions, so another API key's ids are simply not found.
  */
 import { InvalidArgumentError, NotFoundError } from '../../core/errors';
-import type { JobQueue } from '../../core/queue';
+import type { JobQueue } from '../../adapters/queue/queue';
 import { ENDPOINT_NOT_FOUND, getEndpoint } from '../../db/webhook-endpoint';
 import {
   addDelivery,

@@ -13,7 +13,7 @@ import { forEachLimited } from '../../core/concurrency';
 import { memoizedByKey } from '../../core/memo';
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
-import type { JobQueue } from '../../core/queue';
+import type { JobQueue } from '../../adapters/queue/queue';
 import { listAllEndpoints, type StoredEndpoint } from '../../db/webhook-endpoint';
 import {
   createMessages,

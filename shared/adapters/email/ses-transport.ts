@@ -1,6 +1,6 @@
 /**
  * The SES transport (docs/decisions.md §12, type `default` in AWS): one SES v2 SendEmail per email, the message
- * composed here (shared/core/email-message.ts) and sent as `Content.Raw.Data`, from the From address (a verified
+ * composed here (shared/adapters/email/email-message.ts) and sent as `Content.Raw.Data`, from the From address (a verified
  * identity, or one SES_IDENTITY_ARN authorizes), with SES_CONFIGURATION_SET when the operator names one. SES puts
  * its own Message-ID and Date on what it sends; its MessageId is the outcome's providerMessageId.
  *
@@ -19,9 +19,9 @@
  * The reason is the error's name and message; SES's errors carry no credential.
  */
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { config } from '../core/config';
-import { asciiAddress, composeMessage, oneLine, type OutgoingEmail } from '../core/email-message';
-import { failed, retry, type EmailTransport, type SendOutcome } from '../core/email-transport';
+import { config } from '../../core/config';
+import { asciiAddress, composeMessage, oneLine, type OutgoingEmail } from './email-message';
+import { failed, retry, type EmailTransport, type SendOutcome } from './email-transport';
 
 export interface SesTransportOptions {
   /** Default: the process's client (sesClient()). Tests pass one with a request handler of their own. */

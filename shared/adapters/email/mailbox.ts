@@ -3,7 +3,7 @@
  * `<dir>/<UTC time, 20260102T030405123Z>-<email id>.eml` holding its RFC 5322 message, which any mail program
  * opens. Names sort by the time of writing.
  *
- * - Written atomically (shared/core/atomic-file.ts): a reader or a restarted stack never finds half a message.
+ * - Written atomically (shared/adapters/files/atomic-file.ts): a reader or a restarted stack never finds half a message.
  * - One file per email id: a send finds an earlier file of the same id and leaves it as it is. Two sends of one id
  *   at the same moment may both write; each then lists the id's files and deletes all but the first by name, so
  *   one file stays (the first by name is never deleted, and the last to list sees every file).
@@ -12,7 +12,7 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomically } from './atomic-file';
+import { writeFileAtomically } from '../files/atomic-file';
 import { composeMessage, type OutgoingEmail } from './email-message';
 import { failed, retry, type EmailTransport, type SendOutcome } from './email-transport';
 

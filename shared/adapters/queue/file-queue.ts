@@ -1,11 +1,11 @@
 /**
- * The local stack's delivery queue (shared/core/queue.ts): a folder of files standing in for SQS, durable across
+ * The local stack's delivery queue (shared/adapters/queue/queue.ts): a folder of files standing in for SQS, durable across
  * `kill -9` and restarts, at least once. bin/lib/queue-poller.ts hands its jobs to the same SQS handler that runs
  * in AWS.
  *
  * One job is one file, `<due time, ms, 15 digits>-<id>-<receive count>.json`, holding `{id, body, sentAt}`:
  * - Listing the folder sorted by name lists the jobs by due time; a job is handed out once its due time has come.
- * - A job is written to a temporary name, flushed and renamed into place (shared/core/atomic-file.ts), so a process
+ * - A job is written to a temporary name, flushed and renamed into place (shared/adapters/files/atomic-file.ts), so a process
  *   killed at any moment leaves no job or a whole one. Temporary files are skipped, and removed once their writer
  *   has gone.
  * - Receiving renames the file to a due time one visibility timeout later with the receive count plus one: the
@@ -17,10 +17,10 @@
  */
 import { readFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { forEachLimited } from './concurrency';
-import { isAbandonedTemporaryName, syncFolder, writeFileAtomically } from './atomic-file';
-import { timeOrderedId } from './ids';
-import { logger } from './logger';
+import { forEachLimited } from '../../core/concurrency';
+import { isAbandonedTemporaryName, syncFolder, writeFileAtomically } from '../files/atomic-file';
+import { timeOrderedId } from '../../core/ids';
+import { logger } from '../../core/logger';
 import type { JobQueue, QueuedJob } from './queue';
 
 /** SQS's default visibility timeout: how long a received job stays hidden before it is handed out again. */

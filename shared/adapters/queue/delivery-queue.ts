@@ -1,9 +1,9 @@
 /**
- * The delivery queue of this process (shared/core/queue.ts), chosen by configuration: the SQS queue in AWS
+ * The delivery queue of this process (shared/adapters/queue/queue.ts), chosen by configuration: the SQS queue in AWS
  * (DELIVERY_QUEUE_URL), the file queue on the local stack and in tests (DELIVERY_QUEUE_DIR). Built once.
  */
-import { sqsQueue } from '../aws/sqs-queue';
-import { config } from './config';
+import { sqsQueue } from './sqs-queue';
+import { config } from '../../core/config';
 import { fileQueue } from './file-queue';
 import type { JobQueue } from './queue';
 

@@ -1,5 +1,5 @@
 /**
- * The delivery queue in AWS (shared/core/queue.ts): an SQS standard queue, written with SendMessageBatch. The SQS
+ * The delivery queue in AWS (shared/adapters/queue/queue.ts): an SQS standard queue, written with SendMessageBatch. The SQS
  * client is built once per process, on first use, with the function's role.
  */
 import {
@@ -9,7 +9,7 @@ import {
   type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
-import { MAX_DELAY_SECONDS, type JobQueue, type QueuedJob } from '../core/queue';
+import { MAX_DELAY_SECONDS, type JobQueue, type QueuedJob } from './queue';
 
 /** What the queue needs of an SQS client: the SDK's SQSClient, or a stand-in in tests. */
 export interface SqsBatchSender {

@@ -4,6 +4,11 @@
  * SDK's error classes (and never loads an SDK it does not use).
  */
 
+/** The providers Ask AI can call, one adapter module each (providers.ts). */
+export const AI_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
+
+export type AiProvider = (typeof AI_PROVIDERS)[number];
+
 export interface ProviderRequest {
   /** The tenant's decrypted provider key. Adapters hand it to the SDK and nowhere else. */
   apiKey: string;

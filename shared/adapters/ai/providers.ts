@@ -2,9 +2,8 @@
  * Calls one AI provider under a deadline. Each provider's adapter (and so its SDK, 150–750 KB bundled) is loaded
  * on first use only: a function instance pays for the SDKs its tenants use, and a cold start pays for none.
  */
-import type { AiProvider } from '../db/ai-key-config';
-import { logger } from '../core/logger';
-import { ProviderCallError, type ProviderAdapter, type ProviderFailure, type ProviderRequest } from './provider-call';
+import { logger } from '../../core/logger';
+import { ProviderCallError, type AiProvider, type ProviderAdapter, type ProviderFailure, type ProviderRequest } from './provider-call';
 
 const ADAPTERS: Record<AiProvider, () => Promise<ProviderAdapter>> = {
   openai: () => import('./openai'),

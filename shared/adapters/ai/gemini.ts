@@ -1,6 +1,6 @@
 /** Ask AI through Google's official Gen AI SDK (Gemini API, API-key auth): one generateContent request, no retries. */
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { config } from '../core/config';
+import { config } from '../../core/config';
 import { ProviderCallError, errorBodyMessage, type ProviderRequest } from './provider-call';
 
 export async function complete(request: ProviderRequest): Promise<string> {

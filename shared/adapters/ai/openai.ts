@@ -1,7 +1,7 @@
 /** Ask AI through OpenAI's official SDK: one Chat Completions request, no retries. Loaded only when used. */
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { config } from '../core/config';
+import { config } from '../../core/config';
 import { stainlessFailure, type ProviderRequest } from './provider-call';
 
 export async function complete(request: ProviderRequest): Promise<string> {

@@ -1,6 +1,6 @@
 /** Ask AI through Anthropic's official SDK: one Messages request, no retries. Loaded only when used. */
 import Anthropic from '@anthropic-ai/sdk';
-import { config } from '../core/config';
+import { config } from '../../core/config';
 import { stainlessFailure, type ProviderRequest } from './provider-call';
 
 /**

@@ -2,7 +2,7 @@
  * The SendGrid transport (docs/decisions.md §12, email configurations of type `sendgrid` and `custom`): one v3 Mail
  * Send request per email, `POST {SENDGRID_BASE_URL}/v3/mail/send` with the tenant's API key as a Bearer token.
  *
- * - A plain call through postJson (shared/core/outbound-http.ts), not `@sendgrid/mail`: Mail Send is one JSON POST,
+ * - A plain call through postJson (shared/adapters/http/outbound-http.ts), not `@sendgrid/mail`: Mail Send is one JSON POST,
  *   and postJson gives it the rules every outbound call here keeps (one deadline for the whole exchange, no
  *   redirects, at most 1 KB of the answer read, never a throw); `@sendgrid/mail` would bring axios with timeouts,
  *   redirects and retries of its own, and errors whose attached request config carries the key.
@@ -20,10 +20,10 @@
  * - SENDGRID_BASE_URL is operator configuration, never customer input, so it is called with private addresses
  *   allowed (tests run a fake on 127.0.0.1).
  */
-import { config } from './config';
+import { config } from '../../core/config';
 import { messageIdFor, oneLine, type Mailbox, type OutgoingEmail } from './email-message';
 import { failed, retry, type EmailTransport, type SendOutcome } from './email-transport';
-import { postJson, type OutboundResult } from './outbound-http';
+import { postJson, type OutboundResult } from '../http/outbound-http';
 
 export interface SendgridOptions {
   /** Default: SENDGRID_BASE_URL (https://api.sendgrid.com). */
