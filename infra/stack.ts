@@ -15,7 +15,7 @@ import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
-import { webhookDeliveryWorker, workers } from '../shared/workers';
+import { deliveryQueueWorker, workers } from '../shared/workers';
 import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm } from './alarms';
 import { DeployTaskRun } from './deploy-task';
 import { ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
@@ -196,9 +196,9 @@ export class CollabStack extends Stack {
     }));
 
     // The delivery queue's worker: webhook attempts and CRDT emissions, retried through the queue.
-    const deliveryWorker = new RouteFunction(this, webhookDeliveryWorker.id, {
+    const deliveryWorker = new RouteFunction(this, deliveryQueueWorker.id, {
       kind: 'queueWorker',
-      worker: webhookDeliveryWorker,
+      worker: deliveryQueueWorker,
       resources,
       settings,
       webhookAllowPrivateUrls: props.webhookAllowPrivateUrls ?? false,
@@ -220,7 +220,7 @@ export class CollabStack extends Stack {
     // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
     functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...taskRuns.map((run) => run.handler)]);
     if (deliveryQueue.deadLetterQueue !== undefined) {
-      deadLetterAlarm(this, 'DeliveryDeadLettersAlarm', deliveryQueue.deadLetterQueue.queue, webhookDeliveryWorker.summary);
+      deadLetterAlarm(this, 'DeliveryDeadLettersAlarm', deliveryQueue.deadLetterQueue.queue, deliveryQueueWorker.summary);
     }
     queueAgeAlarm(this, 'DeliveryQueueAge', deliveryQueue);
     for (const { worker, handler } of workerRuns) {

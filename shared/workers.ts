@@ -104,17 +104,18 @@ export const profileCopiesWorker = {
 
 export const workers: readonly Worker[] = [documentMigrationWorker, webhookEventsWorker, profileCopiesWorker];
 
-export const webhookDeliveryWorker = {
-  id: 'WebhookDeliveryWorker',
-  entry: 'functions/workers/webhook-delivery.ts',
+/** The delivery queue's one worker: every kind of job (shared/domain/delivery/jobs.ts), webhooks' and email's. */
+export const deliveryQueueWorker = {
+  id: 'DeliveryQueueWorker',
+  entry: 'functions/workers/delivery.ts',
   table: 'write',
   kms: ['decrypt'],
   queue: 'send',
   ses: 'send',
-  summary: 'Makes webhook delivery attempts (signed, retried on the schedule) and debounced CRDT emissions.',
+  summary: 'Runs the delivery queue\'s jobs: webhook delivery attempts (signed, retried on the schedule), email attempts and debounced CRDT emissions.',
 } as const satisfies QueueWorker;
 
-export const queueWorkers: readonly QueueWorker[] = [webhookDeliveryWorker];
+export const queueWorkers: readonly QueueWorker[] = [deliveryQueueWorker];
 
 /** A string attribute of a stream image: `{S: value}`; anything else is absent to a string test. */
 type Image = Readonly<Record<string, { readonly S?: string } | undefined>> | undefined;

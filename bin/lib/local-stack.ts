@@ -21,7 +21,7 @@ import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 import { createTableInput } from '../../shared/db/table-definition';
 import { NO_GRANTS } from '../../shared/grants';
 import { findRoute } from '../../shared/routes';
-import { webhookDeliveryWorker, workers } from '../../shared/workers';
+import { deliveryQueueWorker, workers } from '../../shared/workers';
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
@@ -149,8 +149,8 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   // stream poller's cleanup runs (cleanups run in reverse), so no job is taken while the stack winds down.
   const queuePoller = await startQueuePoller({
     dir: queueDir,
-    functionName: webhookDeliveryWorker.id,
-    handler: (event, context) => runAsWorker(webhookDeliveryWorker, () => loadHandler<QueueHandler>(webhookDeliveryWorker.entry)(event, context)),
+    functionName: deliveryQueueWorker.id,
+    handler: (event, context) => runAsWorker(deliveryQueueWorker, () => loadHandler<QueueHandler>(deliveryQueueWorker.entry)(event, context)),
   });
   cleanups.push(() => queuePoller.stop());
   await resumeMigrations();

@@ -23,6 +23,12 @@ const LAYERS: ReadonlyArray<{ name: string; prefixes: readonly string[] }> = [
   { name: 'handlers', prefixes: ['functions/'] },
 ];
 
+/** Rooms of one layer that must not import each other: [from, to] prefixes. */
+const APART: ReadonlyArray<readonly [string, string]> = [
+  ['shared/domain/email/', 'shared/domain/webhooks/'],
+  ['shared/domain/webhooks/', 'shared/domain/email/'],
+];
+
 function layerOf(file: string): number {
   const index = LAYERS.findIndex((layer) => layer.prefixes.some((prefix) => file === prefix || file.startsWith(prefix)));
   if (index < 0) throw new Error(`${file} is in no layer: add its folder to LAYERS (and to the README's architecture section).`);
@@ -80,6 +86,14 @@ describe('layers', () => {
       .flatMap(([file, targets]) => targets.filter((target) => !target.startsWith('shared/core/')).map((target) => `${file} imports ${target}`));
 
     expect(outside).toEqual([]);
+  });
+
+  it('keeps email and webhooks apart: each uses delivery, neither imports the other', () => {
+    const crossing = [...graph].flatMap(([file, targets]) =>
+      APART.filter(([from]) => file.startsWith(from)).flatMap(([, to]) => targets.filter((target) => target.startsWith(to)).map((target) => `${file} imports ${target}`)),
+    );
+
+    expect(crossing).toEqual([]);
   });
 
   it('has no import cycle', () => {

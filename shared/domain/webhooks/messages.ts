@@ -23,7 +23,7 @@ import {
 } from '../../db/webhook-message';
 import { pageTokenAfter, readPageAfter } from '../../db/page-token';
 import { requireWebhooksEnabled } from '../webhook-config';
-import { enqueue } from './jobs';
+import { enqueue } from '../delivery/jobs';
 
 export const MESSAGE_NOT_FOUND = 'Message not found.';
 /** How far back recover reaches (docs/decisions.md §11). */

@@ -1,5 +1,6 @@
 /**
- * The retry schedule of a webhook delivery (docs/decisions.md §11 "Delivery"): after a failed attempt the next one
+ * The retry schedule of the delivery queue's jobs: a webhook delivery (docs/decisions.md §11 "Delivery") and an
+ * email (§12) alike: after a failed attempt the next one
  * comes 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later, each with up to ±10 % jitter (8 attempts over about
  * 27 h); after the 8th failure the delivery is exhausted. An endpoint with nothing but failures for 5 days is
  * disabled. WEBHOOK_SCHEDULE_DIVISOR compresses the schedule for tests (1 in production).

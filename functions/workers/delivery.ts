@@ -1,7 +1,7 @@
 /**
  * The delivery worker (docs/design.md "Work after the response"): takes jobs from the delivery queue (SQS in AWS,
- * the file queue on the local stack) and runs each: one attempt of a webhook delivery, one attempt of an email, or
- * one look at a changing CRDT editor. A job that fails (storage unreachable, say) is reported back and comes again after the queue's
+ * the file queue on the local stack) and runs each, whatever its kind (shared/domain/delivery/jobs.ts): one attempt
+ * of a webhook delivery, one attempt of an email, or one look at a changing CRDT editor. A job that fails (storage unreachable, say) is reported back and comes again after the queue's
  * visibility timeout; after the redrive policy's receives it is in the dead-letter queue.
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -9,8 +9,8 @@ import { deliveryQueue } from '../../shared/adapters/queue/delivery-queue';
 import type { JobQueue } from '../../shared/adapters/queue/queue';
 import { logger, withLogContext } from '../../shared/core/logger';
 import { cachedDecrypt } from '../../shared/crypto/encryption';
-import { parseJob } from '../../shared/domain/webhooks/jobs';
-import { webhookDeliveryWorker } from '../../shared/workers';
+import { parseJob } from '../../shared/domain/delivery/jobs';
+import { deliveryQueueWorker } from '../../shared/workers';
 
 // Every attempt signs with its endpoint's secret (and every SendGrid email uses its key): decrypted once per warm
 // process and five minutes, not per attempt.
@@ -21,7 +21,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   // The jobs run side by side, each in a log context of its own (shared/core/logger.ts): a line names its worker and
   // job, never another job or a request.
   const failures = await Promise.all(
-    event.Records.map((record) => withLogContext({ worker: webhookDeliveryWorker.id, messageId: record.messageId }, () => runJob(record, queue))),
+    event.Records.map((record) => withLogContext({ worker: deliveryQueueWorker.id, messageId: record.messageId }, () => runJob(record, queue))),
   );
   return { batchItemFailures: failures.filter((failure) => failure !== undefined) };
 }

@@ -1,8 +1,8 @@
 /**
- * The webhook retry schedule (shared/domain/webhooks/schedule.ts), docs/decisions.md §11 "Delivery".
+ * The webhook retry schedule (shared/domain/delivery/schedule.ts), docs/decisions.md §11 "Delivery".
  */
 import { config } from '../../shared/core/config';
-import { AUTO_DISABLE_AFTER_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../shared/domain/webhooks/schedule';
+import { AUTO_DISABLE_AFTER_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../shared/domain/delivery/schedule';
 
 const HOUR = 3_600_000;
 const NO_JITTER = () => 0.5;

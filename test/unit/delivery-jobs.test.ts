@@ -1,11 +1,11 @@
-/** The delivery queue's jobs (shared/domain/webhooks/jobs.ts): delays longer than SQS allows are served in hops. */
+/** The delivery queue's jobs (shared/domain/delivery/jobs.ts): delays longer than SQS allows are served in hops. */
 import { MAX_DELAY_SECONDS, type QueuedJob } from '../../shared/adapters/queue/queue';
-import { enqueue, isDue, parseJob, type WebhookJob } from '../../shared/domain/webhooks/jobs';
+import { enqueue, isDue, parseJob, type DeliveryJob } from '../../shared/domain/delivery/jobs';
 
 const NOW = 1_767_225_600_000;
-const job = (dueAt: number): WebhookJob => ({ kind: 'deliver', apiKeyId: 'key_1', messageId: 'msg_1', endpointId: 'ep_1', attempt: 2, dueAt });
+const job = (dueAt: number): DeliveryJob => ({ kind: 'deliver', apiKeyId: 'key_1', messageId: 'msg_1', endpointId: 'ep_1', attempt: 2, dueAt });
 
-async function sent(jobs: WebhookJob[]): Promise<QueuedJob[]> {
+async function sent(jobs: DeliveryJob[]): Promise<QueuedJob[]> {
   const queued: QueuedJob[] = [];
   await enqueue({ send: async (batch) => void queued.push(...batch) }, jobs, NOW);
   return queued;
