@@ -3,7 +3,7 @@
  * table: the DynamoDB actions on the table, the indexes it may query, the KMS actions on the secrets key, sending to
  * the delivery queue, and sending email through SES.
  *
- * The CDK stack turns these into each function's IAM policy, and the grant check (bin/lib/grant-check.ts) holds
+ * The CDK stack turns these into each function's IAM policy, and the grant check (local/grant-check.ts) holds
  * every command a handler sends against the same grants in the connected and e2e tests and on the local stack.
  * One derivation for both, so what the tests check is what is deployed. Like the route table, this module imports
  * nothing at runtime so that `infra/` can read it.

@@ -14,7 +14,7 @@ export type StringMatch = { readonly equals: readonly string[] } | { readonly pr
 /**
  * One pattern of a stream worker's event filter (a record passes when any pattern matches): the kind of change,
  * the item's sort key, and string attributes of the item as written. The event source mapping applies it in AWS
- * (infra/route-function.ts turns it into Lambda filter criteria); the local poller applies `matchesStreamFilter`.
+ * (infra/service-function.ts turns it into Lambda filter criteria); the local poller applies `matchesStreamFilter`.
  */
 export interface StreamFilter {
   readonly eventNames: readonly ('INSERT' | 'MODIFY')[];

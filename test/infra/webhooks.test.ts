@@ -75,7 +75,7 @@ describe('the webhook engine', () => {
       '/v2/workspace/advancedwebhook/messages/resend',
     ]);
     for (const fn of senders) {
-      // The grants name a queue by its kind; the stack grants the delivery queue's ARN (infra/route-function.ts). The
+      // The grants name a queue by its kind; the stack grants the delivery queue's ARN (infra/service-function.ts). The
       // events worker also sends to its own dead-letter queue (the stream event source's on-failure destination).
       expect(grantsOfServices(fn, 'sqs').filter((grant) => grant.startsWith('sqs:SendMessage'))).toContain('sqs:SendMessage on queue');
       expect(environmentOf(fn)).toHaveProperty('DELIVERY_QUEUE_URL');

@@ -6,9 +6,9 @@
  * test/support/table-per-file.ts sets WEBHOOK_* and DELIVERY_QUEUE_DIR before the handlers load.
  */
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
-import { startQueuePoller } from '../../bin/lib/queue-poller';
-import { runAsWorker } from '../../bin/lib/grant-check';
-import { startStreamPoller } from '../../bin/lib/stream-poller';
+import { startQueuePoller } from '../../local/queue-poller';
+import { runAsWorker } from '../../local/grant-check';
+import { startStreamPoller } from '../../local/stream-poller';
 import { handler as deliveryHandler } from '../../functions/workers/delivery';
 import { handler as eventsHandler } from '../../functions/workers/webhook-events';
 import { handler as migrationHandler } from '../../functions/workers/document-migration';

@@ -12,9 +12,17 @@ export type SendOutcome =
   | { status: 'retry'; reason: string }
   | { status: 'failed'; reason: string };
 
+/**
+ * The transports by name: the one list that the email log's items, its API schema (shared/http/email-results.ts) and
+ * the choice of a transport (shared/domain/email/send.ts) all take. A new transport adds its name here.
+ */
+export const EMAIL_TRANSPORT_NAMES = ['sendgrid', 'ses', 'mailbox'] as const;
+
+export type EmailTransportName = (typeof EMAIL_TRANSPORT_NAMES)[number];
+
 export interface EmailTransport {
   /** Which transport this is, as the email log records it. */
-  readonly name: 'sendgrid' | 'ses' | 'mailbox';
+  readonly name: EmailTransportName;
   /** Sends `email` once. Resolves with the outcome; never rejects for provider or network problems. */
   send(email: OutgoingEmail): Promise<SendOutcome>;
 }

@@ -1,6 +1,6 @@
 /**
  * The local stack's delivery queue (shared/adapters/queue/queue.ts): a folder of files standing in for SQS, durable across
- * `kill -9` and restarts, at least once. bin/lib/queue-poller.ts hands its jobs to the same SQS handler that runs
+ * `kill -9` and restarts, at least once. local/queue-poller.ts hands its jobs to the same SQS handler that runs
  * in AWS.
  *
  * One job is one file, `<due time, ms, 15 digits>-<id>-<receive count>.json`, holding `{id, body, sentAt}`:
@@ -25,7 +25,7 @@ import type { JobQueue, QueuedJob } from './queue';
 
 /** SQS's default visibility timeout: how long a received job stays hidden before it is handed out again. */
 export const DEFAULT_VISIBILITY_TIMEOUT_MS = 60_000;
-/** The local dead-letter queue: a sub-folder of the queue's folder (see bin/lib/queue-poller.ts). */
+/** The local dead-letter queue: a sub-folder of the queue's folder (see local/queue-poller.ts). */
 export const DEAD_LETTER_DIR_NAME = 'dead-letter';
 
 const DUE_DIGITS = 15;

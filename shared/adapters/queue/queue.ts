@@ -1,7 +1,7 @@
 /**
  * The delivery queue (docs/design.md "Work after the response"): work handed from the request path or a worker to
  * the delivery worker, durable, at least once. In AWS an SQS standard queue (shared/adapters/queue/sqs-queue.ts); on the
- * local stack a queue of files under DATA_DIR (shared/adapters/queue/file-queue.ts), polled by bin/lib/queue-poller.ts.
+ * local stack a queue of files under DATA_DIR (shared/adapters/queue/file-queue.ts), polled by local/queue-poller.ts.
  * Both feed the same handler, an SQS handler (SQSEvent in, SQSBatchResponse out).
  */
 

@@ -24,12 +24,12 @@
  */
 import { GetItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY } from '../../shared/db/table-definition';
-import { routes } from '../../shared/routes';
-import { transactionWriteUnits } from '../support/capacity-meter';
-import { FakeAiProviders, fakeBaseUrlEnvironment } from '../support/fake-ai-providers';
-import { startReceiver, type Receiver } from '../support/webhook-receiver';
-import { activityRecord } from '../support/activity-record';
+import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY } from '../shared/db/table-definition';
+import { routes } from '../shared/routes';
+import { transactionWriteUnits } from '../test/support/capacity-meter';
+import { FakeAiProviders, fakeBaseUrlEnvironment } from '../test/support/fake-ai-providers';
+import { startReceiver, type Receiver } from '../test/support/webhook-receiver';
+import { activityRecord } from '../test/support/activity-record';
 import { startBenchStack, type BenchStack } from './harness';
 
 type Item = Record<string, AttributeValue>;
@@ -259,7 +259,7 @@ export async function run(): Promise<void> {
   // Before the stack starts: the handlers read their settings once, when they load.
   Object.assign(process.env, fakeBaseUrlEnvironment(fake.url));
   const bench = await startBenchStack();
-  const { dynamodb } = await import('../../shared/db/client');
+  const { dynamodb } = await import('../shared/db/client');
   const recorder = new WriteRecorder();
   recorder.attach(dynamodb);
   const receivers: Receiver[] = [];
@@ -440,7 +440,7 @@ async function measureAll(
   for (let batch = 0; batch < 2; batch += 1) {
     await ok('/v2/activities/add', { organizationId: ORG, documentId: DOC, activities: Array.from({ length: 50 }, (_, i) => activityRecord(`seed-${batch}-${i}`, 600)) }, h);
   }
-  const { encodeContent } = await import('../../shared/db/activity');
+  const { encodeContent } = await import('../shared/db/activity');
   const activityPage = compressedPage(encodeContent);
   const last = () => rows[rows.length - 1];
   await measure({ path: '/v2/activities/add', what: '1 record of 1.5 KB', data: { organizationId: ORG, documentId: DOC, activities: [activityRecord('act-1', 1536)] }, headers: h, readFloor: checks(1) });
@@ -578,7 +578,7 @@ async function measureAll(
 
   const measured = new Set(rows.map((row) => row.path));
   const missing = routes.map((route) => route.path).filter((path) => !measured.has(path) && LEFT_OUT[path] === undefined);
-  if (missing.length > 0) throw new Error(`No cost row for ${missing.map((path) => `POST ${path}`).join(', ')}: add a case to test/bench/cost.ts (or to LEFT_OUT, with the reason).`);
+  if (missing.length > 0) throw new Error(`No cost row for ${missing.map((path) => `POST ${path}`).join(', ')}: add a case to bench/cost.ts (or to LEFT_OUT, with the reason).`);
   return { rows, targets, notes };
 }
 
@@ -606,7 +606,7 @@ const units = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 function print(rows: Row[]): void {
   const sorted = [...rows].sort((a, b) => ratioOf(b).value - ratioOf(a).value);
   console.log('\nCost per operation: one representative request each, over HTTP on the local stack (the request only;');
-  console.log('what the stream\'s workers consume afterwards is not counted). Floors: test/bench/cost.ts.\n');
+  console.log('what the stream\'s workers consume afterwards is not counted). Floors: bench/cost.ts.\n');
   console.log('| operation | request | RCU | RCU floor | WCU | WCU floor | ratio |');
   console.log('|---|---|---:|---:|---:|---:|---|');
   for (const row of sorted) {

@@ -13,7 +13,7 @@ export const PRIVATE_FILE_MODE = 0o600;
 /** Group and other bits: a single one set makes a folder or file readable (or writable) by other users. */
 const OPEN_BITS = 0o077;
 
-/** The data folder's entries the stack keeps (see bin/lib/local-stack.ts): the database folder and the keys file. */
+/** The data folder's entries the stack keeps (see local/local-stack.ts): the database folder and the keys file. */
 export const DATABASE_DIR_NAME = 'dynamodb';
 export const KEYS_FILE_NAME = 'local-keys.json';
 

@@ -17,11 +17,11 @@ import {
   UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
-import { createTableInput } from '../../shared/db/table-definition';
-import { NO_GRANTS } from '../../shared/grants';
-import { findRoute } from '../../shared/routes';
-import { deliveryQueueWorker, workers } from '../../shared/workers';
+import { ensureLocalKeysFile } from '../shared/crypto/local-keys';
+import { createTableInput } from '../shared/db/table-definition';
+import { NO_GRANTS } from '../shared/grants';
+import { findRoute } from '../shared/routes';
+import { deliveryQueueWorker, workers } from '../shared/workers';
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
@@ -30,7 +30,7 @@ import { ensurePrivateDir, preparePrivateDataDir, writePrivateFile } from './pri
 import { startQueuePoller, type QueueHandler } from './queue-poller';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
 
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const PROJECT_ROOT = resolve(__dirname, '..');
 const NOT_ROUTED_ENTRY = 'functions/gateway/not-routed.ts';
 
 export const DEFAULT_PORT = 3000;
@@ -97,7 +97,7 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   const emulatorDir = await ensureDynamoDbLocal();
   checkpoint();
 
-  // Owner-only when created; a warning when what exists is more open (bin/lib/private-files.ts).
+  // Owner-only when created; a warning when what exists is more open (local/private-files.ts).
   preparePrivateDataDir(dataDir);
   const keysFile = inMemory ? await temporaryKeysFile(cleanups) : join(dataDir, 'local-keys.json');
   ensureLocalKeysFile(keysFile);
@@ -125,7 +125,7 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   setHandlerEnvironment({ tableName, endpoint: dynamodb.endpoint, keysFile, queueDir, mailboxDir });
   // The handlers read their settings (AI base URLs, AI_TIMEOUT_MS, ...) from this process's environment when they
   // load. Reading them now makes a bad value stop the start with its message instead of failing the first request.
-  require('../../shared/core/config');
+  require('../shared/core/config');
   startGrantCheck(tableName);
   // As the deployment does before the first request: the page-token key exists before any route reads it.
   await runDeployTasks();
@@ -281,7 +281,7 @@ function setHandlerEnvironment(values: { tableName: string; endpoint: string; ke
  */
 async function resumeMigrations(): Promise<void> {
   try {
-    const { listActiveMigrations, wakeMigration } = require(join(PROJECT_ROOT, 'shared', 'db', 'migration')) as typeof import('../../shared/db/migration');
+    const { listActiveMigrations, wakeMigration } = require(join(PROJECT_ROOT, 'shared', 'db', 'migration')) as typeof import('../shared/db/migration');
     for (const migration of await listActiveMigrations(100)) await wakeMigration(migration, Date.now());
   } catch (error) {
     console.error('Local stack: could not resume the migrations that were running:', error);
@@ -292,7 +292,7 @@ const handlerCache = new Map<string, HttpHandler>();
 
 /**
  * Loads the handler of a route the way Lambda does on a cold start: once per module, then reused. It runs under
- * the grants of its route (bin/lib/grant-check.ts), as its function's role holds it in AWS.
+ * the grants of its route (local/grant-check.ts), as its function's role holds it in AWS.
  */
 function resolveHandler(path: string): HttpHandler | undefined {
   const route = findRoute(path);
@@ -316,8 +316,8 @@ const notRouted: NotRoutedHandler = (event, context) =>
  * also appended to that file as one JSON line, so a test run can fail on it.
  */
 function startGrantCheck(tableName: string): void {
-  const { dynamodb } = require(join(PROJECT_ROOT, 'shared', 'db', 'client')) as typeof import('../../shared/db/client');
-  const { kmsClient } = require(join(PROJECT_ROOT, 'shared', 'crypto', 'encryption')) as typeof import('../../shared/crypto/encryption');
+  const { dynamodb } = require(join(PROJECT_ROOT, 'shared', 'db', 'client')) as typeof import('../shared/db/client');
+  const { kmsClient } = require(join(PROJECT_ROOT, 'shared', 'crypto', 'encryption')) as typeof import('../shared/crypto/encryption');
   const reportFile = process.env.GRANT_CHECK_REPORT;
   installGrantCheck({
     dynamodb,

@@ -16,8 +16,8 @@
 import { BatchGetItemCommand, CreateTableCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createHash } from 'node:crypto';
-import { key, segment, sortableNumber } from '../../shared/db/keys';
-import { activityRecord } from '../support/activity-record';
+import { key, segment, sortableNumber } from '../shared/db/keys';
+import { activityRecord } from '../test/support/activity-record';
 import { startBenchStack } from './harness';
 
 /** The service's content encoding, loaded once the stack has set the environment its modules read. */
@@ -200,8 +200,8 @@ async function measureLayout(client: DynamoDBClient, layout: Layout, index: numb
 export async function run(): Promise<void> {
   const bench = await startBenchStack();
   try {
-    const { dynamodb } = await import('../../shared/db/client');
-    ({ encodeContent } = await import('../../shared/db/activity'));
+    const { dynamodb } = await import('../shared/db/client');
+    ({ encodeContent } = await import('../shared/db/activity'));
     const rows: Figures[] = [];
     for (const [index, layout] of LAYOUTS.entries()) rows.push(await measureLayout(dynamodb, layout, index));
 

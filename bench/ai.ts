@@ -4,7 +4,7 @@
  * of a provider in a process loads its SDK and decrypts the key; later calls reuse both (60 s key cache).
  */
 import { randomUUID } from 'node:crypto';
-import { FakeAiProviders, fakeBaseUrlEnvironment } from '../support/fake-ai-providers';
+import { FakeAiProviders, fakeBaseUrlEnvironment } from '../test/support/fake-ai-providers';
 import { median, percentile, startBenchStack } from './harness';
 
 const RUNS = 30;

@@ -16,7 +16,7 @@
  * the stack's Node process and autocannon share the machine's cores: the figures are the whole local stack's.
  *
  * WARM_THROUGHPUT=0 skips the throughput part, to profile the overhead part alone:
- * `WARM_THROUGHPUT=0 node --cpu-prof --cpu-prof-dir=/tmp/warm-prof --import tsx test/bench/run.ts warm`.
+ * `WARM_THROUGHPUT=0 node --cpu-prof --cpu-prof-dir=/tmp/warm-prof --import tsx bench/run.ts warm`.
  */
 import { execFile } from 'node:child_process';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -45,7 +45,7 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import type { Result as AutocannonResult } from 'autocannon';
-import { runAsRoute } from '../../bin/lib/grant-check';
+import { runAsRoute } from '../local/grant-check';
 import { median, percentile, startBenchStack, type BenchStack } from './harness';
 
 /** Timed rounds per operation (each one request of every kind), after WARM_UP untimed ones. */
@@ -178,8 +178,8 @@ async function time(work: () => Promise<unknown>): Promise<number> {
 }
 
 async function measureOverhead(bench: BenchStack, headers: Record<string, string>, operation: Operation, counter: { next: number }): Promise<OverheadRow> {
-  const { dynamodb } = await import('../../shared/db/client');
-  const { invoke, routeHandler } = await import('../support/invoke');
+  const { dynamodb } = await import('../shared/db/client');
+  const { invoke, routeHandler } = await import('../test/support/invoke');
   const send = sender(dynamodb);
   const handler = routeHandler(operation.path);
   const inProcess = async (n: number) => {

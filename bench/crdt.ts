@@ -80,7 +80,7 @@ export async function run(): Promise<void> {
   const bench = await startBenchStack();
   try {
     // The handlers' client module, loaded after the stack set the environment (as the harness does).
-    const { dynamodb } = await import('../../shared/db/client');
+    const { dynamodb } = await import('../shared/db/client');
     const writes = new TransactionWriteMeter();
     writes.attach(dynamodb);
     const { headers } = await bench.newApiKey();

@@ -17,7 +17,7 @@ import { ensurePrivateDir } from './private-files';
 
 const execFileAsync = promisify(execFile);
 
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const PROJECT_ROOT = resolve(__dirname, '..');
 
 /** The npm package that carries DynamoDB Local 1.25.1 in its `emulator/` folder, pinned by version and hash. */
 const PACKAGE_SPEC = 'amplify-dynamodb-simulator@2.9.30';

@@ -7,10 +7,10 @@
 // First: sets the environment the modules below read when they load.
 import './environment';
 import { randomUUID } from 'node:crypto';
-import { startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
-import { CapacityMeter } from '../support/capacity-meter';
+import { startLocalStack, type LocalStack } from '../local/local-stack';
+import { CapacityMeter } from '../test/support/capacity-meter';
 
-export { CapacityMeter, type Capacity } from '../support/capacity-meter';
+export { CapacityMeter, type Capacity } from '../test/support/capacity-meter';
 
 export interface BenchStack {
   stack: LocalStack;
@@ -24,7 +24,7 @@ export interface BenchStack {
 export async function startBenchStack(): Promise<BenchStack> {
   const stack = await startLocalStack({ inMemory: true, port: 0 });
   // Loaded after the stack set the environment: the same client module instance the handlers use.
-  const { dynamodb } = await import('../../shared/db/client');
+  const { dynamodb } = await import('../shared/db/client');
   const meter = new CapacityMeter();
   meter.attach(dynamodb);
   const post = async (path: string, data: unknown, headers: Record<string, string> = {}) => {

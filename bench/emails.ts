@@ -13,7 +13,7 @@ const USERS_PER_REQUEST = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function run(): Promise<void> {
-  // Set by test/bench/run.ts before any suite loads the service's configuration.
+  // Set by bench/run.ts before any suite loads the service's configuration.
   const mailbox = String(process.env.EMAIL_MAILBOX_DIR);
   const bench = await startBenchStack();
   try {

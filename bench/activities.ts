@@ -154,7 +154,7 @@ export async function run(): Promise<void> {
     }
 
     console.log(`\nAdd Activities, ${BATCH} records (~600 B each) per call`);
-    console.log('Transactional writes estimated at 2 WCU per item per KB (DynamoDB Local under-reports them); GSI writes not included (test/bench/cost.ts bills them).\n');
+    console.log('Transactional writes estimated at 2 WCU per item per KB (DynamoDB Local under-reports them); GSI writes not included (bench/cost.ts bills them).\n');
     console.log(`one call at a time (${adds.length} calls, warm): latency median ${median(adds.map((a) => a.ms)).toFixed(0)} ms, ` +
       `${median(adds.map((a) => a.write)).toFixed(0)} WCU, ${median(adds.map((a) => a.read)).toFixed(1)} RCU, ${median(adds.map((a) => a.calls))} DynamoDB calls\n`);
     console.log(`| log size | calls (${CONCURRENCY} concurrent) | seeding s | latency median ms | p95 ms |`);

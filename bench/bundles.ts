@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
-import { ENTRY_FILE, bundleFunction, loadedAtColdStart } from '../../infra/bundling';
-import { deployTasks } from '../../shared/deploy-tasks';
-import type { AccessDeclaration } from '../../shared/grants';
-import { entryId, routes } from '../../shared/routes';
-import { queueWorkers, workers } from '../../shared/workers';
+import { ENTRY_FILE, bundleFunction, loadedAtColdStart } from '../infra/bundling';
+import { deployTasks } from '../shared/deploy-tasks';
+import type { AccessDeclaration } from '../shared/grants';
+import { entryId, routes } from '../shared/routes';
+import { queueWorkers, workers } from '../shared/workers';
 
 const RUNS = 9;
-const BASELINE_ENTRY = 'test/bench/baseline-handler.ts';
+const BASELINE_ENTRY = 'bench/baseline-handler.ts';
 const NOT_ROUTED_ENTRY = 'functions/gateway/not-routed.ts';
 
 type Group = 'Ask AI' | 'no KMS' | 'KMS (Encryption SDK)';

@@ -1,7 +1,8 @@
 /**
- * One construct holds every function default (runtime, architecture, bundling, logs, tracing) and turns an entry of
- * the route, worker or deploy-task table into least-privilege grants: the function may do what its entry declares
- * (shared/grants.ts) and nothing more.
+ * Every Lambda function of the service, of five kinds: a route, a stream worker, the queue worker, a deploy task and
+ * the unrouted catch-all. One construct holds every function default (runtime, architecture, bundling, logs,
+ * tracing) and turns an entry of the route, worker or deploy-task table into least-privilege grants: the function may
+ * do what its entry declares (shared/grants.ts) and nothing more.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -111,7 +112,7 @@ export interface UnroutedFunctionProps extends CommonProps {
   readonly entry: string;
 }
 
-export type RouteFunctionProps = RoutedFunctionProps | WorkerFunctionProps | QueueWorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
+export type ServiceFunctionProps = RoutedFunctionProps | WorkerFunctionProps | QueueWorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
 
 /**
  * 1024 MB: Lambda allocates CPU in proportion to memory. Cold starts (loading a bundle that carries the AWS SDK)
@@ -165,7 +166,7 @@ interface Profile {
   readonly resources?: DataResources;
 }
 
-function profileOf(props: RouteFunctionProps): Profile {
+function profileOf(props: ServiceFunctionProps): Profile {
   switch (props.kind) {
     case 'route':
       return { entry: props.route.entry, description: `POST ${props.route.path}`, timeout: ROUTE_TIMEOUT, grants: routeGrants(props.route), resources: props.resources };
@@ -180,7 +181,7 @@ function profileOf(props: RouteFunctionProps): Profile {
   }
 }
 
-export class RouteFunction extends Construct {
+export class ServiceFunction extends Construct {
   readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
@@ -189,7 +190,7 @@ export class RouteFunction extends Construct {
   /** The worker's dead-letter queue; undefined for every other kind. */
   readonly deadLetters?: sqs.Queue;
 
-  constructor(scope: Construct, id: string, props: RouteFunctionProps) {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const profile = profileOf(props);
     this.description = profile.description;

@@ -11,10 +11,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MiddlewareStack } from '@smithy/types';
-import type { DeployTask } from '../../shared/deploy-tasks';
-import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../../shared/grants';
-import { findRoute } from '../../shared/routes';
-import type { QueueWorker, Worker } from '../../shared/workers';
+import type { DeployTask } from '../shared/deploy-tasks';
+import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
+import { findRoute } from '../shared/routes';
+import type { QueueWorker, Worker } from '../shared/workers';
 
 /** One permission a command needs: an IAM action on the table, one of its indexes, or the key. */
 export interface Permission {

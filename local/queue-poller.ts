@@ -18,7 +18,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { DEFAULT_VISIBILITY_TIMEOUT_MS, fileQueue, type ReceivedJob } from '../../shared/adapters/queue/file-queue';
+import { DEFAULT_VISIBILITY_TIMEOUT_MS, fileQueue, type ReceivedJob } from '../shared/adapters/queue/file-queue';
 
 export type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 

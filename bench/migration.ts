@@ -5,7 +5,7 @@
  * completed status and the DynamoDB capacity the worker used.
  */
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { seedDocument, type SeedCounts } from '../support/document-seed';
+import { seedDocument, type SeedCounts } from '../test/support/document-seed';
 import { startBenchStack } from './harness';
 
 const COUNTS: SeedCounts = { members: 2000, grants: 500, notifications: 1000, activities: 3500, recordings: 1000, editors: 1, editorBytes: 1_000_000 };
@@ -27,7 +27,7 @@ export async function run(): Promise<void> {
     await seedDocument(call, headers, organizationId, 'doc-old', COUNTS);
     console.log(`\nSeeded ${ITEMS} items in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 
-    const { migrationKey } = await import('../../shared/db/migration');
+    const { migrationKey } = await import('../shared/db/migration');
     const key = migrationKey(apiKeyId, organizationId, 'placeholder');
     let migrationId = '';
     const { ms, capacity } = await bench.meter.measure(async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR ??= '0';
-// The webhooks suite's retry schedule runs 60× faster (test/bench/webhooks.ts), which no other suite depends on.
+// The webhooks suite's retry schedule runs 60× faster (bench/webhooks.ts), which no other suite depends on.
 process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '60';
-// The emails suite counts the files of the local mailbox (test/bench/emails.ts).
+// The emails suite counts the files of the local mailbox (bench/emails.ts).
 process.env.EMAIL_MAILBOX_DIR ??= mkdtempSync(join(tmpdir(), 'bench-mailbox-'));

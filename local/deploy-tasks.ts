@@ -1,14 +1,14 @@
 /**
  * Runs the deploy tasks (shared/deploy-tasks.ts) the way CloudFormation runs their custom resources on a stack's
  * creation: the local stack before it serves, the connected tests on each test file's table. Each runs under its
- * grants (bin/lib/grant-check.ts) and loads its handler only when called, after the environment is set.
+ * grants (local/grant-check.ts) and loads its handler only when called, after the environment is set.
  */
 import { join, resolve } from 'node:path';
 import type { CloudFormationCustomResourceCreateEvent } from 'aws-lambda';
-import { deployTasks } from '../../shared/deploy-tasks';
+import { deployTasks } from '../shared/deploy-tasks';
 import { runAsDeployTask } from './grant-check';
 
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const PROJECT_ROOT = resolve(__dirname, '..');
 
 type DeployTaskHandler = (event: CloudFormationCustomResourceCreateEvent) => Promise<unknown>;
 

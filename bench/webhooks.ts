@@ -10,7 +10,7 @@
  * those of the real schedule.
  */
 import { percentile, startBenchStack, type BenchStack } from './harness';
-import { startReceiver, type Receiver, type Script } from '../support/webhook-receiver';
+import { startReceiver, type Receiver, type Script } from '../test/support/webhook-receiver';
 
 const LATENCY_RUNS = 50;
 const THROUGHPUT_MESSAGES = 1000;

@@ -162,7 +162,7 @@ export function stackFigures(defaults: readonly SynthesizedStack[], optIn: reado
     (type) => !PER_USE_TYPES.has(type) && !(type in STORAGE_PRICES) && !isCustomResource(type) && type !== 'AWS::CloudWatch::Alarm' && type !== 'AWS::KMS::Key',
   );
   if (unpriced.length > 0) {
-    throw new Error(`bin/lib/stack-figures.ts has no price class for ${unpriced.join(', ')}: add each to the fixed, storage or per-use prices.`);
+    throw new Error(`infra/stack-figures.ts has no price class for ${unpriced.join(', ')}: add each to the fixed, storage or per-use prices.`);
   }
   const functions = { route: 0, streamWorker: 0, queueWorker: 0, other: 0 };
   for (const stack of defaults) for (const kind of functionKinds(stack).values()) functions[kind] += 1;
@@ -250,7 +250,7 @@ export function renderFigures(figures: StackFigures): string {
   return `${lines.join('\n')}\n`;
 }
 
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const PROJECT_ROOT = resolve(__dirname, '..');
 
 /** README.md and docs/*.md: where the block may live (the README's sections may move to docs/). */
 function documentFiles(): string[] {

@@ -1,5 +1,5 @@
 /** `npm run bench`: runs every benchmark suite in turn and prints its table. Not part of `npm test`. */
-// First: the environment the suites' modules read when they load (test/bench/environment.ts).
+// First: the environment the suites' modules read when they load (bench/environment.ts).
 import './environment';
 import { spawnSync } from 'node:child_process';
 import { run as activities } from './activities';

@@ -33,8 +33,8 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { readFile } from 'node:fs/promises';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { writeFileAtomically } from '../../shared/adapters/files/atomic-file';
-import { DEFAULT_STREAM_BATCH_SIZE, matchesStreamFilter, type Worker } from '../../shared/workers';
+import { writeFileAtomically } from '../shared/adapters/files/atomic-file';
+import { DEFAULT_STREAM_BATCH_SIZE, matchesStreamFilter, type Worker } from '../shared/workers';
 
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
