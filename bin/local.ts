@@ -13,8 +13,8 @@
  *   other handler settings are read by the handlers themselves (they run in this process); checked at start.
  */
 // Only types and the stop-request watch load before main(): see the first lines of main().
-import type { LocalStack, LocalStackOptions } from './lib/local-stack';
-import { watchStopRequests } from './lib/stop-requests';
+import type { LocalStack, LocalStackOptions } from '../local/local-stack';
+import { watchStopRequests } from '../local/stop-requests';
 
 /**
  * From the first stop request to exit: what has not stopped by then is cut short (process.exit, whose handlers
@@ -76,8 +76,8 @@ async function main(): Promise<void> {
     onRepeat: () => process.exit(130),
   });
 
-  const { DEFAULT_PORT, startLocalStack } = await import('./lib/local-stack');
-  const { JavaRequirementError } = await import('./lib/dynamodb-local');
+  const { DEFAULT_PORT, startLocalStack } = await import('../local/local-stack');
+  const { JavaRequirementError } = await import('../local/dynamodb-local');
   const reportStartupFailure = (error: unknown): void => {
     // Expected problems get their one-sentence message; anything else keeps its stack for debugging.
     if (error instanceof JavaRequirementError || error instanceof UsageError) console.error(error.message);

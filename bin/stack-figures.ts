@@ -1,13 +1,13 @@
 /**
  * `npm run stack-figures`: synthesizes the app as `cdk synth` does (default context, stage dev; then again with
  * `-c reserveConcurrency=true` for the reservation figures) and prints the docs' block of figures about the stacks
- * (bin/lib/stack-figures.ts). `npm run stack-figures -- --write` replaces the block in the docs with it. Offline: no
+ * (infra/stack-figures.ts). `npm run stack-figures -- --write` replaces the block in the docs with it. Offline: no
  * AWS credentials, and bundling is skipped (it changes no figure), so it takes seconds.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../infra/app';
-import { type SynthesizedStack, REFRESH_COMMAND, documentedFigures, renderFigures, stackFigures, writeDocumentedFigures } from './lib/stack-figures';
+import { type SynthesizedStack, REFRESH_COMMAND, documentedFigures, renderFigures, stackFigures, writeDocumentedFigures } from '../infra/stack-figures';
 
 /** The parent template, then each nested stack's, of the app built from `context`. */
 function synthesize(context: Record<string, string>): SynthesizedStack[] {

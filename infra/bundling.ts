@@ -1,6 +1,6 @@
 /**
  * How every function is bundled, in one place: `functionCode` gives the CDK stack a function's code asset, and the
- * bench (test/bench/bundles.ts) and the bundle test call the same `bundleFunction`, so what is measured is what is
+ * bench (bench/bundles.ts) and the bundle test call the same `bundleFunction`, so what is measured is what is
  * deployed.
  *
  * esbuild with code splitting, run in-process by CDK's local bundling. NodejsFunction cannot split (it passes
@@ -45,7 +45,7 @@ const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const requir
  * only. The file is referenced by path, not imported: infra/ loads no runtime code.
  */
 const ALIASES: Record<string, string> = {
-  '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'aws', 'lambda-credentials.ts'),
+  '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'shared', 'adapters', 'lambda-credentials.ts'),
 };
 
 /**

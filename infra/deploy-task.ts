@@ -10,7 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import type { DeployTask } from '../shared/deploy-tasks';
-import { LOG_RETENTION, RouteFunction, type DataResources, type FunctionSettings } from './route-function';
+import { LOG_RETENTION, ServiceFunction, type DataResources, type FunctionSettings } from './service-function';
 
 export interface DeployTaskRunProps {
   readonly task: DeployTask;
@@ -30,12 +30,12 @@ function bundleKey(fn: lambda.Function): string {
 }
 
 export class DeployTaskRun extends Construct {
-  readonly handler: RouteFunction;
+  readonly handler: ServiceFunction;
   readonly resource: CustomResource;
 
   constructor(scope: Construct, id: string, props: DeployTaskRunProps) {
     super(scope, id);
-    this.handler = new RouteFunction(this, 'Handler', { kind: 'deployTask', task: props.task, resources: props.resources, settings: props.settings });
+    this.handler = new ServiceFunction(this, 'Handler', { kind: 'deployTask', task: props.task, resources: props.resources, settings: props.settings });
 
     // The framework's own function (it relays CloudFormation's request to the handler and reports the answer
     // back) gets the same treatment as ours: a log group with retention instead of an implicit one that keeps

@@ -18,7 +18,7 @@ import type { Construct } from 'constructs';
 import { routeId, type Route } from '../shared/routes';
 import { functionFaultAlarms } from './alarms';
 import { routeLimits } from './limits';
-import { RouteFunction, type AiBaseUrls, type DataResources, type FunctionSettings } from './route-function';
+import { ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings } from './service-function';
 
 /**
  * Routes per nested stack: 20 × 7 = 140 resources plus ceil(20 / 5) = 4 alarms, under half the 300 this project
@@ -81,7 +81,7 @@ export interface RouteStackProps {
 /** One group of routes: per route a function and its POST route on the parent's API, plus the group's alarms. */
 export class RouteStack extends NestedStack {
   /** The function of each POST path of the group, by path. */
-  readonly routeFunctions: ReadonlyMap<string, RouteFunction>;
+  readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, props: RouteStackProps) {
     const { group } = props;
@@ -89,11 +89,11 @@ export class RouteStack extends NestedStack {
 
     // One function per POST path, even where paths share a handler file: each gets its own grants, logs,
     // concurrency and metrics.
-    const routeFunctions = new Map<string, RouteFunction>();
+    const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of group.routes) {
       const id = routeId(route.path);
       const reservedConcurrency = props.reserveConcurrency ? routeLimits(route.path).reservedConcurrency : undefined;
-      const routeFunction = new RouteFunction(this, id, {
+      const routeFunction = new ServiceFunction(this, id, {
         kind: 'route',
         route,
         resources: props.resources,

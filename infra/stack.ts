@@ -15,11 +15,11 @@ import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
-import { webhookDeliveryWorker, workers } from '../shared/workers';
+import { deliveryQueueWorker, workers } from '../shared/workers';
 import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm } from './alarms';
 import { DeployTaskRun } from './deploy-task';
 import { ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
-import { QUEUE_WORKER_TIMEOUT, RouteFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './route-function';
+import { QUEUE_WORKER_TIMEOUT, ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './service-function';
 import { NO_AUTHORIZER_REASON, RouteStack, groupRoutes } from './route-stack';
 import { sesSending, type SesProps } from './ses';
 
@@ -91,7 +91,7 @@ export class CollabStack extends Stack {
   /** The nested stacks holding the route functions. */
   readonly routeStacks: readonly RouteStack[];
   /** The function of each POST path, by path. */
-  readonly routeFunctions: ReadonlyMap<string, RouteFunction>;
+  readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: CollabStackProps = {}) {
     super(scope, id, props);
@@ -175,7 +175,7 @@ export class CollabStack extends Stack {
 
     // Anything else (unknown path, or a known path with another method) gets the API's error envelope, not
     // API Gateway's own {"message":"Not Found"}.
-    const notRouted = new RouteFunction(this, 'NotRouted', { kind: 'unrouted', entry: 'functions/gateway/not-routed.ts', settings });
+    const notRouted = new ServiceFunction(this, 'NotRouted', { kind: 'unrouted', entry: 'functions/gateway/not-routed.ts', settings });
     const defaultRoute = new HttpRoute(this.api, 'DefaultRoute', {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
@@ -186,7 +186,7 @@ export class CollabStack extends Stack {
     // The stream workers (document migration): each wakes only for the items its trigger names.
     const workerRuns = workers.map((worker) => ({
       worker,
-      handler: new RouteFunction(this, worker.id, {
+      handler: new ServiceFunction(this, worker.id, {
         kind: 'worker',
         worker,
         resources,
@@ -196,9 +196,9 @@ export class CollabStack extends Stack {
     }));
 
     // The delivery queue's worker: webhook attempts and CRDT emissions, retried through the queue.
-    const deliveryWorker = new RouteFunction(this, webhookDeliveryWorker.id, {
+    const deliveryWorker = new ServiceFunction(this, deliveryQueueWorker.id, {
       kind: 'queueWorker',
-      worker: webhookDeliveryWorker,
+      worker: deliveryQueueWorker,
       resources,
       settings,
       webhookAllowPrivateUrls: props.webhookAllowPrivateUrls ?? false,
@@ -220,7 +220,7 @@ export class CollabStack extends Stack {
     // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
     functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...taskRuns.map((run) => run.handler)]);
     if (deliveryQueue.deadLetterQueue !== undefined) {
-      deadLetterAlarm(this, 'DeliveryDeadLettersAlarm', deliveryQueue.deadLetterQueue.queue, webhookDeliveryWorker.summary);
+      deadLetterAlarm(this, 'DeliveryDeadLettersAlarm', deliveryQueue.deadLetterQueue.queue, deliveryQueueWorker.summary);
     }
     queueAgeAlarm(this, 'DeliveryQueueAge', deliveryQueue);
     for (const { worker, handler } of workerRuns) {

@@ -3,7 +3,7 @@
  * table: the DynamoDB actions on the table, the indexes it may query, the KMS actions on the secrets key, sending to
  * the delivery queue, and sending email through SES.
  *
- * The CDK stack turns these into each function's IAM policy, and the grant check (bin/lib/grant-check.ts) holds
+ * The CDK stack turns these into each function's IAM policy, and the grant check (local/grant-check.ts) holds
  * every command a handler sends against the same grants in the connected and e2e tests and on the local stack.
  * One derivation for both, so what the tests check is what is deployed. Like the route table, this module imports
  * nothing at runtime so that `infra/` can read it.
@@ -24,10 +24,10 @@ export interface AccessDeclaration {
   readonly kms?: readonly KmsUse[];
   /** Records Idempotency-Key answers (every route of the route table); see IDEMPOTENCY_KEY_PREFIX. */
   readonly idempotent?: boolean;
-  /** Sends jobs to the delivery queue (shared/core/queue.ts): `sqs:SendMessage` on that queue only. */
+  /** Sends jobs to the delivery queue (shared/adapters/queue/queue.ts): `sqs:SendMessage` on that queue only. */
   readonly queue?: 'send';
   /**
-   * Sends email through SES (shared/aws/ses-transport.ts): SES_SEND_ACTIONS on the operator's sending identity (and
+   * Sends email through SES (shared/adapters/email/ses-transport.ts): SES_SEND_ACTIONS on the operator's sending identity (and
    * configuration set) only, and only when the deployment names one (CDK context `sesIdentity`, infra/ses.ts).
    */
   readonly ses?: 'send';

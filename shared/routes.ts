@@ -5,6 +5,10 @@
  * The CDK stack makes one function and one route per entry, the local gateway serves the same entries, the
  * OpenAPI document is generated from them, and a test fails when a handler file has no entry or an entry no file.
  * This module imports nothing at runtime so that `infra/` can read it without pulling in handler code.
+ *
+ * Add a route after its area's last entry, never before it: the CDK stack puts an area's routes into nested stacks
+ * of ROUTES_PER_STACK in table order (infra/route-stack.ts), and an entry inserted earlier shifts later routes into
+ * the next nested stack, which API Gateway refuses while the old stack still holds their route keys.
  */
 
 import type { AccessDeclaration, TableAccess } from './grants';

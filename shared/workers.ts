@@ -14,7 +14,7 @@ export type StringMatch = { readonly equals: readonly string[] } | { readonly pr
 /**
  * One pattern of a stream worker's event filter (a record passes when any pattern matches): the kind of change,
  * the item's sort key, and string attributes of the item as written. The event source mapping applies it in AWS
- * (infra/route-function.ts turns it into Lambda filter criteria); the local poller applies `matchesStreamFilter`.
+ * (infra/service-function.ts turns it into Lambda filter criteria); the local poller applies `matchesStreamFilter`.
  */
 export interface StreamFilter {
   readonly eventNames: readonly ('INSERT' | 'MODIFY')[];
@@ -104,17 +104,18 @@ export const profileCopiesWorker = {
 
 export const workers: readonly Worker[] = [documentMigrationWorker, webhookEventsWorker, profileCopiesWorker];
 
-export const webhookDeliveryWorker = {
-  id: 'WebhookDeliveryWorker',
-  entry: 'functions/workers/webhook-delivery.ts',
+/** The delivery queue's one worker: every kind of job (shared/domain/delivery/jobs.ts), webhooks' and email's. */
+export const deliveryQueueWorker = {
+  id: 'DeliveryQueueWorker',
+  entry: 'functions/workers/delivery.ts',
   table: 'write',
   kms: ['decrypt'],
   queue: 'send',
   ses: 'send',
-  summary: 'Makes webhook delivery attempts (signed, retried on the schedule) and debounced CRDT emissions.',
+  summary: 'Runs the delivery queue\'s jobs: webhook delivery attempts (signed, retried on the schedule), email attempts and debounced CRDT emissions.',
 } as const satisfies QueueWorker;
 
-export const queueWorkers: readonly QueueWorker[] = [webhookDeliveryWorker];
+export const queueWorkers: readonly QueueWorker[] = [deliveryQueueWorker];
 
 /** A string attribute of a stream image: `{S: value}`; anything else is absent to a string test. */
 type Image = Readonly<Record<string, { readonly S?: string } | undefined>> | undefined;

@@ -6,26 +6,14 @@
  * has its emails planned (shared/domain/email/plan.ts): emails ride the same pipeline and queue. A record that fails is reported back, so the
  * event source retries it (bisecting the batch in AWS) and, after its retries, hands it to the dead-letter queue.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { deliveryQueue } from '../../shared/core/delivery-queue';
+import { deliveryQueue } from '../../shared/adapters/queue/delivery-queue';
 import { logger, withLogContext } from '../../shared/core/logger';
+import { itemChange } from '../../shared/db/item-change';
 import { notificationAddedOf, planEmailBatch, type NotificationAdded } from '../../shared/domain/email/plan';
-import { changeOf, type Change, type ItemChange } from '../../shared/domain/webhooks/events';
+import { changeOf, type Change } from '../../shared/domain/webhooks/events';
 import { handleChanges, tenantReader } from '../../shared/domain/webhooks/publish';
 import { webhookEventsWorker } from '../../shared/workers';
-
-type Image = Record<string, AttributeValue>;
-
-function itemChange(record: DynamoDBRecord): ItemChange {
-  const image = (value: unknown) => (value === undefined ? undefined : unmarshall(value as Image));
-  return {
-    eventName: record.eventName ?? 'MODIFY',
-    newImage: image(record.dynamodb?.NewImage),
-    oldImage: image(record.dynamodb?.OldImage),
-  };
-}
 
 // Each call in a log context of its own (shared/core/logger.ts): its lines name the worker, never a request.
 export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { deliveryQueue } from '../../shared/core/delivery-queue';
+import { deliveryQueue } from '../../shared/adapters/queue/delivery-queue';
 import { recoverEndpoint } from '../../shared/domain/webhooks/messages';
 import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';

@@ -87,7 +87,10 @@ export async function decryptSecret(ciphertext: string, context: EncryptionConte
   return plaintext.toString('utf8');
 }
 
-type Decrypt = typeof decryptSecret;
+/** `decryptSecret`, or a stand-in of its shape (the worker's cache, a test's fake). */
+export type DecryptSecret = (ciphertext: string, context: EncryptionContext) => Promise<string>;
+
+type Decrypt = DecryptSecret;
 
 export interface DecryptCacheOptions {
   /** Most plaintexts kept; the least recently used goes first. */

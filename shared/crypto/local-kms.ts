@@ -2,7 +2,7 @@
  * A stand-in for AWS KMS on the local stack and in the tests, served in-process as the KMS client's request
  * handler. The Encryption SDK's KMS keyring then runs exactly as it does in AWS (GenerateDataKey to encrypt,
  * Decrypt to decrypt) and every KMS command a handler sends passes through the client's middleware, where the
- * grant check (bin/lib/grant-check.ts) holds it against the route's grants.
+ * grant check (local/grant-check.ts) holds it against the route's grants.
  *
  * The KMS key is the local AES-256 key (shared/crypto/local-keys.ts). A data key is wrapped with AES-256-GCM under
  * it, bound to the key id and the encryption context as KMS binds them: a wrapped key copied under another context

@@ -6,12 +6,12 @@
  * Each key is kept as its ciphertext plus its masked form (shared/crypto/sealed-secret.ts): the get route shows
  * the masked form and never decrypts; only Ask AI decrypts.
  */
+import type { AiProvider } from '../adapters/ai/provider-call';
 import type { SealedSecret } from '../crypto/sealed-secret';
 import { versionedConfig, type ConfigPlanner } from './versioned-item';
 
-export const AI_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
-
-export type AiProvider = (typeof AI_PROVIDERS)[number];
+// The provider list is the adapters' (one adapter per provider); the stored keys are named by it.
+export { AI_PROVIDERS, type AiProvider } from '../adapters/ai/provider-call';
 
 export interface AiKeyConfigRecord {
   keys: Partial<Record<AiProvider, SealedSecret>>;

@@ -10,6 +10,7 @@
  * The email id is derived from the API key, organization, notification and user, so a notification and recipient
  * have one email however often the notification is seen or re-added.
  */
+import type { EmailTransportName } from '../adapters/email/email-transport';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, getTogether, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
@@ -23,7 +24,8 @@ export const EMAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export const EMAIL_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
-export type EmailTransportName = 'sendgrid' | 'ses' | 'mailbox';
+// The transports by name are the adapters' one list.
+export type { EmailTransportName };
 
 export interface StoredEmail {
   id: string;

@@ -6,8 +6,8 @@
  */
 import { config } from '../core/config';
 import type { EncryptionContext } from '../crypto/encryption';
-import { callProvider } from '../ai/providers';
-import type { ProviderFailure } from '../ai/provider-call';
+import { callProvider } from '../adapters/ai/providers';
+import type { ProviderFailure } from '../adapters/ai/provider-call';
 import { getAiKeyConfig, type AiProvider } from '../db/ai-key-config';
 import { invalidFields } from '../core/errors';
 import { logger } from '../core/logger';

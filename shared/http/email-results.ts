@@ -1,9 +1,7 @@
 /** Result schema of the email log operation (docs/decisions.md §12). */
 import * as z from 'zod/mini';
-import { EMAIL_STATUSES, type EmailTransportName } from '../db/email-log';
-
-// Each a transport of the log; the handler's return type checks that the log has no other.
-const EMAIL_TRANSPORTS = ['sendgrid', 'ses', 'mailbox'] as const satisfies readonly EmailTransportName[];
+import { EMAIL_TRANSPORT_NAMES } from '../adapters/email/email-transport';
+import { EMAIL_STATUSES } from '../db/email-log';
 
 /** An email of the log (emails/get); `timestamp` is its creation, in ms. */
 export const emailLogEntry = () =>
@@ -18,7 +16,7 @@ export const emailLogEntry = () =>
     /** Why the email was skipped or failed, or why its last attempt is retried. */
     reason: z.optional(z.string()),
     /** Who sends it: `ses` (AWS), `mailbox` (the local stack's .eml files) or `sendgrid`. */
-    transport: z.enum(EMAIL_TRANSPORTS),
+    transport: z.enum(EMAIL_TRANSPORT_NAMES),
     /** Send attempts made so far. */
     attempts: z.int(),
     timestamp: z.int(),

@@ -3,7 +3,7 @@
  * Local: every operation's answer, the precondition, input rules, the per-key limit and uid, concurrent updates,
  * secrets and their rotation, iterator paging, tenancy, and the delivery outcome bookkeeping the workers use.
  */
-import { recordCommands } from '../../bin/lib/grant-check';
+import { recordCommands } from '../../local/grant-check';
 import { handler as updateConfig } from '../../functions/workspace/advancedwebhookconfig-update';
 import { handler as createHandler } from '../../functions/workspace/advancedwebhook-endpoints-create';
 import { handler as deleteHandler } from '../../functions/workspace/advancedwebhook-endpoints-delete';

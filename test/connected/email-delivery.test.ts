@@ -33,7 +33,7 @@ beforeAll(async () => {
   mailboxDir = String(process.env.EMAIL_MAILBOX_DIR);
   // The setup files loaded the service before SENDGRID_BASE_URL named the fake: load it afresh, under the grant check.
   jest.resetModules();
-  const grantCheck = await import('../../bin/lib/grant-check');
+  const grantCheck = await import('../../local/grant-check');
   const { kmsClient } = await import('../../shared/crypto/encryption');
   const client = await import('../../shared/db/client');
   grantCheck.installGrantCheck({ dynamodb: client.dynamodb, kms: kmsClient(), table: client.TABLE_NAME });

@@ -2,12 +2,12 @@
  * Property-based fuzzing of every route (issue #11): bodies generated from each operation's schema, most of them
  * mutated (wrong types, missing fields, deep nesting, huge strings, odd Unicode, prototype key names), 50 per
  * route sent at once, so each route also meets 50 concurrent requests. Every answer must be below 500, and an
- * answer of 4xx must come from a request that wrote nothing (bin/lib/grant-check.ts lists the commands that
+ * answer of 4xx must come from a request that wrote nothing (local/grant-check.ts lists the commands that
  * succeeded while each request ran).
  */
 import fc from 'fast-check';
 import * as z from 'zod/mini';
-import { recordCommands } from '../../bin/lib/grant-check';
+import { recordCommands } from '../../local/grant-check';
 import { routes, type Route } from '../../shared/routes';
 import { invokeRoute, routeHandler } from '../support/invoke';
 import { newTenant, type Tenant } from '../support/fixtures';

@@ -1,11 +1,11 @@
 /**
- * The grant check itself (bin/lib/grant-check.ts): a command outside the grants of the route that sends it is
+ * The grant check itself (local/grant-check.ts): a command outside the grants of the route that sends it is
  * refused as AWS refuses it and recorded with the route, the command and the missing grant. Every other connected
  * test runs under it (test/support/grant-check-setup.ts); these show that it can fail.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { AccessDeniedException, runAsRoute, takeViolations } from '../../bin/lib/grant-check';
+import { AccessDeniedException, runAsRoute, takeViolations } from '../../local/grant-check';
 import { handler as createWorkspace } from '../../functions/workspace/create';
 import { handler as getRecordings } from '../../functions/recordings/get';
 import { handler as addUsers } from '../../functions/users/add';

@@ -1,6 +1,6 @@
 /** `Idempotency-Key` on every POST (docs/decisions.md §1; shared/http/idempotency.ts). */
 import { randomUUID } from 'node:crypto';
-import { takeViolations } from '../../bin/lib/grant-check';
+import { takeViolations } from '../../local/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
 import { claim } from '../../shared/http/idempotency';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { ensureTable } from '../../bin/lib/local-stack';
+import { ensureTable } from '../../local/local-stack';
 import { dynamodb } from '../../shared/db/client';
 import { createTableInput, GLOBAL_INDEXES } from '../../shared/db/table-definition';
 

@@ -6,11 +6,11 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { handler as deliveryWorker } from '../../functions/workers/webhook-delivery';
+import { handler as deliveryWorker } from '../../functions/workers/delivery';
 import { logger } from '../../shared/core/logger';
 import { operation } from '../../shared/http/operation';
 import { messageOnly } from '../../shared/http/results';
-import { webhookDeliveryWorker } from '../../shared/workers';
+import { deliveryQueueWorker } from '../../shared/workers';
 import { captureOutput } from '../support/capture-output';
 import { newTenant, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
@@ -105,7 +105,7 @@ describe('log lines of concurrent requests and jobs', () => {
     expect(line('request completed').map(keysOf)).toEqual(expect.arrayContaining([firstKeys, secondKeys]));
     expect(line('request completed')).toHaveLength(2);
     const [jobLine] = line('Webhook job failed; the queue will hand it out again.');
-    expect(jobLine).toMatchObject({ worker: webhookDeliveryWorker.id, messageId: 'job-1' });
+    expect(jobLine).toMatchObject({ worker: deliveryQueueWorker.id, messageId: 'job-1' });
     expect(keysOf(jobLine)).toEqual({ requestId: undefined, path: undefined, apiKey: undefined });
     // A request's keys end with it.
     expect(line('after the requests').map(keysOf)).toEqual([{ requestId: undefined, path: undefined, apiKey: undefined }]);

@@ -1,7 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { runAsWorker } from '../../bin/lib/grant-check';
+import { runAsWorker } from '../../local/grant-check';
 import { handler as workerHandler } from '../../functions/workers/document-migration';
 import * as batch from '../../shared/db/batch';
 import { TABLE_NAME, db } from '../../shared/db/client';
@@ -13,7 +13,7 @@ import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { routeCaller, type Invocation } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-/** The worker and its run, under the worker's grants (bin/lib/grant-check.ts), as the stream worker runs in AWS. */
+/** The worker and its run, under the worker's grants (local/grant-check.ts), as the stream worker runs in AWS. */
 const worker: typeof workerHandler = (event, context) => runAsWorker(documentMigrationWorker, () => workerHandler(event, context));
 const runMigration: typeof runMigrationDomain = (...args) => runAsWorker(documentMigrationWorker, () => runMigrationDomain(...args));
 

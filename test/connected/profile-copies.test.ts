@@ -5,8 +5,8 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { runAsWorker } from '../../bin/lib/grant-check';
-import { startStreamPoller, type StreamPoller } from '../../bin/lib/stream-poller';
+import { runAsWorker } from '../../local/grant-check';
+import { startStreamPoller, type StreamPoller } from '../../local/stream-poller';
 import { handler as addUsers } from '../../functions/users/add';
 import { handler as getUsers } from '../../functions/users/get';
 import { handler as updateUsers } from '../../functions/users/update';

@@ -1,5 +1,5 @@
 /**
- * The stream poller's checkpoint (bin/lib/stream-poller.ts): records written while no poller runs (the stack
+ * The stream poller's checkpoint (local/stream-poller.ts): records written while no poller runs (the stack
  * stopped, or killed before its workers saw them) reach the workers after a restart, exactly once each.
  */
 import { randomBytes } from 'node:crypto';
@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { ensureDynamoDbLocal, startDynamoDbLocal, type DynamoDbLocal } from '../../bin/lib/dynamodb-local';
-import { startStreamPoller, type StreamHandler, type StreamPoller } from '../../bin/lib/stream-poller';
+import { ensureDynamoDbLocal, startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
+import { startStreamPoller, type StreamHandler, type StreamPoller } from '../../local/stream-poller';
 import { createTableInput } from '../../shared/db/table-definition';
 import type { Worker } from '../../shared/workers';
 import { waitFor } from '../support/wait';

@@ -303,7 +303,7 @@ describe('a delivery worker that dies after recording an outcome', () => {
     const { readWebhookConfig } = await import('../../shared/domain/webhook-config');
     const { decryptSecret } = await import('../../shared/crypto/encryption');
     const { getDelivery } = await import('../../shared/db/webhook-message');
-    const { parseJob } = await import('../../shared/domain/webhooks/jobs');
+    const { parseJob } = await import('../../shared/domain/delivery/jobs');
     const hook = await receiver(() => 500);
     await enable();
     const { id: endpointId } = await createEndpoint({ url: hook.url });
@@ -332,7 +332,7 @@ describe('publishing a batch of events', () => {
     const { readWebhookConfig } = await import('../../shared/domain/webhook-config');
     const { decryptSecret } = await import('../../shared/crypto/encryption');
     const { listAllEndpoints } = await import('../../shared/db/webhook-endpoint');
-    const { parseJob } = await import('../../shared/domain/webhooks/jobs');
+    const { parseJob } = await import('../../shared/domain/delivery/jobs');
     const hook = await receiver(() => 204);
     const other = await newTenant();
     for (const who of [tenant, other]) {

@@ -3,7 +3,7 @@
  * on every route; free-form objects take any key name and round-trip exactly; a request that fails leaves nothing
  * behind.
  */
-import { takeViolations } from '../../bin/lib/grant-check';
+import { takeViolations } from '../../local/grant-check';
 import { handler as addNotification } from '../../functions/notifications/add';
 import { TABLE_WRITE_ACTIONS, type Grants } from '../../shared/grants';
 import { routes } from '../../shared/routes';

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DELIVERY_QUEUE_DIR_NAME, MAILBOX_DIR_NAME, startLocalStack, STATE_FILE_NAME, type LocalStack } from '../../bin/lib/local-stack';
+import { DELIVERY_QUEUE_DIR_NAME, MAILBOX_DIR_NAME, startLocalStack, STATE_FILE_NAME, type LocalStack } from '../../local/local-stack';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 
 function modeOf(path: string): string {

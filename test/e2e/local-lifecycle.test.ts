@@ -7,8 +7,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { checkJava, pickFreePort } from '../../bin/lib/dynamodb-local';
-import { STATE_FILE_NAME, STREAM_CHECKPOINT_FILE_NAME, startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
+import { checkJava, pickFreePort } from '../../local/dynamodb-local';
+import { STATE_FILE_NAME, STREAM_CHECKPOINT_FILE_NAME, startLocalStack, type LocalStack } from '../../local/local-stack';
 import {
   dynamoDbLocalPids,
   isListening,

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAILBOX_DIR_NAME, startLocalStack, type LocalStack } from '../../bin/lib/local-stack';
+import { MAILBOX_DIR_NAME, startLocalStack, type LocalStack } from '../../local/local-stack';
 
 function modeOf(path: string): string {
   return (statSync(path).mode & 0o777).toString(8);

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { createGateway, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from '../../bin/lib/gateway';
+import { createGateway, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from '../../local/gateway';
 
 const baseUrl = (): URL => {
   const url = process.env.E2E_BASE_URL;

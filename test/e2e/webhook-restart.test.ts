@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { pickFreePort } from '../../bin/lib/dynamodb-local';
+import { pickFreePort } from '../../local/dynamodb-local';
 import { uniqueEmail } from '../support/ids';
 import { dynamoDbLocalPids, PROJECT_ROOT } from '../support/local-stack-process';
 import { startFakeSendgrid } from '../support/fake-sendgrid';

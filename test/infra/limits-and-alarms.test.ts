@@ -1,9 +1,9 @@
 /**
  * The limits of infra/limits.ts as deployed (reserved concurrency, per-route throttles), the alarms (what each
  * watches, its threshold, and where it sends notifications), and the docs' figures about the stacks, regenerated
- * from the same two syntheses (bin/lib/stack-figures.ts).
+ * from the same two syntheses (infra/stack-figures.ts).
  */
-import { REFRESH_COMMAND, documentedFigures, renderFigures, stackFigures } from '../../bin/lib/stack-figures';
+import { REFRESH_COMMAND, documentedFigures, renderFigures, stackFigures } from '../../infra/stack-figures';
 import { workers } from '../../shared/workers';
 import { type Located, describeReference, functionWithDescription, resourcesOfType, synthesize } from './templates';
 

@@ -6,7 +6,7 @@
 import { addNagChecks, buildApp } from '../../infra/app';
 import { assertValidSesIdentity } from '../../infra/ses';
 import { CollabStack } from '../../infra/stack';
-import { webhookDeliveryWorker } from '../../shared/workers';
+import { deliveryQueueWorker } from '../../shared/workers';
 import { environmentOf, functionWithDescription, resourcesOfType, statementsOf, templatesOf, testApp, type Deployment, type Statement } from './templates';
 
 const ACCOUNT = '123456789012';
@@ -21,7 +21,7 @@ function deploymentWith(context: Record<string, unknown>): Deployment {
   return templatesOf(buildApp(testApp(context)));
 }
 
-const deliveryWorker = (deployment: Deployment) => functionWithDescription(deployment, webhookDeliveryWorker.summary);
+const deliveryWorker = (deployment: Deployment) => functionWithDescription(deployment, deliveryQueueWorker.summary);
 
 const actionsOf = (statement: Statement): string[] => (typeof statement.Action === 'string' ? [statement.Action] : [...statement.Action]);
 const isSes = (statement: Statement): boolean => actionsOf(statement).some((action) => action.startsWith('ses:'));
@@ -38,7 +38,7 @@ const SES_VARIABLES = ['SES_IDENTITY', 'SES_CONFIGURATION_SET', 'SES_IDENTITY_AR
 /** The SES_* variables of every function other than the delivery worker. */
 function sesVariablesElsewhere(deployment: Deployment): string[] {
   return resourcesOfType(deployment, 'AWS::Lambda::Function')
-    .filter((fn) => fn.resource.Properties.Description !== webhookDeliveryWorker.summary)
+    .filter((fn) => fn.resource.Properties.Description !== deliveryQueueWorker.summary)
     .flatMap((fn) => {
       const variables = (fn.resource.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
       return SES_VARIABLES.filter((name) => name in variables).map((name) => `${String(fn.resource.Properties.Description)}: ${name}`);

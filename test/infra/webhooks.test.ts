@@ -3,7 +3,7 @@
  * queue, the delivery worker on it, the events worker's stream filter, who may send to the queue, and the alarms.
  */
 import { routes as routeTable, type Route } from '../../shared/routes';
-import { webhookDeliveryWorker, webhookEventsWorker } from '../../shared/workers';
+import { deliveryQueueWorker, webhookEventsWorker } from '../../shared/workers';
 import { buildApp } from '../../infra/app';
 import { environmentOf, functionOf, functionWithDescription, grantsOfServices, resourcesOfType, synthesize, templatesOf, testApp, type Deployment, type Located } from './templates';
 
@@ -27,7 +27,7 @@ describe('the webhook engine', () => {
   });
 
   it('feeds the delivery worker from the queue, reporting failed jobs one by one, with only the private-URL setting of its own', () => {
-    const fn = functionWithDescription(deployment, webhookDeliveryWorker.summary);
+    const fn = functionWithDescription(deployment, deliveryQueueWorker.summary);
     const [mapping] = mappingsOf(deployment, fn);
 
     expect(mapping.resource.Properties).toMatchObject({
@@ -44,7 +44,7 @@ describe('the webhook engine', () => {
     const app = testApp({ webhookAllowPrivateUrls: 'true' });
     const allowing = templatesOf(buildApp(app));
 
-    expect(environmentOf(functionWithDescription(allowing, webhookDeliveryWorker.summary))).toMatchObject({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    expect(environmentOf(functionWithDescription(allowing, deliveryQueueWorker.summary))).toMatchObject({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   });
 
   it('wakes the events worker for exactly the five kinds of change that can be events or emails', () => {
@@ -66,7 +66,7 @@ describe('the webhook engine', () => {
     const senders = [
       ...routes.filter((route) => route.queue === 'send').map((route) => functionOf(deployment, route.path)),
       functionWithDescription(deployment, webhookEventsWorker.summary),
-      functionWithDescription(deployment, webhookDeliveryWorker.summary),
+      functionWithDescription(deployment, deliveryQueueWorker.summary),
     ];
     const others = routes.filter((route) => route.queue !== 'send').map((route) => functionOf(deployment, route.path));
 
@@ -75,7 +75,7 @@ describe('the webhook engine', () => {
       '/v2/workspace/advancedwebhook/messages/resend',
     ]);
     for (const fn of senders) {
-      // The grants name a queue by its kind; the stack grants the delivery queue's ARN (infra/route-function.ts). The
+      // The grants name a queue by its kind; the stack grants the delivery queue's ARN (infra/service-function.ts). The
       // events worker also sends to its own dead-letter queue (the stream event source's on-failure destination).
       expect(grantsOfServices(fn, 'sqs').filter((grant) => grant.startsWith('sqs:SendMessage'))).toContain('sqs:SendMessage on queue');
       expect(environmentOf(fn)).toHaveProperty('DELIVERY_QUEUE_URL');

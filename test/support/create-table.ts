@@ -5,7 +5,7 @@
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { dynamodb } from '../../shared/db/client';
 import { createTableInput } from '../../shared/db/table-definition';
-import { runDeployTasks } from '../../bin/lib/deploy-tasks';
+import { runDeployTasks } from '../../local/deploy-tasks';
 
 const tableName = process.env.TABLE_NAME as string;
 

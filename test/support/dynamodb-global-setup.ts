@@ -12,7 +12,7 @@ import {
   silenceNodeVersionWarning,
   startDynamoDbLocal,
   type DynamoDbLocal,
-} from '../../bin/lib/dynamodb-local';
+} from '../../local/dynamodb-local';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
 import { FakeAiProviders, fakeBaseUrlEnvironment } from './fake-ai-providers';
 

@@ -3,7 +3,7 @@
  * queue in `dir`, one send at a time, as fast as it can, and prints the number stored after each send resolves.
  * Usage: tsx test/support/file-queue-writer.ts <dir> <count>
  */
-import { fileQueue } from '../../shared/core/file-queue';
+import { fileQueue } from '../../shared/adapters/queue/file-queue';
 
 async function main(): Promise<void> {
   const [dir, countText] = process.argv.slice(2);

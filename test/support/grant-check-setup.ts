@@ -1,9 +1,9 @@
 /**
  * connected tier: every handler call (test/support/invoke.ts, and the worker and deploy-task helpers) runs under the
- * grant check (bin/lib/grant-check.ts), and a test fails when a handler sent a command its route is not granted,
+ * grant check (local/grant-check.ts), and a test fails when a handler sent a command its route is not granted,
  * naming the route, the command and the missing grant.
  */
-import { describeViolation, installGrantCheck, takeViolations } from '../../bin/lib/grant-check';
+import { describeViolation, installGrantCheck, takeViolations } from '../../local/grant-check';
 import { kmsClient } from '../../shared/crypto/encryption';
 import { TABLE_NAME, dynamodb } from '../../shared/db/client';
 

@@ -1,6 +1,6 @@
 /**
  * The one way tests call a handler: the way API Gateway does (HTTP API payload v2), through its real middleware
- * stack, under the grants of the route at the path it is called for (bin/lib/grant-check.ts). `invoke` is the
+ * stack, under the grants of the route at the path it is called for (local/grant-check.ts). `invoke` is the
  * primitive; the rest are thin shapes of it: `invokeRoute` finds the handler through the route table (for suites
  * that drive many operations), `endpoint` binds a handler to its path (a test file's `add`, `get`, ...), and
  * `routeCaller` binds credentials for calls by path.
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { runAsRoute, runWithGrants } from '../../bin/lib/grant-check';
+import { runAsRoute, runWithGrants } from '../../local/grant-check';
 import { checkResponse } from './contract';
 import type { Grants } from '../../shared/grants';
 import type { HttpResult } from '../../shared/http/envelope';

@@ -2,7 +2,7 @@
  * e2e tier: starts the fake AI providers and the local stack through the same command as `npm start` (a separate
  * `node --import tsx` process, in memory, its AI base URLs pointed at the fake), and hands both addresses to the tests as
  * E2E_BASE_URL and E2E_FAKE_AI_PROVIDERS_URL (workers inherit the environment set here). Every stack runs its
- * routes under the grant check (bin/lib/grant-check.ts) and reports violations to GRANT_CHECK_REPORT.
+ * routes under the grant check (local/grant-check.ts) and reports violations to GRANT_CHECK_REPORT.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

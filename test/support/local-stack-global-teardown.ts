@@ -3,7 +3,7 @@
  * the fake AI providers; fails the run when any local stack of it sent a command outside a route's grants.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { describeViolation, type Violation } from '../../bin/lib/grant-check';
+import { describeViolation, type Violation } from '../../local/grant-check';
 import { takeFakeAiProviders, takeLocalStack } from './local-stack-global-setup';
 import { dynamoDbLocalPids, stopLocalStackProcess } from './local-stack-process';
 

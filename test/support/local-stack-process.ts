@@ -5,7 +5,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
-import { isDynamoDbLocalCommandLine, pickFreePort } from '../../bin/lib/dynamodb-local';
+import { isDynamoDbLocalCommandLine, pickFreePort } from '../../local/dynamodb-local';
 import { WAIT_CEILING_MS } from './wait';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');

@@ -6,13 +6,13 @@
  * test/support/table-per-file.ts sets WEBHOOK_* and DELIVERY_QUEUE_DIR before the handlers load.
  */
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
-import { startQueuePoller } from '../../bin/lib/queue-poller';
-import { runAsWorker } from '../../bin/lib/grant-check';
-import { startStreamPoller } from '../../bin/lib/stream-poller';
-import { handler as deliveryHandler } from '../../functions/workers/webhook-delivery';
+import { startQueuePoller } from '../../local/queue-poller';
+import { runAsWorker } from '../../local/grant-check';
+import { startStreamPoller } from '../../local/stream-poller';
+import { handler as deliveryHandler } from '../../functions/workers/delivery';
 import { handler as eventsHandler } from '../../functions/workers/webhook-events';
 import { handler as migrationHandler } from '../../functions/workers/document-migration';
-import { documentMigrationWorker, webhookDeliveryWorker, webhookEventsWorker } from '../../shared/workers';
+import { documentMigrationWorker, deliveryQueueWorker, webhookEventsWorker } from '../../shared/workers';
 
 export interface Pipeline {
   stop(): Promise<void>;
@@ -32,7 +32,7 @@ export async function startPipeline(options: { migrations?: boolean } = {}): Pro
   });
   const queue = await startQueuePoller({
     dir: process.env.DELIVERY_QUEUE_DIR as string,
-    handler: (event) => runAsWorker(webhookDeliveryWorker, () => deliveryHandler(event)),
+    handler: (event) => runAsWorker(deliveryQueueWorker, () => deliveryHandler(event)),
     idleMs: 25,
   });
   return {

@@ -1,4 +1,4 @@
-import { errorBodyMessage } from '../../shared/ai/provider-call';
+import { errorBodyMessage } from '../../shared/adapters/ai/provider-call';
 import { providerMessages, routeModel } from '../../shared/domain/ai-models';
 import { failureMessage } from '../../shared/domain/ask-ai';
 

@@ -1,10 +1,10 @@
 /**
- * The RFC 5322 form of a notification email (shared/core/email-message.ts), read back with mailparser as a mail
+ * The RFC 5322 form of a notification email (shared/adapters/email/email-message.ts), read back with mailparser as a mail
  * program would: addresses and names, an encoded non-ASCII subject, both alternatives, a Message-ID that is the
  * same for every send of one email, and no header a subject or a name can add.
  */
 import { simpleParser, type AddressObject } from 'mailparser';
-import { asciiAddress, composeMessage, messageIdFor, type OutgoingEmail } from '../../shared/core/email-message';
+import { asciiAddress, composeMessage, messageIdFor, type OutgoingEmail } from '../../shared/adapters/email/email-message';
 
 const EMAIL: OutgoingEmail = {
   id: 'eml_01COMPOSETEST',

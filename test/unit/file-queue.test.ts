@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEAD_LETTER_DIR_NAME, fileQueue } from '../../shared/core/file-queue';
+import { DEAD_LETTER_DIR_NAME, fileQueue } from '../../shared/adapters/queue/file-queue';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
 const JOB_FILE = /^\d{15}-[0-9A-Za-z]+-\d+\.json$/;

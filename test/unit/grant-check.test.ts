@@ -1,5 +1,5 @@
-/** How the grant check names the IAM permissions of a DynamoDB command (bin/lib/grant-check.ts). */
-import { dynamodbPermissions, installGrantCheck } from '../../bin/lib/grant-check';
+/** How the grant check names the IAM permissions of a DynamoDB command (local/grant-check.ts). */
+import { dynamodbPermissions, installGrantCheck } from '../../local/grant-check';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 

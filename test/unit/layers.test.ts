@@ -10,12 +10,23 @@ const ROOT = join(__dirname, '..', '..');
 
 /** Layers by folder, lowest first; the first matching prefix decides. */
 const LAYERS: ReadonlyArray<{ name: string; prefixes: readonly string[] }> = [
-  { name: 'core', prefixes: ['shared/core/', 'shared/aws/', 'shared/routes.ts', 'shared/grants.ts', 'shared/workers.ts', 'shared/deploy-tasks.ts'] },
+  // The declaration tables: data that infra/ and the local runtime read as well as the handlers.
+  { name: 'tables', prefixes: ['shared/routes.ts', 'shared/grants.ts', 'shared/workers.ts', 'shared/deploy-tasks.ts'] },
+  { name: 'core', prefixes: ['shared/core/'] },
   { name: 'crypto', prefixes: ['shared/crypto/'] },
-  { name: 'db', prefixes: ['shared/db/', 'shared/ai/'] },
+  { name: 'adapters', prefixes: ['shared/adapters/'] },
+  { name: 'db', prefixes: ['shared/db/'] },
+  // Delivery (jobs, the retry schedule, the queue they ride) is below the domain rooms that use it: webhooks, email.
+  { name: 'delivery', prefixes: ['shared/domain/delivery/'] },
   { name: 'domain', prefixes: ['shared/domain/'] },
   { name: 'http', prefixes: ['shared/http/'] },
   { name: 'handlers', prefixes: ['functions/'] },
+];
+
+/** Rooms of one layer that must not import each other: [from, to] prefixes. */
+const APART: ReadonlyArray<readonly [string, string]> = [
+  ['shared/domain/email/', 'shared/domain/webhooks/'],
+  ['shared/domain/webhooks/', 'shared/domain/email/'],
 ];
 
 function layerOf(file: string): number {
@@ -67,6 +78,22 @@ describe('layers', () => {
     );
 
     expect(outside).toEqual([]);
+  });
+
+  it('has shared/core import nothing of shared/ but shared/core', () => {
+    const outside = [...graph]
+      .filter(([file]) => file.startsWith('shared/core/'))
+      .flatMap(([file, targets]) => targets.filter((target) => !target.startsWith('shared/core/')).map((target) => `${file} imports ${target}`));
+
+    expect(outside).toEqual([]);
+  });
+
+  it('keeps email and webhooks apart: each uses delivery, neither imports the other', () => {
+    const crossing = [...graph].flatMap(([file, targets]) =>
+      APART.filter(([from]) => file.startsWith(from)).flatMap(([, to]) => targets.filter((target) => target.startsWith(to)).map((target) => `${file} imports ${target}`)),
+    );
+
+    expect(crossing).toEqual([]);
   });
 
   it('has no import cycle', () => {

@@ -2,7 +2,7 @@
  * The local gateway's answer to a request Node could not parse, by Node's error code (the socket side is covered by
  * test/e2e/local-network.test.ts).
  */
-import { clientErrorAnswer } from '../../bin/lib/gateway';
+import { clientErrorAnswer } from '../../local/gateway';
 
 describe('clientErrorAnswer', () => {
   it('answers header overflow with 431 and the header limit in KB', () => {

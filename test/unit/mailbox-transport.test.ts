@@ -1,13 +1,13 @@
 /**
- * The local stack's mailbox (shared/core/mailbox.ts): one .eml file per email id, named to sort by time, holding
+ * The local stack's mailbox (shared/adapters/email/mailbox.ts): one .eml file per email id, named to sort by time, holding
  * a message a mail program reads.
  */
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
-import type { OutgoingEmail } from '../../shared/core/email-message';
-import { mailboxTransport } from '../../shared/core/mailbox';
+import type { OutgoingEmail } from '../../shared/adapters/email/email-message';
+import { mailboxTransport } from '../../shared/adapters/email/mailbox';
 
 const EMAIL: OutgoingEmail = {
   id: 'eml_01MAILBOXTEST',

@@ -4,7 +4,7 @@
  * able to reach a header.
  */
 import { simpleParser } from 'mailparser';
-import { composeMessage } from '../../shared/core/email-message';
+import { composeMessage } from '../../shared/adapters/email/email-message';
 import { FALLBACK_SUBJECT, renderNotificationEmail, renderTemplate, SUBJECT_MAX_CHARS, type NotificationEmailInput } from '../../shared/domain/email/render';
 
 const INPUT: NotificationEmailInput = {

@@ -1,10 +1,10 @@
 /**
- * The outbound HTTP client (shared/core/outbound-http.ts) against receivers on 127.0.0.1: the destination check
+ * The outbound HTTP client (shared/adapters/http/outbound-http.ts) against receivers on 127.0.0.1: the destination check
  * on the address actually connected to, the whole-exchange deadline, no redirects, the 1 KB body cap.
  */
 import dc from 'node:diagnostics_channel';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
-import { DESTINATION_NOT_ALLOWED, postJson, RESPONSE_BODY_MAX_BYTES } from '../../shared/core/outbound-http';
+import { DESTINATION_NOT_ALLOWED, postJson, RESPONSE_BODY_MAX_BYTES } from '../../shared/adapters/http/outbound-http';
 import { startReceiver, type LocalReceiver } from '../support/local-receiver';
 
 const HEADERS = { 'content-type': 'application/json', 'webhook-signature': 'v1,c2VjcmV0LXNpZ25hdHVyZQ==' };

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { startQueuePoller, type QueueHandler, type QueuePoller, type QueuePollerOptions } from '../../bin/lib/queue-poller';
-import { DEAD_LETTER_DIR_NAME, fileQueue } from '../../shared/core/file-queue';
+import { startQueuePoller, type QueueHandler, type QueuePoller, type QueuePollerOptions } from '../../local/queue-poller';
+import { DEAD_LETTER_DIR_NAME, fileQueue } from '../../shared/adapters/queue/file-queue';
 import { waitFor } from '../support/wait';
 
 let dir: string;

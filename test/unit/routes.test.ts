@@ -110,12 +110,12 @@ const functionEntries: Array<readonly [string, DeclaredEntry]> = [
 
 /**
  * The delivery queue has no local IAM to refuse a send (the file queue stands in for SQS), so the grant is proven
- * from the code instead: a function whose handler can reach shared/core/delivery-queue.ts through its imports must
+ * from the code instead: a function whose handler can reach shared/adapters/queue/delivery-queue.ts through its imports must
  * declare `queue: 'send'` (else SQS would refuse it in AWS), and one that declares it must reach it (least
  * privilege).
  */
 describe('the delivery queue grant', () => {
-  const QUEUE_MODULE = 'shared/core/delivery-queue.ts';
+  const QUEUE_MODULE = 'shared/adapters/queue/delivery-queue.ts';
 
   it.each(functionEntries)('%s: declares queue send exactly when its handler can send to the queue', (_, entry) => {
     expect(entry.queue === 'send').toBe(reachableFiles(entry.entry).has(QUEUE_MODULE));
@@ -124,11 +124,11 @@ describe('the delivery queue grant', () => {
 
 /**
  * SES, like the queue, is never called on the local stack (the mailbox stands in for it), so its grant is proven from
- * the code too: a function whose handler can reach shared/aws/ses-transport.ts must declare `ses: 'send'` (else SES
+ * the code too: a function whose handler can reach shared/adapters/email/ses-transport.ts must declare `ses: 'send'` (else SES
  * would refuse the send in AWS), and one that declares it must reach it (least privilege).
  */
 describe('the SES grant', () => {
-  const SES_MODULE = 'shared/aws/ses-transport.ts';
+  const SES_MODULE = 'shared/adapters/email/ses-transport.ts';
   const entries: Array<readonly [string, DeclaredEntry]> = [...functionEntries, ...deployTasks.map((task) => [task.id, task] as const)];
 
   it('looks for a transport module that exists', () => {

@@ -1,11 +1,11 @@
 /**
- * The SendGrid transport (shared/core/sendgrid.ts) against a fake Mail Send API on 127.0.0.1: what it sends, and
+ * The SendGrid transport (shared/adapters/email/sendgrid.ts) against a fake Mail Send API on 127.0.0.1: what it sends, and
  * how each answer is classified (sent, retry, failed), with the key kept out of every reason.
  */
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { OutgoingEmail } from '../../shared/core/email-message';
-import { redactSecret, sendgridTransport } from '../../shared/core/sendgrid';
+import type { OutgoingEmail } from '../../shared/adapters/email/email-message';
+import { redactSecret, sendgridTransport } from '../../shared/adapters/email/sendgrid';
 import { startFakeSendgrid, type FakeSendgrid } from '../support/fake-sendgrid';
 
 const API_KEY = 'SG.fakeKeyId_0123456789.fakeSecret-abcdefghijklmnopqrstuvwxyz';

@@ -1,12 +1,12 @@
 /**
- * The SES transport (shared/aws/ses-transport.ts) through a real SESv2Client whose HTTP handler is a stand-in:
+ * The SES transport (shared/adapters/email/ses-transport.ts) through a real SESv2Client whose HTTP handler is a stand-in:
  * the SDK's own serializer builds the SendEmail request and its own deserializer reads SES's answers and errors.
  */
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { HttpRequest, HttpResponse } from '@smithy/types';
 import { simpleParser } from 'mailparser';
-import type { OutgoingEmail } from '../../shared/core/email-message';
-import { sesErrorOutcome, sesTransport } from '../../shared/aws/ses-transport';
+import type { OutgoingEmail } from '../../shared/adapters/email/email-message';
+import { sesErrorOutcome, sesTransport } from '../../shared/adapters/email/ses-transport';
 
 const EMAIL: OutgoingEmail = {
   id: 'eml_01SESTEST',

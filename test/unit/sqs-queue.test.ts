@@ -7,8 +7,8 @@ import type {
   SendMessageBatchCommandOutput,
   SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
-import { QueueSendError, sqsQueue, type SqsBatchSender } from '../../shared/aws/sqs-queue';
-import type { JobQueue } from '../../shared/core/queue';
+import { QueueSendError, sqsQueue, type SqsBatchSender } from '../../shared/adapters/queue/sqs-queue';
+import type { JobQueue } from '../../shared/adapters/queue/queue';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
 
@@ -154,7 +154,7 @@ describe('delivery queue', () => {
   function loadDeliveryQueue(): JobQueue {
     let queue: JobQueue | undefined;
     jest.isolateModules(() => {
-      const { deliveryQueue } = require('../../shared/core/delivery-queue') as typeof import('../../shared/core/delivery-queue');
+      const { deliveryQueue } = require('../../shared/adapters/queue/delivery-queue') as typeof import('../../shared/adapters/queue/delivery-queue');
       queue = deliveryQueue();
     });
     return queue as JobQueue;

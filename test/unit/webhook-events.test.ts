@@ -3,7 +3,8 @@
  * images alone, and the ids of the messages they make.
  */
 import { activityItem } from '../../shared/db/activity';
-import { changeOf, endpointWants, type ItemChange } from '../../shared/domain/webhooks/events';
+import type { ItemChange } from '../../shared/db/item-change';
+import { changeOf, endpointWants } from '../../shared/domain/webhooks/events';
 
 const KEY = 'key_0123456789abcdef0123456789abcdef';
 const activity = (timestamp: number, documentId = 'doc') =>

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { postJson } from '../../shared/core/outbound-http';
+import { postJson } from '../../shared/adapters/http/outbound-http';
 import { generateWebhookSecret } from '../../shared/crypto/webhook-secret';
 import { webhookHeaders } from '../../shared/crypto/webhook-signature';
 import { startReceiver, type LocalReceiver, type ReceivedRequest } from '../support/local-receiver';

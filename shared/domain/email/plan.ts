@@ -19,18 +19,18 @@
 import { forEachLimited } from '../../core/concurrency';
 import { derivedId } from '../../core/ids';
 import { memoizedByKey } from '../../core/memo';
-import type { JobQueue } from '../../core/queue';
+import type { JobQueue } from '../../adapters/queue/queue';
 import { feedEntryKey, toNotification, type NotificationRecord } from '../../db/notification';
 import { batchGet, keyOfItem, keyString } from '../../db/batch';
 import { config } from '../../core/config';
 import { getEmailConfig, type EmailConfigRecord } from '../../db/email-config';
 import { createEmails, type EmailTransportName, type StoredEmail } from '../../db/email-log';
+import type { ItemChange } from '../../db/item-change';
 import { apiKeyIdOfKey } from '../../db/keys';
 import { getProfiles } from '../../db/profile';
 import { effectiveConfigs } from '../notification-config';
 import { organizationMembers } from '../notifications';
-import type { ItemChange } from '../webhooks/events';
-import { enqueue, type WebhookJob } from '../webhooks/jobs';
+import { enqueue, type DeliveryJob } from '../delivery/jobs';
 import { renderSubject } from './render';
 
 export const EMAIL_ID_PREFIX = 'eml_';
@@ -123,7 +123,7 @@ export async function emailsFor(apiKeyId: string, notification: NotificationReco
   });
 }
 
-const firstAttempt = (apiKeyId: string, emailId: string, now: number): WebhookJob => ({ kind: 'email', apiKeyId, emailId, attempt: 1, dueAt: now });
+const firstAttempt = (apiKeyId: string, emailId: string, now: number): DeliveryJob => ({ kind: 'email', apiKeyId, emailId, attempt: 1, dueAt: now });
 
 /**
  * Plans and logs the emails of one added notification, and queues a send job for each pending one. A notification

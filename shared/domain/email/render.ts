@@ -20,7 +20,7 @@
  *   fixed inline-styled page (mail programs drop `<style>` blocks and ignore external CSS).
  * - Plain text: the same words, unescaped (a text/plain part is never interpreted as markup).
  */
-import { oneLine, type Mailbox, type OutgoingEmail } from '../../core/email-message';
+import { oneLine, type Mailbox, type OutgoingEmail } from '../../adapters/email/email-message';
 
 export interface NotificationEmailInput {
   /** Our email id (`eml_…`). */

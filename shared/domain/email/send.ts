@@ -9,31 +9,24 @@
  * provider's answer and recording it leaves an email that is sent again once the claim lapses.
  */
 import { config } from '../../core/config';
-import type { EmailTransport, SendOutcome } from '../../core/email-transport';
+import type { EmailTransport, SendOutcome } from '../../adapters/email/email-transport';
 import { logger } from '../../core/logger';
-import { mailboxTransport } from '../../core/mailbox';
-import type { JobQueue } from '../../core/queue';
-import { sendgridTransport } from '../../core/sendgrid';
-import { sesTransport } from '../../aws/ses-transport';
+import { mailboxTransport } from '../../adapters/email/mailbox';
+import type { JobQueue } from '../../adapters/queue/queue';
+import { sendgridTransport } from '../../adapters/email/sendgrid';
+import { sesTransport } from '../../adapters/email/ses-transport';
+import type { DecryptSecret } from '../../crypto/encryption';
 import { getTogether } from '../../db/batch';
 import { emailConfigKey, toEmailConfig, type EmailConfigRecord } from '../../db/email-config';
 import { claimEmailAttempt, clearEmailFollowUp, getEmail, recordEmailOutcome, type EmailOutcome, type StoredEmail } from '../../db/email-log';
 import { notificationKey, toNotification } from '../../db/notification';
 import { providerKeyContext } from '../email-config';
-import type { DecryptSecret } from '../webhooks/endpoints';
-import { enqueue, isDue, type WebhookJob } from '../webhooks/jobs';
-import { retryDelayMs } from '../webhooks/schedule';
+import { enqueue, isDue, type DeliveryJob, type JobDeps } from '../delivery/jobs';
+import { retryDelayMs } from '../delivery/schedule';
 import { renderNotificationEmail } from './render';
 import { transportOf } from './plan';
 
-export type EmailJob = Extract<WebhookJob, { kind: 'email' }>;
-
-export interface EmailDeps {
-  queue: JobQueue;
-  /** shared/crypto/encryption.ts's decryption (cached by the worker): the SendGrid key. */
-  decrypt: DecryptSecret;
-  now?: () => number;
-}
+export type EmailJob = Extract<DeliveryJob, { kind: 'email' }>;
 
 /** How long past the send's deadline a claim holds: the outcome's write must fit in it. */
 const CLAIM_MARGIN_MS = 20_000;
@@ -124,7 +117,7 @@ async function attempt(apiKeyId: string, email: StoredEmail, decrypt: DecryptSec
   return outcome;
 }
 
-export async function runEmailJob(job: EmailJob, deps: EmailDeps): Promise<void> {
+export async function runEmailJob(job: EmailJob, deps: JobDeps): Promise<void> {
   const clock = deps.now ?? Date.now;
   if (!isDue(job, clock())) {
     await enqueue(deps.queue, [job], clock());

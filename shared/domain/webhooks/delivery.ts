@@ -10,30 +10,22 @@
  */
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
-import { postJson } from '../../core/outbound-http';
-import type { JobQueue } from '../../core/queue';
+import { postJson } from '../../adapters/http/outbound-http';
 import { webhookHeaders } from '../../crypto/webhook-signature';
 import { consumeRateLimit } from '../../db/rate-limit';
 import { recordEndpointOutcome } from '../../db/webhook-endpoint';
 import { abandonDelivery, clearFollowUp, putAttempt, readAttemptContext, recordAttemptOutcome, type StoredAttempt, type StoredDelivery, type StoredMessage } from '../../db/webhook-message';
 import { readWebhookConfig } from '../webhook-config';
-import { signingSecrets, type DecryptSecret } from './endpoints';
+import { signingSecrets } from './endpoints';
 import { MESSAGE_ID_PREFIX } from './events';
-import { enqueue, isDue, type WebhookJob } from './jobs';
+import { enqueue, isDue, type DeliveryJob, type JobDeps } from '../delivery/jobs';
 import { publishEvent } from './publish';
-import { retryDelayMs } from './schedule';
+import { retryDelayMs } from '../delivery/schedule';
 
 export const EXHAUSTED_EVENT = 'message.attempt.exhausted';
 const ATTEMPT_ID_PREFIX = 'atmpt_';
 
-export interface DeliveryDeps {
-  queue: JobQueue;
-  /** shared/crypto/encryption.ts `decryptSecret`, passed in by the worker (the only code that signs). */
-  decrypt: DecryptSecret;
-  now?: () => number;
-}
-
-export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>, deps: DeliveryDeps): Promise<void> {
+export async function runDelivery(job: Extract<DeliveryJob, { kind: 'deliver' }>, deps: JobDeps): Promise<void> {
   const clock = deps.now ?? Date.now;
   if (!isDue(job, clock())) {
     await enqueue(deps.queue, [job], clock());
@@ -96,7 +88,7 @@ export async function runDelivery(job: Extract<WebhookJob, { kind: 'deliver' }>,
  * `message.attempt.exhausted` to the key's other endpoints (its id derived, so sending it twice makes one
  * message). Then the delivery's `followUp` is cleared.
  */
-async function followUp(job: Extract<WebhookJob, { kind: 'deliver' }>, delivery: StoredDelivery, message: StoredMessage, deps: DeliveryDeps, now: number): Promise<void> {
+async function followUp(job: Extract<DeliveryJob, { kind: 'deliver' }>, delivery: StoredDelivery, message: StoredMessage, deps: JobDeps, now: number): Promise<void> {
   const { apiKeyId, messageId, endpointId } = job;
   if (delivery.status === 'pending') {
     await enqueue(deps.queue, [{ ...job, attempt: delivery.attempts + 1, dueAt: delivery.nextAttemptAt ?? now }], now);

@@ -10,7 +10,7 @@
  */
 import { AbortedError, InvalidArgumentError, NotFoundError } from '../../core/errors';
 import { isTimeOrderedId, timeOrderedId } from '../../core/ids';
-import type { EncryptionContext } from '../../crypto/encryption';
+import type { DecryptSecret, EncryptionContext } from '../../crypto/encryption';
 import { endpointSecretContext, generateWebhookSecret } from '../../crypto/webhook-secret';
 import { transactWrite } from '../../db/transact';
 import {
@@ -39,7 +39,6 @@ export const PREVIOUS_SECRET_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const MAX_ROTATION_ATTEMPTS = 8;
 
 export type EncryptSecret = (plaintext: string, context: EncryptionContext) => Promise<string>;
-export type DecryptSecret = (ciphertext: string, context: EncryptionContext) => Promise<string>;
 
 /** An endpoint as the API shows it: every field, null where not set; never its secret. */
 export interface EndpointView extends EndpointSettings {

@@ -16,7 +16,7 @@
  */
 import { derivedId } from '../../core/ids';
 import { toActivity } from '../../db/activity';
-import type { Item } from '../../db/batch';
+import type { ItemChange } from '../../db/item-change';
 import { apiKeyIdOfKey } from '../../db/keys';
 import { migrationFromItem } from '../../db/migration';
 import { toNotification } from '../../db/notification';
@@ -32,8 +32,9 @@ export const MESSAGE_ID_PREFIX = 'msg_';
 export interface WebhookEvent {
   /** The message id (`msg_…`), derived from the cause. */
   id: string;
+  /** `<group>.<action>`. */
   type: string;
-  /** ms */
+  /** When the event happened, ms since the epoch. */
   timestamp: number;
   organizationId: string;
   documentId?: string;
@@ -43,13 +44,6 @@ export interface WebhookEvent {
 export type Change =
   | { kind: 'event'; apiKeyId: string; event: WebhookEvent }
   | { kind: 'editor'; apiKeyId: string; editor: EditorOfDocument };
-
-/** A stream record, its images unmarshalled. */
-export interface ItemChange {
-  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
-  newImage?: Item;
-  oldImage?: Item;
-}
 
 const MIGRATION_END = new Set(['completed', 'failed']);
 

@@ -5,7 +5,7 @@
  * tenant's own partitions, so another API key's ids are simply not found.
  */
 import { InvalidArgumentError, NotFoundError } from '../../core/errors';
-import type { JobQueue } from '../../core/queue';
+import type { JobQueue } from '../../adapters/queue/queue';
 import { ENDPOINT_NOT_FOUND, getEndpoint } from '../../db/webhook-endpoint';
 import {
   addDelivery,
@@ -23,7 +23,7 @@ import {
 } from '../../db/webhook-message';
 import { pageTokenAfter, readPageAfter } from '../../db/page-token';
 import { requireWebhooksEnabled } from '../webhook-config';
-import { enqueue } from './jobs';
+import { enqueue } from '../delivery/jobs';
 
 export const MESSAGE_NOT_FOUND = 'Message not found.';
 /** How far back recover reaches (docs/decisions.md §11). */

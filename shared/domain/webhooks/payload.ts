@@ -22,14 +22,7 @@
  */
 import { createCipheriv, createPublicKey, constants, publicEncrypt, randomBytes } from 'node:crypto';
 import type { WebhookConfigView } from '../webhook-config';
-
-export interface WebhookEvent {
-  /** `<group>.<action>`. */
-  type: string;
-  /** When the event happened, ms since the epoch. */
-  timestamp: number;
-  data: unknown;
-}
+import type { WebhookEvent } from './events';
 
 export type PayloadConfig = Pick<WebhookConfigView, 'encodeData' | 'encryptData' | 'publicKey' | 'enableDataProtection'>;
 
@@ -85,7 +78,7 @@ export function encryptData(data: unknown, publicKey: string): EncryptedData {
  * The JSON body of the message for `event` under `config` (see the module comment). Throws when encryption is on
  * and the stored public key cannot be used.
  */
-export function webhookBody(event: WebhookEvent, config: PayloadConfig): string {
+export function webhookBody(event: Pick<WebhookEvent, 'type' | 'timestamp' | 'data'>, config: PayloadConfig): string {
   const data = config.enableDataProtection ? protectUserData(event.data) : event.data;
   const head = { type: event.type, timestamp: new Date(event.timestamp).toISOString() };
   if (config.encryptData) return JSON.stringify({ ...head, data: encryptData(data, config.publicKey) });

@@ -13,7 +13,7 @@ import { forEachLimited } from '../../core/concurrency';
 import { memoizedByKey } from '../../core/memo';
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
-import type { JobQueue } from '../../core/queue';
+import type { JobQueue } from '../../adapters/queue/queue';
 import { listAllEndpoints, type StoredEndpoint } from '../../db/webhook-endpoint';
 import {
   createMessages,
@@ -31,7 +31,7 @@ import {
 import { readEditorRecord } from '../crdt/operations';
 import { readWebhookConfig, type WebhookConfigView } from '../webhook-config';
 import { endpointWants, MESSAGE_ID_PREFIX, type Change, type WebhookEvent } from './events';
-import { enqueue, type WebhookJob } from './jobs';
+import { enqueue, type DeliveryJob } from '../delivery/jobs';
 import { webhookBody } from './payload';
 
 /** The CRDT debounce window (docs/decisions.md §11), compressed with the retry schedule in tests. */
@@ -78,13 +78,13 @@ function messageOf({ event, webhookConfig, endpoints, except }: Publication): St
   };
 }
 
-const firstAttempt = (apiKeyId: string, messageId: string, endpointId: string, now: number): WebhookJob => ({ kind: 'deliver', apiKeyId, messageId, endpointId, attempt: 1, dueAt: now });
+const firstAttempt = (apiKeyId: string, messageId: string, endpointId: string, now: number): DeliveryJob => ({ kind: 'deliver', apiKeyId, messageId, endpointId, attempt: 1, dueAt: now });
 
 /**
  * A message published before (its cause seen again): its missing deliveries are written, and the deliveries not
  * attempted yet are queued again, in case the first run stopped before queueing them.
  */
-async function resume({ apiKeyId, message }: TenantMessage, now: number): Promise<WebhookJob[]> {
+async function resume({ apiKeyId, message }: TenantMessage, now: number): Promise<DeliveryJob[]> {
   const stored = await getMessage(apiKeyId, message.id);
   if (stored === undefined) return [];
   await createMissingDeliveries(apiKeyId, stored.endpointIds.map((endpointId) => newDelivery(stored, endpointId, now)));
@@ -155,7 +155,7 @@ const debounceMs = () => EDITOR_DEBOUNCE_MS / config.webhookScheduleDivisor;
  * One look at a changing editor (an `editor` job): emits its newest state when it changed since the last
  * emission, then looks again after the debounce window; ends the emission once nothing changed in a window.
  */
-export async function emitEditor(job: Extract<WebhookJob, { kind: 'editor' }>, queue: JobQueue, now = Date.now()): Promise<void> {
+export async function emitEditor(job: Extract<DeliveryJob, { kind: 'editor' }>, queue: JobQueue, now = Date.now()): Promise<void> {
   const editor: EditorOfDocument = { organizationId: job.organizationId, documentId: job.documentId, editorId: job.editorId };
   const changes = await editorChanges(job.apiKeyId, editor);
   if (job.emitted !== undefined && changes <= job.emitted) {
