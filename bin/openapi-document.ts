@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { routes, type AuthLevel } from '../shared/routes';
+import { routes, type AuthLevel, type Route } from '../shared/routes';
 import { STATUS_BY_CODE } from '../shared/core/errors';
 import * as z from 'zod/mini';
 
@@ -126,16 +126,40 @@ export function operationIdOf(path: string): string {
   return version === 'v1' ? `${id}V1` : id;
 }
 
-/** The README's endpoint table: the one place each operation is described ("What" of every path in a row). */
-function readmeDescriptions(): Map<string, string> {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Endpoints'), readme.indexOf('## Access patterns'));
-  const descriptions = new Map<string, string>();
-  for (const row of section.split('\n').filter((line) => /^\| \[?`\//.test(line))) {
-    const [paths, , what] = row.split('|').slice(1).map((cell) => cell.trim());
-    for (const [, path] of paths.matchAll(/`([^`]+)`/g)) descriptions.set(path, what);
-  }
-  return descriptions;
+/** docs/endpoints.md: the endpoint table, written by `npm run openapi` from the route table (no code reads it). */
+export const ENDPOINTS_FILE = join(PROJECT_ROOT, 'docs', 'endpoints.md');
+
+/** A path's link into openapi.json, from docs/ (a JSON pointer: `/` inside a key is `~1`). */
+const openApiLink = (path: string) => `[\`${path}\`](../openapi.json#/paths/${path.replaceAll('/', '~1')})`;
+
+/**
+ * The endpoint table as Markdown: one row per operation in route-table order, a `/v1` alias on the row of the
+ * `/v2` path it repeats, "What" from each route's `description`.
+ */
+export function endpointTable(): string {
+  const rows = routes
+    .filter((route) => !route.path.startsWith('/v1/'))
+    .map((route) => {
+      const alias = routes.find((other) => other.path === route.path.replace(/^\/v2\//, '/v1/'));
+      const paths = [route, ...(alias ? [alias] : [])].map((entry) => openApiLink(entry.path)).join(', ');
+      const extension = 'extension' in route && route.extension ? ' (ext)' : '';
+      return `| ${paths}${extension} | ${route.auth} | ${descriptionOf(route)} |`;
+    });
+  return [
+    '<!-- Generated from the route table (shared/routes.ts) by `npm run openapi`; a unit test fails when it is out of date. Do not edit by hand. -->',
+    '',
+    '# Endpoints',
+    '',
+    'Every operation is `POST` with `{"data": {...}}`. Auth: `none`, `workspace` (`x-service-workspace-id` +',
+    '`x-service-workspace-auth-token`), `apiKey` (`x-service-api-key` + `x-service-auth-token`). (ext): not in',
+    '[`api-spec.md`](api-spec.md), added by [`decisions.md`](decisions.md). How to call them, with examples:',
+    '[`api.md`](api.md). Each path links to its operation in [`openapi.json`](../openapi.json).',
+    '',
+    '| Path | Auth | What |',
+    '|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
 }
 
 /** The areas (tags), named after the handler folders under functions/. */
@@ -153,23 +177,25 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   memory: 'Suggest Decision: a recommendation drawn from past judgments.',
 };
 
+function descriptionOf(route: Route): string {
+  if (!route.description) throw new Error(`The route table's entry for ${route.path} has no description.`);
+  return route.description;
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
-  const descriptions = readmeDescriptions();
   const examples = readExamples();
   const paths: Record<string, unknown> = {};
   for (const route of routes) {
     const schemas = handlerSchemas(route.entry);
-    const description = descriptions.get(route.path);
-    if (description === undefined) throw new Error(`README.md's endpoint table has no row for ${route.path}.`);
     const example = examples[route.path];
-    if (example === undefined) throw new Error(`docs/openapi-examples.json has no example for ${route.path} (UPDATE_OPENAPI_EXAMPLES=1, see README).`);
+    if (example === undefined) throw new Error(`docs/openapi-examples.json has no example for ${route.path} (UPDATE_OPENAPI_EXAMPLES=1, see docs/api.md).`);
     paths[route.path] = {
       post: {
         operationId: operationIdOf(route.path),
         tags: [route.entry.split('/')[1]],
         summary: route.summary,
-        description,
+        description: descriptionOf(route),
         ...(route.path.startsWith('/v1/') ? { deprecated: true } : {}),
         security: SECURITY[route.auth],
         requestBody: {

@@ -1,4 +1,7 @@
-/** `npm run openapi`: writes openapi.json from the route table and the handlers' schemas (offline). */
+/**
+ * `npm run openapi`: writes openapi.json from the route table and the handlers' schemas (offline), the client types,
+ * and the endpoint table (docs/endpoints.md) from the route table.
+ */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -8,7 +11,7 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { buildOpenApiDocument } = require('./openapi-document') as typeof import('./openapi-document');
+const { buildOpenApiDocument, endpointTable, ENDPOINTS_FILE } = require('./openapi-document') as typeof import('./openapi-document');
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { openApiTypes, TYPES_FILE } = require('./openapi-types') as typeof import('./openapi-types');
@@ -20,6 +23,8 @@ async function main(): Promise<void> {
   console.log(`Wrote ${target} (${Object.keys(document.paths as object).length} operations).`);
   writeFileSync(TYPES_FILE, await openApiTypes(target));
   console.log(`Wrote ${TYPES_FILE}.`);
+  writeFileSync(ENDPOINTS_FILE, endpointTable());
+  console.log(`Wrote ${ENDPOINTS_FILE}.`);
 }
 
 void main();

@@ -1154,7 +1154,7 @@ export interface paths {
         put?: never;
         /**
          * Suggest a decision (approve or reject) from past judgments on the same matter.
-         * @description `{query, organizationId?, documentId?}` → `{result: {primary, conflict}}`: approve or reject, from past judgments on the same matter (see Suggest Decision below)
+         * @description `{query, organizationId?, documentId?}` → `{result: {primary, conflict}}`: approve or reject, from past judgments on the same matter (see Suggest Decision in docs/project-decisions.md)
          */
         post: operations["suggestMemory"];
         delete?: never;
