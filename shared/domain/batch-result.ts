@@ -2,7 +2,7 @@
  * Batch results (docs/api-spec.md common rule 4): `result.data` keyed by item id, each `{success, message, ...}`; the
  * overall status stays success when single items fail. A write that stops part way answers per item too: the
  * items written `success: true`, the others `notWritten` with the reason, never a success for an item that is not
- * stored (README "Partial failures").
+ * stored (docs/api.md "Partial failures").
  */
 import { PartialWriteError } from '../db/partial-write';
 import { publicErrorOf } from '../core/errors';

@@ -2,7 +2,7 @@
  * Documents of an organization (docs/decisions.md §5 and §10): add, list, update, disable. The fields add and update
  * accept are `documentFields` in shared/http/schemas.ts.
  *
- * Rules where the contract is silent (also in the README):
+ * Rules where the contract is silent (also in docs/project-decisions.md):
  * - `documentName` is returned as the stored name, or `""` when none was ever given (the field is always present).
  * - `metadata` given to Update replaces the stored map as a whole (at most 50 entries), so a document stays
  *   well inside DynamoDB's 400 KB item limit however often it is updated.

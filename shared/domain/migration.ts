@@ -12,7 +12,7 @@
  * finds only what is left. A last pass over every source picks up what an index showed late, then one
  * transaction moves the document item, releases the locks and completes the migration.
  *
- * Rules where the contract is silent (also in the README):
+ * Rules where the contract is silent (also in docs/project-decisions.md):
  * - `newDocumentId` must differ from `documentId`; data already under the new id that has no document item (a
  *   grant, activities) is kept, and where both ids hold the same key (a user's grant) the migrated one wins.
  * - A run that fails is retried; after MAX_FAILED_RUNS failures the migration is `failed`, its locks released.

@@ -1,5 +1,5 @@
 /**
- * Profile copies on memberships (README "Users", Get Users' access pattern). A user's `name`, `email` and
+ * Profile copies on memberships (docs/architecture.md, Get Users in "Access patterns"). A user's `name`, `email` and
  * `initial` belong to the profile (shared/db/profile.ts); every membership carries a copy, so Get Users answers a
  * page from the membership items alone.
  *

@@ -3,7 +3,7 @@
  * get. The field rules are the schema of Add Recordings (functions/recordings/add.ts); the stored shape is
  * RecordingContent (shared/db/recording.ts).
  *
- * Rules where the contract is silent (also in the README):
+ * Rules where the contract is silent (also in docs/project-decisions.md):
  * - Every recording field is optional; `type` defaults to `recorder`. An attachment needs an http(s) `url`; its
  *   other fields are optional. Texts and numbers are bounded, and one recording is at most 256 KB as JSON, so it
  *   always fits one storage item.

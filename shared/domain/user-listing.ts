@@ -5,7 +5,7 @@
  * Filters intersect; within `organizationUserGroupIds` a user in any of the groups counts. Each page walks one
  * ordered source of candidates — the named users, the groups' members merged in user order, or the level's
  * members — and checks the other filters with BatchGets, so a page costs the candidates it examines, never the
- * size of the organization. A page examines at most filterBudget(pageSize) candidates (README "Decisions",
+ * size of the organization. A page examines at most filterBudget(pageSize) candidates (docs/project-decisions.md,
  * bounded reads): without filters pages are full except the last; with filters a page may be short, even empty,
  * and still carry a token. The cursor is the sort key of the last user returned, or of the last candidate
  * examined when the budget ended the page, so the next page neither skips nor repeats a user.

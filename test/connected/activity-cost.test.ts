@@ -1,5 +1,5 @@
 /**
- * What activity records cost (issue 16, item 2; README "Access patterns" and "Cost per operation"): the capacity
+ * What activity records cost (issue 16, item 2; docs/architecture.md "Access patterns", docs/benchmarks.md "Cost per operation"): the capacity
  * of Add Activities for one realistic 1.5 KB record and of a page of 100 such records on each timeline, held here
  * so that a change to the item layout, its indexes or their projections that makes them dearer fails a test.
  *

@@ -1,5 +1,5 @@
 /**
- * Bounded reads (README "Decisions"): a listing whose query filters entries after reading them examines at most
+ * Bounded reads (docs/project-decisions.md): a listing whose query filters entries after reading them examines at most
  * 5 × pageSize entries per call, so a filter that matches nothing costs the same on every page however long the
  * log, and its page tokens resume after the last entry examined, so paging to the end returns every match once.
  *

@@ -1,5 +1,5 @@
 /**
- * No partial writes (README "Partial failures"): an operation that writes in several steps either stores all it
+ * No partial writes (docs/api.md "Partial failures"): an operation that writes in several steps either stores all it
  * answers success for, or nothing; batch operations per item. Each test stops one operation between two of its
  * steps with an injected storage fault (test/support/faults.ts) and compares the answer with what is stored.
  */

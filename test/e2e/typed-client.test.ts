@@ -1,5 +1,5 @@
 /**
- * The README's "Typed client", as a customer's engineer uses it: a client generated from the published
+ * docs/api.md "The contract: openapi.json and a typed client", as a customer's engineer uses it: a client generated from the published
  * openapi.json (openapi-typescript types, openapi-fetch calls) drives a whole integration against the local stack
  * with no casts. `npm run typecheck` checks this file, so a result the document types wrongly fails there; every
  * response is also held against the document at run time (test/support/contract.ts).

@@ -125,7 +125,7 @@ describe('webhook delivery and email across a kill -9 of the local stack', () =>
     expect(notified.status).toBe(200);
     // Every message made and its first attempt failed: 1,000 deliveries pending, waiting for their next attempt.
     // (Killing DynamoDB Local within moments of a write can lose that write: its own durability, measured and
-    // documented in the README. The pipeline must lose nothing DynamoDB Local kept.)
+    // documented in docs/architecture.md. The pipeline must lose nothing DynamoDB Local kept.)
     const deadline0 = Date.now() + 180_000;
     const attemptedEverything = () => new Set(receiver.requests.map((request) => request.headers['webhook-id'])).size >= MESSAGES && new Set(sendgrid.requests.map(recipientOf)).size >= MEMBERS;
     while (!attemptedEverything() && Date.now() < deadline0) await new Promise((resolve) => setTimeout(resolve, 100));

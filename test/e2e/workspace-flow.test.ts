@@ -1,5 +1,5 @@
 /**
- * The quick-start flow of the README, over HTTP against the local stack: create a workspace, list its keys,
+ * The workspace flow of the README's quick start, over HTTP against the local stack: create a workspace, list its keys,
  * read the key's token, call an API-key route, and see wrong, missing and reset credentials refused.
  */
 import { routes } from '../../shared/routes';

@@ -1,5 +1,5 @@
 /**
- * The layers of the code (README "Architecture"), lowest first. A file may import from its own layer and the
+ * The layers of the code (docs/architecture.md "Layers"), lowest first. A file may import from its own layer and the
  * layers below it, never from above, and no files may import each other in a cycle. The test names each file and
  * import that breaks a rule.
  */
@@ -31,7 +31,7 @@ const APART: ReadonlyArray<readonly [string, string]> = [
 
 function layerOf(file: string): number {
   const index = LAYERS.findIndex((layer) => layer.prefixes.some((prefix) => file === prefix || file.startsWith(prefix)));
-  if (index < 0) throw new Error(`${file} is in no layer: add its folder to LAYERS (and to the README's architecture section).`);
+  if (index < 0) throw new Error(`${file} is in no layer: add its folder to LAYERS (and to the layers in docs/architecture.md).`);
   return index;
 }
 

@@ -2,7 +2,7 @@
  * CRDT editor data (docs/api-spec.md "CRDT data", docs/decisions.md §8): Add, Update and Get, composing the input rules
  * (input-rules.ts) and the pure Yjs functions (yjs-state.ts) with storage (shared/db/crdt.ts).
  *
- * Rules where the contract is silent (also in the README):
+ * Rules where the contract is silent (also in docs/project-decisions.md):
  * - An Update with `data` replaces the content through Yjs operations (see yjs-state.ts), so concurrent client
  *   edits elsewhere in the content survive.
  * - Concurrent updates of one editor never fail: they merge as concurrent Yjs edits (see updateCrdtData).

@@ -2,7 +2,7 @@
  * XML content of an editor: a strict parser for fragments, the canonical string form (one serializer for parsed
  * nodes and Yjs XML types alike, so the two compare equal), and parsed nodes as Yjs XML types. Pure functions.
  *
- * Rules where the contract is silent (also in the README): XML is parsed strictly (well-formed fragment: several
+ * Rules where the contract is silent (also in docs/project-decisions.md): XML is parsed strictly (well-formed fragment: several
  * roots and top-level text allowed; entities, CDATA; comments and processing instructions dropped; DOCTYPE
  * refused). Its string form is canonical: attributes sorted by name, empty elements as `<x></x>` (as Yjs writes
  * them), text and attribute values escaped, element names with their case kept. Elements nest at most MAX_DEPTH

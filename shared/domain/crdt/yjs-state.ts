@@ -4,7 +4,7 @@
  * content is a real Yjs document with one root of the editor's type under its content key, so an editor using
  * Yjs can load the stored state as it is.
  *
- * Rules where the contract is silent (also in the README):
+ * Rules where the contract is silent (also in docs/project-decisions.md):
  * - map and array values become nested Y types: objects are Y.Map, arrays Y.Array, other JSON values are stored
  *   as they are; so two clients editing different keys of a nested object merge instead of overwriting.
  * - A replacement changes only what differs: text by one delete and one insert between the common prefix and

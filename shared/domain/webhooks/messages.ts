@@ -28,7 +28,7 @@ import { enqueue } from '../delivery/jobs';
 export const MESSAGE_NOT_FOUND = 'Message not found.';
 /** How far back recover reaches (docs/decisions.md §11). */
 export const RECOVER_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
-/** Failed deliveries one recover call restarts at most; a larger backlog takes further calls (README). */
+/** Failed deliveries one recover call restarts at most; a larger backlog takes further calls (docs/api.md "Webhooks"). */
 export const MAX_RECOVERED = 10_000;
 
 async function requireEndpoint(apiKeyId: string, endpointId: string): Promise<void> {
