@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { runAsRoute, runWithGrants } from '../../local/grant-check';
 import { checkResponse } from './contract';
+import { WAIT_CEILING_MS } from './wait';
 import type { Grants } from '../../shared/grants';
 import type { HttpResult } from '../../shared/http/envelope';
 import type { OperationHandler } from '../../shared/http/operation';
@@ -65,11 +66,20 @@ function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): A
   };
 }
 
-const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 30000 } as unknown as Context;
+/**
+ * The Lambda context of one call. Its remaining time counts down from the tests' wait ceiling, not from a Lambda
+ * timeout: middy ends a call that outlives the remaining time with INTERNAL, and a test that sends 200 calls at
+ * once runs them in one process (Lambda never does), where on a busy machine the last of them waited more than 30 s
+ * for a socket and were ended half-way.
+ */
+function contextOfCall(): Context {
+  const deadline = Date.now() + WAIT_CEILING_MS;
+  return { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) } as unknown as Context;
+}
 
 /** Invokes `handler` as the route at `path` with `{data}` as the body. */
 export async function invoke(handler: Handler, path: string, data: unknown, options: InvokeOptions = {}): Promise<Invocation> {
-  const call = () => handler(buildEvent(path, data, options), context);
+  const call = () => handler(buildEvent(path, data, options), contextOfCall());
   const response = await (options.grants === undefined ? runAsRoute(path, call) : runWithGrants(`POST ${path}`, options.grants, call));
   const body = JSON.parse(response.body ?? '{}');
   if (options.contract !== false) checkResponse(path, response.statusCode, body);
