@@ -13,10 +13,10 @@ import { ensureDynamoDbLocal, startDynamoDbLocal, type DynamoDbLocal } from '../
 import { startStreamPoller, type StreamHandler, type StreamPoller } from '../../local/stream-poller';
 import { createTableInput } from '../../shared/db/table-definition';
 import type { StreamFilter } from '../../shared/workers';
+import { waitFor } from '../support/wait';
 
 /** A subscriber of the poller with a filter of its own. */
 type Worker = { id: string; filters: readonly StreamFilter[] };
-import { waitFor } from '../support/wait';
 
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const ENDPOINT = String(process.env.DYNAMODB_ENDPOINT);
