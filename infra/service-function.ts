@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route } from '../shared/routes';
+import { streamFiltersOf } from '../shared/db/item-change';
 import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
 import { HANDLER, bundleRuntimeEnvironment, functionCode } from './bundling';
 import type { SesSending } from './ses';
@@ -330,7 +331,8 @@ export class ServiceFunction extends Construct {
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(deadLetters),
-        filters: worker.filters.map(filterCriteria),
+        // The union of its consumers' interests, computed where the decoder names the kinds (shared/db/item-change.ts).
+        filters: streamFiltersOf(worker.consumers).map(filterCriteria),
       }),
     );
     return deadLetters;
@@ -344,20 +346,20 @@ export class ServiceFunction extends Construct {
   }
 }
 
-/** A string test of shared/workers.ts as a Lambda filter rule on the attribute's `S` value. */
-function stringRule(match: StringMatch): unknown {
+/** A string test of shared/workers.ts as a Lambda filter rule on the attribute's `S` value (a list: any of them). */
+function stringRule(match: StringMatch): unknown[] {
   if ('exists' in match) return lambda.FilterRule.exists();
   if ('prefix' in match) return lambda.FilterRule.beginsWith(match.prefix);
   return lambda.FilterRule.or(...match.equals);
 }
 
-/** One pattern of a stream worker's filter (shared/workers.ts) as Lambda filter criteria. */
+/** One pattern of a stream reader's filter as Lambda filter criteria. */
 function filterCriteria(filter: StreamFilter): Record<string, unknown> {
   const newImage = Object.fromEntries(Object.entries(filter.newImage ?? {}).map(([name, match]) => [name, { S: stringRule(match) }]));
   return lambda.FilterCriteria.filter({
     eventName: lambda.FilterRule.or(...filter.eventNames),
     dynamodb: {
-      ...(filter.sortKey === undefined ? {} : { Keys: { sk: { S: stringRule(filter.sortKey) } } }),
+      ...(filter.sortKey === undefined ? {} : { Keys: { sk: { S: filter.sortKey.flatMap(stringRule) } } }),
       ...(filter.newImage === undefined ? {} : { NewImage: newImage }),
     },
   });

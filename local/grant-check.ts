@@ -14,7 +14,7 @@ import type { MiddlewareStack } from '@smithy/types';
 import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import { findRoute } from '../shared/routes';
-import type { QueueWorker, Worker } from '../shared/workers';
+import type { QueueWorker, StreamConsumer, Worker } from '../shared/workers';
 
 /** One permission a command needs: an IAM action on the table, one of its indexes, or the key. */
 export interface Permission {
@@ -188,7 +188,7 @@ export function runAsRoute<T>(path: string, fn: () => T): T {
   return runWithGrants(`POST ${path}`, route === undefined ? NO_GRANTS : routeGrants(route), fn);
 }
 
-export function runAsWorker<T>(worker: Worker | QueueWorker, fn: () => T): T {
+export function runAsWorker<T>(worker: Worker | StreamConsumer | QueueWorker, fn: () => T): T {
   return runWithGrants(`worker ${worker.id}`, grantsFor(worker), fn);
 }
 

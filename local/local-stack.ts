@@ -21,7 +21,8 @@ import { ensureLocalKeysFile } from '../shared/crypto/local-keys';
 import { createTableInput } from '../shared/db/table-definition';
 import { NO_GRANTS } from '../shared/grants';
 import { findRoute } from '../shared/routes';
-import { deliveryQueueWorker, workers } from '../shared/workers';
+import { deliveryQueueWorker, workers, type Worker } from '../shared/workers';
+import { streamHandler, type ConsumersOf } from '../shared/domain/stream/dispatch';
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
@@ -139,10 +140,9 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
     endpoint: dynamodb.endpoint,
     tableName,
     checkpointFile: inMemory ? undefined : join(dataDir, STREAM_CHECKPOINT_FILE_NAME),
-    workers: workers.map((worker) => {
-      const handler = loadHandler<StreamHandler>(worker.entry);
-      return { worker, handler: (event, context) => runAsWorker(worker, () => handler(event, context)) };
-    }),
+    // Each reader runs its consumers' code from its entry, as in AWS, but each consumer under its own grants (the
+    // reader's role in AWS is their union): a consumer that calls what only another declared fails a local test.
+    workers: workers.map((worker) => ({ worker, handler: loadReader(worker) })),
   });
   cleanups.push(() => poller.stop());
   // The delivery worker, fed from the file queue as the SQS event source feeds it in AWS; stopped before the
@@ -342,6 +342,13 @@ function chooseMailboxDir(fallback: string): string {
   if (configured !== undefined && configured.trim() !== '' && configured !== defaultMailboxDir) return resolve(configured);
   defaultMailboxDir = fallback;
   return fallback;
+}
+
+/** A stream reader built from its entry's `consumers`, each consumer's calls checked against its own grants. */
+function loadReader(worker: Worker): StreamHandler {
+  const loaded = require(join(PROJECT_ROOT, worker.entry)) as { consumers?: ConsumersOf<Worker> };
+  if (loaded.consumers === undefined) throw new Error(`${worker.entry} does not export its consumers.`);
+  return streamHandler(worker, loaded.consumers, (consumer, fn) => runAsWorker(consumer, fn));
 }
 
 function loadHandler<T>(entry: string): T {

@@ -34,14 +34,31 @@ import {
 import { readFile } from 'node:fs/promises';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { writeFileAtomically } from '../shared/adapters/files/atomic-file';
-import { DEFAULT_STREAM_BATCH_SIZE, matchesStreamFilter, type Worker } from '../shared/workers';
+import { matchesStreamFilter, streamFiltersOf } from '../shared/db/item-change';
+import { DEFAULT_STREAM_BATCH_SIZE, type StreamConsumer, type StreamFilter, type Worker } from '../shared/workers';
 
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+
+/**
+ * What the poller feeds, as an event source mapping would: a stream reader of the worker table (filtered on its
+ * consumers' interests), one consumer alone (filtered on its own), or anything with filters of its own (tests).
+ */
+export type StreamSubscriber = { readonly id: string; readonly batchSize?: number } & (
+  | Pick<Worker, 'consumers'>
+  | Pick<StreamConsumer, 'changes'>
+  | { readonly filters: readonly StreamFilter[] }
+);
+
+/** The filter of a subscriber: computed in one place from consumers' interests (shared/db/item-change.ts). */
+function filtersOf(subscriber: StreamSubscriber): readonly StreamFilter[] {
+  if ('filters' in subscriber) return subscriber.filters;
+  return streamFiltersOf('consumers' in subscriber ? subscriber.consumers : [subscriber]);
+}
 
 export interface StreamPollerOptions {
   endpoint: string;
   tableName: string;
-  workers: ReadonlyArray<{ worker: Worker; handler: StreamHandler }>;
+  workers: ReadonlyArray<{ worker: StreamSubscriber; handler: StreamHandler }>;
   /** Pause between polls that found nothing. */
   idleMs?: number;
   /** Where the position of each shard is kept across restarts (see above); none: start from LATEST. */
@@ -114,10 +131,10 @@ function isUnusablePosition(error: unknown): boolean {
   return ['TrimmedDataAccessException', 'ValidationException', 'InternalFailure', 'InternalServerError'].includes(name);
 }
 
-/** The worker's event filter, as the event source mapping applies it (shared/workers.ts). */
-function matches(worker: Worker, record: StreamRecord): boolean {
+/** The subscriber's event filter, as the event source mapping applies it. */
+function matches(filters: readonly StreamFilter[], record: StreamRecord): boolean {
   const { Keys, NewImage } = record.dynamodb ?? {};
-  return matchesStreamFilter(worker.filters, { eventName: record.eventName, keys: Keys, newImage: NewImage });
+  return matchesStreamFilter(filters, { eventName: record.eventName, keys: Keys, newImage: NewImage });
 }
 
 /**
@@ -142,7 +159,7 @@ function toLambdaRecord(record: StreamRecord): DynamoDBRecord {
   };
 }
 
-function workerContext(worker: Worker): Context {
+function workerContext(worker: StreamSubscriber): Context {
   const deadline = Date.now() + WORKER_TIME_MS;
   return {
     functionName: worker.id,
@@ -155,7 +172,7 @@ function workerContext(worker: Worker): Context {
  * Delivers records to a worker, retrying the ones it reports as failed; gives up on them after the last retry.
  * Resolves true once the records are handled (delivered or given up on), false when the poller stopped first.
  */
-async function deliver(worker: Worker, handler: StreamHandler, records: DynamoDBRecord[], stopped: () => boolean): Promise<boolean> {
+async function deliver(worker: StreamSubscriber, handler: StreamHandler, records: DynamoDBRecord[], stopped: () => boolean): Promise<boolean> {
   let pending = records;
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     let failed: Set<string>;
@@ -286,6 +303,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   };
   await refreshShards(saved === undefined);
 
+  const subscribers = options.workers.map((subscriber) => ({ ...subscriber, filters: filtersOf(subscriber.worker) }));
   let stopping = false;
   const stopped = () => stopping;
   /** Set when every shard must be opened again (an expired iterator). */
@@ -315,8 +333,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           if (page.NextShardIterator === undefined) shardEnded = true;
           const records = page.Records ?? [];
           let handled = true;
-          for (const { worker, handler } of options.workers) {
-            const mine = records.filter((record) => matches(worker, record)).map(toLambdaRecord);
+          for (const { worker, handler, filters } of subscribers) {
+            const mine = records.filter((record) => matches(filters, record)).map(toLambdaRecord);
             const size = worker.batchSize ?? DEFAULT_STREAM_BATCH_SIZE;
             for (let first = 0; first < mine.length && handled; first += size) {
               handled = await deliver(worker, handler, mine.slice(first, first + size), stopped);

@@ -1,8 +1,8 @@
 /**
  * The workers: functions woken by the table's stream or by the delivery queue rather than by a route
- * (docs/design.md "Work after the response"). The CDK stack makes one function per entry, with a filtered event
- * source on the stream, or the delivery queue's event source; the local stack polls DynamoDB Local's stream and
- * the file queue and calls the same handlers. Like the route table, this module imports nothing at runtime so
+ * (docs/design.md "Work after the response"), and the consumers of the table's changes that the stream readers
+ * serve. The CDK stack makes one function per reader, with one filtered event source on the stream, and one for
+ * the delivery queue; the local stack polls DynamoDB Local's stream and the file queue and calls the same handlers. Like the route table, this module imports nothing at runtime so
  * that `infra/` can read it.
  */
 
@@ -12,30 +12,60 @@ import type { AccessDeclaration } from './grants';
 export type StringMatch = { readonly equals: readonly string[] } | { readonly prefix: string } | { readonly exists: true };
 
 /**
- * One pattern of a stream worker's event filter (a record passes when any pattern matches): the kind of change,
- * the item's sort key, and string attributes of the item as written. The event source mapping applies it in AWS
- * (infra/service-function.ts turns it into Lambda filter criteria); the local poller applies `matchesStreamFilter`.
+ * One pattern of a stream reader's event filter (a record passes when any pattern matches): the kind of change, the
+ * item's sort key (any of the tests), and string attributes of the item as written. Computed from the consumers'
+ * interests in one place (`streamFiltersOf` in shared/db/item-change.ts); the event source mapping applies it in AWS
+ * (infra/service-function.ts turns it into Lambda filter criteria), the local poller with `matchesStreamFilter`.
  */
 export interface StreamFilter {
   readonly eventNames: readonly ('INSERT' | 'MODIFY')[];
-  readonly sortKey?: StringMatch;
+  readonly sortKey?: readonly StringMatch[];
   readonly newImage?: Readonly<Record<string, StringMatch>>;
 }
 
-/** A worker woken by the table's stream. */
+/**
+ * What an item of the table is, as the stream decoder names it (shared/db/item-change.ts, the only code that knows
+ * which keys and attributes make each kind). Consumers name kinds, never keys.
+ */
+export type ItemKind = 'activity' | 'notification' | 'recording' | 'crdtHead' | 'profile' | 'migration' | 'membership';
+
+/** The changes of one kind a consumer wants: on these events (both when omitted), with these attribute values. */
+export interface ChangeInterest {
+  readonly kind: ItemKind;
+  readonly eventNames?: readonly ('INSERT' | 'MODIFY')[];
+  /** String attributes of the new image (not keys: those belong to the kind). */
+  readonly where?: Readonly<Record<string, StringMatch>>;
+}
+
+/**
+ * A consumer of the table's changes (docs/architecture.md "The stream and the delivery pipeline"): it declares the
+ * changes it wants and its own access; a stream reader decodes each record once and hands it the changes it
+ * declared. Its module exports `consume` (shared/domain/stream/dispatch.ts `Consume`).
+ */
+export interface StreamConsumer extends AccessDeclaration {
+  /** Names it in logs and in the grant check. */
+  readonly id: string;
+  readonly changes: readonly ChangeInterest[];
+  readonly summary: string;
+}
+
+/**
+ * A reader of the table's stream: one function and one event source mapping (AWS advises at most two readers per
+ * shard, so there are at most two, whatever the number of consumers). Its filter is the union of its consumers'
+ * interests; its access is the union of theirs (`readerAccess`).
+ */
 export interface Worker extends AccessDeclaration {
   /** Construct id in the stack. */
   readonly id: string;
-  /** Handler file relative to the project root; it exports `handler` (a DynamoDB stream handler). */
+  /** Handler file relative to the project root; it exports `handler` (a DynamoDB stream handler) and `consumers`. */
   readonly entry: string;
-  /** The records it is woken for; its handler checks them again. */
-  readonly filters: readonly StreamFilter[];
+  readonly consumers: readonly StreamConsumer[];
   /** Records per invocation (the event source's batch size); DEFAULT_STREAM_BATCH_SIZE when omitted. */
   readonly batchSize?: number;
   readonly summary: string;
 }
 
-/** A stream worker's batch size when it names none: the event source mapping's default for a stream. */
+/** A stream reader's batch size when it names none: the event source mapping's default for a stream. */
 export const DEFAULT_STREAM_BATCH_SIZE = 10;
 
 /** A worker woken by the delivery queue (an SQS handler). */
@@ -49,60 +79,92 @@ export interface QueueWorker extends AccessDeclaration {
 export const MIGRATION_RECORD_TYPE = 'documentMigration';
 export const ACTIVE_MIGRATION_STATUSES: readonly string[] = ['pending', 'in_progress'];
 
-export const documentMigrationWorker = {
-  id: 'DocumentMigrationWorker',
-  entry: 'functions/workers/document-migration.ts',
-  filters: [{ eventNames: ['INSERT', 'MODIFY'], newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] }, status: { equals: ACTIVE_MIGRATION_STATUSES } } }],
+/** Runs document migrations (shared/domain/migration.ts); a run can take many minutes and wakes itself again. */
+export const migrationConsumer = {
+  id: 'DocumentMigration',
+  changes: [{ kind: 'migration', where: { status: { equals: ACTIVE_MIGRATION_STATUSES } } }],
   table: 'write',
   // Per document: notification settings (gsi1); grants, notifications, recordings (gsi2); the recipients of
   // each notification it moves (gsi3); activities (their document timeline, gsi7).
   indexes: ['gsi1', 'gsi2', 'gsi3', 'gsi7'],
   summary: 'Moves a document and everything of it to its new id (document migration).',
-} as const satisfies Worker;
+} as const satisfies StreamConsumer;
 
 /**
  * The items that can be events (shared/domain/webhooks/events.ts decides which writes of them are): activity
- * records, notifications, recordings, CRDT heads and deltas, and migrations that end. Five patterns: Lambda's
- * default limit of filters per event source.
+ * records, notifications (added, or re-added: webhooks take the INSERT, emails both), recordings, CRDT heads and
+ * deltas, and migrations that end.
  */
-export const webhookEventsWorker = {
-  id: 'WebhookEventsWorker',
-  entry: 'functions/workers/webhook-events.ts',
-  filters: [
-    { eventNames: ['INSERT', 'MODIFY'], sortKey: { equals: ['ACTIVITY'] } },
-    // Notifications added (INSERT) or re-added (MODIFY with a new addedAt): webhooks take the INSERT, emails both.
-    { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'NOTIF#' } },
-    { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'REC#' } },
-    { eventNames: ['INSERT', 'MODIFY'], sortKey: { prefix: 'E#' }, newImage: { lastUpdate: { exists: true } } },
-    { eventNames: ['MODIFY'], newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] }, status: { equals: ['completed', 'failed'] } } },
+export const webhookEventsConsumer = {
+  id: 'WebhookEvents',
+  changes: [
+    { kind: 'activity' },
+    { kind: 'notification' },
+    { kind: 'recording' },
+    { kind: 'crdtHead' },
+    { kind: 'migration', eventNames: ['MODIFY'], where: { status: { equals: ['completed', 'failed'] } } },
   ],
-  // Its records are independent and handled side by side: larger batches, fewer invocations.
-  batchSize: 100,
   table: 'write',
   queue: 'send',
   summary: 'Turns changes of the table into advanced webhook messages and notification emails, and queues their deliveries.',
-} as const satisfies Worker;
+} as const satisfies StreamConsumer;
 
 /**
- * Profiles written and memberships added: the worker keeps the copies of name, email and initial that memberships
+ * Profiles written and memberships added: the consumer keeps the copies of name, email and initial that memberships
  * carry (shared/domain/profile-copies.ts) in step with the profile.
  */
-export const profileCopiesWorker = {
-  id: 'ProfileCopiesWorker',
-  entry: 'functions/workers/profile-copies.ts',
-  filters: [
-    { eventNames: ['INSERT', 'MODIFY'], sortKey: { equals: ['PROFILE'] } },
-    { eventNames: ['INSERT'], newImage: { levelType: { exists: true } } },
-  ],
-  // A batch's users are read together: larger batches, fewer invocations.
-  batchSize: 100,
+export const profileCopiesConsumer = {
+  id: 'ProfileCopies',
+  changes: [{ kind: 'profile' }, { kind: 'membership', eventNames: ['INSERT'] }],
   table: 'write',
   // Every membership of a user (gsi1).
   indexes: ['gsi1'],
   summary: 'Keeps the copies of name, email and initial on memberships in step with the users\' profiles.',
+} as const satisfies StreamConsumer;
+
+/** The access of a reader: every grant any of its consumers declares (each consumer is checked against its own). */
+export function readerAccess(consumers: readonly StreamConsumer[]): AccessDeclaration {
+  const union = <T>(values: ReadonlyArray<readonly T[] | undefined>): T[] => [...new Set(values.flatMap((value) => value ?? []))];
+  const table = consumers.some((consumer) => consumer.table === 'write') ? 'write' : consumers.some((consumer) => consumer.table === 'read') ? 'read' : undefined;
+  const indexes = union(consumers.map((consumer) => consumer.indexes));
+  const kms = union(consumers.map((consumer) => consumer.kms));
+  return {
+    ...(table === undefined ? {} : { table }),
+    ...(indexes.length === 0 ? {} : { indexes }),
+    ...(kms.length === 0 ? {} : { kms }),
+    ...(consumers.some((consumer) => consumer.queue === 'send') ? { queue: 'send' as const } : {}),
+    ...(consumers.some((consumer) => consumer.ses === 'send') ? { ses: 'send' as const } : {}),
+  };
+}
+
+/**
+ * The long runs: a migration can run for many minutes in one invocation (and wakes itself through the stream for
+ * the next), so it has a reader of its own, and its runs hold up no other consumer's changes.
+ */
+export const documentMigrationWorker = {
+  id: 'DocumentMigrationWorker',
+  entry: 'functions/workers/document-migration.ts',
+  consumers: [migrationConsumer],
+  ...readerAccess([migrationConsumer]),
+  summary: migrationConsumer.summary,
 } as const satisfies Worker;
 
-export const workers: readonly Worker[] = [documentMigrationWorker, webhookEventsWorker, profileCopiesWorker];
+/**
+ * Every other consumer of the table's changes: short work, batched. Adding a consumer is declaring it here and
+ * naming its `consume` in the reader's entry (the type checker asks for it).
+ */
+export const streamChangesWorker = {
+  id: 'StreamChangesWorker',
+  entry: 'functions/workers/stream-changes.ts',
+  consumers: [webhookEventsConsumer, profileCopiesConsumer],
+  ...readerAccess([webhookEventsConsumer, profileCopiesConsumer]),
+  // Its records are independent and handled side by side: larger batches, fewer invocations.
+  batchSize: 100,
+  summary: 'Reads the table\'s changes once and hands each to the consumers that declared it: webhook events and emails, profile copies.',
+} as const satisfies Worker;
+
+/** The readers of the table's stream: at most two (test/infra/stream.test.ts). */
+export const workers: readonly Worker[] = [documentMigrationWorker, streamChangesWorker];
 
 /** The delivery queue's one worker: every kind of job (shared/domain/delivery/jobs.ts), webhooks' and email's. */
 export const deliveryQueueWorker = {
@@ -116,22 +178,3 @@ export const deliveryQueueWorker = {
 } as const satisfies QueueWorker;
 
 export const queueWorkers: readonly QueueWorker[] = [deliveryQueueWorker];
-
-/** A string attribute of a stream image: `{S: value}`; anything else is absent to a string test. */
-type Image = Readonly<Record<string, { readonly S?: string } | undefined>> | undefined;
-
-function matchesString(match: StringMatch, value: string | undefined): boolean {
-  if ('exists' in match) return value !== undefined;
-  if (value === undefined) return false;
-  return 'prefix' in match ? value.startsWith(match.prefix) : match.equals.includes(value);
-}
-
-/** Whether a stream record passes a worker's filters, as the event source mapping decides it. */
-export function matchesStreamFilter(filters: readonly StreamFilter[], record: { eventName?: string; keys: Image; newImage: Image }): boolean {
-  return filters.some(
-    (filter) =>
-      filter.eventNames.some((name) => name === record.eventName) &&
-      (filter.sortKey === undefined || matchesString(filter.sortKey, record.keys?.sk?.S)) &&
-      Object.entries(filter.newImage ?? {}).every(([name, match]) => matchesString(match, record.newImage?.[name]?.S)),
-  );
-}

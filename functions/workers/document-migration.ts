@@ -1,44 +1,34 @@
 /**
- * The document migration worker, woken by the table's stream (an event source filtered on the migration item in
- * AWS; the local stack's stream poller locally). Each record names a migration to run or resume; a run that
- * fails is reported back as a batch item failure so the stream retries it, until the migration gives up.
+ * The document migration reader and its one consumer (shared/domain/migration.ts), on a stream reader of its own
+ * (`documentMigrationWorker` in shared/workers.ts): a run can take many minutes, and holds up no other consumer's
+ * changes. Each change names a migration to run or resume; a run that fails is reported back so the stream hands it
+ * again, until the migration gives up.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { withLogContext } from '../../shared/core/logger';
-import { migrationFromItem, type MigrationRecord } from '../../shared/db/migration';
+import { migrationFromItem } from '../../shared/db/migration';
+import type { ItemChange } from '../../shared/db/item-change';
 import { recordRunFailure, runMigration } from '../../shared/domain/migration';
-import { ACTIVE_MIGRATION_STATUSES, documentMigrationWorker } from '../../shared/workers';
+import { documentMigrationWorker } from '../../shared/workers';
+import { streamHandler, type Consume, type ConsumersOf } from '../../shared/domain/stream/dispatch';
 
 /** Time left for the next invocation to save its place and hand off (the checkpoint and one more page). */
 const HAND_OFF_MARGIN_MS = 60_000;
 
-/** The migration a record wakes the worker for, or undefined for any other change of the table. */
-function migrationOf(record: DynamoDBRecord): MigrationRecord | undefined {
-  const image = record.dynamodb?.NewImage;
-  if (image === undefined || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return undefined;
-  const migration = migrationFromItem(unmarshall(image as Record<string, AttributeValue>));
-  return migration !== undefined && ACTIVE_MIGRATION_STATUSES.includes(migration.status) ? migration : undefined;
-}
-
-// Each call in a log context of its own (shared/core/logger.ts): its lines name the worker, never a request.
-export const handler = (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> =>
-  withLogContext({ worker: documentMigrationWorker.id }, () => migrate(event, context));
-
-async function migrate(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
+export const consume: Consume = async (changes, context) => {
   const deadline = Date.now() + context.getRemainingTimeInMillis() - HAND_OFF_MARGIN_MS;
-  const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    const migration = migrationOf(record);
+  const failed: ItemChange[] = [];
+  for (const change of changes) {
+    // The reader hands only migrations pending or in progress (its declared interest).
+    const migration = migrationFromItem(change.newImage);
     if (migration === undefined) continue;
     try {
       await runMigration(migration, { deadline });
     } catch (error) {
-      if ((await recordRunFailure(migration, error)) === 'retry') {
-        batchItemFailures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
-      }
+      if ((await recordRunFailure(migration, error)) === 'retry') failed.push(change);
     }
   }
-  return { batchItemFailures };
-}
+  return failed;
+};
+
+export const consumers: ConsumersOf<typeof documentMigrationWorker> = { DocumentMigration: consume };
+
+export const handler = streamHandler(documentMigrationWorker, consumers);

@@ -1,27 +1,164 @@
 /**
- * A change of the table as the stream shows it: the item before and after, unmarshalled. The events worker decodes
- * each record once (`itemChange`) and hands the same change to webhooks (shared/domain/webhooks/events.ts) and to
- * email (shared/domain/email/plan.ts), so neither depends on the other for it.
+ * The one decoder of the table's stream (docs/architecture.md "The stream and the delivery pipeline"): it names
+ * what each record is (an activity, a notification, a CRDT head, a migration, a profile, a membership...) and hands
+ * the item before and after, unmarshalled. It is the only code outside the item modules that knows which keys and
+ * attributes make each kind, and it holds the filter logic in one place: `ITEM_KINDS` gives both the patterns the
+ * event source mapping (and the local poller) applies and the test that names a decoded record, so a record a
+ * filter lets through is named the kind the filter let it through for.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { ChangeInterest, ItemKind, StreamConsumer, StreamFilter, StringMatch } from '../workers';
+import { MIGRATION_RECORD_TYPE } from '../workers';
 import type { Item } from './batch';
+import { apiKeyIdOfKey, PROFILE_SORT_KEY } from './keys';
 
-/** A stream record, its images unmarshalled. */
+/** What makes an item of a kind: its sort key and string attributes of its image. */
+interface KindTest {
+  readonly sortKey?: StringMatch;
+  readonly newImage?: Readonly<Record<string, StringMatch>>;
+}
+
+/**
+ * Each kind's test, in the order a record is named by (the first that matches): sort keys before attributes, so a
+ * profile is a profile whatever else it carries.
+ */
+const ITEM_KINDS: Readonly<Record<ItemKind, KindTest>> = {
+  activity: { sortKey: { equals: ['ACTIVITY'] } },
+  notification: { sortKey: { prefix: 'NOTIF#' } },
+  recording: { sortKey: { prefix: 'REC#' } },
+  // A CRDT head or delta: written with the time of its last update.
+  crdtHead: { sortKey: { prefix: 'E#' }, newImage: { lastUpdate: { exists: true } } },
+  profile: { sortKey: { equals: [PROFILE_SORT_KEY] } },
+  migration: { newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] } } },
+  // An entry of a user in an organization or document (its level).
+  membership: { newImage: { levelType: { exists: true } } },
+};
+const KIND_ORDER = Object.keys(ITEM_KINDS) as ItemKind[];
+
+/** A stream record, named and its images unmarshalled. */
 export interface ItemChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  /** What the item is; `other` for an item no consumer can declare interest in. */
+  kind: ItemKind | 'other';
+  /** The tenant of the item, when its partition key names one. */
+  apiKeyId?: string;
   newImage?: Item;
   oldImage?: Item;
+  /** The record's place in its shard: what a consumer reports back when it fails. */
+  sequenceNumber: string;
+}
+
+/** A string attribute of a stream image: `{S: value}`; anything else is absent to a string test. */
+type RawImage = Readonly<Record<string, { readonly S?: string } | undefined>> | undefined;
+
+function matchesString(match: StringMatch, value: string | undefined): boolean {
+  if ('exists' in match) return value !== undefined;
+  if (value === undefined) return false;
+  return 'prefix' in match ? value.startsWith(match.prefix) : match.equals.includes(value);
+}
+
+
+/** Whether a stream record passes a reader's filters, as the event source mapping decides it. */
+export function matchesStreamFilter(filters: readonly StreamFilter[], record: { eventName?: string; keys: RawImage; newImage: RawImage }): boolean {
+  return filters.some(
+    (filter) =>
+      filter.eventNames.some((name) => name === record.eventName) &&
+      (filter.sortKey === undefined || filter.sortKey.some((match) => matchesString(match, record.keys?.sk?.S))) &&
+      Object.entries(filter.newImage ?? {}).every(([name, match]) => matchesString(match, record.newImage?.[name]?.S)),
+  );
+}
+
+/** A string attribute of an unmarshalled item; anything else is absent to a string test (as to Lambda's `S`). */
+const stringOf = (item: Item | undefined, name: string) => (typeof item?.[name] === 'string' ? (item[name] as string) : undefined);
+
+/** What an item is: the first kind whose test its sort key and attributes pass. */
+function kindOf(item: Item | undefined): ItemKind | 'other' {
+  if (item === undefined) return 'other';
+  return (
+    KIND_ORDER.find((kind) => {
+      const test = ITEM_KINDS[kind];
+      return (
+        (test.sortKey === undefined || matchesString(test.sortKey, stringOf(item, 'sk'))) &&
+        Object.entries(test.newImage ?? {}).every(([name, match]) => matchesString(match, stringOf(item, name)))
+      );
+    }) ?? 'other'
+  );
+}
+
+/** A change as the stream shows it, images unmarshalled: what `decodeChange` names. */
+export interface ItemImages {
+  eventName?: 'INSERT' | 'MODIFY' | 'REMOVE';
+  newImage?: Item;
+  oldImage?: Item;
+  sequenceNumber?: string;
+}
+
+/** Names a change: its kind (from the new image; a REMOVE is of no kind) and its tenant. */
+export function decodeChange({ eventName = 'MODIFY', newImage, oldImage, sequenceNumber = '' }: ItemImages): ItemChange {
+  const pk = newImage?.pk;
+  const apiKeyId = typeof pk === 'string' ? apiKeyIdOfKey(pk) : undefined;
+  return {
+    eventName,
+    kind: eventName === 'REMOVE' ? 'other' : kindOf(newImage),
+    ...(apiKeyId === undefined ? {} : { apiKeyId }),
+    newImage,
+    oldImage,
+    sequenceNumber,
+  };
 }
 
 type Image = Record<string, AttributeValue>;
 
+/** Decodes one stream record. */
 export function itemChange(record: DynamoDBRecord): ItemChange {
   const image = (value: unknown) => (value === undefined ? undefined : unmarshall(value as Image));
-  return {
-    eventName: record.eventName ?? 'MODIFY',
+  return decodeChange({
+    eventName: record.eventName,
     newImage: image(record.dynamodb?.NewImage),
     oldImage: image(record.dynamodb?.OldImage),
+    sequenceNumber: record.dynamodb?.SequenceNumber,
+  });
+}
+
+/** The one filter pattern of an interest: its kind's test, narrowed to its events and attribute values. */
+function filterOf(interest: ChangeInterest): StreamFilter {
+  const test = ITEM_KINDS[interest.kind];
+  const newImage = { ...test.newImage, ...interest.where };
+  return {
+    eventNames: interest.eventNames ?? ['INSERT', 'MODIFY'],
+    ...(test.sortKey === undefined ? {} : { sortKey: [test.sortKey] }),
+    ...(Object.keys(newImage).length === 0 ? {} : { newImage }),
   };
+}
+
+/** Whether a decoded change is one the interest names (what its filter pattern let through, and nothing else). */
+export function wants(interests: readonly ChangeInterest[], change: ItemChange): boolean {
+  return interests.some(
+    (interest) =>
+      interest.kind === change.kind &&
+      (interest.eventNames ?? ['INSERT', 'MODIFY']).some((name) => name === change.eventName) &&
+      Object.entries(interest.where ?? {}).every(([name, match]) => matchesString(match, stringOf(change.newImage, name))),
+  );
+}
+
+/**
+ * The filter of a reader: the union of its consumers' interests, patterns that differ only in their sort key
+ * merged into one (Lambda allows five patterns per event source mapping by default).
+ */
+export function streamFiltersOf(consumers: readonly Pick<StreamConsumer, 'changes'>[]): StreamFilter[] {
+  const merged = new Map<string, StreamFilter>();
+  for (const filter of consumers.flatMap((consumer) => consumer.changes.map(filterOf))) {
+    const shape = JSON.stringify([[...filter.eventNames].sort(), filter.sortKey === undefined, filter.newImage ?? {}]);
+    const same = merged.get(shape);
+    if (same === undefined || same.sortKey === undefined) {
+      if (same === undefined) merged.set(shape, filter);
+      continue;
+    }
+    const sortKey = [...same.sortKey];
+    for (const match of filter.sortKey ?? []) if (!sortKey.some((known) => JSON.stringify(known) === JSON.stringify(match))) sortKey.push(match);
+    merged.set(shape, { ...same, sortKey });
+  }
+  return [...merged.values()];
 }

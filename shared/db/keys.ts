@@ -54,3 +54,6 @@ export function apiKeyIdOfKey(pk: string): string | undefined {
   if (tag !== 'T' || encoded === undefined || encoded === '' || encoded.startsWith('~')) return undefined;
   return encoded.replace(/%(25|23|7E)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
+
+/** The sort key of every profile (shared/db/profile.ts; the stream decoder names profiles by it). */
+export const PROFILE_SORT_KEY = 'PROFILE';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { batchGet } from './batch';
 import { TABLE_NAME } from './client';
-import { segment, tenantKey } from './keys';
+import { PROFILE_SORT_KEY, segment, tenantKey } from './keys';
 import { withoutUndefined } from '../core/objects';
 import type { TransactItem } from './transact';
 
@@ -18,8 +18,7 @@ export interface Profile {
   initial?: string;
 }
 
-/** The sort key of every profile (the profile-copies worker's stream filter names it too). */
-export const PROFILE_SORT_KEY = 'PROFILE';
+export { PROFILE_SORT_KEY } from './keys';
 
 export const profileKey = (apiKeyId: string, userId: string) => ({
   pk: tenantKey(apiKeyId, 'USER', segment(userId)),

@@ -7,7 +7,7 @@
  * - Add Users and Update Users write the copy of the level they name in the same transaction as the profile
  *   (read consistently first), and then bring the user's other memberships in step themselves, up to
  *   `COPIES_IN_REQUEST` entries of the user (all of them for a user in a few organizations and documents).
- * - The profile-copies worker (functions/workers/profile-copies.ts), woken by the stream for each profile change
+ * - The profile-copies consumer (shared/domain/stream/profile-copies.ts), handed by the stream each profile change
  *   and each new membership, brings every membership of the user in step with the profile as it then is. It
  *   covers users with more entries than a request handles and writes that raced with each other; the profile as
  *   read last wins, so the copies end as the profile ends. Until it has run (about a second in AWS), a listing of
@@ -15,8 +15,8 @@
  */
 import { forEachLimited } from '../core/concurrency';
 import { copyOf, membershipCopiesOfUser, sameCopy, writeProfileCopy, type MembershipCopy, type ProfileCopy } from '../db/membership';
-import { apiKeyIdOfKey } from '../db/keys';
-import { getProfiles, PROFILE_SORT_KEY } from '../db/profile';
+import type { ItemChange } from '../db/item-change';
+import { getProfiles } from '../db/profile';
 
 /** Entries of a user (memberships, grants, group memberships) a write request examines to update copies. */
 export const COPIES_IN_REQUEST = 100;
@@ -53,21 +53,13 @@ export type CopyChange =
   | { kind: 'profile'; apiKeyId: string; userId: string }
   | { kind: 'membership'; apiKeyId: string; userId: string; membership: MembershipCopy };
 
-/** A stream record's change, images unmarshalled. */
-export interface StreamChange {
-  eventName?: string;
-  newImage?: Record<string, unknown>;
-  oldImage?: Record<string, unknown>;
-}
-
-/** What a record asks of the worker: nothing for a profile written with the same name, email and initial. */
-export function copyChangeOf({ eventName, newImage, oldImage }: StreamChange): CopyChange | undefined {
+/** What a change (as the stream decoder names it) asks of the consumer: nothing for a profile written with the same name, email and initial. */
+export function copyChangeOf({ eventName, kind, apiKeyId, newImage, oldImage }: ItemChange): CopyChange | undefined {
   if (newImage === undefined) return undefined;
-  const apiKeyId = apiKeyIdOfKey(String(newImage.pk));
   const userId = newImage.userId;
   if (apiKeyId === undefined || typeof userId !== 'string') return undefined;
-  if (newImage.sk === PROFILE_SORT_KEY) return sameCopy(copyOf(oldImage ?? {}), copyOf(newImage)) ? undefined : { kind: 'profile', apiKeyId, userId };
-  if (eventName === 'INSERT' && typeof newImage.levelType === 'string') {
+  if (kind === 'profile') return sameCopy(copyOf(oldImage ?? {}), copyOf(newImage)) ? undefined : { kind: 'profile', apiKeyId, userId };
+  if (eventName === 'INSERT' && kind === 'membership') {
     return { kind: 'membership', apiKeyId, userId, membership: { pk: String(newImage.pk), sk: String(newImage.sk), ...copyOf(newImage) } };
   }
   return undefined;

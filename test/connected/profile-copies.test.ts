@@ -10,13 +10,13 @@ import { startStreamPoller, type StreamPoller } from '../../local/stream-poller'
 import { handler as addUsers } from '../../functions/users/add';
 import { handler as getUsers } from '../../functions/users/get';
 import { handler as updateUsers } from '../../functions/users/update';
-import { handler as copiesHandler } from '../../functions/workers/profile-copies';
+import { handler as copiesHandler } from '../../shared/domain/stream/profile-copies';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { upsertMembershipItem } from '../../shared/db/membership';
 import { transactWrite } from '../../shared/db/transact';
 import { profileKey } from '../../shared/db/profile';
 import { COPIES_IN_REQUEST } from '../../shared/domain/profile-copies';
-import { profileCopiesWorker } from '../../shared/workers';
+import { profileCopiesConsumer } from '../../shared/workers';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { endpoint, type Credentials } from '../support/invoke';
 import { uniqueId } from '../support/ids';
@@ -93,7 +93,7 @@ describe('profile copies on memberships', () => {
         endpoint: process.env.DYNAMODB_ENDPOINT as string,
         tableName: process.env.TABLE_NAME as string,
         idleMs: 50,
-        workers: [{ worker: profileCopiesWorker, handler: (event: DynamoDBStreamEvent) => runAsWorker(profileCopiesWorker, () => copiesHandler(event)) }],
+        workers: [{ worker: profileCopiesConsumer, handler: (event: DynamoDBStreamEvent) => runAsWorker(profileCopiesConsumer, () => copiesHandler(event)) }],
       });
     });
 

@@ -12,8 +12,11 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { ensureDynamoDbLocal, startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { startStreamPoller, type StreamHandler, type StreamPoller } from '../../local/stream-poller';
 import { createTableInput } from '../../shared/db/table-definition';
-import type { Worker } from '../../shared/workers';
+import type { StreamFilter } from '../../shared/workers';
 import { waitFor } from '../support/wait';
+
+/** A subscriber of the poller with a filter of its own. */
+type Worker = { id: string; filters: readonly StreamFilter[] };
 
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const ENDPOINT = String(process.env.DYNAMODB_ENDPOINT);
@@ -36,10 +39,8 @@ function testWorker(): Worker & { recordType: string } {
   const recordType = `checkpoint-${randomBytes(4).toString('hex')}`;
   return {
     id: 'CheckpointTestWorker',
-    entry: 'test',
     recordType,
     filters: [{ eventNames: ['INSERT', 'MODIFY'], newImage: { recordType: { equals: [recordType] }, status: { equals: ['pending'] } } }],
-    summary: 'Records what it is handed.',
   };
 }
 

@@ -3,7 +3,7 @@
  * queue, the delivery worker on it, the events worker's stream filter, who may send to the queue, and the alarms.
  */
 import { routes as routeTable, type Route } from '../../shared/routes';
-import { deliveryQueueWorker, webhookEventsWorker } from '../../shared/workers';
+import { deliveryQueueWorker, streamChangesWorker } from '../../shared/workers';
 import { buildApp } from '../../infra/app';
 import { environmentOf, functionOf, functionWithDescription, grantsOfServices, resourcesOfType, synthesize, templatesOf, testApp, type Deployment, type Located } from './templates';
 
@@ -47,25 +47,26 @@ describe('the webhook engine', () => {
     expect(environmentOf(functionWithDescription(allowing, deliveryQueueWorker.summary))).toMatchObject({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   });
 
-  it('wakes the events worker for exactly the five kinds of change that can be events or emails', () => {
-    const fn = functionWithDescription(deployment, webhookEventsWorker.summary);
+  it('wakes the changes reader (the events consumer\'s) for exactly the kinds of change that can be events or emails, and profiles and memberships', () => {
+    const fn = functionWithDescription(deployment, streamChangesWorker.summary);
     const [mapping] = mappingsOf(deployment, fn);
     const filters = (mapping.resource.Properties.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) => JSON.parse(filter.Pattern));
 
     expect(mapping.resource.Properties).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
+    // The events consumer's five interests and the profile-copies consumer's two, merged where only the sort key
+    // differs: four patterns.
     expect(filters).toEqual([
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: ['ACTIVITY'] } } } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'NOTIF#' }] } } } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'REC#' }] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: ['ACTIVITY', { prefix: 'NOTIF#' }, { prefix: 'REC#' }, 'PROFILE'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'E#' }] } }, NewImage: { lastUpdate: { S: [{ exists: true }] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { recordType: { S: ['documentMigration'] }, status: { S: ['completed', 'failed'] } } } },
+      { eventName: ['INSERT'], dynamodb: { NewImage: { levelType: { S: [{ exists: true }] } } } },
     ]);
   });
 
   it('lets only the functions that queue jobs send to the delivery queue, and nothing else of SQS', () => {
     const senders = [
       ...routes.filter((route) => route.queue === 'send').map((route) => functionOf(deployment, route.path)),
-      functionWithDescription(deployment, webhookEventsWorker.summary),
+      functionWithDescription(deployment, streamChangesWorker.summary),
       functionWithDescription(deployment, deliveryQueueWorker.summary),
     ];
     const others = routes.filter((route) => route.queue !== 'send').map((route) => functionOf(deployment, route.path));

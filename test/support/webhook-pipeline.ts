@@ -10,9 +10,9 @@ import { startQueuePoller } from '../../local/queue-poller';
 import { runAsWorker } from '../../local/grant-check';
 import { startStreamPoller } from '../../local/stream-poller';
 import { handler as deliveryHandler } from '../../functions/workers/delivery';
-import { handler as eventsHandler } from '../../functions/workers/webhook-events';
+import { handler as eventsHandler } from '../../shared/domain/stream/webhook-events';
 import { handler as migrationHandler } from '../../functions/workers/document-migration';
-import { documentMigrationWorker, deliveryQueueWorker, webhookEventsWorker } from '../../shared/workers';
+import { documentMigrationWorker, deliveryQueueWorker, webhookEventsConsumer } from '../../shared/workers';
 
 export interface Pipeline {
   stop(): Promise<void>;
@@ -27,7 +27,7 @@ export async function startPipeline(options: { migrations?: boolean } = {}): Pro
     idleMs: 50,
     workers: [
       ...(migrations ? [{ worker: documentMigrationWorker, handler: (event: DynamoDBStreamEvent, context: Context) => runAsWorker(documentMigrationWorker, () => migrationHandler(event, context)) }] : []),
-      { worker: webhookEventsWorker, handler: (event: DynamoDBStreamEvent) => runAsWorker(webhookEventsWorker, () => eventsHandler(event)) },
+      { worker: webhookEventsConsumer, handler: (event: DynamoDBStreamEvent) => runAsWorker(webhookEventsConsumer, () => eventsHandler(event)) },
     ],
   });
   const queue = await startQueuePoller({

@@ -3,8 +3,11 @@
  * images alone, and the ids of the messages they make.
  */
 import { activityItem } from '../../shared/db/activity';
-import type { ItemChange } from '../../shared/db/item-change';
-import { changeOf, endpointWants } from '../../shared/domain/webhooks/events';
+import { decodeChange, type ItemImages } from '../../shared/db/item-change';
+import { changeOf as changeOfDecoded, endpointWants } from '../../shared/domain/webhooks/events';
+
+/** A change as the stream decoder names it, from its images. */
+const changeOf = (change: ItemImages) => changeOfDecoded(decodeChange(change));
 
 const KEY = 'key_0123456789abcdef0123456789abcdef';
 const activity = (timestamp: number, documentId = 'doc') =>
@@ -16,7 +19,7 @@ const activity = (timestamp: number, documentId = 'doc') =>
     seq: 0,
   });
 
-const eventOf = (change: ItemChange) => {
+const eventOf = (change: ItemImages) => {
   const result = changeOf(change);
   return result?.kind === 'event' ? result.event : undefined;
 };

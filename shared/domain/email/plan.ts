@@ -26,7 +26,6 @@ import { config } from '../../core/config';
 import { getEmailConfig, type EmailConfigRecord } from '../../db/email-config';
 import { createEmails, type EmailTransportName, type StoredEmail } from '../../db/email-log';
 import type { ItemChange } from '../../db/item-change';
-import { apiKeyIdOfKey } from '../../db/keys';
 import { getProfiles } from '../../db/profile';
 import { effectiveConfigs } from '../notification-config';
 import { organizationMembers } from '../notifications';
@@ -44,9 +43,8 @@ export interface NotificationAdded {
 /** The notification a stream record adds or re-adds, or undefined for any other change. */
 export function notificationAddedOf(record: ItemChange): NotificationAdded | undefined {
   const item = record.newImage;
-  if (item === undefined || record.eventName === 'REMOVE' || !String(item.sk).startsWith('NOTIF#')) return undefined;
-  const apiKeyId = apiKeyIdOfKey(String(item.pk));
-  if (apiKeyId === undefined) return undefined;
+  const apiKeyId = record.apiKeyId;
+  if (item === undefined || record.kind !== 'notification' || apiKeyId === undefined) return undefined;
   if (record.eventName === 'MODIFY' && (item.addedAt === undefined || record.oldImage?.addedAt === item.addedAt)) return undefined;
   return { apiKeyId, notification: toNotification(item) };
 }

@@ -1,14 +1,14 @@
 /**
  * Change data capture (docs/design.md "Work after the response", docs/decisions.md §11 "Events"): what a change of
- * the table, as the stream shows it (the item before and after), means for webhooks. The events worker is woken
- * only for the items below (the filters in shared/workers.ts); this module decides again from the images, since
- * some writes of those items are not events:
+ * the table, as the stream decoder names it (shared/db/item-change.ts: the kind of item, before and after), means for
+ * webhooks. The events consumer is handed only the kinds below (its interests in shared/workers.ts); this module
+ * decides from the images which writes of them are events:
  *
- * - an activity record (sk ACTIVITY): written new, or rewritten by Add Activities (a new server timestamp); a
- *   record moved to another document by a migration keeps its timestamp and is no event;
- * - a notification (sk NOTIF#…): created (an update or a re-add is a MODIFY, and no event);
- * - a recording (sk REC#…): created, or re-added (a new updatedAt; a migration keeps it);
- * - a CRDT head or delta (sk E#…, with lastUpdate): an editor changed; debounced (shared/domain/webhooks/publish.ts);
+ * - an activity record: written new, or rewritten by Add Activities (a new server timestamp); a record moved to
+ *   another document by a migration keeps its timestamp and is no event;
+ * - a notification: created (an update or a re-add is a MODIFY, and no event);
+ * - a recording: created, or re-added (a new updatedAt; a migration keeps it);
+ * - a CRDT head or delta: an editor changed; debounced (shared/domain/webhooks/publish.ts);
  * - a document migration item reaching `completed` or `failed`.
  *
  * Each event's message id is derived from its source item and the version the image shows, so a stream record
@@ -17,7 +17,6 @@
 import { derivedId } from '../../core/ids';
 import { toActivity } from '../../db/activity';
 import type { ItemChange } from '../../db/item-change';
-import { apiKeyIdOfKey } from '../../db/keys';
 import { migrationFromItem } from '../../db/migration';
 import { toNotification } from '../../db/notification';
 import { toRecording } from '../../db/recording';
@@ -53,7 +52,7 @@ export function changeOf(record: ItemChange): Change | undefined {
   if (item === undefined || record.eventName === 'REMOVE') return undefined;
   const pk = String(item.pk);
   const sk = String(item.sk);
-  const apiKeyId = apiKeyIdOfKey(pk);
+  const apiKeyId = record.apiKeyId;
   if (apiKeyId === undefined) return undefined;
   const old = record.oldImage;
   const event = (type: string, parts: readonly unknown[], fields: Omit<WebhookEvent, 'id' | 'type'>): Change => ({
@@ -62,7 +61,7 @@ export function changeOf(record: ItemChange): Change | undefined {
     event: { id: derivedId(MESSAGE_ID_PREFIX, apiKeyId, pk, sk, ...parts.map(String)), type, ...fields },
   });
 
-  if (sk === 'ACTIVITY') {
+  if (record.kind === 'activity') {
     if (old !== undefined && old.timestamp === item.timestamp) return undefined;
     const activity = toActivity(item);
     return event(activity.content.actionType, [activity.timestamp, contentHash(activity.documentId, activity.content)], {
@@ -72,7 +71,7 @@ export function changeOf(record: ItemChange): Change | undefined {
       data: presentActivity(apiKeyId, activity),
     });
   }
-  if (sk.startsWith('NOTIF#')) {
+  if (record.kind === 'notification') {
     if (record.eventName !== 'INSERT') return undefined;
     const notification = toNotification(item);
     return event('notification.add', [notification.timestamp], {
@@ -82,7 +81,7 @@ export function changeOf(record: ItemChange): Change | undefined {
       data: presentNotification(apiKeyId, notification),
     });
   }
-  if (sk.startsWith('REC#')) {
+  if (record.kind === 'recording') {
     if (old !== undefined && old.updatedAt === item.updatedAt) return undefined;
     const recording = toRecording(item);
     return event('recorder.done', [recording.updatedAt], {
@@ -92,11 +91,11 @@ export function changeOf(record: ItemChange): Change | undefined {
       data: presentRecording(apiKeyId, recording),
     });
   }
-  if (sk.startsWith('E#') && item.lastUpdate !== undefined && typeof item.editorId === 'string' && typeof item.organizationId === 'string') {
+  if (record.kind === 'crdtHead' && typeof item.editorId === 'string' && typeof item.organizationId === 'string') {
     if (old !== undefined && old.lastUpdate === item.lastUpdate && old.version === item.version) return undefined;
     return { kind: 'editor', apiKeyId, editor: { organizationId: String(item.organizationId), documentId: String(item.documentId), editorId: item.editorId } };
   }
-  const migration = migrationFromItem(item);
+  const migration = record.kind === 'migration' ? migrationFromItem(item) : undefined;
   if (migration !== undefined && MIGRATION_END.has(migration.status) && migrationFromItem(old)?.status !== migration.status) {
     const type = migration.status === 'completed' ? 'document.migration_completed' : 'document.migration_failed';
     return event(type, [migration.status], {
