@@ -37,7 +37,7 @@ async function runJob(record: SQSRecord, queue: JobQueue): Promise<SQSBatchItemF
     else await (await import('../../shared/domain/webhooks/publish')).emitEditor(job, queue);
     return undefined;
   } catch (error) {
-    logger.error('Webhook job failed; the queue will hand it out again.', { error });
+    logger.error('Delivery job failed; the queue will hand it out again.', { error });
     return { itemIdentifier: record.messageId };
   }
 }

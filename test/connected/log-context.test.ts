@@ -104,7 +104,7 @@ describe('log lines of concurrent requests and jobs', () => {
     expect(line('second resumed').map(keysOf)).toEqual([secondKeys]);
     expect(line('request completed').map(keysOf)).toEqual(expect.arrayContaining([firstKeys, secondKeys]));
     expect(line('request completed')).toHaveLength(2);
-    const [jobLine] = line('Webhook job failed; the queue will hand it out again.');
+    const [jobLine] = line('Delivery job failed; the queue will hand it out again.');
     expect(jobLine).toMatchObject({ worker: deliveryQueueWorker.id, messageId: 'job-1' });
     expect(keysOf(jobLine)).toEqual({ requestId: undefined, path: undefined, apiKey: undefined });
     // A request's keys end with it.

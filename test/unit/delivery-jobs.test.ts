@@ -28,6 +28,6 @@ describe('webhook jobs', () => {
     const [queued] = await sent([job(NOW)]);
 
     expect(parseJob(queued.body)).toEqual(job(NOW));
-    expect(() => parseJob('{"kind":"other"}')).toThrow('Not a webhook job.');
+    expect(() => parseJob('{"kind":"other"}')).toThrow('Not a delivery job.');
   });
 });

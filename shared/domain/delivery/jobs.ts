@@ -43,7 +43,7 @@ export async function enqueue(queue: JobQueue, jobs: readonly DeliveryJob[], now
 export function parseJob(body: string): DeliveryJob {
   const job = JSON.parse(body) as DeliveryJob;
   if ((job.kind !== 'deliver' && job.kind !== 'editor' && job.kind !== 'email') || typeof job.apiKeyId !== 'string' || typeof job.dueAt !== 'number') {
-    throw new Error('Not a webhook job.');
+    throw new Error('Not a delivery job.');
   }
   return job;
 }
