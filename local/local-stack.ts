@@ -21,7 +21,7 @@ import { ensureLocalKeysFile } from '../shared/crypto/local-keys';
 import { createTableInput } from '../shared/db/table-definition';
 import { NO_GRANTS } from '../shared/grants';
 import { findRoute } from '../shared/routes';
-import { deliveryQueueWorker, workers, type Worker } from '../shared/workers';
+import { deliveryQueueWorker, streamChangesWorker, workers, type Worker } from '../shared/workers';
 import { streamHandler, type ConsumersOf } from '../shared/domain/stream/dispatch';
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
@@ -37,8 +37,17 @@ const NOT_ROUTED_ENTRY = 'functions/gateway/not-routed.ts';
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.data');
 export const DEFAULT_TABLE_NAME = 'collab-local';
-/** In the data folder: where the stream poller keeps its place in the table's stream across restarts. */
+/** In the data folder: where the changes reader's stream poller keeps its place in the table's stream across restarts. */
 export const STREAM_CHECKPOINT_FILE_NAME = 'stream-checkpoint.json';
+
+/**
+ * The checkpoint file of a stream reader's poller. The changes reader keeps the name a data folder made before the
+ * readers were split already has; another reader's file is named for it, and a first run of it starts from now
+ * (what was in progress is woken by resumeMigrations, as after any restart).
+ */
+export function streamCheckpointFileName(readerId: string): string {
+  return readerId === streamChangesWorker.id ? STREAM_CHECKPOINT_FILE_NAME : `stream-checkpoint-${readerId}.json`;
+}
 /** In the data folder: the file queue that stands in for SQS (shared/adapters/queue/file-queue.ts). */
 export const DELIVERY_QUEUE_DIR_NAME = 'queue';
 /** In the data folder: the mailbox of the default email transport (shared/adapters/email/mailbox.ts), one .eml file per email. */
@@ -135,16 +144,20 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   // The workers, woken by the table's stream as the event source mapping does in AWS; stopped before DynamoDB
   // Local is. Migrations that were running when the stack last stopped are woken once the poller reads the stream.
   // A kept database keeps its stream too: the checkpoint lets the poller resume after the last record the workers
-  // handled, so what was written just before a kill -9 still reaches them.
-  const poller = await startStreamPoller({
-    endpoint: dynamodb.endpoint,
-    tableName,
-    checkpointFile: inMemory ? undefined : join(dataDir, STREAM_CHECKPOINT_FILE_NAME),
-    // Each reader runs its consumers' code from its entry, as in AWS, but each consumer under its own grants (the
-    // reader's role in AWS is their union): a consumer that calls what only another declared fails a local test.
-    workers: workers.map((worker) => ({ worker, handler: loadReader(worker) })),
-  });
-  cleanups.push(() => poller.stop());
+  // handled, so what was written just before a kill -9 still reaches them. One poller per reader, each with its own
+  // place in the stream, as each event source mapping has in AWS: a long migration run holds up only its own
+  // reader, never the changes reader's webhooks, emails and profile copies.
+  for (const worker of workers) {
+    const poller = await startStreamPoller({
+      endpoint: dynamodb.endpoint,
+      tableName,
+      checkpointFile: inMemory ? undefined : join(dataDir, streamCheckpointFileName(worker.id)),
+      // Each reader runs its consumers' code from its entry, as in AWS, but each consumer under its own grants (the
+      // reader's role in AWS is their union): a consumer that calls what only another declared fails a local test.
+      workers: [{ worker, handler: loadReader(worker) }],
+    });
+    cleanups.push(() => poller.stop());
+  }
   // The delivery worker, fed from the file queue as the SQS event source feeds it in AWS; stopped before the
   // stream poller's cleanup runs (cleanups run in reverse), so no job is taken while the stack winds down.
   const queuePoller = await startQueuePoller({
