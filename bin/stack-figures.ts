@@ -1,13 +1,13 @@
 /**
  * `npm run stack-figures`: synthesizes the app as `cdk synth` does (default context, stage dev; then again with
  * `-c reserveConcurrency=true` for the reservation figures) and prints the docs' block of figures about the stacks
- * (infra/stack-figures.ts). `npm run stack-figures -- --write` replaces the block in the docs with it. Offline: no
+ * (infra/stack-figures.ts). `npm run stack-figures -- --write` writes them to docs/stack-figures.md. Offline: no
  * AWS credentials, and bundling is skipped (it changes no figure), so it takes seconds.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../infra/app';
-import { type SynthesizedStack, REFRESH_COMMAND, documentedFigures, renderFigures, stackFigures, writeDocumentedFigures } from '../infra/stack-figures';
+import { type SynthesizedStack, FIGURES_FILE, renderFigures, stackFigures, writeFigures } from '../infra/stack-figures';
 
 /** The parent template, then each nested stack's, of the app built from `context`. */
 function synthesize(context: Record<string, string>): SynthesizedStack[] {
@@ -17,18 +17,6 @@ function synthesize(context: Record<string, string>): SynthesizedStack[] {
   return [stack, ...stack.routeStacks].map((each) => ({ name: each.node.id, resources: Template.fromStack(each).toJSON().Resources }));
 }
 
-const block = renderFigures(stackFigures(synthesize({}), synthesize({ reserveConcurrency: 'true' })));
-if (process.argv.includes('--write')) {
-  const unchanged = documentedFigures().block === block;
-  const file = writeDocumentedFigures(block);
-  console.log(unchanged ? `${file}: the stack figures were up to date.` : `${file}: stack figures rewritten.`);
-} else {
-  process.stdout.write(block);
-  let documented: string | undefined;
-  try {
-    documented = documentedFigures().block;
-  } catch (error) {
-    console.error(`\n${(error as Error).message}`);
-  }
-  if (documented !== undefined && documented !== block) console.error(`\nThe docs' copy differs: ${REFRESH_COMMAND} rewrites it.`);
-}
+const page = renderFigures(stackFigures(synthesize({}), synthesize({ reserveConcurrency: 'true' })));
+if (process.argv.includes('--write')) console.log(writeFigures(page) ? `${FIGURES_FILE}: stack figures rewritten.` : `${FIGURES_FILE}: the stack figures were up to date.`);
+else process.stdout.write(page);

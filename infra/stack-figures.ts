@@ -7,8 +7,8 @@
  * The unit prices are written here once, and every resource type the templates hold must have a price class below:
  * a new kind of resource with a charge at rest cannot slip past the cost figure.
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 export interface TemplateResource {
   readonly Type: string;
@@ -205,12 +205,12 @@ function describeReservations(reservations: readonly Reservation[]): string {
     .join(', ');
 }
 
-export const FIGURES_BEGIN = '<!-- stack-figures:begin -->';
-export const FIGURES_END = '<!-- stack-figures:end -->';
-/** The command that rewrites the block in the docs. */
+/** The generated page of figures, from the project root: written whole, never read by the code that writes it. */
+export const FIGURES_FILE = 'docs/stack-figures.md';
+/** The command that rewrites it. */
 export const REFRESH_COMMAND = 'npm run stack-figures -- --write';
 
-/** The Markdown block, markers included. */
+/** The page of figures (FIGURES_FILE) as Markdown. */
 export function renderFigures(figures: StackFigures): string {
   const sum = (pick: (stack: StackCount) => number) => figures.stacks.reduce((n, stack) => n + pick(stack), 0);
   const largest = figures.stacks.reduce((max, stack) => (stack.resources > max.resources ? stack : max));
@@ -220,8 +220,11 @@ export function renderFigures(figures: StackFigures): string {
   const keyCost = figures.kmsKeys * FIXED_PRICES.kmsKey;
   const reservedTotal = total(figures.reservedOptIn);
   const lines = [
-    FIGURES_BEGIN,
+    '# Stack figures',
+    '',
     `<!-- Generated from the synthesized templates by \`${REFRESH_COMMAND}\` (bin/stack-figures.ts); an infra test fails when it is out of date. Do not edit by hand. -->`,
+    '',
+    `Counted from the synthesized templates, priced with the unit prices in \`infra/stack-figures.ts\`; what they mean for a deployment is in [operating.md](operating.md#deploy).`,
     '',
     `**Stacks** (default context; CloudFormation allows ${CLOUDFORMATION_RESOURCE_LIMIT} resources per stack, nested stacks each their own):`,
     '',
@@ -245,52 +248,16 @@ export function renderFigures(figures: StackFigures): string {
     `| **Total** | | | **${usd(alarmCost + keyCost)}** |`,
     '',
     `Billed by the data they hold (nothing when empty): ${figures.storageTypes.map(({ type, count }) => `${count} × ${type.replace(/^AWS::/, '')}, ${STORAGE_PRICES[type]}`).join('; ')}. Every other resource of the templates is billed per use only.`,
-    FIGURES_END,
   ];
   return `${lines.join('\n')}\n`;
 }
 
 const PROJECT_ROOT = resolve(__dirname, '..');
 
-/** README.md and docs/*.md: where the block may live (the README's sections may move to docs/). */
-function documentFiles(): string[] {
-  const docs = readdirSync(join(PROJECT_ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(PROJECT_ROOT, 'docs', name));
-  return [join(PROJECT_ROOT, 'README.md'), ...docs];
-}
-
-export interface DocumentedFigures {
-  /** Path from the project root. */
-  readonly file: string;
-  /** The block as the file has it, markers included, with its final newline. */
-  readonly block: string;
-  readonly text: string;
-  readonly start: number;
-  readonly end: number;
-}
-
-/** The block in the one Markdown file that holds the markers. Throws when none or several do. */
-export function documentedFigures(): DocumentedFigures {
-  const found = documentFiles().flatMap((path) => {
-    const text = readFileSync(path, 'utf8');
-    const start = text.indexOf(FIGURES_BEGIN);
-    if (start < 0) return [];
-    const endMarker = text.indexOf(FIGURES_END, start);
-    if (endMarker < 0) throw new Error(`${relative(PROJECT_ROOT, path)} has ${FIGURES_BEGIN} but no ${FIGURES_END} after it.`);
-    const end = text.indexOf('\n', endMarker) < 0 ? text.length : text.indexOf('\n', endMarker) + 1;
-    return [{ file: relative(PROJECT_ROOT, path), block: text.slice(start, end), text, start, end }];
-  });
-  if (found.length !== 1) {
-    throw new Error(
-      `Expected the stack figures (${FIGURES_BEGIN} ... ${FIGURES_END}) in one of README.md and docs/*.md, found ${found.length}: ` +
-        '`npm run stack-figures` prints the block, markers included, to paste where the docs show it.',
-    );
-  }
-  return found[0];
-}
-
-/** Replaces the documented block with `block`; returns the file it wrote. */
-export function writeDocumentedFigures(block: string): string {
-  const documented = documentedFigures();
-  writeFileSync(join(PROJECT_ROOT, documented.file), documented.text.slice(0, documented.start) + block + documented.text.slice(documented.end));
-  return documented.file;
+/** Writes the page of figures (FIGURES_FILE); returns whether it changed. */
+export function writeFigures(page: string): boolean {
+  const path = join(PROJECT_ROOT, FIGURES_FILE);
+  const unchanged = existsSync(path) && readFileSync(path, 'utf8') === page;
+  if (!unchanged) writeFileSync(path, page);
+  return !unchanged;
 }
