@@ -47,20 +47,26 @@ describe('consumers of one stream reader', () => {
   it("hands a consumer its changes while another fails, and the failing one its changes after its retries", async () => {
     const status = `consumers-${randomBytes(4).toString('hex')}`;
     const reader = readerOf(status);
-    let failing = true;
-    let failedCalls = 0;
-    const failingSaw = new Set<string>();
-    const steadySaw: string[] = [];
+    // Order of events across both consumers: when the steady one first had a change, when the failing one took it.
+    let clock = 0;
+    const steadyFirst = new Map<string, number>();
+    const failingTook = new Map<string, number>();
+    const failingAttempts = new Map<string, number>();
+    // Fails every batch holding a change it has not been handed before, so each change fails once and is taken on
+    // a retry, however the poller happens to batch them.
     const failingConsume: Consume = async (changes) => {
-      if (failing) {
-        failedCalls += 1;
-        throw new Error('fault injected');
-      }
-      for (const change of changes) failingSaw.add(String(change.newImage?.pk));
+      const keys = changes.map((change) => String(change.newImage?.pk));
+      const firstTime = keys.filter((key) => !failingAttempts.has(key));
+      for (const key of keys) failingAttempts.set(key, (failingAttempts.get(key) ?? 0) + 1);
+      if (firstTime.length > 0) throw new Error('fault injected');
+      for (const key of keys) if (!failingTook.has(key)) failingTook.set(key, ++clock);
       return [];
     };
     const steadyConsume: Consume = async (changes) => {
-      steadySaw.push(...changes.map((change) => String(change.newImage?.pk)));
+      for (const change of changes) {
+        const key = String(change.newImage?.pk);
+        if (!steadyFirst.has(key)) steadyFirst.set(key, ++clock);
+      }
       return [];
     };
     poller = await startStreamPoller({
@@ -72,15 +78,12 @@ describe('consumers of one stream reader', () => {
     const keys = ['a', 'b', 'c'].map((name) => `consumers#${status}#${name}`);
 
     for (const key of keys) await writeItem(status, key);
-    // The steady consumer has every change while the other is still failing on them.
-    await waitFor(() => keys.every((key) => steadySaw.includes(key)) && failedCalls >= 1, { what: 'the steady consumer handed every change' });
-    const failedBefore = failingSaw.size;
-    failing = false;
-    await waitFor(() => keys.every((key) => failingSaw.has(key)), { what: 'the failing consumer handed its changes again' });
+    await waitFor(() => keys.every((key) => failingTook.has(key)), { what: 'the failing consumer to take every change on a retry' });
 
-    expect(failedBefore).toBe(0);
-    expect(new Set(steadySaw)).toEqual(new Set(keys));
-    expect([...failingSaw].sort()).toEqual([...keys].sort());
+    // Each change failed once for the failing consumer, and the steady one had it before the failing one took it.
+    expect(keys.map((key) => (failingAttempts.get(key) ?? 0) >= 2)).toEqual(keys.map(() => true));
+    expect(keys.map((key) => (steadyFirst.get(key) ?? Infinity) < (failingTook.get(key) ?? -Infinity))).toEqual(keys.map(() => true));
+    expect(new Set(steadyFirst.keys())).toEqual(new Set(keys));
   });
 
   it("passes a later change to a healthy consumer once the failing one's retries are spent, and loses none of it", async () => {
