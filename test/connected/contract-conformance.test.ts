@@ -16,7 +16,7 @@ import { newTenant, type Tenant } from '../support/fixtures';
 import { arbitraryFor, type JsonSchema } from '../support/schema-arbitrary';
 
 /** Enough bodies to reach each operation's branches and optional fields, few enough to stay quick. */
-const BODIES_PER_ROUTE = 20;
+const BODIES_PER_ROUTE = 10;
 /** Fixed, so a failure can be replayed; change it to explore other bodies. */
 const SEED = 20260522;
 
