@@ -31,6 +31,11 @@ export interface AccessDeclaration {
    * configuration set) only, and only when the deployment names one (CDK context `sesIdentity`, infra/ses.ts).
    */
   readonly ses?: 'send';
+  /**
+   * Sends to and closes live-sync connections through the API Gateway Management API (shared/adapters/live/): 
+   * `execute-api:ManageConnections` on the live WebSocket API's stage only (decisions §13).
+   */
+  readonly connections?: 'manage';
 }
 
 /**
@@ -53,6 +58,8 @@ export interface Grants {
   readonly queueActions: readonly string[];
   /** Actions on the SES sending identity and configuration set, when the deployment has them. */
   readonly sesActions: readonly string[];
+  /** Actions on the live WebSocket API's connections (`@connections/*` of its stage). */
+  readonly connectionActions: readonly string[];
 }
 
 /**
@@ -94,6 +101,7 @@ export function grantsFor(declaration: AccessDeclaration): Grants {
     kmsActions: (declaration.kms ?? []).map((use) => KMS_ACTIONS[use]),
     queueActions: declaration.queue === 'send' ? [QUEUE_SEND_ACTION] : [],
     sesActions: declaration.ses === 'send' ? [...SES_SEND_ACTIONS] : [],
+    connectionActions: declaration.connections === 'manage' ? [CONNECTIONS_MANAGE_ACTION] : [],
   };
 }
 
@@ -103,7 +111,10 @@ export function routeGrants(route: AccessDeclaration): Grants {
 }
 
 /** No access at all: functions outside the tables (the `$default` catch-all). */
-export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [] };
+export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [], connectionActions: [] };
+
+/** PostToConnection, DeleteConnection and GetConnection are all authorized as this one action. */
+export const CONNECTIONS_MANAGE_ACTION = 'execute-api:ManageConnections';
 
 /** SendMessageBatch is authorized as SendMessage. */
 export const QUEUE_SEND_ACTION = 'sqs:SendMessage';

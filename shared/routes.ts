@@ -513,6 +513,8 @@ export const routes = [
     entry: 'functions/crdt/add.ts',
     auth: 'apiKey',
     table: 'write',
+    // Sends the new editor's content to live connections already open on it (decisions §13).
+    connections: 'manage',
     summary: "Create the CRDT (Yjs) data of an editor.",
     description: "create an editor's data as a Yjs document (`text`, `map`, `array`, `xml`)",
   },
@@ -529,8 +531,20 @@ export const routes = [
     entry: 'functions/crdt/update.ts',
     auth: 'apiKey',
     table: 'write',
+    // Sends the change to the editor's open live connections (decisions §13).
+    connections: 'manage',
     summary: "Replace an editor's content through Yjs operations, or merge a client's Yjs update.",
     description: "replace the content through Yjs operations, or merge a client's `yjsUpdate`",
+    extension: true,
+  },
+  {
+    path: '/v2/crdt/live/authorize',
+    entry: 'functions/crdt/live-authorize.ts',
+    auth: 'apiKey',
+    // Creates the editor empty when it does not exist and `type` is sent.
+    table: 'write',
+    summary: "Authorize one of your users to edit (or view) one editor live, over the y-websocket protocol.",
+    description: "a live session for a user on one editor: `{organizationId, documentId, editorId, userId, type?, contentKey?, expiresIn?}` → `{token, serverUrl, room, accessRole, expiresAt}`; the browser connects with the stock `WebsocketProvider` (docs/live-sync.md)",
     extension: true,
   },
   {
@@ -573,6 +587,50 @@ export const routes = [
 ] as const satisfies readonly Route[];
 
 export type RoutePath = (typeof routes)[number]['path'];
+
+/** The live-sync WebSocket API's routes (decisions §13): API Gateway's three route keys, one function each. */
+export type SocketRouteKey = '$connect' | '$disconnect' | '$default';
+
+/**
+ * A route of the live-sync WebSocket API. The CDK stack makes one function per entry and one route of the WebSocket
+ * API for it; the local gateway serves the same handlers on its WebSocket upgrades; grants come from the declaration
+ * as for every route, and the grant check holds the handlers to them.
+ */
+export interface SocketRoute extends AccessDeclaration {
+  readonly routeKey: SocketRouteKey;
+  /** Construct id in the stack. */
+  readonly id: string;
+  /** Handler file relative to the project root; it exports `handler` (an APIGatewayProxyWebsocketHandlerV2). */
+  readonly entry: string;
+  readonly summary: string;
+}
+
+export const socketRoutes = [
+  {
+    routeKey: '$connect',
+    id: 'LiveConnect',
+    entry: 'functions/live/connect.ts',
+    // Reads the user's access (memberships and grants), writes the connection's items.
+    table: 'write',
+    summary: 'Opens a live connection: checks the session token and the user\'s access, records the connection in its room.',
+  },
+  {
+    routeKey: '$default',
+    id: 'LiveMessage',
+    entry: 'functions/live/message.ts',
+    table: 'write',
+    connections: 'manage',
+    summary: 'Handles one frame of a live connection: sync, updates (stored, then relayed), presence, access re-checks.',
+  },
+  {
+    routeKey: '$disconnect',
+    id: 'LiveDisconnect',
+    entry: 'functions/live/disconnect.ts',
+    table: 'write',
+    connections: 'manage',
+    summary: 'Closes a live connection: removes it from its room and its clients\' presence for everyone else.',
+  },
+] as const satisfies readonly SocketRoute[];
 
 const byPath = new Map<string, Route>(routes.map((route) => [route.path, route]));
 

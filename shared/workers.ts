@@ -87,6 +87,8 @@ export const migrationConsumer = {
   // Per document: notification settings (gsi1); grants, notifications, recordings (gsi2); the recipients of
   // each notification it moves (gsi3); activities (their document timeline, gsi7).
   indexes: ['gsi1', 'gsi2', 'gsi3', 'gsi7'],
+  // Closes the document's live connections when a run starts (decisions §13).
+  connections: 'manage',
   summary: 'Moves a document and everything of it to its new id (document migration).',
 } as const satisfies StreamConsumer;
 
@@ -122,6 +124,18 @@ export const profileCopiesConsumer = {
   summary: 'Keeps the copies of name, email and initial on memberships in step with the users\' profiles.',
 } as const satisfies StreamConsumer;
 
+/**
+ * Changes appended to an editor's log (live edits, and REST writes that met another write): the consumer folds an
+ * editor's log into its stored state when it has grown past a bound, so reads of the editor stay bounded
+ * (shared/domain/crdt/compaction.ts).
+ */
+export const crdtCompactionConsumer = {
+  id: 'CrdtCompaction',
+  changes: [{ kind: 'crdtHead', eventNames: ['INSERT'] }],
+  table: 'write',
+  summary: 'Folds an editor\'s log of Yjs changes into its stored state when the log has grown past its bound.',
+} as const satisfies StreamConsumer;
+
 /** The access of a reader: every grant any of its consumers declares (each consumer is checked against its own). */
 export function readerAccess(consumers: readonly StreamConsumer[]): AccessDeclaration {
   const union = <T>(values: ReadonlyArray<readonly T[] | undefined>): T[] => [...new Set(values.flatMap((value) => value ?? []))];
@@ -134,6 +148,7 @@ export function readerAccess(consumers: readonly StreamConsumer[]): AccessDeclar
     ...(kms.length === 0 ? {} : { kms }),
     ...(consumers.some((consumer) => consumer.queue === 'send') ? { queue: 'send' as const } : {}),
     ...(consumers.some((consumer) => consumer.ses === 'send') ? { ses: 'send' as const } : {}),
+    ...(consumers.some((consumer) => consumer.connections === 'manage') ? { connections: 'manage' as const } : {}),
   };
 }
 
@@ -156,11 +171,11 @@ export const documentMigrationWorker = {
 export const streamChangesWorker = {
   id: 'StreamChangesWorker',
   entry: 'functions/workers/stream-changes.ts',
-  consumers: [webhookEventsConsumer, profileCopiesConsumer],
-  ...readerAccess([webhookEventsConsumer, profileCopiesConsumer]),
+  consumers: [webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer],
+  ...readerAccess([webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer]),
   // Its records are independent and handled side by side: larger batches, fewer invocations.
   batchSize: 100,
-  summary: 'Reads the table\'s changes once and hands each to the consumers that declared it: webhook events and emails, profile copies.',
+  summary: 'Reads the table\'s changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction.',
 } as const satisfies Worker;
 
 /** The readers of the table's stream: at most two (test/infra/stream.test.ts). */

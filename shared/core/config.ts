@@ -82,6 +82,19 @@ function sesIdentityArn(name: string): string | undefined {
   return raw;
 }
 
+function socketUrl(name: string): string | undefined {
+  const raw = optional(name);
+  if (raw !== undefined && (!URL.canParse(raw) || !/^wss?:$/.test(new URL(raw).protocol))) {
+    throw new Error(`Environment variable ${name} must be a ws(s) URL, got "${raw}".`);
+  }
+  return raw?.replace(/\/+$/, '');
+}
+
+function optionalHttpUrl(name: string): string | undefined {
+  const raw = optional(name);
+  return raw === undefined ? undefined : httpUrl(name, raw);
+}
+
 export const config = {
   tableName: required('TABLE_NAME'),
   /** Set for DynamoDB Local; unset in AWS. */
@@ -137,4 +150,19 @@ export const config = {
   sesIdentityArn: sesIdentityArn('SES_IDENTITY_ARN'),
   /** Local stack and tests: the folder the default transport writes each email to as an .eml file. */
   emailMailboxDir: optional('EMAIL_MAILBOX_DIR'),
+  /**
+   * Live sync (decisions §13): the WebSocket URL browsers connect to, as `/v2/crdt/live/authorize` answers it as
+   * `serverUrl` (AWS: the WebSocket API's stage URL, wss://; local stack: ws://127.0.0.1:<PORT>/v2/crdt/live).
+   */
+  liveUrl: socketUrl('LIVE_URL'),
+  /**
+   * Live sync: the API Gateway Management API endpoint of that WebSocket API's stage (https://<api>.execute-api.
+   * <region>.amazonaws.com/<stage>); on the local stack the gateway's own address, which serves `@connections`.
+   */
+  liveConnectionsEndpoint: optionalHttpUrl('LIVE_CONNECTIONS_ENDPOINT'),
+  /**
+   * How old a live connection's last access check may be before a message of it checks again (seconds, 1–30): 30
+   * keeps every open connection within the 60 s decisions §13 allows (see shared/domain/live/access.ts); tests lower it.
+   */
+  liveAccessCheckMs: integerBetween('LIVE_ACCESS_CHECK_SECONDS', 30, 1, 30) * 1000,
 } as const;

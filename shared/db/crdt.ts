@@ -134,6 +134,7 @@ function writeItems(
   apiKeyId: string,
   editor: EditorHead,
   previous?: { version: number; parts: number },
+  marks: { compaction?: true } = {},
 ): TransactItem[] {
   const parts = partCount(editor.state);
   const writeId = randomUUID();
@@ -153,6 +154,8 @@ function writeItems(
     lastUpdatedBy: editor.lastUpdatedBy,
     sessionId: null,
     state: partOf(editor.state, 0),
+    // A fold that only took the log in (compactEditor): the content did not change, so it is no event.
+    ...marks,
   };
   const condition = previous === undefined
     ? { ConditionExpression: 'attribute_not_exists(pk)' }
@@ -358,6 +361,70 @@ export async function updateEditor(
     if (attempt >= MAX_FOLD_ATTEMPTS) throw new AbortedError('The CRDT data was changed concurrently too often; retry.');
     await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
   }
+}
+
+/** Bounds of an editor's log of deltas past which compaction folds it into the state (see compactEditor). */
+export const COMPACT_LOG_BYTES = 64 * 1024;
+export const COMPACT_LOG_ITEMS = 100;
+
+/** Whether the editor's log has grown past the bounds that compaction keeps it under. */
+export function logNeedsCompaction(editor: Pick<StoredEditor, 'deltas'>): boolean {
+  const bytes = editor.deltas.reduce((sum, delta) => sum + delta.update.length, 0);
+  return editor.deltas.length > COMPACT_LOG_ITEMS || bytes > COMPACT_LOG_BYTES;
+}
+
+/**
+ * Folds the editor's log into its state when it has grown past the bounds: one write of the merged state (`merge`
+ * of what was read) checked against the head's version, deleting the deltas it took in (as many as one transaction
+ * holds; the next compaction takes the rest). Returns whether it folded: false when the editor has no data, its log
+ * is within the bounds, or another write changed the head first (a write that folds takes the log in too).
+ */
+export async function compactEditor(
+  apiKeyId: string,
+  ref: EditorRef,
+  merge: (editor: StoredEditor) => Uint8Array,
+  write: TransactionWriter = transactWrite,
+): Promise<boolean> {
+  const current = await getEditor(apiKeyId, ref);
+  if (current === undefined || !logNeedsCompaction(current)) return false;
+  const folded: EditorHead = { ...current, state: merge(current), version: current.version + 1 };
+  const items = writeItems(apiKeyId, folded, { version: current.version, parts: partCount(current.state) }, { compaction: true });
+  const room = Math.max(0, MAX_TRANSACT_ITEMS - items.length - 1);
+  const deletes = current.deltas.slice(0, room).map(({ key: deltaItem }): TransactItem => ({ Delete: { TableName: TABLE_NAME, Key: deltaItem } }));
+  try {
+    await write([...items, ...deletes]);
+    return true;
+  } catch (error) {
+    if (error instanceof HeadChanged) return false;
+    throw error;
+  }
+}
+
+/**
+ * Appends one Yjs update to the editor's log (a live edit): one item, no read of the editor. `incarnation` is the
+ * editor's, as read when the connection opened: an update for an editor that was since replaced under the same id
+ * is never merged into the new one. The caller's `write` adds its checks (the document's migration lock).
+ */
+export async function appendEditorUpdate(
+  apiKeyId: string,
+  ref: EditorRef,
+  incarnation: string,
+  change: { update: Uint8Array; lastUpdate: string; lastUpdatedBy: string | null },
+  write: TransactionWriter = transactWrite,
+  now = Date.now(),
+): Promise<void> {
+  if (change.update.length > MAX_DELTA_BYTES) throw new Error(`A live update is at most ${MAX_DELTA_BYTES} bytes; fold larger ones.`);
+  const delta: Item = {
+    ...deltaKey(apiKeyId, ref, now),
+    organizationId: ref.organizationId,
+    documentId: ref.documentId,
+    editorId: ref.editorId,
+    incarnation,
+    delta: change.update,
+    lastUpdate: change.lastUpdate,
+    lastUpdatedBy: change.lastUpdatedBy,
+  };
+  await write([{ Put: { TableName: TABLE_NAME, Item: delta } }]);
 }
 
 /** Every item (heads, parts and deltas) of a document's CRDT partition: what document migration moves. */

@@ -115,6 +115,7 @@ describe('Idempotency-Key', () => {
       kmsActions: [],
       queueActions: [],
       sesActions: [],
+      connectionActions: [],
     };
 
     const failed = await invoke(addNotification, '/v2/notifications/add', notification(organizationId), { headers: withKey(key), grants: failing });

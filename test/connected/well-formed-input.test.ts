@@ -174,7 +174,7 @@ describe('a failed request leaves no trace', () => {
     const organizationId = uniqueId('org');
     await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] });
     // The notification item is the transaction's Put; a role without PutItem makes exactly that step fail.
-    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [] };
+    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [], connectionActions: [] };
 
     const response = await addUnderGrants(withoutPut, {
       organizationId,
@@ -195,7 +195,7 @@ describe('a failed request leaves no trace', () => {
     const organizationId = uniqueId('org');
     const base = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true, notificationId: 'n', displayHeadlineMessageTemplate: 'x', actionUser: { userId: 'actor' } };
     await call('/v2/notifications/add', { ...base, notifyUsers: [{ userId: 'u1' }] });
-    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [] };
+    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [], connectionActions: [] };
 
     const response = await addUnderGrants(withoutPut, { ...base, notifyUsers: [{ userId: 'u1' }, { userId: 'u2' }] });
     takeViolations();

@@ -93,6 +93,8 @@ export function changeOf(record: ItemChange): Change | undefined {
   }
   if (record.kind === 'crdtHead' && typeof item.editorId === 'string' && typeof item.organizationId === 'string') {
     if (old !== undefined && old.lastUpdate === item.lastUpdate && old.version === item.version) return undefined;
+    // A compaction only folds deltas that were events already (shared/db/crdt.ts compactEditor).
+    if (item.compaction === true) return undefined;
     return { kind: 'editor', apiKeyId, editor: { organizationId: String(item.organizationId), documentId: String(item.documentId), editorId: item.editorId } };
   }
   const migration = record.kind === 'migration' ? migrationFromItem(item) : undefined;
