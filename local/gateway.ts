@@ -222,7 +222,8 @@ function accessLogTime(date: Date): string {
   );
 }
 
-function buildContext(functionName: string, requestId: string): Context {
+/** The Lambda context of one call: a 30 s deadline, as API Gateway gives its integrations. */
+export function buildContext(functionName: string, requestId: string): Context {
   const deadline = Date.now() + TIMEOUT_MS;
   const unsupported = (): never => {
     throw new Error('Callback-style completion is not supported; return a value instead.');

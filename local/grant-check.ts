@@ -12,8 +12,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MiddlewareStack } from '@smithy/types';
 import type { DeployTask } from '../shared/deploy-tasks';
-import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
-import { findRoute } from '../shared/routes';
+import { CONNECTIONS_MANAGE_ACTION, IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
+import { findRoute, type SocketRoute } from '../shared/routes';
 import type { QueueWorker, StreamConsumer, Worker } from '../shared/workers';
 
 /** One permission a command needs: an IAM action on the table, one of its indexes, or the key. */
@@ -72,7 +72,16 @@ export function installGrantCheck<DI extends object, DO extends object, KI exten
   watch(options.kms, 'kms');
 }
 
-function watch<Input extends object, Output extends object>(client: WatchedClient<Input, Output>, service: 'dynamodb' | 'kms'): void {
+/**
+ * Watches the live connections' Management API client (shared/adapters/live/connections.ts): every command it sends
+ * needs `execute-api:ManageConnections`, which IAM grants on the WebSocket API's stage only to the functions that
+ * declare `connections: 'manage'`.
+ */
+export function watchConnectionsClient<I extends object, O extends object>(client: WatchedClient<I, O>): void {
+  watch(client, 'execute-api');
+}
+
+function watch<Input extends object, Output extends object>(client: WatchedClient<Input, Output>, service: 'dynamodb' | 'kms' | 'execute-api'): void {
   if (watched.has(client)) return;
   watched.add(client);
   client.middlewareStack.add(
@@ -80,7 +89,12 @@ function watch<Input extends object, Output extends object>(client: WatchedClien
       const scope = scopes.getStore();
       if (scope !== undefined) {
         const command = String((context as { commandName?: string }).commandName ?? 'UnknownCommand').replace(/Command$/, '');
-        const needed = service === 'kms' ? [{ action: `kms:${command}`, resource: 'key' }] : dynamodbPermissions(command, args.input as DynamoDbInput);
+        const needed =
+          service === 'kms'
+            ? [{ action: `kms:${command}`, resource: 'key' }]
+            : service === 'execute-api'
+              ? [{ action: CONNECTIONS_MANAGE_ACTION, resource: 'connections' }]
+              : dynamodbPermissions(command, args.input as DynamoDbInput);
         const missing = needed.filter((permission) => !isGranted(scope.grants, permission));
         if (missing.length > 0) {
           const violation: Violation = { caller: scope.caller, command: `${service}:${command}`, missing };
@@ -155,6 +169,7 @@ function isGranted(grants: Grants, permission: Permission): boolean {
     return grants.idempotencyActions.includes(permission.action) && permission.partitionKey?.startsWith(IDEMPOTENCY_KEY_PREFIX) === true;
   }
   if (permission.resource === 'key') return grants.kmsActions.includes(permission.action);
+  if (permission.resource === 'connections') return grants.connectionActions.includes(permission.action);
   if (permission.resource.startsWith('index/')) {
     return permission.action === 'dynamodb:Query' && grants.indexes.includes(permission.resource.slice('index/'.length));
   }
@@ -186,6 +201,11 @@ export function recordCommands<T>(log: string[], fn: () => T): T {
 export function runAsRoute<T>(path: string, fn: () => T): T {
   const route = findRoute(path);
   return runWithGrants(`POST ${path}`, route === undefined ? NO_GRANTS : routeGrants(route), fn);
+}
+
+/** Runs `fn` as the function of a route of the live WebSocket API. */
+export function runAsSocketRoute<T>(route: SocketRoute, fn: () => T): T {
+  return runWithGrants(`WebSocket ${route.routeKey}`, grantsFor(route), fn);
 }
 
 export function runAsWorker<T>(worker: Worker | StreamConsumer | QueueWorker, fn: () => T): T {

@@ -20,13 +20,14 @@ import {
 import { ensureLocalKeysFile } from '../shared/crypto/local-keys';
 import { createTableInput } from '../shared/db/table-definition';
 import { NO_GRANTS } from '../shared/grants';
-import { findRoute } from '../shared/routes';
+import { findRoute, socketRoutes, type SocketRouteKey } from '../shared/routes';
 import { deliveryQueueWorker, streamChangesWorker, workers, type Worker } from '../shared/workers';
 import { streamHandler, type ConsumersOf } from '../shared/domain/stream/dispatch';
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
-import { describeViolation, installGrantCheck, runAsRoute, runAsWorker, runWithGrants, type Violation } from './grant-check';
+import { describeViolation, installGrantCheck, runAsRoute, runAsSocketRoute, runAsWorker, runWithGrants, watchConnectionsClient, type Violation } from './grant-check';
+import { attachLiveSockets, type LiveSocketHandler, type LiveSockets } from './live-sockets';
 import { ensurePrivateDir, preparePrivateDataDir, writePrivateFile } from './private-files';
 import { startQueuePoller, type QueueHandler } from './queue-poller';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
@@ -170,9 +171,15 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   checkpoint();
 
   const server = createGateway({ resolveHandler, notRouted });
+  // The live-sync WebSocket API on the same port (local/live-sockets.ts), answering through the Management API
+  // client the handlers use in AWS, with the in-process stand-in in place of the network.
+  const liveSockets = attachLiveSockets(server, resolveSocketHandler);
+  useLiveConnectionsStandIn(liveSockets);
   // Loopback only: the local stack has placeholder credentials and must not be reachable from the network.
   const port = await listen(server, options.port ?? DEFAULT_PORT, '127.0.0.1');
   cleanups.push(() => closeServer(server));
+  // Runs before the server closes (cleanups run in reverse): every connection hears $disconnect first.
+  cleanups.push(() => liveSockets.close());
   checkpoint();
 
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -362,6 +369,28 @@ function loadReader(worker: Worker): StreamHandler {
   const loaded = require(join(PROJECT_ROOT, worker.entry)) as { consumers?: ConsumersOf<Worker> };
   if (loaded.consumers === undefined) throw new Error(`${worker.entry} does not export its consumers.`);
   return streamHandler(worker, loaded.consumers, (consumer, fn) => runAsWorker(consumer, fn));
+}
+
+const socketHandlerCache = new Map<SocketRouteKey, LiveSocketHandler>();
+
+/** The handler of a route key of the live WebSocket API, under that route's grants. */
+function resolveSocketHandler(routeKey: SocketRouteKey): LiveSocketHandler {
+  let handler = socketHandlerCache.get(routeKey);
+  if (handler === undefined) {
+    const route = socketRoutes.find((entry) => entry.routeKey === routeKey);
+    if (route === undefined) throw new Error(`No live socket route ${routeKey}.`);
+    const loaded = loadHandler<LiveSocketHandler>(route.entry);
+    handler = (event, context) => runAsSocketRoute(route, () => loaded(event, context));
+    socketHandlerCache.set(routeKey, handler);
+  }
+  return handler;
+}
+
+/** Plugs the stand-in into the handlers' Management API client, and holds that client to the grants. */
+function useLiveConnectionsStandIn(sockets: LiveSockets): void {
+  const adapter = require(join(PROJECT_ROOT, 'shared', 'adapters', 'live', 'connections')) as typeof import('../shared/adapters/live/connections');
+  adapter.useLocalConnections(sockets.managementApi as never);
+  watchConnectionsClient(adapter.connectionsClient());
 }
 
 function loadHandler<T>(entry: string): T {

@@ -588,6 +588,12 @@ export const routes = [
 
 export type RoutePath = (typeof routes)[number]['path'];
 
+/**
+ * Where the local stack's gateway accepts the live-sync WebSocket upgrades (`<path>` and `<path>/<room>`); in AWS the
+ * WebSocket API's stage URL takes its place.
+ */
+export const LOCAL_LIVE_PATH = '/v2/crdt/live';
+
 /** The live-sync WebSocket API's routes (decisions §13): API Gateway's three route keys, one function each. */
 export type SocketRouteKey = '$connect' | '$disconnect' | '$default';
 

@@ -1,4 +1,5 @@
-import type { APIGatewayProxyWebsocketHandlerV2 } from 'aws-lambda';
+import { openConnection } from '../../shared/domain/live/connections';
+import { socketHandler } from '../../shared/http/socket';
 
-// Placeholder while live sync is built (issue 24): refuses every connection.
-export const handler: APIGatewayProxyWebsocketHandlerV2 = async () => ({ statusCode: 503 });
+/** `$connect`: records the connection, accepted or refused (a refused one hears why on its first message). */
+export const handler = socketHandler('$connect', ({ connectionId, query }) => openConnection({ connectionId, query }));

@@ -1,4 +1,5 @@
-import type { APIGatewayProxyWebsocketHandlerV2 } from 'aws-lambda';
+import { closedConnection } from '../../shared/domain/live/connections';
+import { socketHandler } from '../../shared/http/socket';
 
-// Placeholder while live sync is built (issue 24): refuses every connection.
-export const handler: APIGatewayProxyWebsocketHandlerV2 = async () => ({ statusCode: 503 });
+/** `$disconnect`: removes the connection and tells its room that its clients left. */
+export const handler = socketHandler('$disconnect', ({ connectionId }) => closedConnection(connectionId));

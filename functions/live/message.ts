@@ -1,4 +1,7 @@
-import type { APIGatewayProxyWebsocketHandlerV2 } from 'aws-lambda';
+import { handleFrame } from '../../shared/domain/live/connections';
+import { socketHandler } from '../../shared/http/socket';
 
-// Placeholder while live sync is built (issue 24): refuses every connection.
-export const handler: APIGatewayProxyWebsocketHandlerV2 = async () => ({ statusCode: 503 });
+/** `$default`: one frame of a connection (sync, update, presence), or one part of a chunked message. */
+export const handler = socketHandler('$default', async ({ connectionId, frame }) => {
+  if (frame !== undefined) await handleFrame(connectionId, frame);
+});

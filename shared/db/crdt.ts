@@ -35,7 +35,8 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError } from '../core/errors';
 import { keyOfItem, type Item, type ItemKey } from './batch';
-import { TABLE_NAME } from './client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_NAME, db } from './client';
 import { key, prefix, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { queryAll, type QuerySpec } from './query';
@@ -255,6 +256,18 @@ export async function getEditor(apiKeyId: string, ref: EditorRef): Promise<Store
     },
   });
   return editor;
+}
+
+/**
+ * The editor's incarnation, or undefined when it has no data: one GetItem of its head, projected to that attribute
+ * (what a live connection needs to stamp its edits, without reading the state).
+ */
+export async function editorIncarnation(apiKeyId: string, ref: EditorRef): Promise<string | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: headKey(apiKeyId, ref), ConsistentRead: true, ProjectionExpression: 'incarnation, version' }),
+  );
+  if (Item === undefined) return undefined;
+  return typeof Item.incarnation === 'string' ? Item.incarnation : '';
 }
 
 /** Every editor of a document (one strongly consistent Query over the document's partition), in key order. */

@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json';
-import { PAGE_TOKEN_SECRET, readServerSecret, type ServerSecret } from './server-secret';
+import { PAGE_TOKEN_SECRET, cachedServerSecret, type ServerSecret } from './server-secret';
 import { InvalidArgumentError } from '../core/errors';
 import { hashesEqual } from '../crypto/tokens';
 
@@ -31,26 +31,8 @@ interface Payload {
   e: number;
 }
 
-/**
- * How long a process keeps the secret it read: a rotation reaches every warm function within this time, and a
- * listing costs one GetItem per function per interval, not per request.
- */
-const SECRET_CACHE_MS = 5 * 60 * 1000;
-
-let cached: { secret: Promise<ServerSecret>; readAt: number } | undefined;
-
-/** The secret, read at most once per SECRET_CACHE_MS per process; a failed read is retried on the next request. */
-function getSecret(now = Date.now()): Promise<ServerSecret> {
-  if (cached === undefined || now - cached.readAt > SECRET_CACHE_MS) {
-    const secret = readServerSecret(PAGE_TOKEN_SECRET);
-    const entry = { secret, readAt: now };
-    cached = entry;
-    secret.catch(() => {
-      if (cached === entry) cached = undefined;
-    });
-  }
-  return cached.secret;
-}
+/** The signing secret, cached per process (see cachedServerSecret). */
+const getSecret = (now = Date.now()): Promise<ServerSecret> => cachedServerSecret(PAGE_TOKEN_SECRET, now);
 
 function queryHash(query: unknown): string {
   return createHash('sha256').update(canonicalJson(query)).digest('base64url');

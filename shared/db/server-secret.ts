@@ -1,5 +1,5 @@
 /**
- * Server secrets that only the service itself uses (the page-token signing key), kept in the table:
+ * Server secrets that only the service itself uses (the page-token and live-token signing keys), kept in the table:
  *
  *   pk SYSTEM   sk SECRET#<name>   value (current: 32 random bytes, base64)   previous? (the one before)
  *
@@ -20,9 +20,11 @@ import { key, segment } from './keys';
 
 /** The secret that signs page tokens (shared/db/page-token.ts). */
 export const PAGE_TOKEN_SECRET = 'page-token';
+/** The secret that signs live-sync session tokens (shared/db/live-token.ts). */
+export const LIVE_TOKEN_SECRET = 'live-token';
 
 /** Every server secret the deploy task creates. */
-export const SERVER_SECRETS: readonly string[] = [PAGE_TOKEN_SECRET];
+export const SERVER_SECRETS: readonly string[] = [PAGE_TOKEN_SECRET, LIVE_TOKEN_SECRET];
 
 export interface ServerSecret {
   /** Signs, and verifies. */
@@ -88,4 +90,25 @@ export async function rotateServerSecret(name: string, now = Date.now()): Promis
       ...(current === undefined ? {} : { ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':current': current } }),
     }),
   );
+}
+
+/**
+ * How long a process keeps a secret it read: a rotation reaches every warm function within this time, and signing
+ * or checking tokens costs one GetItem per function per interval, not per request.
+ */
+const SECRET_CACHE_MS = 5 * 60 * 1000;
+
+const cache = new Map<string, { secret: Promise<ServerSecret>; readAt: number }>();
+
+/** The secret called `name`, read at most once per SECRET_CACHE_MS per process; a failed read is retried on the next call. */
+export function cachedServerSecret(name: string, now = Date.now()): Promise<ServerSecret> {
+  const cached = cache.get(name);
+  if (cached !== undefined && now - cached.readAt <= SECRET_CACHE_MS) return cached.secret;
+  const secret = readServerSecret(name);
+  const entry = { secret, readAt: now };
+  cache.set(name, entry);
+  secret.catch(() => {
+    if (cache.get(name) === entry) cache.delete(name);
+  });
+  return secret;
 }

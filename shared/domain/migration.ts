@@ -44,6 +44,7 @@ import { queryPage, type QuerySpec } from '../db/query';
 import { documentRecordingsQuery, recordingMovedTo } from '../db/recording';
 import { named, transactWrite } from '../db/transact';
 import { AlreadyExistsError, NotFoundError, invalidFields } from '../core/errors';
+import { closeDocumentConnections } from './live/room';
 import { logger } from '../core/logger';
 
 export interface MigrateInput {
@@ -201,6 +202,12 @@ export async function runMigration(migration: MigrationRecord, options: RunOptio
     return (await getMigration(migration.apiKeyId, migration.organizationId, migration.migrationId))?.status ?? 'failed';
   }
   const ref: MoveRef = { apiKeyId: migration.apiKeyId, organizationId: migration.organizationId, from: migration.documentId, to: migration.newDocumentId };
+  // Live connections of the document end now (decisions §13); new ones are refused while the locks are held. Every
+  // run closes what is open, which is nothing after the first.
+  await closeDocumentConnections(
+    { apiKeyId: ref.apiKeyId, organizationId: ref.organizationId, documentId: ref.from },
+    `The document is being migrated to ${ref.to}; authorize again for the new document id.`,
+  );
   let progress: MigrationProgress = await getProgress(migration);
   for (; progress.source < MOVERS.length; progress = { source: progress.source + 1, moved: progress.moved }) {
     const mover = MOVERS[progress.source];

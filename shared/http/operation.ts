@@ -25,6 +25,8 @@ export interface RequestInfo {
   requestId: string;
   sourceIp: string;
   path: string;
+  /** The API's domain name as the caller reached it (`requestContext.domainName`; the local gateway's host:port). */
+  host: string;
 }
 
 export interface OperationInput<S extends z.ZodMiniType, L extends AuthLevel> {
@@ -65,7 +67,7 @@ export function operation<S extends z.ZodMiniType, L extends AuthLevel, R extend
       return definition.handle({
         data: state.input as z.output<S>,
         caller: state.caller as CallerFor<L>,
-        request: { requestId: state.requestId, sourceIp: state.sourceIp, path: state.route.path },
+        request: { requestId: state.requestId, sourceIp: state.sourceIp, path: state.route.path, host: event.requestContext?.domainName ?? '' },
       });
     });
   // One log context per request (shared/core/logger.ts): its lines carry its keys even while others run beside it.

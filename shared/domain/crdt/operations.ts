@@ -21,6 +21,7 @@ import {
 import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../db/organization';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
+import { relayEditorChange } from '../live/room';
 import { checkContent, checkContentOfStoredType, checkEditorId } from './input-rules';
 import { buildState, editorState, mergeUpdate, readContent, replacementOf, type CrdtContent, type CrdtValue } from './yjs-state';
 
@@ -90,6 +91,8 @@ export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now
   if (!(await createEditor(apiKeyId, editor, structure, guardedBy(apiKeyId, organizationId, documentId)))) {
     throw new AlreadyExistsError('CRDT data already exists for this editor ID.');
   }
+  // Live connections open on this editor id (none, unless it was authorized and connected before it existed) get it.
+  await relayEditorChange({ apiKeyId, organizationId, documentId, editorId }, state);
 }
 
 /** The base64 text of a Yjs update, decoded; canonical base64 only, so a typo is an error rather than other bytes. */
@@ -141,16 +144,21 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
     };
   }
   const lastUpdate = new Date(now).toISOString();
+  // The change as the write that committed made it (the change function may run again after a lost race).
+  let written: Uint8Array | undefined;
   const updated = await updateEditor(
     apiKeyId,
     ref,
     (current) => {
       const next = change(current, editorState(current));
+      written = next.delta;
       return { state: checkStateSize(next.state), delta: next.delta, lastUpdate, lastUpdatedBy: input.userId ?? null };
     },
     guardedBy(apiKeyId, ref.organizationId, ref.documentId),
   );
-  if (updated === undefined) throw new NotFoundError('CRDT data not found for this editor ID.');
+  if (updated === undefined || written === undefined) throw new NotFoundError('CRDT data not found for this editor ID.');
+  // The open live connections get the change as a Yjs update (decisions §13), after it is stored.
+  await relayEditorChange({ apiKeyId, ...ref }, written);
 }
 
 function toRecord(editor: StoredEditor, format: 'json' | 'yjs'): CrdtRecord {

@@ -1,0 +1,286 @@
+/**
+ * Live-sync connections (decisions §13, DESIGN "Live sync"). Each open WebSocket is two items, written when it
+ * opens and deleted when it closes, both with a TTL past API Gateway's 2-hour connection limit so that a connection
+ * whose disconnect never ran cannot linger:
+ *
+ *   pk LIVECONN#<connection>              sk CONNECTION        who and what: tenant, organization, document, editor,
+ *                                                              user, encoding, the editor's incarnation; or the
+ *                                                              reason it is refused (answered on its first message)
+ *   pk T#<key>#ORG#<org>#LIVE#<doc>       sk C#<editor>#<conn> its place in the editor's room: user, role, encoding,
+ *                                                              when its access was last checked, its clients'
+ *                                                              presence (awareness clock and state per client id)
+ *   pk LIVECONN#<connection>              sk CHUNK#<id>#<nnnn> one part of a message that came in several frames
+ *
+ * A message names only its connection, so the connection item is read first (GetItem); the room is one strongly
+ * consistent Query of the editor's prefix (a GSI read could miss a client that has just joined). One partition per
+ * document holds every editor's room, so closing a document's connections (a migration) is one Query too.
+ */
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { batchWrite, keyOfItem, type Item } from './batch';
+import { TABLE_NAME, db } from './client';
+import { key, prefix, segment, sortableNumber } from './keys';
+import { organizationPartition } from './organization';
+import { queryAll } from './query';
+import { TTL_ATTRIBUTE } from './table-definition';
+import type { Role } from './membership';
+
+/** API Gateway closes a connection after 2 hours; its items outlive that by an hour, then expire. */
+const CONNECTION_TTL_SECONDS = 3 * 60 * 60;
+/** Parts of a message in several frames: the frames arrive within seconds, or never. */
+const CHUNK_TTL_SECONDS = 10 * 60;
+
+export type LiveEncoding = 'binary' | 'base64';
+
+export interface LiveEditorRef {
+  apiKeyId: string;
+  organizationId: string;
+  documentId: string;
+  editorId: string;
+}
+
+/** A connection as its items hold it. */
+export interface LiveConnection extends LiveEditorRef {
+  connectionId: string;
+  userId: string;
+  encoding: LiveEncoding;
+  /** The editor's incarnation when the connection opened (its live edits are stamped with it). */
+  incarnation: string;
+  connectedAt: number;
+  /** Set when the connection was refused: said in the auth message of its first answer, then it is closed. */
+  refused?: { reason: string; code: number };
+}
+
+/** Presence of one client (a Yjs client id) of a connection: the newest clock seen and its state (JSON, or null). */
+export interface ClientPresence {
+  clock: number;
+  state: string;
+}
+
+/** A connection's place in its editor's room. */
+export interface RoomMember {
+  connectionId: string;
+  /** The editor whose room it is in. */
+  editorId: string;
+  userId: string;
+  role: Role;
+  encoding: LiveEncoding;
+  /** When the user's access was last resolved (ms). */
+  checkedAt: number;
+  /** Its clients' presence, by client id. */
+  presence: Record<string, ClientPresence>;
+}
+
+const connectionKey = (connectionId: string) => ({ pk: key('LIVECONN', segment(connectionId)), sk: 'CONNECTION' });
+const roomPartition = (ref: Omit<LiveEditorRef, 'editorId'>) => key(organizationPartition(ref.apiKeyId, ref.organizationId), 'LIVE', segment(ref.documentId));
+const memberKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomPartition(ref), sk: key('C', segment(ref.editorId), segment(connectionId)) });
+const chunkKey = (connectionId: string, messageId: string, index: number) => ({
+  pk: key('LIVECONN', segment(connectionId)),
+  sk: key('CHUNK', segment(messageId), sortableNumber(index, 4)),
+});
+const ttl = (now: number, seconds: number) => Math.floor(now / 1000) + seconds;
+
+function toConnection(item: Item): LiveConnection {
+  return {
+    connectionId: String(item.connectionId),
+    apiKeyId: String(item.apiKeyId),
+    organizationId: String(item.organizationId),
+    documentId: String(item.documentId),
+    editorId: String(item.editorId),
+    userId: String(item.userId),
+    encoding: item.encoding === 'base64' ? 'base64' : 'binary',
+    incarnation: String(item.incarnation ?? ''),
+    connectedAt: Number(item.connectedAt),
+    ...(typeof item.refusedReason === 'string' ? { refused: { reason: item.refusedReason, code: Number(item.refusedCode) } } : {}),
+  };
+}
+
+function toMember(item: Item): RoomMember {
+  const presence: Record<string, ClientPresence> = {};
+  for (const [clientId, value] of Object.entries((item.presence ?? {}) as Record<string, { clock?: unknown; state?: unknown }>)) {
+    presence[clientId] = { clock: Number(value.clock), state: String(value.state) };
+  }
+  return {
+    connectionId: String(item.connectionId),
+    editorId: String(item.editorId),
+    userId: String(item.userId),
+    role: item.role === 'editor' ? 'editor' : 'viewer',
+    encoding: item.encoding === 'base64' ? 'base64' : 'binary',
+    checkedAt: Number(item.checkedAt),
+    presence,
+  };
+}
+
+/**
+ * Records an accepted connection: its item and its room entry, one write each (a connection that fails between
+ * them is refused on its first message, having no room entry to be relayed through).
+ */
+export async function putConnection(connection: Omit<LiveConnection, 'refused'>, role: Role, now = Date.now()): Promise<void> {
+  const expiry = { [TTL_ATTRIBUTE]: ttl(now, CONNECTION_TTL_SECONDS) };
+  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...connectionKey(connection.connectionId), ...connection, ...expiry } }));
+  await db.send(
+    new PutCommand({
+      TableName: TABLE_NAME,
+      Item: {
+        ...memberKey(connection, connection.connectionId),
+        connectionId: connection.connectionId,
+        editorId: connection.editorId,
+        userId: connection.userId,
+        role,
+        encoding: connection.encoding,
+        checkedAt: now,
+        presence: {},
+        ...expiry,
+      },
+    }),
+  );
+}
+
+/** Records a refused connection: only what its first answer needs (nothing of the editor is read for it). */
+export async function putRefusedConnection(
+  connectionId: string,
+  encoding: LiveEncoding,
+  refused: { reason: string; code: number },
+  now = Date.now(),
+): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: TABLE_NAME,
+      Item: { ...connectionKey(connectionId), connectionId, encoding, refusedReason: refused.reason, refusedCode: refused.code, connectedAt: now, [TTL_ATTRIBUTE]: ttl(now, CHUNK_TTL_SECONDS) },
+    }),
+  );
+}
+
+/** The connection, or undefined when it is unknown (closed, or expired). */
+export async function getConnection(connectionId: string): Promise<LiveConnection | (Pick<LiveConnection, 'connectionId' | 'encoding' | 'refused'> & { refused: { reason: string; code: number } }) | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId), ConsistentRead: true }));
+  if (Item === undefined) return undefined;
+  if (typeof Item.refusedReason === 'string') {
+    return { connectionId, encoding: Item.encoding === 'base64' ? 'base64' : 'binary', refused: { reason: Item.refusedReason, code: Number(Item.refusedCode) } };
+  }
+  return toConnection(Item);
+}
+
+/** Every member of the editor's room, read strongly consistent (one Query: at most MAX_ROOM_CONNECTIONS small items). */
+export async function roomMembers(ref: LiveEditorRef): Promise<RoomMember[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :editor)',
+    ExpressionAttributeValues: { ':pk': roomPartition(ref), ':editor': prefix('C', segment(ref.editorId)) },
+    ConsistentRead: true,
+  });
+  return items.map(toMember);
+}
+
+/** Every open connection of a document, whatever the editor (a migration closes them all). */
+export async function documentConnections(ref: Omit<LiveEditorRef, 'editorId'>): Promise<RoomMember[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :members)',
+    ExpressionAttributeValues: { ':pk': roomPartition(ref), ':members': prefix('C') },
+    ConsistentRead: true,
+  });
+  return items.map(toMember);
+}
+
+/** Removes a connection's items. Returns its room entry as it was (its clients' presence), if it had one. */
+export async function deleteConnection(ref: LiveEditorRef, connectionId: string): Promise<RoomMember | undefined> {
+  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId) }));
+  const { Attributes } = await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: memberKey(ref, connectionId), ReturnValues: 'ALL_OLD' }));
+  return Attributes === undefined ? undefined : toMember(Attributes);
+}
+
+/** Removes a refused connection's item (it has no room entry). */
+export async function deleteConnectionItem(connectionId: string): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId) }));
+}
+
+/**
+ * Records a fresh access check of a member: its role now and when. Conditional on the entry existing, so a check
+ * racing the connection's close does not bring the entry back. Returns false when it is gone.
+ */
+export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string, role: Role, now = Date.now()): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: memberKey(ref, connectionId),
+        UpdateExpression: 'SET #role = :role, checkedAt = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role, ':now': now },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Records the newest presence of some of a member's clients (one UpdateItem, whatever their number; a state of
+ * `null` is kept too: it is what the room is told on a close). Conditional on the entry existing.
+ */
+export async function recordPresence(ref: LiveEditorRef, connectionId: string, clients: ReadonlyMap<number, ClientPresence>): Promise<void> {
+  if (clients.size === 0) return;
+  const names: Record<string, string> = { '#presence': 'presence' };
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  let index = 0;
+  for (const [clientId, presence] of clients) {
+    names[`#c${index}`] = String(clientId);
+    values[`:c${index}`] = presence;
+    sets.push(`#presence.#c${index} = :c${index}`);
+    index += 1;
+  }
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: memberKey(ref, connectionId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/** Stores one part of a message that came in several frames. */
+export async function putChunk(connectionId: string, messageId: string, index: number, part: string, now = Date.now()): Promise<void> {
+  await db.send(
+    new PutCommand({ TableName: TABLE_NAME, Item: { ...chunkKey(connectionId, messageId, index), part, [TTL_ATTRIBUTE]: ttl(now, CHUNK_TTL_SECONDS) } }),
+  );
+}
+
+/**
+ * Counts one more part of a message in; returns the parts in order once the last of `count` distinct parts is in,
+ * to exactly one caller (frames of one message may be handled side by side, as API Gateway invokes a function per
+ * frame): the count is one UpdateItem adding the part's index to a set, and only the write that completes the set
+ * reads the parts (one Query) and deletes them. Undefined while parts are missing.
+ */
+export async function countChunk(connectionId: string, messageId: string, index: number, count: number, now = Date.now()): Promise<string[] | undefined> {
+  const counter = { pk: key('LIVECONN', segment(connectionId)), sk: key('CHUNKS', segment(messageId)) };
+  const { Attributes } = await db.send(
+    new UpdateCommand({
+      TableName: TABLE_NAME,
+      Key: counter,
+      UpdateExpression: 'ADD parts :index SET #ttl = if_not_exists(#ttl, :ttl)',
+      ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':index': new Set([index]), ':ttl': ttl(now, CHUNK_TTL_SECONDS) },
+      ReturnValues: 'UPDATED_OLD',
+    }),
+  );
+  // Exactly one write turns the set from count - 1 parts (without this one) into count.
+  const before = (Attributes?.parts as Set<number> | undefined) ?? new Set<number>();
+  if (before.has(index) || before.size !== count - 1) return undefined;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :message)',
+    ExpressionAttributeValues: { ':pk': counter.pk, ':message': prefix('CHUNK', segment(messageId)) },
+    ConsistentRead: true,
+  });
+  await batchWrite([counter, ...items.map(keyOfItem)].map((itemKey) => ({ DeleteRequest: { Key: itemKey } })));
+  return items.slice(0, count).map((item) => String(item.part));
+}

@@ -1,0 +1,290 @@
+/**
+ * Live sync's three moments of a connection (decisions §13, DESIGN "Live sync"), as the WebSocket API's handlers
+ * call them: open (token and access checked, the connection recorded in its editor's room), each frame (sync,
+ * updates stored before they are relayed, presence, access re-checks), close (presence removed for everyone).
+ *
+ * API Gateway cannot send to a connection during its own connect handler, so a connection is always accepted, and
+ * a refused one (bad or expired token, no access, a migration, a full room) hears why in the auth message of its
+ * first answer and is closed: nothing of the editor is read for it or sent to it. Likewise the server's first sync
+ * step goes out with the answer to the client's first message (its sync step 1, which the provider sends on open).
+ *
+ * Per message: one GetItem (the connection), one strongly consistent Query (the room, which also holds this
+ * connection's role and last access check), and for an update one guarded write (the delta) before the relay.
+ * Sync step 1 reads the editor (state and log) once per connection; nothing rebuilds a document per message.
+ */
+import * as Y from 'yjs';
+import { closeConnection } from '../../adapters/live/connections';
+import { config } from '../../core/config';
+import { logger } from '../../core/logger';
+import { appendEditorUpdate, editorIncarnation, getEditor, MAX_DELTA_BYTES, updateEditor, type EditorRef } from '../../db/crdt';
+import {
+  countChunk,
+  deleteConnection,
+  deleteConnectionItem,
+  getConnection,
+  putChunk,
+  putConnection,
+  putRefusedConnection,
+  recordAccessCheck,
+  recordPresence,
+  roomMembers,
+  type ClientPresence,
+  type LiveConnection,
+  type LiveEditorRef,
+  type LiveEncoding,
+  type RoomMember,
+} from '../../db/live-connection';
+import { LiveTokenError, readLiveToken } from '../../db/live-token';
+import { lockedDocuments } from '../../db/migration';
+import { documentsIn, transactGuarded } from '../document-locks';
+import { editorState, mergeUpdate } from '../crdt/yjs-state';
+import { MAX_CLIENT_MESSAGE_BYTES, MalformedFrameError, joinChunks, parseFrame } from './framing';
+import {
+  awarenessMessage,
+  isEmptyUpdate,
+  MalformedMessageError,
+  readMessage,
+  syncStep1Message,
+  syncStep2Message,
+  updateMessage,
+  type AwarenessEntry,
+} from './protocol';
+import { currentMembers, liveRoleOf, MAX_ROOM_CONNECTIONS, refuse, removeMember, sendMessage, sendToMembers } from './room';
+import { roomOf } from './sessions';
+
+/** What the WebSocket API hands the connect handler. */
+export interface OpenRequest {
+  connectionId: string;
+  /** The query string: `token`, `encoding` (`binary` or `base64`), and the `room` the client asked for. */
+  query: Readonly<Record<string, string | undefined>>;
+}
+
+/** One frame: text (base64 encoding) or bytes (binary encoding, local stack only). */
+export type Frame = { text: string } | { bytes: Uint8Array };
+
+const NO_ACCESS = 'User has no access to this document.';
+
+/** Records the connection, accepted or refused (see the module comment). Never throws for what the client sent. */
+export async function openConnection(request: OpenRequest, now = Date.now()): Promise<void> {
+  const encoding: LiveEncoding = request.query.encoding === 'base64' ? 'base64' : 'binary';
+  const refusal = await refusalOf(request, encoding, now);
+  if ('reason' in refusal) await putRefusedConnection(request.connectionId, encoding, refusal, now);
+}
+
+type Admission = { reason: string; code: number } | { accepted: true };
+
+async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: number): Promise<Admission> {
+  const token = request.query.token;
+  if (token === undefined || token === '') return { reason: 'A session token is required (the `token` parameter).', code: 4401 };
+  let session;
+  try {
+    session = await readLiveToken(token, now);
+  } catch (error) {
+    if (error instanceof LiveTokenError) return { reason: error.message, code: 4401 };
+    throw error;
+  }
+  const ref: LiveEditorRef = { apiKeyId: session.apiKeyId, organizationId: session.organizationId, documentId: session.documentId, editorId: session.editorId };
+  // The token names the editor; a room in the URL that names another is a client mix-up, refused rather than served.
+  if (request.query.room !== undefined && request.query.room !== roomOf(ref)) return { reason: 'The session token is for another room.', code: 4403 };
+  if ((await lockedDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId])).length > 0) {
+    return { reason: 'The document is being migrated; authorize again when the migration has ended.', code: 4403 };
+  }
+  const role = await liveRoleOf(ref, session.userId, now);
+  if (role === null) return { reason: NO_ACCESS, code: 4403 };
+  const incarnation = await editorIncarnation(ref.apiKeyId, ref);
+  if (incarnation === undefined) return { reason: 'Editor not found.', code: 4403 };
+  if ((await roomMembers(ref)).length >= MAX_ROOM_CONNECTIONS) return { reason: 'Room is full.', code: 4429 };
+  await putConnection({ ...ref, connectionId: request.connectionId, userId: session.userId, encoding, incarnation, connectedAt: now }, role, now);
+  return { accepted: true };
+}
+
+/** Handles one frame of a connection. Never throws for what the client sent: a bad frame closes its connection. */
+export async function handleFrame(connectionId: string, frame: Frame, now = Date.now()): Promise<void> {
+  const connection = await getConnection(connectionId);
+  if (connection === undefined) {
+    // Closed meanwhile, or its items expired: nothing to serve it from.
+    await closeConnection(connectionId);
+    return;
+  }
+  if (connection.refused !== undefined) {
+    await refuse(connection, connection.refused.reason);
+    await deleteConnectionItem(connectionId);
+    return;
+  }
+  const open = connection as LiveConnection;
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await messageOf(open, frame, now);
+    if (bytes === undefined) return;
+    await handleMessage(open, bytes, now);
+  } catch (error) {
+    if (!(error instanceof MalformedFrameError || error instanceof MalformedMessageError || error instanceof MessageTooLargeError)) throw error;
+    logger.info('Live connection closed: it sent a frame that is not a protocol message.', { connectionId, reason: error.message });
+    await refuse(open, error.message);
+    await deleteConnection(open, connectionId);
+  }
+}
+
+class MessageTooLargeError extends Error {}
+
+/** The protocol message a frame completes, or undefined while it is one part of several. */
+async function messageOf(connection: LiveConnection, frame: Frame, now: number): Promise<Uint8Array | undefined> {
+  if ('bytes' in frame) {
+    if (frame.bytes.length > MAX_CLIENT_MESSAGE_BYTES) throw new MessageTooLargeError(`A message is at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`);
+    return frame.bytes;
+  }
+  const parsed = parseFrame(frame.text);
+  if (parsed.kind === 'whole') return parsed.message;
+  await putChunk(connection.connectionId, parsed.id, parsed.index, parsed.part, now);
+  const parts = await countChunk(connection.connectionId, parsed.id, parsed.index, parsed.count, now);
+  return parts === undefined ? undefined : joinChunks(parts);
+}
+
+async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now: number): Promise<void> {
+  const message = readMessage(bytes);
+  if (message.kind === 'auth') return;
+  const members = await roomMembers(connection);
+  const self = members.find((member) => member.connectionId === connection.connectionId);
+  if (self === undefined) {
+    // Removed from its room (an access check, a migration): nothing more for it.
+    await closeConnection(connection.connectionId);
+    return;
+  }
+  if (now - self.checkedAt > config.liveAccessCheckMs) {
+    const role = await liveRoleOf(connection, connection.userId, now);
+    if (role === null) {
+      await removeMember(connection, self, NO_ACCESS);
+      return;
+    }
+    self.role = role;
+    self.checkedAt = now;
+    await recordAccessCheck(connection, connection.connectionId, role, now);
+  }
+  const others = () => currentMembers(connection, members.filter((member) => member !== self), now);
+  switch (message.kind) {
+    case 'syncStep1':
+      await answerSyncStep1(connection, members, message.stateVector);
+      return;
+    case 'syncStep2':
+    case 'update':
+      // A viewer's changes are dropped: never stored, never relayed (decisions §13).
+      if (self.role !== 'editor' || isEmptyUpdate(message.update)) return;
+      checkUpdate(message.update);
+      await storeUpdate(connection, message.update, now);
+      await sendToMembers(connection, await others(), updateMessage(message.update));
+      return;
+    case 'awareness': {
+      const own = ownChanges(members, self, message.entries);
+      if (own.length === 0) return;
+      const presence = new Map<number, ClientPresence>(own.map((entry) => [entry.clientId, { clock: entry.clock, state: entry.state }]));
+      // To everyone, the sender too: the stock provider takes its own presence coming back as a sign of life.
+      await Promise.all([recordPresence(connection, connection.connectionId, presence), sendToMembers(connection, [self, ...(await others())], awarenessMessage(own))]);
+      return;
+    }
+    case 'queryAwareness':
+      await sendMessage(connection, awarenessMessage(presenceOf(members)));
+      return;
+  }
+}
+
+/**
+ * The entries of an awareness message that are news about the sender's own clients. A provider passes on every
+ * presence it learns (its awareness 'update' handler does not look at the origin), so the room would echo each change
+ * once per member; like y-websocket's own server, only a newer clock (or a client leaving at the clock it had) is
+ * news. A client id no member has yet is the sender's own; one another member holds is that member's to change.
+ */
+function ownChanges(members: readonly RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): AwarenessEntry[] {
+  const known = new Map<number, ClientPresence & { owner: string }>();
+  for (const member of members) {
+    for (const [clientId, presence] of Object.entries(member.presence)) known.set(Number(clientId), { ...presence, owner: member.connectionId });
+  }
+  return entries.filter((entry) => {
+    const current = known.get(entry.clientId);
+    if (current === undefined) return true;
+    if (current.owner !== self.connectionId) return false;
+    return entry.clock > current.clock || (entry.clock === current.clock && entry.state === 'null' && current.state !== 'null');
+  });
+}
+
+/** Every known presence of the room's members (clients that said goodbye left out). */
+function presenceOf(members: readonly RoomMember[]): AwarenessEntry[] {
+  return members.flatMap((member) =>
+    Object.entries(member.presence)
+      .filter(([, presence]) => presence.state !== 'null')
+      .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock, state: presence.state })),
+  );
+}
+
+/** Throws MalformedMessageError when the bytes are not a Yjs update. */
+function checkUpdate(update: Uint8Array): void {
+  try {
+    Y.decodeUpdate(update);
+  } catch {
+    throw new MalformedMessageError('The update is not a Yjs update.');
+  }
+}
+
+/**
+ * The answer to a client's sync step 1: the step 2 it lacks (the editor's state and log, merged as updates without
+ * building a document, diffed against its state vector), the server's own step 1 (so the client sends what the
+ * server lacks), and the room's presence.
+ */
+async function answerSyncStep1(connection: LiveConnection, members: readonly RoomMember[], stateVector: Uint8Array): Promise<void> {
+  const editor = await getEditor(connection.apiKeyId, connection);
+  if (editor === undefined || editor.incarnation !== connection.incarnation) {
+    await refuse(connection, 'Editor not found.');
+    await deleteConnection(connection, connection.connectionId);
+    return;
+  }
+  const merged = editor.deltas.length === 0 ? editor.state : Y.mergeUpdates([editor.state, ...editor.deltas.map((delta) => delta.update)]);
+  let missing: Uint8Array;
+  try {
+    missing = Y.diffUpdate(merged, stateVector);
+  } catch {
+    throw new MalformedMessageError('The sync step 1 does not hold a state vector.');
+  }
+  await sendMessage(connection, syncStep2Message(missing));
+  await sendMessage(connection, syncStep1Message(Y.encodeStateVectorFromUpdate(merged)));
+  const presence = presenceOf(members.filter((member) => member.connectionId !== connection.connectionId));
+  if (presence.length > 0) await sendMessage(connection, awarenessMessage(presence));
+}
+
+/**
+ * Stores a live update in the editor's log before anything relays it, with the document's migration-lock check in
+ * the same write: one delta item, or (an update larger than one item holds) a fold into the state.
+ */
+async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: number): Promise<void> {
+  const ref: EditorRef = connection;
+  const write = (items: Parameters<typeof transactGuarded>[1]) => transactGuarded(connection.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
+  const lastUpdate = new Date(now).toISOString();
+  if (update.length <= MAX_DELTA_BYTES) {
+    await appendEditorUpdate(connection.apiKeyId, ref, connection.incarnation, { update, lastUpdate, lastUpdatedBy: connection.userId }, write, now);
+    return;
+  }
+  await updateEditor(
+    connection.apiKeyId,
+    ref,
+    (current) => ({ state: mergeUpdate(editorState(current), update, current.type, current.contentKey), delta: update, lastUpdate, lastUpdatedBy: connection.userId }),
+    write,
+  );
+}
+
+/** Removes a closed connection and tells its room that its clients left (a null-state awareness update). */
+export async function closedConnection(connectionId: string): Promise<void> {
+  const connection = await getConnection(connectionId);
+  if (connection === undefined) return;
+  if (connection.refused !== undefined) {
+    await deleteConnectionItem(connectionId);
+    return;
+  }
+  const open = connection as LiveConnection;
+  const member = await deleteConnection(open, connectionId);
+  if (member === undefined) return;
+  const left = Object.entries(member.presence)
+    .filter(([, presence]) => presence.state !== 'null')
+    .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock, state: 'null' }));
+  if (left.length === 0) return;
+  // Peers accept a null state at the clock they hold (y-protocols awareness), which is the newest one recorded.
+  const rest = await roomMembers(open);
+  await sendToMembers(open, rest, awarenessMessage(left));
+}
