@@ -285,8 +285,8 @@ export class ServiceFunction extends Construct {
   /**
    * The one path from declared grants to IAM, for routes, workers and deploy tasks alike: table actions on the
    * table's ARN only, `dynamodb:Query` on each declared index by name (no `/index/*`), KMS actions on the one key,
-   * SES sends on the one identity (and configuration set), ManageConnections on the live API's one stage. Explicit statements instead of `grantReadData()` and
-   * friends, which add Scan, DescribeTable, stream reads and every index.
+   * SES sends on the one identity (and configuration set), ManageConnections on the live API's one stage. Explicit
+   * statements instead of `grantReadData()` and friends, which add Scan, DescribeTable, stream reads and every index.
    */
   private grantAccess(grants: Grants, { table, encryptionKey, deliveryQueue, ses, live }: DataResources): void {
     if (grants.tableActions.length > 0) {
