@@ -14,7 +14,7 @@ function synthesize(context: Record<string, string>): SynthesizedStack[] {
   // Version reporting on, as cdk synth and cdk deploy have it: the CDKMetadata resources count towards the limit.
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:version-reporting': true, ...context } });
   const stack = buildApp(app);
-  return [stack, ...stack.routeStacks].map((each) => ({ name: each.node.id, resources: Template.fromStack(each).toJSON().Resources }));
+  return [stack, ...stack.nestedStacks].map((each) => ({ name: each.node.id, resources: Template.fromStack(each).toJSON().Resources }));
 }
 
 const page = renderFigures(stackFigures(synthesize({}), synthesize({ reserveConcurrency: 'true' })));

@@ -61,7 +61,7 @@ export function buildApp(app: App): CollabStack {
   const name = stackName(stage);
   return new CollabStack(app, name, {
     stackName: name,
-    description: `Collaboration backend (${stage}): HTTP API, one Lambda per POST path, one DynamoDB table, KMS`,
+    description: `Collaboration backend (${stage}): HTTP API, one Lambda per POST path, WebSocket API for live sync, one DynamoDB table, KMS`,
     stage,
     workspaceCreateLimitPerHour: integerContext(app, 'workspaceCreateLimitPerHour'),
     // -c openaiBaseUrl=https://proxy.example/v1 and likewise; unset: the providers' public endpoints.

@@ -1,6 +1,6 @@
 /**
- * Every Lambda function of the service, of five kinds: a route, a stream worker, the queue worker, a deploy task and
- * the unrouted catch-all. One construct holds every function default (runtime, architecture, bundling, logs,
+ * Every Lambda function of the service, of six kinds: a route, a WebSocket route of live sync, a stream worker, the
+ * queue worker, a deploy task and the unrouted catch-all. One construct holds every function default (runtime, architecture, bundling, logs,
  * tracing) and turns an entry of the route, worker or deploy-task table into least-privilege grants: the function may
  * do what its entry declares (shared/grants.ts) and nothing more.
  */
@@ -15,10 +15,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
-import type { Route } from '../shared/routes';
+import type { Route, SocketRoute } from '../shared/routes';
 import { streamFiltersOf } from '../shared/db/item-change';
 import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
 import { HANDLER, bundleRuntimeEnvironment, functionCode } from './bundling';
+import { LIVE_SESSION_ROUTES, liveEndpoints, nagResourceName, type LiveApiReference, type LiveEndpoints } from './live';
 import type { SesSending } from './ses';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -55,6 +56,11 @@ export interface DataResources {
   readonly deliveryQueue: sqs.IQueue;
   /** The operator's SES identity (and configuration set), infra/ses.ts; undefined when none is named. */
   readonly ses?: SesSending;
+  /**
+   * The live-sync WebSocket API (infra/live.ts): `execute-api:ManageConnections` on its stage's `@connections` paths
+   * for the functions that declare `connections: 'manage'`.
+   */
+  readonly live: LiveApiReference;
 }
 
 interface CommonProps {
@@ -72,6 +78,13 @@ export interface RoutedFunctionProps extends CommonProps {
   readonly workspaceCreateLimitPerHour: number;
   /** Passed to the functions whose route calls the AI providers, and to no other. */
   readonly aiBaseUrls?: AiBaseUrls;
+}
+
+/** A function serving one route key of the live-sync WebSocket API (shared/routes.ts `socketRoutes`). */
+export interface SocketFunctionProps extends CommonProps {
+  readonly kind: 'socket';
+  readonly socketRoute: SocketRoute;
+  readonly resources: DataResources;
 }
 
 /**
@@ -113,7 +126,7 @@ export interface UnroutedFunctionProps extends CommonProps {
   readonly entry: string;
 }
 
-export type ServiceFunctionProps = RoutedFunctionProps | WorkerFunctionProps | QueueWorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
+export type ServiceFunctionProps = RoutedFunctionProps | SocketFunctionProps | WorkerFunctionProps | QueueWorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
 
 /**
  * 1024 MB: Lambda allocates CPU in proportion to memory. Cold starts (loading a bundle that carries the AWS SDK)
@@ -123,8 +136,8 @@ export type ServiceFunctionProps = RoutedFunctionProps | WorkerFunctionProps | Q
 const MEMORY_MB = 1024;
 
 /**
- * 29 s: API Gateway ends an HTTP API integration after 29-30 s, so a longer Lambda timeout would only keep
- * running work whose answer nobody receives. The slowest operation (ask-ai) needs about 25 s.
+ * 29 s: API Gateway ends an HTTP API integration after 29-30 s (a WebSocket API's after 29 s), so a longer Lambda
+ * timeout would only keep running work whose answer nobody receives. The slowest operation (ask-ai) needs about 25 s.
  */
 const ROUTE_TIMEOUT = Duration.seconds(29);
 
@@ -160,7 +173,10 @@ export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 /** What differs between the kinds of function; everything else is the same for all. */
 interface Profile {
   readonly entry: string;
-  /** The function's and the role's description: `POST <path>` for routes, the table's summary otherwise. */
+  /**
+   * The function's and the role's description: `POST <path>` for routes, `WebSocket <route key>` for the live-sync
+   * routes, the table's summary otherwise.
+   */
   readonly description: string;
   readonly timeout: Duration;
   readonly grants: Grants;
@@ -171,6 +187,14 @@ function profileOf(props: ServiceFunctionProps): Profile {
   switch (props.kind) {
     case 'route':
       return { entry: props.route.entry, description: `POST ${props.route.path}`, timeout: ROUTE_TIMEOUT, grants: routeGrants(props.route), resources: props.resources };
+    case 'socket':
+      return {
+        entry: props.socketRoute.entry,
+        description: `WebSocket ${props.socketRoute.routeKey}`,
+        timeout: ROUTE_TIMEOUT,
+        grants: grantsFor(props.socketRoute),
+        resources: props.resources,
+      };
     case 'worker':
       return { entry: props.worker.entry, description: props.worker.summary, timeout: WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
     case 'queueWorker':
@@ -186,7 +210,7 @@ export class ServiceFunction extends Construct {
   readonly function: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
-  /** `POST <path>` for routes, the table's summary otherwise; also the function's description. */
+  /** `POST <path>` for routes, `WebSocket <route key>` for live sync, the table's summary otherwise; also the function's description. */
   readonly description: string;
   /** The worker's dead-letter queue; undefined for every other kind. */
   readonly deadLetters?: sqs.Queue;
@@ -232,6 +256,7 @@ export class ServiceFunction extends Construct {
     if (props.kind === 'route') {
       this.function.addEnvironment('WORKSPACE_CREATE_LIMIT_PER_HOUR', String(props.workspaceCreateLimitPerHour));
       if (props.route.calls?.includes('ai-providers')) this.pointAtAiProviders(props.aiBaseUrls ?? {});
+      if (LIVE_SESSION_ROUTES.some((path) => path === props.route.path)) this.pointAtLiveApi(props.resources.live);
     }
     if (props.kind === 'worker') {
       this.deadLetters = this.subscribeWorker(props.worker, props.resources.table);
@@ -260,10 +285,10 @@ export class ServiceFunction extends Construct {
   /**
    * The one path from declared grants to IAM, for routes, workers and deploy tasks alike: table actions on the
    * table's ARN only, `dynamodb:Query` on each declared index by name (no `/index/*`), KMS actions on the one key,
-   * SES sends on the one identity (and configuration set). Explicit statements instead of `grantReadData()` and
-   * friends, which add Scan, DescribeTable, stream reads and every index.
+   * SES sends on the one identity (and configuration set), ManageConnections on the live API's one stage. Explicit
+   * statements instead of `grantReadData()` and friends, which add Scan, DescribeTable, stream reads and every index.
    */
-  private grantAccess(grants: Grants, { table, encryptionKey, deliveryQueue, ses }: DataResources): void {
+  private grantAccess(grants: Grants, { table, encryptionKey, deliveryQueue, ses, live }: DataResources): void {
     if (grants.tableActions.length > 0) {
       this.function.addEnvironment('TABLE_NAME', table.tableName);
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.tableActions], resources: [table.tableArn] }));
@@ -307,6 +332,28 @@ export class ServiceFunction extends Construct {
       const resources = [ses.identityArn, ...(ses.configurationSetArn === undefined ? [] : [ses.configurationSetArn])];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.sesActions], resources }));
     }
+    if (grants.connectionActions.length > 0) {
+      // PostToConnection, GetConnection and DeleteConnection on this API's stage: not `*/*` (every stage of the
+      // API), not `*` (every WebSocket API of the account). Connection ids exist only at run time, hence `@connections/*`.
+      const { connectionArns } = this.pointAtLiveApi(live);
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.connectionActions], resources: [...connectionArns] }));
+      for (const arn of connectionArns) {
+        Validations.of(this.role).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${nagResourceName(this, arn)}]`,
+          reason:
+            "execute-api:ManageConnections on this stage's @connections/* of the live WebSocket API only: connection ids " +
+            'exist only at run time, and IAM has no narrower resource for them.',
+        });
+      }
+    }
+  }
+
+  /** LIVE_URL (what browsers connect to) and LIVE_CONNECTIONS_ENDPOINT (the Management API of the same stage). */
+  private pointAtLiveApi(live: LiveApiReference): LiveEndpoints {
+    const endpoints = liveEndpoints(this, live);
+    this.function.addEnvironment('LIVE_URL', endpoints.url);
+    this.function.addEnvironment('LIVE_CONNECTIONS_ENDPOINT', endpoints.connectionsEndpoint);
+    return endpoints;
   }
 
   private subscribeWorker(worker: Worker, table: ITable): sqs.Queue {

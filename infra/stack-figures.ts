@@ -80,7 +80,7 @@ export interface Reservation {
 
 export interface StackFigures {
   readonly stacks: readonly StackCount[];
-  readonly functions: { readonly route: number; readonly streamWorker: number; readonly queueWorker: number; readonly other: number };
+  readonly functions: { readonly route: number; readonly socket: number; readonly streamWorker: number; readonly queueWorker: number; readonly other: number };
   readonly alarms: number;
   readonly alarmMetrics: number;
   readonly kmsKeys: number;
@@ -93,12 +93,15 @@ export interface StackFigures {
   readonly storageTypes: ReadonlyArray<{ readonly type: string; readonly count: number }>;
 }
 
-type FunctionKind = 'route' | 'streamWorker' | 'queueWorker' | 'other';
+type FunctionKind = 'route' | 'socket' | 'streamWorker' | 'queueWorker' | 'other';
 
 const resourcesOf = (stack: SynthesizedStack, type: string): Array<[string, TemplateResource]> =>
   Object.entries(stack.resources).filter(([, resource]) => resource.Type === type);
 
-/** A route function is described `POST <path>`; a worker is the target of an event source mapping (stream or queue). */
+/**
+ * A route function is described `POST <path>`, a live-sync function `WebSocket <route key>`; a worker is the target of
+ * an event source mapping (stream or queue).
+ */
 function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
   const mapped = new Map<string, FunctionKind>();
   for (const [, mapping] of resourcesOf(stack, 'AWS::Lambda::EventSourceMapping')) {
@@ -109,7 +112,7 @@ function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
   return new Map(
     resourcesOf(stack, 'AWS::Lambda::Function').map(([id, fn]) => {
       const description = String(fn.Properties?.Description ?? '');
-      return [id, description.startsWith('POST /') ? 'route' : (mapped.get(id) ?? 'other')];
+      return [id, description.startsWith('POST /') ? 'route' : description.startsWith('WebSocket $') ? 'socket' : (mapped.get(id) ?? 'other')];
     }),
   );
 }
@@ -164,7 +167,7 @@ export function stackFigures(defaults: readonly SynthesizedStack[], optIn: reado
   if (unpriced.length > 0) {
     throw new Error(`infra/stack-figures.ts has no price class for ${unpriced.join(', ')}: add each to the fixed, storage or per-use prices.`);
   }
-  const functions = { route: 0, streamWorker: 0, queueWorker: 0, other: 0 };
+  const functions = { route: 0, socket: 0, streamWorker: 0, queueWorker: 0, other: 0 };
   for (const stack of defaults) for (const kind of functionKinds(stack).values()) functions[kind] += 1;
   return {
     stacks: defaults.map((stack, i) => ({
@@ -215,7 +218,7 @@ export function renderFigures(figures: StackFigures): string {
   const sum = (pick: (stack: StackCount) => number) => figures.stacks.reduce((n, stack) => n + pick(stack), 0);
   const largest = figures.stacks.reduce((max, stack) => (stack.resources > max.resources ? stack : max));
   const functionCount = sum((stack) => stack.functions);
-  const { route, streamWorker, queueWorker, other } = figures.functions;
+  const { route, socket, streamWorker, queueWorker, other } = figures.functions;
   const alarmCost = figures.alarmMetrics * FIXED_PRICES.alarmMetric;
   const keyCost = figures.kmsKeys * FIXED_PRICES.kmsKey;
   const reservedTotal = total(figures.reservedOptIn);
@@ -234,7 +237,7 @@ export function renderFigures(figures: StackFigures): string {
     `| all ${figures.stacks.length} stacks | ${sum((stack) => stack.resources)} | ${functionCount} | ${sum((stack) => stack.alarms)} |`,
     '',
     `- Largest stack: ${largest.name}, ${largest.resources} resources (${Math.round((100 * largest.resources) / CLOUDFORMATION_RESOURCE_LIMIT)} % of the limit).`,
-    `- Functions: ${functionCount}: ${route} route functions (one per POST path), ${streamWorker + queueWorker} workers (${streamWorker} on the table's stream, ${queueWorker} on a queue), ${other} other (the \`$default\` route's, deploy tasks and their providers).`,
+    `- Functions: ${functionCount}: ${route} route functions (one per POST path), ${socket} live-sync functions (one per WebSocket route key), ${streamWorker + queueWorker} workers (${streamWorker} on the table's stream, ${queueWorker} on a queue), ${other} other (the \`$default\` route's, deploy tasks and their providers).`,
     `- Alarms: ${figures.alarms}, listing ${figures.alarmMetrics} alarm metrics.`,
     `- One more route: ${figures.perRoute.resources} resources in its area's nested stack (${figures.perRoute.types.map((type) => type.replace(/^AWS::/, '')).join(', ')}) and ${figures.perRoute.alarmMetrics} alarm metrics, ${usd(figures.perRoute.alarmMetrics * FIXED_PRICES.alarmMetric)} a month.`,
     `- Reserved concurrency: ${figures.reservedByDefault.length === 0 ? 'none by default' : `${total(figures.reservedByDefault)} by default (${describeReservations(figures.reservedByDefault)})`}. With \`-c reserveConcurrency=true\`: ${reservedTotal} (${describeReservations(figures.reservedOptIn)}), so the account's Lambda concurrency quota must be at least ${reservedTotal + LAMBDA_UNRESERVED_MINIMUM} (Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved).`,

@@ -2,9 +2,10 @@
  * The whole deployment of one stage: one DynamoDB table, one KMS key and an HTTP API with one Lambda function per
  * POST path of the route table (in nested stacks by area, see infra/route-stack.ts), plus a `$default` catch-all
  * that answers 404/405, one function per worker of the worker table, woken by the table's stream, one custom
- * resource per deploy task, and the alarms.
+ * resource per deploy task, and the alarms; and live sync's WebSocket API with one function per route key of the
+ * socket route table (in a nested stack of its own, see infra/live.ts).
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, type NestedStack, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { CfnStage, HttpApi, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -20,6 +21,7 @@ import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAl
 import { DeployTaskRun } from './deploy-task';
 import { ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
 import { QUEUE_WORKER_TIMEOUT, ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './service-function';
+import { LiveApi, LiveRouteStack } from './live';
 import { NO_AUTHORIZER_REASON, RouteStack, groupRoutes } from './route-stack';
 import { sesSending, type SesProps } from './ses';
 
@@ -88,8 +90,14 @@ export class CollabStack extends Stack {
   readonly table: dynamodb.Table;
   readonly encryptionKey: kms.Key;
   readonly api: HttpApi;
+  /** Live sync's WebSocket API and its stage. */
+  readonly live: LiveApi;
   /** The nested stacks holding the route functions. */
   readonly routeStacks: readonly RouteStack[];
+  /** The nested stack holding the WebSocket API's functions. */
+  readonly liveRouteStack: LiveRouteStack;
+  /** Every nested stack: the route stacks, then the live one. */
+  readonly nestedStacks: readonly NestedStack[];
   /** The function of each POST path, by path. */
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
 
@@ -149,10 +157,25 @@ export class CollabStack extends Stack {
       description: `${SERVICE_NAME} (${stage}): POST operations of the route table`,
     });
 
+    const throttle = props.throttle ?? STAGE_THROTTLE;
+    // Before any function: route functions, the migration worker and the socket functions refer to its id.
+    this.live = new LiveApi(this, 'Live', {
+      name: `${SERVICE_NAME}-${stage}`,
+      stage,
+      description: `${SERVICE_NAME} (${stage}): live sync of Yjs documents over the y-websocket protocol`,
+      throttle,
+    });
+
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
     const deliveryQueue = this.deliveryQueue();
     const ses = sesSending(this, props.ses ?? {});
-    const resources: DataResources = { table: this.table, encryptionKey: this.encryptionKey, deliveryQueue, ...(ses === undefined ? {} : { ses }) };
+    const resources: DataResources = {
+      table: this.table,
+      encryptionKey: this.encryptionKey,
+      deliveryQueue,
+      live: this.live.reference,
+      ...(ses === undefined ? {} : { ses }),
+    };
     const aiBaseUrls = props.aiBaseUrls ?? {};
     for (const [provider, url] of Object.entries(aiBaseUrls)) {
       // Checked here so that a typo fails `cdk synth`, not the first Ask AI request after a deploy.
@@ -172,6 +195,10 @@ export class CollabStack extends Stack {
         }),
     );
     this.routeFunctions = new Map(this.routeStacks.flatMap((routeStack) => [...routeStack.routeFunctions]));
+    this.liveRouteStack = new LiveRouteStack(this, 'LiveSocketRoutes', { live: this.live.reference, resources, settings });
+    this.nestedStacks = [...this.routeStacks, this.liveRouteStack];
+    // With auto-deploy, the stage's first deployment is made when it is created: after the routes, so that it has them.
+    if (this.liveRouteStack.nestedStackResource !== undefined) this.live.stage.node.addDependency(this.liveRouteStack.nestedStackResource);
 
     // Anything else (unknown path, or a known path with another method) gets the API's error envelope, not
     // API Gateway's own {"message":"Not Found"}.
@@ -207,13 +234,16 @@ export class CollabStack extends Stack {
     // Deploy tasks put in place what request paths only read (the page-token key), before the API serves.
     const taskRuns = deployTasks.map((task) => new DeployTaskRun(this, task.id, { task, resources, settings }));
 
-    const stageResource = this.configureStage(props.throttle ?? STAGE_THROTTLE);
+    const stageResource = this.configureStage(throttle);
     for (const routeStack of this.routeStacks) {
       // RouteSettings name route keys, which must exist when the stage is created or updated.
       if (routeStack.nestedStackResource !== undefined) stageResource.addResourceDependency(routeStack.nestedStackResource);
     }
-    // No request reaches a route before the secrets it reads exist.
-    for (const run of taskRuns) stageResource.node.addDependency(run.resource);
+    // No request reaches a route, or a live connection its function, before the secrets it reads exist.
+    for (const run of taskRuns) {
+      stageResource.node.addDependency(run.resource);
+      this.live.stage.node.addDependency(run.resource);
+    }
 
     serverErrorRateAlarm(this, this.api);
     // The functions of this stack (each nested stack watches its own). The Provider framework's function is left
@@ -229,6 +259,7 @@ export class CollabStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the API' });
+    new CfnOutput(this, 'LiveUrl', { value: this.live.stage.url, description: 'WebSocket URL of live sync (LIVE_URL, the serverUrl of /v2/crdt/live/authorize)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
   }
 

@@ -8,7 +8,7 @@
 import { NestedStack, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { addNagChecks, buildApp } from '../../infra/app';
-import { templatesOf, testApp } from './templates';
+import { describeReference, templatesOf, testApp } from './templates';
 
 interface Acknowledgment {
   readonly id: string;
@@ -69,11 +69,35 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-IAM5[Resource::*]',
       // The Provider framework may invoke the deploy task's handler and its qualified versions (`<arn>:*`).
       expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<ServerSecretsHandlerFunction[0-9A-F]{8}\.Arn>:\*\]$/),
+      // ManageConnections on the live WebSocket API's stage (dev): connection ids exist only at run time. In the nested
+      // stacks the API id is the LiveApiId parameter; in the parent (the migration worker), the API's logical id.
+      ...['DELETE', 'GET', 'POST'].map((method) =>
+        expect.stringMatching(new RegExp(`^AwsSolutions-IAM5\\[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<LiveApi[0-9A-F]{8}>/dev/${method}/@connections/\\*\\]$`)),
+      ),
+      ...['DELETE', 'GET', 'POST'].map((method) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<LiveApiId>/dev/${method}/@connections/*]`),
       'AwsSolutions-L1',
       'AwsSolutions-SQS3',
     ]);
     for (const acknowledgment of acknowledgments) {
       expect(acknowledgment.reason.trim().length).toBeGreaterThanOrEqual(20);
     }
+  });
+
+  it("acknowledges the missing authorizer of the WebSocket API's $connect for its session token, and of $default and $disconnect because API Gateway authorizes on $connect only", () => {
+    const webSocketRoutes = templatesOf(stack).all.flatMap((template) =>
+      Object.values(template.resources).filter(
+        (resource) => resource.Type === 'AWS::ApiGatewayV2::Route' && describeReference(resource.Properties.ApiId, template) === 'websocket api Ref',
+      ),
+    );
+    const reasonFor = (routeKey: string) =>
+      webSocketRoutes
+        .filter((route) => route.Properties.RouteKey === routeKey)
+        .flatMap((route) => (route.Metadata as CdkNagMetadata | undefined)?.cdk_nag?.rules_to_suppress ?? [])
+        .filter((acknowledgment) => acknowledgment.id === 'AwsSolutions-APIG4')
+        .map((acknowledgment) => acknowledgment.reason);
+
+    expect(reasonFor('$connect')).toEqual([expect.stringContaining('signed session token in the query string')]);
+    expect(reasonFor('$default')).toEqual([expect.stringContaining('authorize on $connect only')]);
+    expect(reasonFor('$disconnect')).toEqual([expect.stringContaining('authorize on $connect only')]);
   });
 });

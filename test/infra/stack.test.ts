@@ -7,7 +7,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { ACTIVITY_TIMELINE_ATTRIBUTES, GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
 import { serverSecretsTask } from '../../shared/deploy-tasks';
-import { routes, type Route } from '../../shared/routes';
+import { routes, socketRoutes, type Route } from '../../shared/routes';
 import { documentMigrationWorker, queueWorkers, workers } from '../../shared/workers';
 import {
   type Located,
@@ -52,11 +52,11 @@ function notRoutedFunction(): Located {
 }
 
 describe('the CDK stack', () => {
-  it('makes one function per route plus the $default one, one per worker and one per deploy task (and its provider), never sharing a function between paths', () => {
+  it('makes one function per route plus the $default one, one per WebSocket route, one per worker and one per deploy task (and its provider), never sharing a function between paths', () => {
     const functions = resourcesOfType(deployment, 'AWS::Lambda::Function');
     const providerFunctions = functions.filter((fn) => String(fn.resource.Properties.Description).startsWith('AWS CDK resource provider framework'));
 
-    expect(functions).toHaveLength(routes.length + 1 + workers.length + queueWorkers.length + 2);
+    expect(functions).toHaveLength(routes.length + 1 + socketRoutes.length + workers.length + queueWorkers.length + 2);
     expect(providerFunctions).toHaveLength(1);
     expect(new Set(routes.map((route) => functionOf(deployment, route.path).id)).size).toBe(routes.length);
   });
@@ -168,7 +168,8 @@ describe('the CDK stack', () => {
         'dynamodb:GetShardIterator on table StreamArn',
       ].sort(),
     );
-    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    // It closes the document's live connections when a run starts (docs/decisions.md §13).
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LIVE_CONNECTIONS_ENDPOINT', 'LIVE_URL', 'LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
   });
 
   it('runs the server-secrets deploy task through a custom resource, with write access to the table and nothing else', () => {
@@ -305,7 +306,8 @@ describe('the CDK stack', () => {
   });
 
   it('writes JSON access logs and throttles on the $default stage', () => {
-    const stages = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Stage');
+    // The HTTP API's stage (the WebSocket API's is in test/infra/live.test.ts).
+    const stages = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Stage').filter((stage) => describeReference(stage.resource.Properties.ApiId, stage.stack) === 'api Ref');
     expect(stages).toHaveLength(1);
     const stage = stages[0].resource.Properties;
     const accessLogs = stage.AccessLogSettings as { DestinationArn: unknown; Format: string };

@@ -82,7 +82,7 @@ function nestedTemplate(nested: NestedStack, parent: StackTemplate): StackTempla
 /** Every template of a CollabStack already in an app. */
 export function templatesOf(stack: CollabStack): Deployment {
   const parent = parentTemplate(stack);
-  const nested = stack.routeStacks.map((routeStack) => nestedTemplate(routeStack, parent));
+  const nested = stack.nestedStacks.map((nestedStack) => nestedTemplate(nestedStack, parent));
   return { stack, parent, nested, all: [parent, ...nested] };
 }
 
@@ -132,9 +132,15 @@ const RESOURCE_NAMES: Record<string, string> = {
   'AWS::ApiGatewayV2::Api': 'api',
 };
 
+/** The name describeReference gives a resource: the HTTP API is `api`, the live-sync WebSocket API `websocket api`. */
+function resourceName(resource: CfnResource | undefined): string | undefined {
+  if (resource?.Type === 'AWS::ApiGatewayV2::Api' && resource.Properties.ProtocolType === 'WEBSOCKET') return 'websocket api';
+  return resource === undefined ? undefined : RESOURCE_NAMES[resource.Type];
+}
+
 /**
  * What an IAM resource (or any reference) names, read across the nested-stack boundary: `table`,
- * `table/index/gsi1`, `table StreamArn`, `key`, `log group`, `*`, ...
+ * `table/index/gsi1`, `table StreamArn`, `key`, `log group`, `*`, `<AWS::Region>` (a pseudo parameter), ...
  */
 export function describeReference(value: unknown, stack: StackTemplate): string {
   if (typeof value === 'string') return value;
@@ -142,11 +148,12 @@ export function describeReference(value: unknown, stack: StackTemplate): string 
   if ('Ref' in value && typeof value.Ref === 'string') {
     const passed = stack.parameterValues[value.Ref];
     if (passed !== undefined && stack.parent !== undefined) return describeReference(passed, stack.parent);
-    return `${RESOURCE_NAMES[stack.resources[value.Ref]?.Type] ?? value.Ref} Ref`;
+    if (value.Ref.startsWith('AWS::')) return `<${value.Ref}>`;
+    return `${resourceName(stack.resources[value.Ref]) ?? value.Ref} Ref`;
   }
   if ('Fn::GetAtt' in value && Array.isArray(value['Fn::GetAtt'])) {
     const [id, attribute] = value['Fn::GetAtt'] as [string, string];
-    const name = RESOURCE_NAMES[stack.resources[id]?.Type] ?? id;
+    const name = resourceName(stack.resources[id]) ?? id;
     return attribute === 'Arn' ? name : `${name} ${attribute}`;
   }
   if ('Fn::Join' in value && Array.isArray(value['Fn::Join'])) {

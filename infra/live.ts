@@ -1,0 +1,212 @@
+/**
+ * Live sync (docs/decisions.md §13) on AWS: an API Gateway WebSocket API whose three route keys each invoke a function
+ * of the socket route table (shared/routes.ts `socketRoutes`), and what the functions that talk to its connections
+ * are handed (the stage's URLs, and `execute-api:ManageConnections` on its `@connections` paths only).
+ *
+ * The API and its stage live in the parent stack, built before any function, so that every function that needs them
+ * (route functions in the nested stacks by area, the migration worker in the parent, the socket functions here) can
+ * refer to the API's id. The socket functions, routes and integrations live in a nested stack of their own, like the
+ * HTTP routes. Nothing refers to the stage resource itself: its URLs are built from the API id and the stage's name
+ * (a literal), so the stage can wait for its routes (below) without a dependency cycle through the functions'
+ * environment (API → route → integration → function → environment → stage).
+ */
+import { CfnParameter, NestedStack, Stack, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { LogGroupLogDestination, WebSocketApi, WebSocketRoute, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { socketRoutes as socketRouteTable, type RoutePath, type SocketRoute } from '../shared/routes';
+import { functionFaultAlarms } from './alarms';
+import type { Throttle } from './limits';
+import { ServiceFunction, type DataResources, type FunctionSettings } from './service-function';
+
+/**
+ * Routes whose functions hand the WebSocket URL to clients without touching connections themselves: they get
+ * LIVE_URL and LIVE_CONNECTIONS_ENDPOINT, but no grant (a function that declares `connections: 'manage'` gets both
+ * anyway). Typed by the route table, so a renamed path fails the type check.
+ */
+export const LIVE_SESSION_ROUTES: readonly RoutePath[] = ['/v2/crdt/live/authorize'];
+
+/**
+ * The API Gateway Management API actions behind `execute-api:ManageConnections`: PostToConnection (POST),
+ * GetConnection (GET) and DeleteConnection (DELETE) on `@connections/{connectionId}`.
+ */
+export const CONNECTION_METHODS = ['POST', 'GET', 'DELETE'] as const;
+
+/**
+ * What a function needs to reach the live API: its id and its stage's name. Everything else (URLs, ARNs) is built
+ * from these in the function's own stack, so a nested stack receives the id as one parameter.
+ */
+export interface LiveApiReference {
+  readonly apiId: string;
+  readonly stageName: string;
+}
+
+/** The nested stacks' parameter that carries the API id from the parent. */
+export const LIVE_API_ID_PARAMETER = 'LiveApiId';
+
+/**
+ * The API as `scope`'s stack refers to it. A nested stack gets the id through a parameter of a fixed name
+ * (LIVE_API_ID_PARAMETER, made once per nested stack) instead of the parameter CDK would generate for the reference,
+ * whose name carries the stack's name and a hash: the IAM statements then read the same in every stage, and so does
+ * the cdk-nag acknowledgment of their `@connections/*` (which names the resource exactly).
+ */
+export function liveApiIn(scope: Construct, live: LiveApiReference): LiveApiReference {
+  const stack = Stack.of(scope);
+  if (!(stack instanceof NestedStack)) return live;
+  const existing = stack.node.tryFindChild(LIVE_API_ID_PARAMETER);
+  if (existing instanceof CfnParameter) return { apiId: existing.valueAsString, stageName: live.stageName };
+  const parameter = new CfnParameter(stack, LIVE_API_ID_PARAMETER, { type: 'String', description: 'Id of the live-sync WebSocket API (parent stack)' });
+  stack.setParameter(LIVE_API_ID_PARAMETER, live.apiId);
+  return { apiId: parameter.valueAsString, stageName: live.stageName };
+}
+
+export interface LiveEndpoints {
+  /** `wss://<api>.execute-api.<region>.<suffix>/<stage>`: what browsers connect to (LIVE_URL). */
+  readonly url: string;
+  /** `https://<api>.execute-api.<region>.<suffix>/<stage>`: the Management API of the stage (LIVE_CONNECTIONS_ENDPOINT). */
+  readonly connectionsEndpoint: string;
+  /** `arn:<partition>:execute-api:<region>:<account>:<api>/<stage>/<method>/@connections/*`, one per CONNECTION_METHODS. */
+  readonly connectionArns: readonly string[];
+}
+
+/**
+ * The stage's URLs and `@connections` ARNs, as seen from `scope`'s stack (its region, partition and URL suffix). The
+ * stage's own `url` is the same string, but built here from the API id and the stage's name so that nothing refers
+ * to the stage resource.
+ */
+export function liveEndpoints(scope: Construct, reference: LiveApiReference): LiveEndpoints {
+  const stack = Stack.of(scope);
+  const live = liveApiIn(scope, reference);
+  const host = `${live.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
+  return {
+    url: `wss://${host}/${live.stageName}`,
+    connectionsEndpoint: `https://${host}/${live.stageName}`,
+    connectionArns: CONNECTION_METHODS.map((method) =>
+      stack.formatArn({ service: 'execute-api', resource: live.apiId, resourceName: `${live.stageName}/${method}/@connections/*` }),
+    ),
+  };
+}
+
+/** An IAM resource as cdk-nag names it in a finding (`arn:<AWS::Partition>:…:<LiveApiId>/dev/POST/@connections/*`). */
+export function nagResourceName(scope: Construct, arn: string): string {
+  const flatten = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'object' && value !== null) {
+      if ('Ref' in value) return `<${String(value.Ref)}>`;
+      if ('Fn::Join' in value && Array.isArray(value['Fn::Join'])) {
+        const [separator, parts] = value['Fn::Join'] as [string, unknown[]];
+        return parts.map(flatten).join(separator);
+      }
+    }
+    throw new Error(`Cannot name ${JSON.stringify(value)} as cdk-nag does.`);
+  };
+  return flatten(Stack.of(scope).resolve(arn));
+}
+
+/** One JSON object per WebSocket event (connect, message, disconnect), from the `$context` variables of WebSocket APIs. */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  eventType: '$context.eventType',
+  routeKey: '$context.routeKey',
+  connectionId: '$context.connectionId',
+  messageId: '$context.messageId',
+  status: '$context.status',
+  integrationLatency: '$context.integrationLatency',
+  error: '$context.error.message',
+  integrationError: '$context.integrationErrorMessage',
+});
+
+export interface LiveApiProps {
+  /** `collab-backend-<stage>`: the API is named `<name>-live`. */
+  readonly name: string;
+  /** The deployment's stage: also the WebSocket stage's name, so the URL carries it (`wss://…/<stage>`). */
+  readonly stage: string;
+  readonly description: string;
+  /** Stage-wide default for every route key (each message counts as a request). */
+  readonly throttle: Throttle;
+}
+
+/** The WebSocket API and its stage (parent stack). */
+export class LiveApi extends Construct {
+  readonly api: WebSocketApi;
+  readonly stage: WebSocketStage;
+  readonly reference: LiveApiReference;
+
+  constructor(scope: Construct, id: string, props: LiveApiProps) {
+    super(scope, id);
+    this.api = new WebSocketApi(this, 'Api', {
+      apiName: `${props.name}-live`,
+      description: props.description,
+      // The frames are y-protocols messages (binary, base64 in text frames), never JSON: no expression matches a
+      // custom route, so every message goes to `$default`. This is API Gateway's conventional expression.
+      routeSelectionExpression: '$request.body.action',
+    });
+    // Kept as long as the HTTP API's: the record of who connected when, asked for after the fact.
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+    this.stage = new WebSocketStage(this, 'Stage', {
+      webSocketApi: this.api,
+      stageName: props.stage,
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: AccessLogFormat.custom(ACCESS_LOG_FORMAT) },
+    });
+    this.reference = { apiId: this.api.apiId, stageName: props.stage };
+  }
+}
+
+/** Why `$connect` has no API Gateway authorizer (cdk-nag APIG4). */
+export const CONNECT_WITHOUT_AUTHORIZER_REASON =
+  'The browser connects with a signed session token in the query string (docs/decisions.md §13), which the $connect ' +
+  'function checks against the table together with the user\'s current access, and refuses the connection otherwise; ' +
+  'a Lambda authorizer would be a second invocation per connection and a second place for the rules.';
+
+/**
+ * Why `$default` and `$disconnect` have none: API Gateway runs authorizers on `$connect` only; every later frame of a
+ * connection belongs to the connection `$connect` accepted, and its access is checked again by the message function.
+ */
+export const AUTHORIZED_AT_CONNECT_REASON =
+  'WebSocket APIs authorize on $connect only: every later message and the disconnect of a connection belong to the ' +
+  'connection $connect accepted, and the message function re-checks the user\'s access at least every 60 s.';
+
+export interface LiveRouteStackProps {
+  readonly live: LiveApiReference;
+  readonly resources: DataResources;
+  readonly settings: FunctionSettings;
+  /** The socket route table to deploy. @default shared/routes.ts socketRoutes */
+  readonly socketRoutes?: readonly SocketRoute[];
+}
+
+/** One function per socket route, each on its route key of the WebSocket API, plus their alarms. */
+export class LiveRouteStack extends NestedStack {
+  /** The function of each route key, by route key. */
+  readonly socketFunctions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: LiveRouteStackProps) {
+    const table = props.socketRoutes ?? socketRouteTable;
+    super(scope, id, { description: `Live sync: the WebSocket API's ${table.length} route functions (${table.map((route) => route.routeKey).join(', ')})` });
+
+    // Through the same parameter as the functions' grants and environment: one reference to the parent's API.
+    const api = WebSocketApi.fromWebSocketApiAttributes(this, 'Api', { webSocketId: liveApiIn(this, props.live).apiId });
+    const socketFunctions = new Map<string, ServiceFunction>();
+    for (const socketRoute of table) {
+      const handler = new ServiceFunction(this, socketRoute.id, { kind: 'socket', socketRoute, resources: props.resources, settings: props.settings });
+      const route = new WebSocketRoute(this, `${socketRoute.id}Route`, {
+        webSocketApi: api,
+        routeKey: socketRoute.routeKey,
+        integration: new WebSocketLambdaIntegration(`${socketRoute.id}Integration`, handler.function),
+      });
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: socketRoute.routeKey === '$connect' ? CONNECT_WITHOUT_AUTHORIZER_REASON : AUTHORIZED_AT_CONNECT_REASON,
+      });
+      socketFunctions.set(socketRoute.routeKey, handler);
+    }
+    this.socketFunctions = socketFunctions;
+
+    functionFaultAlarms(this, [...socketFunctions.values()]);
+  }
+}
