@@ -113,5 +113,20 @@ describe('live session tokens', () => {
       expect(afterTwo).toBe('invalid');
     });
 
+    it('accept, right after a rotation, a token another process already signed with the new value', async () => {
+      const start = Date.now() + 20 * HOUR;
+      // This process read the secret before the rotation (its cache holds the old value)...
+      await readLiveToken(await createLiveToken(session(start + 24 * HOUR)), start);
+      await rotateServerSecret(LIVE_TOKEN_SECRET);
+      // ...another instance (a fresh copy of the modules, its own cache) signs with the new one: the authorize
+      // function and the connect handler are different functions in AWS.
+      let token = '';
+      await jest.isolateModulesAsync(async () => {
+        const fresh = await import('../../shared/db/live-token');
+        token = await fresh.createLiveToken(session(start + 24 * HOUR));
+      });
+
+      expect(await refusal(token, start)).toBe('accepted');
+    });
   });
 });
