@@ -37,6 +37,8 @@ const VOLATILE_STRINGS: Array<{ kind: string; matches: (value: string, key: stri
   { kind: 'webhook secret', matches: (value) => /^whsec_[A-Za-z0-9+/]{32}$/.test(value), placeholder: (n) => `whsec_${Buffer.from(`EXAMPLE-secret-${n}`.padEnd(24, '.')).toString('base64')}` },
   // What encryption makes fresh for every message (a webhook payload under encryptData).
   { kind: 'ciphertext', matches: (_, key) => key === 'encryptedData' || key === 'encryptedKey' || key === 'iv', placeholder: (n) => Buffer.from(`EXAMPLE-ciphertext-${n}`).toString('base64') },
+  // A live-sync session token (shared/db/live-token.ts): a signed payload that names the key and an expiry.
+  { kind: 'live session token', matches: (value, key) => key === 'token' && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(value), placeholder: (n) => `live-token-EXAMPLE${n}` },
   { kind: 'date', matches: (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value), placeholder: () => new Date(EXAMPLE_TIME).toISOString() },
 ];
 
@@ -252,6 +254,8 @@ describe('the OpenAPI examples', () => {
     await call('/v2/crdt/add', { organizationId: ORG, documentId: DOC, editorId: 'title', type: 'text', data: 'Roadmap 2026', userId: 'ann' }, h);
     await call('/v2/crdt/update', { organizationId: ORG, documentId: DOC, editorId: 'title', type: 'text', data: 'Roadmap 2026: Q3', userId: 'ann' }, h);
     await call('/v2/crdt/get', { organizationId: ORG, documentId: DOC, editorId: 'title', format: 'json' }, h);
+    // A live session for ann on a new editor, created empty by the authorize (`type`).
+    await call('/v2/crdt/live/authorize', { organizationId: ORG, documentId: DOC, editorId: 'body', userId: 'ann', type: 'xml', expiresIn: 3600 }, h);
 
     // Recordings.
     const attachment = { attachmentId: 1, url: 'https://cdn.example.com/r/1.webm', mimeType: 'video/webm', name: '1.webm', type: 'video', size: 204800 };

@@ -1083,6 +1083,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/crdt/live/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize one of your users to edit (or view) one editor live, over the y-websocket protocol.
+         * @description a live session for a user on one editor: `{organizationId, documentId, editorId, userId, type?, contentKey?, expiresIn?}` → `{token, serverUrl, room, accessRole, expiresAt}`; the browser connects with the stock `WebsocketProvider` (docs/live-sync.md)
+         */
+        post: operations["crdtLiveAuthorize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/recordings/add": {
         parameters: {
             query?: never;
@@ -4592,6 +4612,65 @@ export interface operations {
                             /** @constant */
                             status: "success";
                             message: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    crdtLiveAuthorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        editorId: string;
+                        userId: string;
+                        /** @enum {string} */
+                        type?: "text" | "map" | "array" | "xml";
+                        contentKey?: string;
+                        expiresIn?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                token: string;
+                                serverUrl: string;
+                                room: string;
+                                /** @enum {string} */
+                                accessRole: "editor" | "viewer";
+                                expiresAt: number;
+                            };
                         };
                     };
                 };

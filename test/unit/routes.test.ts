@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { routes } from '../../shared/routes';
+import { routes, socketRoutes } from '../../shared/routes';
 import { queueWorkers, workers } from '../../shared/workers';
 import { deployTasks } from '../../shared/deploy-tasks';
 import type { AccessDeclaration } from '../../shared/grants';
@@ -26,7 +26,8 @@ describe('the route table', () => {
   });
 
   it('has a route for every handler file', () => {
-    const routed = new Set<string>(routes.map((route) => route.entry));
+    // The live-sync WebSocket API's handlers are routes too (of that API).
+    const routed = new Set<string>([...routes, ...socketRoutes].map((route) => route.entry));
     const unrouted = handlerFiles(join(root, 'functions'))
       .filter((file) => !NOT_OPERATIONS.some((pattern) => pattern.test(file)))
       .filter((file) => !routed.has(file));
@@ -51,6 +52,17 @@ describe('the route table', () => {
   });
 });
 
+describe('the socket route table', () => {
+  it.each(socketRoutes.map((route) => [route.routeKey, route] as const))('%s: its handler file exports a handler', (_, route) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(typeof (require(join(root, route.entry)) as { handler?: unknown }).handler).toBe('function');
+  });
+
+  it('has one route per route key', () => {
+    expect(new Set(socketRoutes.map((route) => route.routeKey)).size).toBe(socketRoutes.length);
+  });
+});
+
 describe.each([
   ['worker', 'workers', [...workers, ...queueWorkers]],
   ['deploy-task', 'deploy', deployTasks],
@@ -69,6 +81,7 @@ describe.each([
 describe('the declared indexes', () => {
   const entries: Array<readonly [string, AccessDeclaration]> = [
     ...routes.map((route) => [route.path, route] as const),
+    ...socketRoutes.map((route) => [route.routeKey, route] as const),
     ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
   ];
 
@@ -105,6 +118,7 @@ type DeclaredEntry = AccessDeclaration & { entry: string };
 
 const functionEntries: Array<readonly [string, DeclaredEntry]> = [
   ...routes.map((route) => [route.path, route] as const),
+  ...socketRoutes.map((route) => [route.routeKey, route] as const),
   ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
 ];
 

@@ -85,6 +85,15 @@ describe('webhook events from stream images', () => {
     expect(changeOf({ eventName: 'INSERT', newImage: { pk: head.pk, sk: 'E#title#PART#0001', editorId: 'title' } })).toBeUndefined();
   });
 
+  it('is no editor change for a head written by a compaction, which only folds deltas that were changes already', () => {
+    const head = { pk: `T#${KEY}#ORG#org#CRDT#doc`, sk: 'E#title#HEAD', organizationId: 'org', documentId: 'doc', editorId: 'title', lastUpdate: '2026-01-01T00:00:00.000Z', version: 2 };
+    const folded = { ...head, version: 3, compaction: true };
+    const rewritten = { ...head, version: 4, lastUpdate: '2026-01-01T00:00:05.000Z' };
+
+    expect(changeOf({ eventName: 'MODIFY', oldImage: head, newImage: folded })).toBeUndefined();
+    expect(changeOf({ eventName: 'MODIFY', oldImage: folded, newImage: rewritten })).toEqual({ kind: 'editor', apiKeyId: KEY, editor: { organizationId: 'org', documentId: 'doc', editorId: 'title' } });
+  });
+
   it('lets an endpoint want a message by type and channel unless disabled', () => {
     const event = { type: 'comment.add', organizationId: 'org' };
 
