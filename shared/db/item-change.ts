@@ -160,5 +160,17 @@ export function streamFiltersOf(consumers: readonly Pick<StreamConsumer, 'change
     for (const match of filter.sortKey ?? []) if (!sortKey.some((known) => JSON.stringify(known) === JSON.stringify(match))) sortKey.push(match);
     merged.set(shape, { ...same, sortKey });
   }
-  return [...merged.values()];
+  // A pattern another one lets through whole (the same tests, on more events) adds nothing but a filter to count.
+  const patterns = [...merged.values()];
+  return patterns.filter((filter) => !patterns.some((other) => other !== filter && covers(other, filter)));
+}
+
+/** Whether `wide` passes every record `narrow` passes: its events include narrow's, with the same key and attribute tests. */
+function covers(wide: StreamFilter, narrow: StreamFilter): boolean {
+  return (
+    narrow.eventNames.every((name) => wide.eventNames.includes(name)) &&
+    wide.eventNames.length > narrow.eventNames.length &&
+    JSON.stringify(wide.sortKey ?? null) === JSON.stringify(narrow.sortKey ?? null) &&
+    JSON.stringify(wide.newImage ?? {}) === JSON.stringify(narrow.newImage ?? {})
+  );
 }

@@ -5,7 +5,7 @@
  */
 import { newApiKeyHeaders, post } from '../support/http';
 import { uniqueId } from '../support/ids';
-import { authorize, closeClients, connect, EMPTY_SYNC_STEP_1, rawSocket, seedLiveDocument, sessionUrl, type LiveDoc } from '../support/live';
+import { authorize, closeClients, connect, EMPTY_SYNC_STEP_1, rawSocket, seedLiveDocument, sessionUrl, type LiveDoc, type RawSocket } from '../support/live';
 import { eventually, waitFor } from '../support/wait';
 
 const textOf = async (doc: LiveDoc): Promise<string> => {
@@ -200,7 +200,7 @@ describe('live sync limits', () => {
   it('refuses the 101st connection of an editor with "Room is full."', async () => {
     const doc = await seedLiveDocument(await newApiKeyHeaders());
     const session = await authorize(doc, 'ann');
-    const room = [];
+    const room: RawSocket[] = [];
     for (let i = 0; i < 100; i += 1) room.push(rawSocket(sessionUrl(session)));
     await Promise.all(room.map((socket) => socket.opened));
 
