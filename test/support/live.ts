@@ -76,7 +76,12 @@ export async function connect(session: Session, options: { WebSocketPolyfill?: u
 }
 
 export function closeClients(): void {
-  for (const client of clients.splice(0)) client.provider.destroy();
+  for (const client of clients.splice(0)) {
+    client.provider.destroy();
+    // The provider leaves its awareness's timer running (y-protocols clears it only in destroy).
+    client.provider.awareness.destroy();
+    client.doc.destroy();
+  }
   for (const raw of sockets.splice(0)) raw.socket.terminate();
 }
 
