@@ -34,6 +34,13 @@ export interface RouteLimits {
  */
 export const STAGE_THROTTLE: Throttle = { rateLimit: 100, burstLimit: 200 };
 
+/**
+ * The live WebSocket API's stage counts every frame: a typing user sends about 2 updates and 2 presence changes a
+ * second, so the HTTP stage's 100/s would throttle a dozen writers. 1,000 frames/s (about 250 people typing at once;
+ * a frame's function runs 30-60 ms, so about 50 busy functions) keeps the same fence against a runaway client.
+ */
+export const LIVE_STAGE_THROTTLE: Throttle = { rateLimit: 1000, burstLimit: 2000 };
+
 export const ROUTE_LIMITS = {
   /**
    * Ask AI holds its function for up to 25 s per provider call (shared/core/config.ts), 100-250 times longer than any

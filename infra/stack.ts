@@ -19,7 +19,7 @@ import { routes as routeTable, type Route } from '../shared/routes';
 import { deliveryQueueWorker, workers } from '../shared/workers';
 import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm } from './alarms';
 import { DeployTaskRun } from './deploy-task';
-import { ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
+import { LIVE_STAGE_THROTTLE, ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
 import { QUEUE_WORKER_TIMEOUT, ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './service-function';
 import { LiveApi, LiveRouteStack } from './live';
 import { NO_AUTHORIZER_REASON, RouteStack, groupRoutes } from './route-stack';
@@ -163,7 +163,7 @@ export class CollabStack extends Stack {
       name: `${SERVICE_NAME}-${stage}`,
       stage,
       description: `${SERVICE_NAME} (${stage}): live sync of Yjs documents over the y-websocket protocol`,
-      throttle,
+      throttle: LIVE_STAGE_THROTTLE,
     });
 
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };

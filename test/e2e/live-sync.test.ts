@@ -1,8 +1,12 @@
 /**
  * Live sync against the local stack (decisions §13), with the stock `WebsocketProvider` of `y-websocket` over `ws`:
  * convergence, REST ↔ live, viewers, tokens, access while connected, presence, malformed and oversized frames, the
- * room limit and tenancy.
+ * room limit and tenancy; and through the repository's adapter (clients/live-socket.js), large updates and documents
+ * in chunks under API Gateway's frame limits, which the local stack applies to base64 connections.
  */
+import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
+import { createLiveSocket } from '../../clients/live-socket.js';
 import { newApiKeyHeaders, post } from '../support/http';
 import { uniqueId } from '../support/ids';
 import { authorize, closeClients, connect, EMPTY_SYNC_STEP_1, rawSocket, seedLiveDocument, sessionUrl, type LiveDoc, type RawSocket } from '../support/live';
@@ -214,5 +218,29 @@ describe('live sync limits', () => {
     expect(extra.messages.map((message) => message.reason)).toEqual(['Room is full.']);
     expect(room[0].messages[0].type).toBe(0);
     for (const socket of room) socket.socket.close();
+  });
+});
+
+describe('live sync through the adapter, under API Gateway limits (encoding=base64)', () => {
+  it('carries a 300 KB update both ways and a 2 MB document to a new client, in chunks of at most 32 KB', async () => {
+    const doc = await seedLiveDocument(await newApiKeyHeaders());
+    const polyfill = createLiveSocket(WebSocket as unknown as typeof globalThis.WebSocket);
+    const ann = await connect(await authorize(doc, 'ann'), { WebSocketPolyfill: polyfill });
+    const bob = await connect(await authorize(doc, 'bob'), { WebSocketPolyfill: polyfill });
+    // Incompressible text: its update is as large as the text (base64 of random bytes).
+    const large = randomBytes(225 * 1024).toString('base64');
+
+    ann.doc.getText('content').insert(0, large);
+    await waitFor(() => bob.text() === large, { what: 'the 300 KB update to reach the other client' });
+    bob.doc.getText('content').insert(bob.text().length, ' and back');
+    await waitFor(() => ann.text() === `${large} and back`, { what: 'the reply to come back' });
+    // Grow the stored document to about 2 MB, then open a new client on it: its first sync is chunked.
+    for (let i = 0; i < 6; i += 1) ann.doc.getText('content').insert(0, randomBytes(225 * 1024).toString('base64'));
+    const expected = ann.text();
+    await eventually(() => textOf(doc), (stored) => stored === expected, { what: 'the 2 MB document to be stored' });
+    const late = await connect(await authorize(doc, 'bob'), { WebSocketPolyfill: polyfill });
+
+    expect(Buffer.byteLength(expected)).toBeGreaterThan(2_000_000);
+    expect(late.text()).toBe(expected);
   });
 });

@@ -118,7 +118,7 @@ describe('live sync in the CDK stack', () => {
     expect(describeReference(outputs.LiveUrl?.Value, preview.parent)).toBe(liveUrl('pr-7'));
   });
 
-  it('writes JSON access logs and throttles on the WebSocket stage as on the HTTP API\'s', () => {
+  it('writes JSON access logs and throttles the WebSocket stage by frames, above the HTTP API\'s requests', () => {
     const [stage] = ofWebSocketApi(deployment, 'AWS::ApiGatewayV2::Stage');
     const accessLogs = stage.resource.Properties.AccessLogSettings as { DestinationArn: unknown; Format: string };
 
@@ -131,7 +131,7 @@ describe('live sync in the CDK stack', () => {
       connectionId: '$context.connectionId',
       status: '$context.status',
     });
-    expect(stage.resource.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    expect(stage.resource.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 });
   });
 
   it('creates the stage after its routes (its first automatic deployment has them) and after the deploy tasks', () => {
