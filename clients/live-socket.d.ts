@@ -1,0 +1,96 @@
+/**
+ * Types of the live-sync socket adapter (live-socket.js, which says what it does). No DOM types: the adapter's
+ * events are plain objects with the fields the y-websocket provider reads.
+ */
+
+/** The most base64 characters in one frame. */
+export declare const FRAME_TEXT_CHARS: number;
+/** The close code reported when the service denied access (4403). */
+export declare const PERMISSION_DENIED_CLOSE_CODE: number;
+/** The close code reported when the server sent a frame that is not of the format (1002). */
+export declare const PROTOCOL_ERROR_CLOSE_CODE: number;
+
+/** A frame that is not of the format, or chunks that do not join into a message. */
+export declare class MalformedFrameError extends Error {
+  constructor(message: string);
+}
+
+/** The frames that carry `message`: one whole frame, or its chunks under `id` (1–16 of [A-Za-z0-9_-]). */
+export declare function encodeFrames(message: Uint8Array, id: string): string[];
+
+/** Reassembles the text frames of one connection into messages. */
+export declare class FrameReader {
+  /** The message `text` completes, or null while chunks are missing; throws MalformedFrameError. */
+  read(text: string): Uint8Array | null;
+}
+
+/** The URL opened for the provider's `<serverUrl>/<room>?<params>`: the room as `room=`, plus `encoding=base64`. */
+export declare function liveUrl(providerUrl: string): string;
+
+export interface LiveOpenEvent {
+  type: 'open';
+  target: LiveSocketInstance;
+}
+export interface LiveMessageEvent {
+  type: 'message';
+  target: LiveSocketInstance;
+  /** One whole protocol message: an ArrayBuffer when binaryType is 'arraybuffer', else a Blob where there is one. */
+  data: ArrayBuffer | Blob;
+}
+export interface LiveCloseEvent {
+  type: 'close';
+  target: LiveSocketInstance;
+  /** 4403 after the service denied access, 1002 after a malformed frame, else the underlying socket's code. */
+  code: number;
+  reason: string;
+  wasClean: boolean;
+}
+export interface LiveErrorEvent {
+  type: 'error';
+  target: LiveSocketInstance;
+  error?: unknown;
+  message?: string;
+}
+
+export interface LiveSocketInstance {
+  /** The URL actually opened. */
+  readonly url: string;
+  binaryType: 'arraybuffer' | 'blob';
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  readonly protocol: string;
+  readonly extensions: string;
+  readonly CONNECTING: 0;
+  readonly OPEN: 1;
+  readonly CLOSING: 2;
+  readonly CLOSED: 3;
+  onopen: ((event: LiveOpenEvent) => void) | null;
+  onmessage: ((event: LiveMessageEvent) => void) | null;
+  onclose: ((event: LiveCloseEvent) => void) | null;
+  onerror: ((event: LiveErrorEvent) => void) | null;
+  /** Sends one protocol message (not empty) as one or more text frames. */
+  send(data: Uint8Array | ArrayBuffer | ArrayBufferView): void;
+  close(code?: number, reason?: string): void;
+}
+
+export interface LiveSocketConstructor {
+  new (url: string | URL, protocols?: string | string[]): LiveSocketInstance;
+  readonly prototype: LiveSocketInstance;
+  readonly CONNECTING: 0;
+  readonly OPEN: 1;
+  readonly CLOSING: 2;
+  readonly CLOSED: 3;
+}
+
+/** Any WebSocket class: the browser's, Node 22's global, the `ws` package's. */
+export type WebSocketConstructorLike = new (url: string, protocols?: string | string[]) => object;
+
+/**
+ * The adapter over `WebSocketImpl` (default: the global WebSocket; throws a TypeError where there is none). For the
+ * provider's `WebSocketPolyfill` option, whose type is the DOM's `typeof WebSocket`, cast:
+ * `createLiveSocket(WebSocket) as unknown as typeof WebSocket`.
+ */
+export declare function createLiveSocket(WebSocketImpl?: WebSocketConstructorLike): LiveSocketConstructor;
+
+/** The adapter over the global WebSocket (browsers, Node 22+); undefined where there is none (Node 20). */
+export declare const LiveSocket: LiveSocketConstructor | undefined;

@@ -1,0 +1,404 @@
+/**
+ * The live-sync socket adapter (decisions §13 "Framing"): a WebSocket for the stock y-websocket `WebsocketProvider`
+ * that speaks the service's `encoding=base64` framing, as API Gateway WebSocket APIs need (they refuse binary frames
+ * and close a connection on a frame over 32 KB or a message over 128 KB):
+ *
+ *   import { WebsocketProvider } from 'y-websocket'
+ *   import { LiveSocket } from './live-socket.js'
+ *   const provider = new WebsocketProvider(serverUrl, room, ydoc, { params: { token }, WebSocketPolyfill: LiveSocket })
+ *   provider.on('closed', ({ code }) => { if (code === 4403) { ...authorize again, set provider.params.token, provider.connect() } })
+ *
+ * Dependency-free on purpose (no imports at all): it runs as is in browsers and in Node 20+, where Node 20 has no
+ * global WebSocket (there: `createLiveSocket(WebSocket)` with the `ws` package's WebSocket).
+ *
+ * The format is defined in shared/domain/live/framing.ts (its header comment); this file is its second
+ * implementation, which test/unit/live-socket.test.ts holds to the first. In short: a message whose standard base64
+ * is at most 30,000 characters is one text frame holding that base64; a longer one is chunks
+ * `~<id>:<index>/<count>:<part>`, the parts being consecutive slices of its base64 text.
+ *
+ * What the adapter does besides the framing:
+ * - The provider opens `<serverUrl>/<room>?<params>`; API Gateway accepts connections only at its stage URL, so
+ *   the room moves to the query (`room=`), and `encoding=base64` is added. A room therefore has no `/` in it.
+ * - When the service denies access (the y-protocols auth message "permission denied", `[2, 0, <reason>]`), the
+ *   message is delivered, then the socket closes and reports close code 4403 with that reason, whatever code the
+ *   server's close had (API Gateway cannot send custom close codes): the provider then stops reconnecting and emits
+ *   `closed`, where the app authorizes again.
+ * - A frame from the server that is not of the format closes the socket, reported as 1002 (protocol error).
+ */
+
+/** The most base64 characters in one frame (framing.ts FRAME_TEXT_CHARS). */
+export const FRAME_TEXT_CHARS = 30000
+
+/** The close code reported when the service denied access: in 4400–4499, so the provider does not reconnect. */
+export const PERMISSION_DENIED_CLOSE_CODE = 4403
+
+/** The close code reported when the server sent a frame that is not of the format. */
+export const PROTOCOL_ERROR_CLOSE_CODE = 1002
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+const DECODE = new Int8Array(128).fill(-1)
+for (let i = 0; i < ALPHABET.length; i += 1) DECODE[ALPHABET.charCodeAt(i)] = i
+const PAD = 61 // '='
+const ID = /^[A-Za-z0-9_-]{1,16}$/
+const CHUNK = /^~([^:]*):(0|[1-9][0-9]{0,8})\/(0|[1-9][0-9]{0,8}):([\s\S]*)$/
+
+/** A frame that is not of the format, or chunks that do not join into a message. */
+export class MalformedFrameError extends Error {
+  /** @param {string} message */
+  constructor (message) {
+    super(`Malformed frame: ${message}`)
+    this.name = 'MalformedFrameError'
+  }
+}
+
+/**
+ * Standard padded base64 (RFC 4648 §4).
+ * @param {Uint8Array} bytes
+ * @returns {string}
+ */
+function toBase64 (bytes) {
+  const codes = new Uint8Array(4 * Math.ceil(bytes.length / 3))
+  const full = bytes.length - (bytes.length % 3)
+  let o = 0
+  for (let i = 0; i < full; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2]
+    codes[o++] = ALPHABET.charCodeAt(n >> 18)
+    codes[o++] = ALPHABET.charCodeAt((n >> 12) & 63)
+    codes[o++] = ALPHABET.charCodeAt((n >> 6) & 63)
+    codes[o++] = ALPHABET.charCodeAt(n & 63)
+  }
+  const rest = bytes.length - full
+  if (rest > 0) {
+    const n = (bytes[full] << 16) | (rest === 2 ? bytes[full + 1] << 8 : 0)
+    codes[o++] = ALPHABET.charCodeAt(n >> 18)
+    codes[o++] = ALPHABET.charCodeAt((n >> 12) & 63)
+    codes[o++] = rest === 2 ? ALPHABET.charCodeAt((n >> 6) & 63) : PAD
+    codes[o++] = PAD
+  }
+  // In slices: String.fromCharCode takes its codes as arguments, and engines bound the argument count.
+  let text = ''
+  for (let i = 0; i < codes.length; i += 8192) text += String.fromCharCode.apply(null, /** @type {any} */ (codes.subarray(i, i + 8192)))
+  return text
+}
+
+/**
+ * @param {string} text
+ * @param {number} i
+ * @returns {number} the 6-bit value of the character at i, or -1 when it is not in the alphabet
+ */
+function sextet (text, i) {
+  const code = text.charCodeAt(i)
+  return code < 128 ? DECODE[code] : -1
+}
+
+/**
+ * Decodes canonical standard base64 only (padded, no whitespace, zero padding bits): any other spelling of the same
+ * bytes is refused, as the service refuses it.
+ * @param {string} text
+ * @returns {Uint8Array}
+ */
+function fromBase64 (text) {
+  const length = text.length
+  if (length === 0 || length % 4 !== 0) throw new MalformedFrameError('the text is not canonical base64 of a message.')
+  const pad = text.charCodeAt(length - 1) !== PAD ? 0 : text.charCodeAt(length - 2) === PAD ? 2 : 1
+  const bytes = new Uint8Array((length / 4) * 3 - pad)
+  const body = pad === 0 ? length : length - 4
+  let o = 0
+  for (let i = 0; i < body; i += 4) {
+    const a = sextet(text, i); const b = sextet(text, i + 1); const c = sextet(text, i + 2); const d = sextet(text, i + 3)
+    if ((a | b | c | d) < 0) throw new MalformedFrameError('the text is not canonical base64 of a message.')
+    bytes[o++] = (a << 2) | (b >> 4)
+    bytes[o++] = ((b & 15) << 4) | (c >> 2)
+    bytes[o++] = ((c & 3) << 6) | d
+  }
+  if (pad > 0) {
+    const a = sextet(text, body); const b = sextet(text, body + 1); const c = pad === 1 ? sextet(text, body + 2) : 0
+    const zeroBits = pad === 2 ? (b & 15) === 0 : (c & 3) === 0
+    if ((a | b | c) < 0 || !zeroBits) throw new MalformedFrameError('the text is not canonical base64 of a message.')
+    bytes[o++] = (a << 2) | (b >> 4)
+    if (pad === 1) bytes[o++] = ((b & 15) << 4) | (c >> 2)
+  }
+  return bytes
+}
+
+/**
+ * The frames that carry `message`: one whole frame when its base64 fits FRAME_TEXT_CHARS, else its chunks under `id`.
+ * @param {Uint8Array} message
+ * @param {string} id 1–16 characters of [A-Za-z0-9_-], unique per sender per connection
+ * @returns {string[]}
+ */
+export function encodeFrames (message, id) {
+  if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.')
+  if (!ID.test(id)) throw new RangeError(`A chunk id is 1-16 characters of [A-Za-z0-9_-]; got ${JSON.stringify(id)}.`)
+  const text = toBase64(message)
+  if (text.length <= FRAME_TEXT_CHARS) return [text]
+  const count = Math.ceil(text.length / FRAME_TEXT_CHARS)
+  const frames = []
+  for (let index = 0; index < count; index += 1) {
+    frames.push(`~${id}:${index}/${count}:${text.slice(index * FRAME_TEXT_CHARS, (index + 1) * FRAME_TEXT_CHARS)}`)
+  }
+  return frames
+}
+
+/**
+ * Reads the text frames of one connection and gives back each message once it is whole. Chunks of one id may
+ * arrive in any order and interleaved with other messages' frames. No bound on a message's size: the service sends
+ * documents of any stored size.
+ */
+export class FrameReader {
+  constructor () {
+    /** @type {Map<string, {count: number, parts: string[], received: number}>} */
+    this.pending = new Map()
+  }
+
+  /**
+   * @param {string} text one text frame
+   * @returns {Uint8Array | null} the message this frame completes, or null while chunks are missing
+   * @throws {MalformedFrameError} for a frame not of the format
+   */
+  read (text) {
+    if (text.length === 0) throw new MalformedFrameError('the frame is empty.')
+    if (text[0] !== '~') {
+      if (text.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a whole frame has at most ${FRAME_TEXT_CHARS} characters.`)
+      return fromBase64(text)
+    }
+    const match = CHUNK.exec(text)
+    if (!match) throw new MalformedFrameError('a chunk is ~<id>:<index>/<count>:<part>.')
+    const id = match[1]; const index = Number(match[2]); const count = Number(match[3]); const part = match[4]
+    if (!ID.test(id)) throw new MalformedFrameError('a chunk id is 1-16 characters of [A-Za-z0-9_-].')
+    if (count < 2) throw new MalformedFrameError('a chunked message has at least 2 chunks.')
+    if (index >= count) throw new MalformedFrameError('a chunk index is below the chunk count.')
+    if (part.length === 0 || part.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a chunk part has 1 to ${FRAME_TEXT_CHARS} characters.`)
+    let entry = this.pending.get(id)
+    if (entry === undefined) {
+      entry = { count, parts: [], received: 0 }
+      this.pending.set(id, entry)
+    } else if (entry.count !== count) {
+      throw new MalformedFrameError(`chunks of message ${id} disagree on the chunk count.`)
+    }
+    if (entry.parts[index] !== undefined) throw new MalformedFrameError(`chunk ${index} of message ${id} came twice.`)
+    entry.parts[index] = part
+    entry.received += 1
+    if (entry.received < count) return null
+    this.pending.delete(id)
+    return fromBase64(entry.parts.join(''))
+  }
+}
+
+/**
+ * The URL the adapter opens for the URL the provider built (`<serverUrl>/<room>?<params>`): the room moved from the
+ * last path segment to the query parameter `room`, and `encoding=base64` added. The provider's own parameters are
+ * kept as it encoded them.
+ * @param {string} providerUrl
+ * @returns {string}
+ */
+export function liveUrl (providerUrl) {
+  const url = new URL(providerUrl)
+  const segments = url.pathname.split('/')
+  const segment = segments.pop() ?? ''
+  if (segment === '') throw new TypeError(`No room at the end of the path of ${providerUrl}.`)
+  let room = segment
+  try {
+    room = decodeURIComponent(segment)
+  } catch {
+    // A stray % stays as it is.
+  }
+  url.pathname = segments.join('/') || '/'
+  const query = url.search.length > 1 ? `${url.search}&` : '?'
+  url.search = `${query}room=${encodeURIComponent(room)}&encoding=base64`
+  return url.toString()
+}
+
+/**
+ * The reason of a y-protocols auth "permission denied" message (varuint 2 = messageAuth, varuint 0 = permission
+ * denied, varstring reason), or null when `message` is another message.
+ * @param {Uint8Array} message
+ * @returns {string | null}
+ */
+function permissionDeniedReason (message) {
+  if (message.length < 2 || message[0] !== 2 || message[1] !== 0) return null
+  let length = 0
+  let i = 2
+  for (let shift = 0; ; shift += 7) {
+    if (i >= message.length || shift > 49) return ''
+    const byte = message[i++]
+    length += (byte & 127) * 2 ** shift
+    if (byte < 128) break
+  }
+  if (i + length > message.length) return ''
+  return new TextDecoder().decode(message.subarray(i, i + length))
+}
+
+/**
+ * @param {unknown} data
+ * @returns {Uint8Array}
+ */
+function bytesOf (data) {
+  if (data instanceof Uint8Array) return data
+  if (data instanceof ArrayBuffer) return new Uint8Array(data)
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+  throw new TypeError('A live socket sends protocol messages: a Uint8Array, an ArrayBuffer or another ArrayBuffer view.')
+}
+
+/**
+ * A WebSocket class speaking the service's base64 framing over `WebSocketImpl`, usable as the provider's
+ * `WebSocketPolyfill`.
+ * @param {any} [WebSocketImpl] a WebSocket constructor (the browser's, Node 22's global, or the `ws` package's)
+ */
+export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
+  if (typeof WebSocketImpl !== 'function') {
+    throw new TypeError('createLiveSocket needs a WebSocket implementation: there is no global WebSocket here (Node 20); pass one, such as the ws package\'s.')
+  }
+
+  class LiveSocket {
+    static CONNECTING = 0
+    static OPEN = 1
+    static CLOSING = 2
+    static CLOSED = 3
+    CONNECTING = 0
+    OPEN = 1
+    CLOSING = 2
+    CLOSED = 3
+
+    /**
+     * @param {string | URL} url the URL the provider built: `<serverUrl>/<room>?<params>`
+     * @param {string | string[]} [protocols]
+     */
+    constructor (url, protocols) {
+      /** The URL actually opened. */
+      this.url = liveUrl(String(url))
+      /** How a message is delivered to onmessage: 'arraybuffer' (what the provider sets) or 'blob' (the default). */
+      this.binaryType = 'blob'
+      /** @type {((event: any) => void) | null} */
+      this.onopen = null
+      /** @type {((event: any) => void) | null} */
+      this.onmessage = null
+      /** @type {((event: any) => void) | null} */
+      this.onclose = null
+      /** @type {((event: any) => void) | null} */
+      this.onerror = null
+      /** @private */
+      this._reader = new FrameReader()
+      /** @private */
+      this._nextId = 0
+      /**
+       * The close this socket decided on (access denied, a malformed frame), reported instead of the server's.
+       * @private @type {{code: number, reason: string} | null}
+       */
+      this._ending = null
+      const socket = protocols === undefined ? new WebSocketImpl(this.url) : new WebSocketImpl(this.url, protocols)
+      // Binary frames are refused, but seen as such, whatever the implementation's default.
+      socket.binaryType = 'arraybuffer'
+      /** @private */
+      this._socket = socket
+      socket.onopen = () => this._emit('onopen', { type: 'open', target: this })
+      socket.onerror = (/** @type {any} */ event) => this._emit('onerror', { type: 'error', target: this, error: event?.error, message: event?.message })
+      socket.onclose = (/** @type {any} */ event) => {
+        const ending = this._ending
+        this._emit('onclose', {
+          type: 'close',
+          target: this,
+          code: ending ? ending.code : event.code,
+          reason: ending ? ending.reason : event.reason,
+          wasClean: ending ? false : event.wasClean
+        })
+      }
+      socket.onmessage = (/** @type {any} */ event) => this._receive(event.data)
+    }
+
+    /** The underlying socket's state, CLOSING as soon as this socket decided to close. */
+    get readyState () {
+      const state = this._socket.readyState
+      return this._ending !== null && state < 2 ? 2 : state
+    }
+
+    get bufferedAmount () {
+      return this._socket.bufferedAmount
+    }
+
+    get protocol () {
+      return this._socket.protocol
+    }
+
+    get extensions () {
+      return this._socket.extensions
+    }
+
+    /**
+     * Sends one protocol message as one or more text frames.
+     * @param {Uint8Array | ArrayBuffer | ArrayBufferView} data
+     */
+    send (data) {
+      const message = bytesOf(data)
+      // Like a closing WebSocket, a socket that decided to close discards what is sent.
+      if (this._ending !== null) return
+      const id = (this._nextId++).toString(36)
+      for (const frame of encodeFrames(message, id)) this._socket.send(frame)
+    }
+
+    /**
+     * @param {number} [code]
+     * @param {string} [reason]
+     */
+    close (code, reason) {
+      if (code === undefined) this._socket.close()
+      else this._socket.close(code, reason)
+    }
+
+    /**
+     * @private
+     * @param {unknown} data
+     */
+    _receive (data) {
+      // After an auth denial or a malformed frame nothing more is delivered.
+      if (this._ending !== null) return
+      let message
+      try {
+        if (typeof data !== 'string') throw new MalformedFrameError('a binary frame; encoding=base64 carries text frames only.')
+        message = this._reader.read(data)
+      } catch (error) {
+        if (!(error instanceof MalformedFrameError)) throw error
+        this._end(PROTOCOL_ERROR_CLOSE_CODE, error.message)
+        return
+      }
+      if (message === null) return
+      // The reader allocated the message: its buffer is exactly the message.
+      const buffer = /** @type {ArrayBuffer} */ (message.buffer)
+      const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer
+      this._emit('onmessage', { type: 'message', target: this, data: payload })
+      const denied = permissionDeniedReason(message)
+      if (denied !== null) this._end(PERMISSION_DENIED_CLOSE_CODE, denied)
+    }
+
+    /**
+     * Closes the connection, to report `code` and `reason` when its close arrives.
+     * @private
+     * @param {number} code
+     * @param {string} reason
+     */
+    _end (code, reason) {
+      this._ending = { code, reason }
+      try {
+        // Browsers let a client send only 1000 and 3000–4999 (so 4403, not 1002); a close reason is short.
+        this._socket.close(code)
+      } catch {
+        this._socket.close(1000)
+      }
+    }
+
+    /**
+     * @private
+     * @param {'onopen' | 'onmessage' | 'onclose' | 'onerror'} handler
+     * @param {object} event
+     */
+    _emit (handler, event) {
+      const listener = this[handler]
+      if (typeof listener === 'function') listener.call(this, event)
+    }
+  }
+
+  return LiveSocket
+}
+
+/** The adapter over the global WebSocket (browsers, Node 22+); undefined where there is none (Node 20). */
+export const LiveSocket = typeof globalThis.WebSocket === 'function' ? createLiveSocket(globalThis.WebSocket) : undefined
