@@ -362,7 +362,9 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
         return
       }
       if (message === null) return
-      const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([message]) : message.buffer
+      // The reader allocated the message: its buffer is exactly the message.
+      const buffer = /** @type {ArrayBuffer} */ (message.buffer)
+      const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer
       this._emit('onmessage', { type: 'message', target: this, data: payload })
       const denied = permissionDeniedReason(message)
       if (denied !== null) this._end(PERMISSION_DENIED_CLOSE_CODE, denied)

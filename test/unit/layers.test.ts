@@ -53,6 +53,25 @@ function importsOf(file: string): string[] {
   });
 }
 
+/**
+ * Every module specifier of `file`, relative or not (imports, re-exports, dynamic imports, requires), outside
+ * comments: a usage example in a header comment is no import.
+ */
+function specifiersOf(file: string): string[] {
+  const code = readFileSync(join(ROOT, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"`])([^'"`]+)\1/g)].map((match) => match[2]);
+}
+
+/** Every file under `folder`, whatever its kind. */
+function allFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}/${entry.name}`;
+    return entry.isDirectory() ? allFiles(path) : [path];
+  });
+}
+
 const files = [...sourceFiles('shared'), ...sourceFiles('functions')];
 const graph = new Map(files.map((file) => [file, importsOf(file).map((target) => (files.includes(target) ? target : target.replace(/\.ts$/, '/index.ts')))]));
 
@@ -94,6 +113,24 @@ describe('layers', () => {
     );
 
     expect(crossing).toEqual([]);
+  });
+
+  it('has clients/ import nothing outside clients/: the browser adapter ships as is, without a bundler', () => {
+    const code = allFiles('clients').filter((file) => /\.(?:[cm]?js|ts)$/.test(file));
+    const outside = code.flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) => !specifier.startsWith('.') || !relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/').startsWith('clients/'))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+
+    expect(code).toContain('clients/live-socket.js');
+    expect(outside).toEqual([]);
+  });
+
+  it('has the live framing codec import nothing of the repository (only Node built-ins), so anything may use it', () => {
+    const specifiers = specifiersOf('shared/domain/live/framing.ts');
+
+    expect(specifiers.filter((specifier) => !specifier.startsWith('node:'))).toEqual([]);
   });
 
   it('has no import cycle', () => {

@@ -5,6 +5,8 @@
  * provider over the adapter.
  */
 import { Buffer } from 'node:buffer';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
 import * as Y from 'yjs';
 import * as encoding from 'lib0/encoding';
@@ -200,6 +202,20 @@ describe('live socket class', () => {
     expect(seen.closes[0]).toMatchObject({ code: 1000, reason: 'bye' });
   });
 
+  it('loads in Node as the ES module it ships as, untransformed, and has LiveSocket exactly where a global WebSocket is', () => {
+    // The tests here import the module through jest's transform; this is the file itself, as a browser or Node has it.
+    const script = `
+      const live = await import(${JSON.stringify(join(__dirname, '..', '..', 'clients', 'live-socket.js'))});
+      const [frame] = live.encodeFrames(new Uint8Array([0, 1, 2]), 'a');
+      console.log(JSON.stringify({ frame, read: [...new live.FrameReader().read(frame)], liveSocket: typeof live.LiveSocket, globalWebSocket: typeof WebSocket }));
+    `;
+
+    const output = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+
+    expect(output).toMatchObject({ frame: 'AAEC', read: [0, 1, 2] });
+    expect(output.liveSocket).toBe(output.globalWebSocket === 'function' ? 'function' : 'undefined');
+  });
+
   it('needs a WebSocket implementation where there is no global one', () => {
     expect(() => createLiveSocket(null as never)).toThrow(TypeError);
     expect(LiveSocket === undefined).toBe(typeof globalThis.WebSocket !== 'function');
@@ -357,7 +373,11 @@ describe('live socket against an API Gateway-like server', () => {
 describe('the stock y-websocket provider over the live socket', () => {
   const providers: WebsocketProvider[] = [];
   afterEach(() => {
-    for (const provider of providers.splice(0)) provider.destroy();
+    for (const provider of providers.splice(0)) {
+      provider.destroy();
+      // The awareness the provider made has a timer of its own, which it stops when its document is destroyed.
+      provider.doc.destroy();
+    }
   });
 
   /** A provider as a browser app builds it on AWS, over `ws`; `opened` counts the sockets it made. */
