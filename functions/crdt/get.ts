@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { getCrdtData } from '../../shared/domain/crdt/operations';
+import { getCrdtData } from '../../shared/domain/crdt/reads';
 import { operation } from '../../shared/http/operation';
 import { answer, clientObject } from '../../shared/http/results';
 import { clientId } from '../../shared/http/schemas';

@@ -1,6 +1,7 @@
 /**
- * CRDT editor data (docs/api-spec.md "CRDT data", docs/decisions.md §8): Add, Update and Get, composing the input rules
- * (input-rules.ts) and the pure Yjs functions (yjs-state.ts) with storage (shared/db/crdt.ts).
+ * CRDT editor data (docs/api-spec.md "CRDT data", docs/decisions.md §8): Add and Update (Get is in reads.ts),
+ * composing the input rules (input-rules.ts) and the pure Yjs functions (yjs-state.ts) with storage
+ * (shared/db/crdt.ts); both send what they wrote to the editor's open live connections (decisions §13).
  *
  * Rules where the contract is silent (also in docs/project-decisions.md):
  * - An Update with `data` replaces the content through Yjs operations (see yjs-state.ts), so concurrent client
@@ -10,8 +11,6 @@
 import {
   MAX_STATE_BYTES,
   createEditor,
-  getEditor,
-  listEditors,
   updateEditor,
   type CrdtType,
   type EditorRef,
@@ -19,18 +18,13 @@ import {
   type TransactionWriter,
 } from '../../db/crdt';
 import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../db/organization';
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError, ServiceError } from '../../core/errors';
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { relayEditorChange } from '../live/room';
 import { checkContent, checkContentOfStoredType, checkEditorId } from './input-rules';
-import { buildState, editorState, mergeUpdate, readContent, replacementOf, type CrdtContent, type CrdtValue } from './yjs-state';
+import { buildState, editorState, mergeUpdate, replacementOf } from './yjs-state';
 
 export const DEFAULT_CONTENT_KEY = 'content';
-/**
- * A Lambda response holds at most 6 MB, and carries the body as a JSON string (escaped once more): records whose
- * twice-encoded form exceeds this would fail in AWS, so they are refused everywhere.
- */
-const MAX_RESPONSE_BYTES = 6_000_000;
 
 export interface CrdtContentInput {
   organizationId: string;
@@ -47,19 +41,6 @@ export interface CrdtUpdateInput extends CrdtContentInput {
   yjsUpdate?: string;
 }
 
-/** The record of Get CRDT Data in `format: 'json'`: the plain value and who changed it when. */
-export interface CrdtJsonRecord {
-  data: CrdtValue;
-  id: string;
-  lastUpdate: string;
-  lastUpdatedBy: string | null;
-  sessionId: null;
-}
-
-/** With `format: 'yjs'`, the record adds the Yjs state (base64), the type (which `data` matches) and the contentKey. */
-export type CrdtYjsRecord = Omit<CrdtJsonRecord, 'data'> & CrdtContent & { state: string; contentKey: string };
-
-export type CrdtRecord = CrdtJsonRecord | CrdtYjsRecord;
 
 function checkStateSize(state: Uint8Array): Uint8Array {
   if (state.length > MAX_STATE_BYTES) {
@@ -159,43 +140,4 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
   if (updated === undefined || written === undefined) throw new NotFoundError('CRDT data not found for this editor ID.');
   // The open live connections get the change as a Yjs update (decisions §13), after it is stored.
   await relayEditorChange({ apiKeyId, ...ref }, written);
-}
-
-function toRecord(editor: StoredEditor, format: 'json' | 'yjs'): CrdtRecord {
-  const state = editorState(editor);
-  const content = readContent(state, editor.type, editor.contentKey);
-  const record: CrdtJsonRecord = {
-    data: content.data,
-    id: editor.editorId,
-    lastUpdate: editor.lastUpdate,
-    lastUpdatedBy: editor.lastUpdatedBy,
-    sessionId: editor.sessionId,
-  };
-  if (format === 'json') return record;
-  // `content` spread after `state` adds `type` there and leaves `data` first, where the record has it.
-  return { ...record, state: Buffer.from(state).toString('base64'), ...content, contentKey: editor.contentKey };
-}
-
-/**
- * The CRDT data of one editor (an empty array when it has none) or of every editor of the document. Throws
- * ServiceError OUT_OF_RANGE when the records would not fit a response.
- */
-export async function getCrdtData(
-  apiKeyId: string,
-  input: { organizationId: string; documentId: string; editorId?: string; format?: 'json' | 'yjs' },
-): Promise<CrdtRecord[]> {
-  const { organizationId, documentId, editorId } = input;
-  const editors = editorId === undefined
-    ? await listEditors(apiKeyId, organizationId, documentId)
-    : [await getEditor(apiKeyId, { organizationId, documentId, editorId })].filter((editor) => editor !== undefined);
-  const records = editors.map((editor) => toRecord(editor, input.format ?? 'json'));
-  if (Buffer.byteLength(JSON.stringify(JSON.stringify(records))) > MAX_RESPONSE_BYTES) {
-    throw new ServiceError('OUT_OF_RANGE', 'The CRDT data requested exceeds the response size limit; read one editor at a time, in format json.');
-  }
-  return records;
-}
-/** One editor as Get CRDT Data returns it in format json, with its head version; undefined when it has none. */
-export async function readEditorRecord(apiKeyId: string, ref: { organizationId: string; documentId: string; editorId: string }): Promise<CrdtJsonRecord | undefined> {
-  const editor = await getEditor(apiKeyId, ref);
-  return editor === undefined ? undefined : (toRecord(editor, 'json') as CrdtJsonRecord);
 }

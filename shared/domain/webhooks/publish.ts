@@ -28,7 +28,7 @@ import {
   type StoredMessage,
   type TenantMessage,
 } from '../../db/webhook-message';
-import { readEditorRecord } from '../crdt/operations';
+import { readEditorRecord } from '../crdt/reads';
 import { readWebhookConfig, type WebhookConfigView } from '../webhook-config';
 import { endpointWants, MESSAGE_ID_PREFIX, type Change, type WebhookEvent } from './events';
 import { enqueue, type DeliveryJob } from '../delivery/jobs';
