@@ -74,6 +74,8 @@ export interface RoomMember {
 const connectionKey = (connectionId: string) => ({ pk: key('LIVECONN', segment(connectionId)), sk: 'CONNECTION' });
 const roomPartition = (ref: Omit<LiveEditorRef, 'editorId'>) => key(organizationPartition(ref.apiKeyId, ref.organizationId), 'LIVE', segment(ref.documentId));
 const memberKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomPartition(ref), sk: key('C', segment(ref.editorId), segment(connectionId)) });
+/** A connection's room entry key (tests seed its state directly). */
+export const memberKeyOf = (apiKeyId: string, ref: Omit<LiveEditorRef, 'apiKeyId'>, connectionId: string) => memberKey({ apiKeyId, ...ref }, connectionId);
 const chunkKey = (connectionId: string, messageId: string, index: number) => ({
   pk: key('LIVECONN', segment(connectionId)),
   sk: key('CHUNK', segment(messageId), sortableNumber(index, 4)),

@@ -17,7 +17,11 @@ import { handler as authorizeHandler } from '../../functions/crdt/live-authorize
 import { AccessDeniedException, runAsSocketRoute, takeViolations, watchConnectionsClient } from '../../local/grant-check';
 import { connectionsClient, sendFrame, useLocalConnections } from '../../shared/adapters/live/connections';
 import { getEditor } from '../../shared/db/crdt';
-import { getConnection } from '../../shared/db/live-connection';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as deleteUsers } from '../../functions/users/delete';
+import { config } from '../../shared/core/config';
+import { TABLE_NAME, db } from '../../shared/db/client';
+import { getConnection, memberKeyOf } from '../../shared/db/live-connection';
 import { encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
 import { readMessage, updateMessage } from '../../shared/domain/live/protocol';
 import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
@@ -86,10 +90,10 @@ async function openRoom() {
   await invoke(addUsers, '/v2/users/add', { organizationId: ids.organizationId, createOrganization: true, users: [{ userId: 'ann', name: 'Ann', accessRole: 'editor' }, { userId: 'bob', name: 'Bob', accessRole: 'editor' }] }, { headers: tenant.apiKeyHeaders });
   await invoke(addDocuments, '/v2/organizations/documents/add', { organizationId: ids.organizationId, documents: [{ documentId: ids.documentId, documentName: 'Live' }] }, { headers: tenant.apiKeyHeaders });
   const session = async (userId: string) => (await invoke(authorizeHandler, '/v2/crdt/live/authorize', { ...ids, userId, type: 'text' }, { headers: tenant.apiKeyHeaders })).body.result?.data as { token: string; room: string };
-  const open = async (userId: string) => {
+  const open = async (userId: string, encoding = 'base64') => {
     const connectionId = uniqueId('conn');
     const { token } = await session(userId);
-    const answer = await call('$connect', connectionId, { query: { token, encoding: 'base64' } });
+    const answer = await call('$connect', connectionId, { query: { token, encoding } });
     expect(answer).toEqual({ statusCode: 200 });
     return connectionId;
   };
@@ -148,6 +152,44 @@ describe('live handlers under API Gateway', () => {
 
     expect([first, again, unknown]).toEqual([{ statusCode: 200 }, { statusCode: 200 }, { statusCode: 200 }]);
     expect(await getConnection(ann)).toBeUndefined();
+  });
+});
+
+describe('access while connected, under API Gateway', () => {
+  it('checks a member that has been silent past the recheck bound before sending it anything, and removes it when its access is gone', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    // Bob's last check was a minute ago (he has said nothing since), and Bob has left the organization.
+    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, bob), UpdateExpression: 'SET checkedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 61_000 } }));
+    await invoke(deleteUsers, '/v2/users/delete', { organizationId: ids.organizationId, userIds: ['bob'] }, { headers: tenant.apiKeyHeaders });
+    const doc = new Y.Doc();
+    doc.getText('content').insert(0, 'not for Bob');
+
+    await call('$default', ann, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm2')[0] });
+
+    const toBob = messagesTo(bob).map(readMessage);
+    expect(toBob.map((message) => message.kind)).toEqual(['auth']);
+    expect(deleted).toContain(bob);
+    expect(await getConnection(bob)).toBeUndefined();
+  });
+
+  it('refuses a connection without encoding=base64 in AWS, where API Gateway would refuse every binary frame it sends', async () => {
+    const { open } = await openRoom();
+    const replaced = jest.replaceProperty(config, 'liveConnectionsEndpoint', 'https://example.execute-api.us-east-1.amazonaws.com/prod');
+    try {
+      const connectionId = await open('ann', 'binary');
+
+      await call('$default', connectionId, { body: Buffer.from([0, 0, 1, 0]).toString('base64') });
+
+      // One binary frame: the auth message (type 2, permission denied 0) with the reason.
+      const [frame] = posted.get(connectionId) ?? [];
+      expect(frame.startsWith('\u0002\u0000')).toBe(true);
+      expect(frame).toContain('encoding=base64 only');
+      expect(deleted).toContain(connectionId);
+    } finally {
+      replaced.restore();
+    }
   });
 });
 

@@ -74,6 +74,11 @@ export async function openConnection(request: OpenRequest, now = Date.now()): Pr
 type Admission = { reason: string; code: number } | { accepted: true };
 
 async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: number): Promise<Admission> {
+  // In AWS (the Management API has an endpoint) API Gateway refuses binary frames: without the adapter the client
+  // could never send a thing, so it hears why at once instead of failing on every frame.
+  if (encoding !== 'base64' && config.liveConnectionsEndpoint !== undefined) {
+    return { reason: 'This server carries encoding=base64 only: connect through the service\'s adapter (clients/live-socket.js) as WebSocketPolyfill.', code: 4400 };
+  }
   const token = request.query.token;
   if (token === undefined || token === '') return { reason: 'A session token is required (the `token` parameter).', code: 4401 };
   let session;
