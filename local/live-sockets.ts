@@ -56,6 +56,8 @@ interface Connection {
   connectedAt: number;
   /** The frames' handler calls, one after another. */
   queue: Promise<void>;
+  /** Settles once the socket has closed and its `$disconnect` has run. */
+  finished: Promise<void>;
 }
 
 export interface LiveSockets {
@@ -71,6 +73,9 @@ export interface LiveSockets {
 export interface ManagementApiHandler {
   handle(request: { method: string; path: string; body?: unknown }): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Readable } }>;
 }
+
+/** How long a stopping stack waits for clients to answer its close before it cuts them. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** API Gateway's connection ids: 16 characters of base64, ending in `=`. */
 const newConnectionId = () => `${randomBytes(11).toString('base64').slice(0, 15)}=`;
@@ -134,7 +139,11 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
           return;
         }
         servers[encoding].handleUpgrade(request, socket, head, (ws) => {
-          const connection: Connection = { socket: ws, encoding, connectedAt, queue: Promise.resolve() };
+          let finish = (): void => undefined;
+          const finished = new Promise<void>((resolve) => {
+            finish = resolve;
+          });
+          const connection: Connection = { socket: ws, encoding, connectedAt, queue: Promise.resolve(), finished };
           connections.set(connectionId, connection);
           ws.on('message', (data: RawData, isBinary: boolean) => {
             if (encoding === 'base64' && isBinary) {
@@ -158,7 +167,8 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
                   requestContext: { disconnectStatusCode: code, disconnectReason: reason.toString('utf8') } as LiveSocketEvent['requestContext'],
                 });
               })
-              .then(() => undefined, (error: unknown) => console.error('Live gateway: $disconnect failed', error));
+              .then(() => undefined, (error: unknown) => console.error('Live gateway: $disconnect failed', error))
+              .finally(finish);
           });
         });
       })
@@ -206,10 +216,14 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
       server.off('upgrade', onUpgrade);
       const pending = [...connections.values()];
       for (const { socket } of pending) socket.close(1001, 'The server is going away.');
-      await Promise.all(pending.map((connection) => connection.queue));
-      // Sockets that did not finish their closing handshake are cut.
+      // Clients answer the close at once; one that does not within CLOSE_GRACE_MS is cut. Either way each
+      // connection's $disconnect runs before the stack goes on stopping (the table is still there for it).
+      const all = Promise.all(pending.map((connection) => connection.finished));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(timer);
       for (const { socket } of pending) socket.terminate();
-      await Promise.all(pending.map((connection) => connection.queue));
+      await all;
       servers.base64.close();
       servers.binary.close();
     },
