@@ -27,6 +27,8 @@ export interface SpawnLocalStackOptions {
   readyTimeoutMs?: number;
   /** DynamoDB Local's port; a free one is picked when omitted. */
   dynamodbPort?: number;
+  /** Runs the stack in a process group of its own, so that `killProcessGroup(child.pid)` kills it as a crash would. */
+  detached?: boolean;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function launchLocalStack(options: SpawnLocalStackOptions = {}): Pr
     cwd: PROJECT_ROOT,
     env: childEnvironment({ PORT: '0', DYNAMODB_PORT: String(dynamodbPort), ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached === true,
   });
   const output = captureOutput(child);
   const ready = waitForReadyLine(child, output, options.readyTimeoutMs ?? WAIT_CEILING_MS, 'bin/local.ts');
