@@ -616,8 +616,10 @@ export const socketRoutes = [
     routeKey: '$connect',
     id: 'LiveConnect',
     entry: 'functions/live/connect.ts',
-    // Reads the user's access (memberships and grants), writes the connection's items.
+    // Reads the user's access (memberships and grants), writes the connection's items; asks the Management API
+    // whether the entries of a room that looks full are still open (GetConnection) and removes those that are not.
     table: 'write',
+    connections: 'manage',
     summary: 'Opens a live connection: checks the session token and the user\'s access, records the connection in its room.',
   },
   {

@@ -14,7 +14,7 @@ import { handler as messageHandler } from '../../functions/live/message';
 import { handler as addUsers } from '../../functions/users/add';
 import { handler as addDocuments } from '../../functions/documents/add';
 import { handler as authorizeHandler } from '../../functions/crdt/live-authorize';
-import { AccessDeniedException, runAsSocketRoute, takeViolations, watchConnectionsClient } from '../../local/grant-check';
+import { AccessDeniedException, runAsRoute, runAsSocketRoute, takeViolations, watchConnectionsClient } from '../../local/grant-check';
 import { connectionsClient, sendFrame, useLocalConnections } from '../../shared/adapters/live/connections';
 import { getEditor } from '../../shared/db/crdt';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -23,7 +23,7 @@ import { config } from '../../shared/core/config';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { getConnection, memberKeyOf } from '../../shared/db/live-connection';
 import { encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
-import { readMessage, updateMessage } from '../../shared/domain/live/protocol';
+import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
 import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
 import { newTenant } from '../support/fixtures';
 import { uniqueId } from '../support/ids';
@@ -155,6 +155,29 @@ describe('live handlers under API Gateway', () => {
   });
 });
 
+describe('presence when a connection died without its $disconnect', () => {
+  it("gives a client id to its new connection once the old one is found gone, and tells the room the old one's other clients left", async () => {
+    const { open } = await openRoom();
+    const before = await open('ann');
+    const bob = await open('bob');
+    const presence = (entries: Array<[number, number, string]>) => encodeFrames(awarenessMessage(entries.map(([clientId, clock, state]) => ({ clientId, clock, state }))), uniqueId('m').slice(-8))[0];
+    await call('$default', before, { body: presence([[7, 1, '{"user":"Ann"}'], [8, 1, '{"user":"Ann, second tab"}']]) });
+    // The connection dies; API Gateway never runs its $disconnect. The provider reconnects with the same client id.
+    gone.add(before);
+    const after = await open('ann');
+    posted.delete(bob);
+
+    await call('$default', after, { body: presence([[7, 2, '{"user":"Ann"}']]) });
+
+    const toBob = messagesTo(bob).map(readMessage);
+    expect(toBob).toEqual([
+      { kind: 'awareness', entries: [{ clientId: 8, clock: 1, state: 'null' }] },
+      { kind: 'awareness', entries: [{ clientId: 7, clock: 2, state: '{"user":"Ann"}' }] },
+    ]);
+    expect(await getConnection(before)).toBeUndefined();
+  });
+});
+
 describe('access while connected, under API Gateway', () => {
   it('checks a member that has been silent past the recheck bound before sending it anything, and removes it when its access is gone', async () => {
     const { tenant, ids, open } = await openRoom();
@@ -194,11 +217,11 @@ describe('access while connected, under API Gateway', () => {
 });
 
 describe('the Management API grant', () => {
-  it('is refused to a function whose declaration lacks connections: manage ($connect), as IAM would', async () => {
-    const refused = runAsSocketRoute(routeOf('$connect'), () => sendFrame('any', 'frame'));
+  it('is refused to a function whose declaration lacks connections: manage (crdt/get), as IAM would', async () => {
+    const refused = runAsRoute('/v2/crdt/get', () => sendFrame('any', 'frame'));
 
     await expect(refused).rejects.toBeInstanceOf(AccessDeniedException);
     // Taken here, so the check every test ends with sees only unexpected violations.
-    expect(takeViolations()).toEqual([{ caller: 'WebSocket $connect', command: 'execute-api:PostToConnection', missing: [{ action: 'execute-api:ManageConnections', resource: 'connections' }] }]);
+    expect(takeViolations()).toEqual([{ caller: 'POST /v2/crdt/get', command: 'execute-api:PostToConnection', missing: [{ action: 'execute-api:ManageConnections', resource: 'connections' }] }]);
   });
 });

@@ -10,6 +10,7 @@ import {
   ApiGatewayManagementApiClient,
   type ApiGatewayManagementApiClientConfig,
   DeleteConnectionCommand,
+  GetConnectionCommand,
   GoneException,
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
@@ -66,5 +67,19 @@ export async function closeConnection(connectionId: string): Promise<void> {
     await connectionsClient().send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
   } catch (error) {
     if (!(error instanceof GoneException)) throw error;
+  }
+}
+
+/**
+ * Whether a connection is still open (GetConnection). A connection whose `$disconnect` never ran (a crash, or API
+ * Gateway's best effort) keeps its items until their TTL: this tells a stale entry from a live one.
+ */
+export async function connectionIsOpen(connectionId: string): Promise<boolean> {
+  try {
+    await connectionsClient().send(new GetConnectionCommand({ ConnectionId: connectionId }));
+    return true;
+  } catch (error) {
+    if (error instanceof GoneException) return false;
+    throw error;
   }
 }

@@ -49,7 +49,7 @@ import {
   updateMessage,
   type AwarenessEntry,
 } from './protocol';
-import { currentMembers, liveRoleOf, MAX_ROOM_CONNECTIONS, refuse, removeMember, sendMessage, sendToMembers } from './room';
+import { currentMembers, departureOf, liveRoleOf, MAX_ROOM_CONNECTIONS, openMembers, refuse, removeMember, sendMessage, sendToMembers } from './room';
 import { roomOf } from './sessions';
 
 /** What the WebSocket API hands the connect handler. */
@@ -98,7 +98,11 @@ async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: numb
   if (role === null) return { reason: NO_ACCESS, code: 4403 };
   const incarnation = await editorIncarnation(ref.apiKeyId, ref);
   if (incarnation === undefined) return { reason: 'Editor not found.', code: 4403 };
-  if ((await roomMembers(ref)).length >= MAX_ROOM_CONNECTIONS) return { reason: 'Room is full.', code: 4429 };
+  const members = await roomMembers(ref);
+  // A full room is checked for entries whose connection died without its $disconnect before anyone is refused.
+  if (members.length >= MAX_ROOM_CONNECTIONS && (await openMembers(ref, members, [])).length >= MAX_ROOM_CONNECTIONS) {
+    return { reason: 'Room is full.', code: 4429 };
+  }
   await putConnection({ ...ref, connectionId: request.connectionId, userId: session.userId, encoding, incarnation, connectedAt: now }, role, now);
   return { accepted: true };
 }
@@ -179,6 +183,7 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now:
       await sendToMembers(connection, await others(), updateMessage(message.update));
       return;
     case 'awareness': {
+      await releaseClaimedClients(connection, members, self, message.entries);
       const own = ownChanges(members, self, message.entries);
       if (own.length === 0) return;
       const presence = new Map<number, ClientPresence>(own.map((entry) => [entry.clientId, { clock: entry.clock, state: entry.state }]));
@@ -190,6 +195,20 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now:
       await sendMessage(connection, awarenessMessage(presenceOf(members)));
       return;
   }
+}
+
+/**
+ * A client id another member still holds is usually that client's previous connection, which died without its
+ * $disconnect (the provider reconnects with the same id): if that connection is gone, its entry is removed (from
+ * the table and from `members`), so the client's presence counts as this connection's.
+ */
+async function releaseClaimedClients(ref: LiveEditorRef, members: RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): Promise<void> {
+  const ids = new Set(entries.map((entry) => String(entry.clientId)));
+  const holders = members.filter((member) => member !== self && Object.keys(member.presence).some((clientId) => ids.has(clientId)));
+  if (holders.length === 0) return;
+  const claimed = new Set(entries.map((entry) => entry.clientId));
+  const open = new Set(await openMembers(ref, holders, members.filter((member) => !holders.includes(member)), claimed));
+  for (const holder of holders) if (!open.has(holder)) members.splice(members.indexOf(holder), 1);
 }
 
 /**
@@ -285,9 +304,7 @@ export async function closedConnection(connectionId: string): Promise<void> {
   const open = connection as LiveConnection;
   const member = await deleteConnection(open, connectionId);
   if (member === undefined) return;
-  const left = Object.entries(member.presence)
-    .filter(([, presence]) => presence.state !== 'null')
-    .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock, state: 'null' }));
+  const left = departureOf(member);
   if (left.length === 0) return;
   // Peers accept a null state at the clock they hold (y-protocols awareness), which is the newest one recorded.
   const rest = await roomMembers(open);

@@ -9,13 +9,13 @@
  * user lost access, even one that never sends anything (its own messages check it more often, see connections.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { ConnectionGoneError, closeConnection, sendFrame } from '../../adapters/live/connections';
+import { ConnectionGoneError, closeConnection, connectionIsOpen, sendFrame } from '../../adapters/live/connections';
 import { logger } from '../../core/logger';
 import { deleteConnection, documentConnections, recordAccessCheck, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
 import type { Role } from '../../db/membership';
 import { accessOfUsers } from '../access';
 import { encodeFrames } from './framing';
-import { permissionDeniedMessage, updateMessage } from './protocol';
+import { awarenessMessage, permissionDeniedMessage, updateMessage, type AwarenessEntry } from './protocol';
 
 /** Members unchecked for this long are checked before they are sent anything: within decisions §13's 60 s. */
 export const ACCESS_RECHECK_MS = 50_000;
@@ -90,22 +90,53 @@ export async function removeMember(ref: LiveEditorRef, member: RoomMember, reaso
 
 /**
  * Sends one message to each of `members` side by side. A member that is gone (API Gateway's GoneException) is
- * removed, never retried; any other failure is logged and skipped (the client catches up when it resyncs).
+ * removed, never retried, and the others are told its clients left; any other failure is logged and skipped (the
+ * client catches up when it resyncs).
  */
 export async function sendToMembers(ref: LiveEditorRef, members: readonly RoomMember[], message: Uint8Array): Promise<void> {
+  const gone: RoomMember[] = [];
   await Promise.all(
     members.map(async (member) => {
       try {
         await sendMessage(member, message);
       } catch (error) {
-        if (error instanceof ConnectionGoneError) {
-          await deleteConnection(ref, member.connectionId);
-        } else {
-          logger.warn('Live message not sent to a connection.', { error, connectionId: member.connectionId });
-        }
+        if (error instanceof ConnectionGoneError) gone.push(member);
+        else logger.warn('Live message not sent to a connection.', { error, connectionId: member.connectionId });
       }
     }),
   );
+  if (gone.length > 0) await removeGone(ref, gone, members.filter((member) => !gone.includes(member)));
+}
+
+/** The null-state presence of a member's clients: what tells the others they left. */
+export function departureOf(member: RoomMember): AwarenessEntry[] {
+  return Object.entries(member.presence)
+    .filter(([, presence]) => presence.state !== 'null')
+    .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock, state: 'null' }));
+}
+
+/**
+ * Removes members found gone and tells `rest` their clients left (one message, never retried), except the client
+ * ids in `kept` (taken over by another connection).
+ */
+async function removeGone(ref: LiveEditorRef, gone: readonly RoomMember[], rest: readonly RoomMember[], kept: ReadonlySet<number> = new Set()): Promise<void> {
+  await Promise.all(gone.map((member) => deleteConnection(ref, member.connectionId)));
+  const left = gone.flatMap(departureOf).filter((entry) => !kept.has(entry.clientId));
+  if (left.length === 0 || rest.length === 0) return;
+  const message = awarenessMessage(left);
+  await Promise.all(rest.map((member) => sendMessage(member, message).catch(() => undefined)));
+}
+
+/**
+ * The members among `suspects` whose connection is still open; the others (items left by a connection whose
+ * `$disconnect` never ran) are removed and the room told their clients left. For the rare moments a stale entry
+ * matters: a room that looks full, a client id another entry still holds.
+ */
+export async function openMembers(ref: LiveEditorRef, suspects: readonly RoomMember[], rest: readonly RoomMember[], kept?: ReadonlySet<number>): Promise<RoomMember[]> {
+  const open = await Promise.all(suspects.map((member) => connectionIsOpen(member.connectionId)));
+  const gone = suspects.filter((_, index) => !open[index]);
+  if (gone.length > 0) await removeGone(ref, gone, rest, kept);
+  return suspects.filter((_, index) => open[index]);
 }
 
 /** Closes every live connection of a document, saying why (a migration starts: decisions §13). */
