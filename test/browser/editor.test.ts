@@ -1,7 +1,8 @@
 /**
  * The example application (examples/editor) in a real browser: headless Chromium, driven by puppeteer-core, with
  * pages of two editors and a viewer on one document, against a local stack of this test's own (restarted on the
- * same data folder and port) and the example's server started by its own command (`npm start`).
+ * same data folder and port) and the example's server started by its own command (`npm start`). One editor's page
+ * connects through the adapter (clients/live-socket.js, as on AWS), the others with the stock provider alone.
  *
  * It saves a picture of two windows side by side mid-edit to .cache/screenshots/editor-example.png; with
  * UPDATE_SCREENSHOT=1 it also writes docs/editor-example.png, the one the README shows.
@@ -38,8 +39,9 @@ function findChromium(): string {
       // the next one
     }
   }
+  const found = process.env.CHROMIUM_PATH ? `CHROMIUM_PATH (${process.env.CHROMIUM_PATH}) is not an executable` : 'found none on the PATH (chromium, chromium-browser, google-chrome)';
   throw new Error(
-    'The browser test needs Chromium, and found none on the PATH (chromium, chromium-browser, google-chrome). Install '
+    `The browser test needs Chromium, and ${found}. Install `
       + "Debian's package (`sudo apt-get install -y --no-install-recommends chromium`; bash .ci/run does this when it is "
       + 'missing), or set CHROMIUM_PATH to a Chrome or Chromium binary.',
   );
@@ -130,12 +132,12 @@ describe('the example editor in a browser', () => {
     if (!response.ok) throw new Error(`crdt/get: ${JSON.stringify(body)}`);
     return body.result.data[0].data as string;
   };
-  const openAs = async (userId: string): Promise<Page> => {
+  const openAs = async (userId: string, query = ''): Promise<Page> => {
     const page = await (browser as Browser).newPage();
     await page.setViewport({ width: 640, height: 420 });
     // Every page behaves as the focused window, as two windows side by side do for the people typing in them.
     await page.emulateFocusedPage(true);
-    await page.goto(`${example?.url}/?user=${userId}`);
+    await page.goto(`${example?.url}/?user=${userId}${query}`);
     await waitSynced(page);
     return page;
   };
@@ -150,7 +152,9 @@ describe('the example editor in a browser', () => {
     const saved = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(credentialsFile, 'utf8')));
     headers = { 'x-service-api-key': saved.apiKey, 'x-service-auth-token': saved.authToken };
     browser = await puppeteer.launch({ executablePath, args: ['--no-sandbox'], protocolTimeout: WAIT_CEILING_MS });
-    [ann, bob, vic] = await Promise.all(['ann', 'bob', 'vic'].map(openAs)) as [Page, Page, Page];
+    // Bob through the adapter (base64 text frames within API Gateway's limits, as on AWS), Ann and Vic with the
+    // stock provider alone: one room, both framings.
+    [ann, bob, vic] = await Promise.all([openAs('ann'), openAs('bob', '&adapter=1'), openAs('vic')]);
   });
 
   afterAll(async () => {
@@ -162,6 +166,8 @@ describe('the example editor in a browser', () => {
 
   it('converges when two editors type into the same paragraph at the same time, and /v2/crdt/get returns it', async () => {
     const seeded = await editorText(ann);
+    const framing = (page: Page) => page.evaluate(() => new URL(window.example.provider.ws.url).searchParams.get('encoding'));
+    expect([await framing(ann), await framing(bob)]).toEqual([null, 'base64']);
 
     await Promise.all([
       typeInFirstParagraph(ann, 'end', ' Ann adds a sentence at the end.'),
@@ -232,7 +238,7 @@ describe('the example editor in a browser', () => {
   });
 
   it('reconnects the pages after the local stack restarts, with fresh tokens, and they keep editing', async () => {
-    const tokens = await Promise.all([ann, bob].map((page) => page.evaluate(() => window.example.session().token)));
+    const tokens = await Promise.all([ann, bob].map((page) => page.evaluate(() => window.example.provider.params.token)));
     await stopLocalStackProcess((stack as LocalStackProcess).child);
     await bob.waitForFunction(() => !window.example.provider.wsconnected, WAIT);
     // Typed while the service is down: kept in the page, and sent once it is back.
@@ -247,9 +253,10 @@ describe('the example editor in a browser', () => {
     }
     const xml = await storedXml(ann);
     expect(await eventually(restGet, (stored) => stored === xml, { what: 'crdt/get to return the edits around the restart' })).toBe(xml);
-    // Each reconnect refreshed the page's token (60 s tokens are always near expiry), through the example's server.
+    // Each reconnect refreshed the token the provider connects with (60 s tokens are always near expiry), through
+    // the example's server.
     for (const [index, page] of [ann, bob].entries()) {
-      await page.waitForFunction((old: string) => window.example.session().token !== old, WAIT, tokens[index] as string);
+      await page.waitForFunction((old: string) => window.example.provider.params.token !== old, WAIT, tokens[index] as string);
     }
   });
 });

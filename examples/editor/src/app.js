@@ -23,7 +23,7 @@ async function showPeople(current) {
   const people = await (await fetch('/users')).json();
   document.querySelector('#people').replaceChildren(...people.map((person) => {
     const link = document.createElement('a');
-    link.href = `?user=${encodeURIComponent(person.id)}`;
+    link.href = `?user=${encodeURIComponent(person.id)}${location.search.includes('adapter=') ? `&adapter=${new URLSearchParams(location.search).get('adapter')}` : ''}`;
     link.textContent = `${person.name} (${person.accessRole})`;
     if (person.id === current) link.setAttribute('aria-current', 'page');
     return link;
@@ -40,7 +40,8 @@ async function fetchSession(userId) {
 }
 
 async function main() {
-  const userId = new URLSearchParams(location.search).get('user');
+  const query = new URLSearchParams(location.search);
+  const userId = query.get('user');
   const people = await showPeople(userId);
   if (userId === null) {
     showStatus('idle', `Pick who you are above, then open another window as someone else (${people.map((p) => `?user=${p.id}`).join(', ')}).`);
@@ -54,12 +55,14 @@ async function main() {
   badge.textContent = session.user.name;
   who.replaceChildren('You are ', badge, session.accessRole === 'viewer' ? ': a viewer, you see every change but cannot edit.' : ': an editor.');
 
+  // `&adapter=1` (or `0`) overrides the server's choice: try on the local stack what runs on AWS.
+  const adapter = query.has('adapter') ? query.get('adapter') === '1' : session.adapter;
   const ydoc = new Y.Doc();
   const provider = new WebsocketProvider(session.serverUrl, session.room, ydoc, {
     params: { token: session.token },
     // The adapter speaks the base64 framing API Gateway needs; the server turns it on for a wss:// (AWS) serverUrl,
     // or always with LIVE_ADAPTER=always. The local stack serves both.
-    WebSocketPolyfill: session.adapter ? createLiveSocket(WebSocket) : WebSocket,
+    WebSocketPolyfill: adapter ? createLiveSocket(WebSocket) : WebSocket,
     // No BroadcastChannel between this browser's tabs: every change goes through the service, which checks each
     // person's access (a viewer's tab must not pass its changes to an editor's tab).
     disableBc: true,
