@@ -1,6 +1,7 @@
 /**
  * Four tiers (see docs/design.md): unit (no I/O), connected (handlers through the real middleware against DynamoDB
- * Local, one table per test file), infra (CDK template and cdk-nag), e2e (the local stack over HTTP).
+ * Local, one table per test file), infra (CDK template and cdk-nag), e2e (the local stack over HTTP); and the
+ * example application (examples/editor) in headless Chromium (browser).
  */
 const transform = {
   // Transpile only: the type check is `npm run typecheck`. @middy/core and request-filtering-agent ship ESM only, so
@@ -46,5 +47,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/local-stack-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/local-stack-global-teardown.ts',
     },
+    // The example application (examples/editor) in headless Chromium; each file starts its own local stack.
+    { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
   ],
 };

@@ -1,0 +1,206 @@
+/**
+ * The example application's server: what a customer's own server does for live editing (docs/live-sync.md §1).
+ *
+ * - It holds the service's credentials (API key and auth token). The browser never sees them: it asks this server
+ *   for a live session (`GET /session?user=<id>`), and this server asks the service (`/v2/crdt/live/authorize`).
+ * - On start it makes sure the organization, its three users and the document exist (idempotent calls, so a
+ *   restart changes nothing), and gives the document some first content.
+ * - It serves the page (public/) and its bundle (public/app.js, built by `npm run build`).
+ *
+ * A real application would take the user from its own sign-in instead of the query string; picking one here is
+ * what lets two windows show two people.
+ *
+ * Settings (environment):
+ *   SERVICE_URL          the service's base URL (default http://127.0.0.1:3000, the local stack; a deployed stack's
+ *                        ApiUrl output works the same)
+ *   SERVICE_API_KEY, SERVICE_AUTH_TOKEN
+ *                        an API key and its auth token; without them the credentials saved in CREDENTIALS_FILE are
+ *                        used, and without those a workspace is created (`/v2/workspace/create`, as the README's
+ *                        quick start does) and its credentials saved there
+ *   CREDENTIALS_FILE     default .data/credentials.json next to this file
+ *   PORT, HOST           where this server listens (default 8080 on 127.0.0.1; PORT=0 picks a free port)
+ *   ORGANIZATION_ID, DOCUMENT_ID
+ *                        default `example` and `welcome`
+ *   LIVE_ADAPTER         `auto` (default: the adapter when the session's serverUrl is wss://, as on AWS), `always`
+ *                        or `never`; see src/app.js
+ *   SESSION_EXPIRES_IN   seconds a session token may open connections (default 3600; 60–86400)
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PUBLIC = join(HERE, 'public');
+
+const config = {
+  serviceUrl: (process.env.SERVICE_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
+  apiKey: process.env.SERVICE_API_KEY || undefined,
+  authToken: process.env.SERVICE_AUTH_TOKEN || undefined,
+  credentialsFile: process.env.CREDENTIALS_FILE || join(HERE, '.data', 'credentials.json'),
+  port: Number(process.env.PORT ?? 8080),
+  host: process.env.HOST || '127.0.0.1',
+  organizationId: process.env.ORGANIZATION_ID || 'example',
+  documentId: process.env.DOCUMENT_ID || 'welcome',
+  liveAdapter: process.env.LIVE_ADAPTER || 'auto',
+  sessionExpiresIn: Number(process.env.SESSION_EXPIRES_IN ?? 3600),
+};
+if (!['auto', 'always', 'never'].includes(config.liveAdapter)) throw new Error(`LIVE_ADAPTER must be auto, always or never, not ${config.liveAdapter}.`);
+if ((config.apiKey === undefined) !== (config.authToken === undefined)) throw new Error('Set both SERVICE_API_KEY and SERVICE_AUTH_TOKEN, or neither.');
+
+/** The people of this example. In a real application: your users, from your sign-in. */
+const USERS = [
+  { userId: 'ann', name: 'Ann Lee', email: 'ann@example.com', accessRole: 'editor', color: '#e8590c' },
+  { userId: 'bob', name: 'Bob Stone', email: 'bob@example.com', accessRole: 'editor', color: '#1c7ed6' },
+  { userId: 'vic', name: 'Vic Park', email: 'vic@example.com', accessRole: 'viewer', color: '#2f9e44' },
+];
+
+/** The rich-text editor of the document. `xml` with contentKey `default`: a Y.XmlFragment where Tiptap looks for it. */
+const EDITOR = { editorId: 'body', type: 'xml', contentKey: 'default' };
+const FIRST_CONTENT = '<paragraph>Welcome! Open this page as another person in a second window, and type in both.</paragraph>';
+
+/** An error answer of the service: its code (`NOT_FOUND`, ...) and message. */
+class ServiceError extends Error {
+  constructor(path, status, error) {
+    super(`${path}: ${error?.status ?? status} ${error?.message ?? ''}`.trim());
+    this.status = status;
+    this.code = error?.status;
+  }
+}
+
+/** POSTs `{data}` to the service and returns `result.data` (or the whole result when it has none). */
+async function call(path, data, headers) {
+  const response = await fetch(`${config.serviceUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ data }),
+  });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok || body.error !== undefined) throw new ServiceError(path, response.status, body.error);
+  return body.result?.data ?? body.result;
+}
+
+let credentials;
+const withKey = (path, data) => call(path, data, { 'x-service-api-key': credentials.apiKey, 'x-service-auth-token': credentials.authToken });
+
+/** A new workspace and its first API key's auth token: the README's quick start, steps 1 and 3. */
+async function createWorkspace() {
+  const workspace = await call('/v2/workspace/create', { ownerEmail: `editor-example+${Date.now()}@example.com` });
+  const apiKey = Object.keys(workspace.apiKeyList)[0];
+  const tokens = await call('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': workspace.id, 'x-service-workspace-auth-token': workspace.authToken });
+  return { serviceUrl: config.serviceUrl, workspaceId: workspace.id, apiKey, authToken: tokens.authTokens[0].token };
+}
+
+async function savedCredentials() {
+  try {
+    const saved = JSON.parse(await readFile(config.credentialsFile, 'utf8'));
+    return saved.serviceUrl === config.serviceUrl ? saved : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function saveCredentials(created) {
+  await mkdir(dirname(config.credentialsFile), { recursive: true });
+  await writeFile(config.credentialsFile, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The organization, its users and the document, each created only when missing; then the document's first content. */
+async function seed() {
+  await withKey('/v2/users/add', {
+    organizationId: config.organizationId,
+    createOrganization: true,
+    users: USERS.map(({ userId, name, email, accessRole }) => ({ userId, name, email, accessRole })),
+  });
+  await withKey('/v2/organizations/documents/add', { organizationId: config.organizationId, documents: [{ documentId: config.documentId, documentName: 'Welcome' }] })
+    .catch(ignore('ALREADY_EXISTS'));
+  await withKey('/v2/crdt/add', { organizationId: config.organizationId, documentId: config.documentId, ...EDITOR, data: FIRST_CONTENT })
+    .catch(ignore('ALREADY_EXISTS'));
+}
+
+const ignore = (code) => (error) => {
+  if (!(error instanceof ServiceError) || error.code !== code) throw error;
+};
+
+async function setUp() {
+  if (config.apiKey !== undefined) {
+    credentials = { apiKey: config.apiKey, authToken: config.authToken };
+    await seed();
+    return;
+  }
+  credentials = await savedCredentials();
+  if (credentials !== undefined) {
+    try {
+      await seed();
+      return;
+    } catch (error) {
+      // A local stack started afresh (`--in-memory`, or a new data folder) no longer knows the saved key.
+      if (!(error instanceof ServiceError) || error.code !== 'UNAUTHENTICATED') throw error;
+    }
+  }
+  credentials = await createWorkspace();
+  await saveCredentials(credentials);
+  await seed();
+}
+
+/** GET /session?user=<id>: a live session for that user on the document's editor (docs/live-sync.md §1). */
+async function session(userId) {
+  const user = USERS.find((candidate) => candidate.userId === userId);
+  if (user === undefined) return { status: 404, body: { error: `No user ${userId}; the users are ${USERS.map((u) => u.userId).join(', ')}.` } };
+  const live = await withKey('/v2/crdt/live/authorize', {
+    organizationId: config.organizationId,
+    documentId: config.documentId,
+    editorId: EDITOR.editorId,
+    userId,
+    // Creates the editor empty if it was deleted since the seed.
+    type: EDITOR.type,
+    contentKey: EDITOR.contentKey,
+    expiresIn: config.sessionExpiresIn,
+  });
+  const adapter = config.liveAdapter === 'always' || (config.liveAdapter === 'auto' && live.serverUrl.startsWith('wss:'));
+  return {
+    status: 200,
+    body: { ...live, field: EDITOR.contentKey, adapter, user: { id: user.userId, name: user.name, color: user.color } },
+  };
+}
+
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json', '.png': 'image/png' };
+const FILES = new Set(['/index.html', '/app.js', '/app.js.map', '/style.css']);
+
+async function handle(request, response) {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const send = (status, body, type = 'application/json') => {
+    response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+    response.end(type === 'application/json' ? JSON.stringify(body) : body);
+  };
+  if (request.method !== 'GET') return send(405, { error: 'GET only.' });
+  if (url.pathname === '/session') {
+    const answer = await session(url.searchParams.get('user') ?? '');
+    return send(answer.status, answer.body);
+  }
+  if (url.pathname === '/users') return send(200, USERS.map(({ userId, name, accessRole, color }) => ({ id: userId, name, accessRole, color })));
+  const file = url.pathname === '/' ? '/index.html' : url.pathname;
+  if (!FILES.has(file)) return send(404, { error: 'Not found.' });
+  return send(200, await readFile(join(PUBLIC, file)), TYPES[extname(file)]);
+}
+
+const server = createServer((request, response) => {
+  handle(request, response).catch((error) => {
+    console.error(error);
+    const status = error instanceof ServiceError && error.status < 500 ? error.status : 502;
+    if (!response.headersSent) response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: error.message }));
+  });
+});
+
+await setUp();
+server.listen(config.port, config.host, () => {
+  const { port } = server.address();
+  console.log(`Editor example at http://${config.host}:${port} (service ${config.serviceUrl}, organization ${config.organizationId}, document ${config.documentId})`);
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    server.close();
+    server.closeAllConnections();
+  });
+}
