@@ -193,6 +193,11 @@ async function main(): Promise<void> {
       case 'snapshot':
         send({ id: message.id, result: snapshot });
         return;
+      case 'cpu': {
+        const { user, system } = process.cpuUsage();
+        send({ id: message.id, result: (user + system) / 1000 });
+        return;
+      }
       case 'defaultMs': {
         send({ id: message.id, result: defaultMs });
         defaultMs = [];

@@ -23,6 +23,7 @@
 import './environment';
 import { fork, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -108,6 +109,21 @@ class StackProcess {
   }
 
   snapshot = () => this.request<Snapshot>('snapshot');
+
+  /** CPU milliseconds used so far: the stack's Node process, and its DynamoDB Local (from /proc, in clock ticks of 10 ms). */
+  async cpu(): Promise<{ node: number; java: number }> {
+    const node = await this.request<number>('cpu');
+    const pids = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(this.child.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes('java'))
+      .map((line) => line.trim().split(/\s+/)[0]);
+    const java = pids.reduce((sum, pid) => {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      // utime and stime: fields 14 and 15 of stat, 12 and 13 after the command's closing parenthesis.
+      return sum + (Number(fields[11]) + Number(fields[12])) * 10;
+    }, 0);
+    return { node, java };
+  }
 
   /** The RSS of the stack's DynamoDB Local (its java child), in bytes. */
   javaRss(): number {
@@ -263,6 +279,9 @@ interface RelayResult {
   /** Frames handled from the first keystroke until every client had every update. */
   handledPerSecond: number;
   dynamodbCallsPerFrame: number;
+  /** Cores' worth of CPU used from the first keystroke to convergence: the stack's Node process, DynamoDB Local. */
+  nodeCores: number;
+  javaCores: number;
 }
 
 async function relay(stack: StackProcess, api: Api, editorCount: number): Promise<RelayResult> {
@@ -299,6 +318,7 @@ async function relay(stack: StackProcess, api: Api, editorCount: number): Promis
 
   const perClient = UPDATES_PER_SECOND * TYPING_SECONDS;
   const intervalMs = 1000 / UPDATES_PER_SECOND;
+  const cpuBefore = await stack.cpu();
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const started = performance.now();
@@ -344,6 +364,7 @@ async function relay(stack: StackProcess, api: Api, editorCount: number): Promis
     if (stored[0].data !== local) divergent.push(`${room.editorId}: /v2/crdt/get differs from the clients (${String(stored[0].data).length} against ${local.length} characters)`);
   }
   const convergedSeconds = (performance.now() - started) / 1000;
+  const cpuAfter = await stack.cpu();
   const after = await stack.snapshot();
   const handlerMs = await stack.request<number[]>('defaultMs');
   const frames = (after.invocations.$default?.count ?? 0) - (before.invocations.$default?.count ?? 0);
@@ -358,6 +379,8 @@ async function relay(stack: StackProcess, api: Api, editorCount: number): Promis
     loopMaxMs: loop.max / 1e6,
     framesPerSecond: frames / typingSeconds,
     handledPerSecond: frames / convergedSeconds,
+    nodeCores: (cpuAfter.node - cpuBefore.node) / 1000 / convergedSeconds,
+    javaCores: (cpuAfter.java - cpuBefore.java) / 1000 / convergedSeconds,
     dynamodbCallsPerFrame: calls / Math.max(1, frames),
   };
 }
@@ -647,7 +670,7 @@ export async function run(): Promise<void> {
     const p50 = percentile(relayed.samples, 50);
     const p99 = percentile(relayed.samples, 99);
     const latencyReason = (r: RelayResult) =>
-      `offered ${fmt(r.framesPerSecond)} frames/s (updates and presence renewals), the stack handled ${fmt(r.handledPerSecond)}/s until every client had every update, so frames queued: the \`$default\` handler took p50 ${fmt(percentile(r.handlerMs, 50))} ms / p99 ${fmt(percentile(r.handlerMs, 99))} ms a frame under that load (${fmt(r.dynamodbCallsPerFrame, 1)} DynamoDB Local calls each; 13 ms one at a time, see the cost rows), with DynamoDB Local, the stack and this bench on 2 cores (this process's event-loop delay p99 ${fmt(r.loopP99Ms)} ms)`;
+      `offered ${fmt(r.framesPerSecond)} frames/s (updates and presence renewals), the stack handled ${fmt(r.handledPerSecond)}/s until every client had every update, so frames queued: the \`$default\` handler took p50 ${fmt(percentile(r.handlerMs, 50))} ms / p99 ${fmt(percentile(r.handlerMs, 99))} ms a frame under that load (${fmt(r.dynamodbCallsPerFrame, 1)} DynamoDB Local calls each; ${fmt(costs.edit.handlerMs / Math.max(1, costs.edit.invocations))} ms one at a time, see the cost rows), with DynamoDB Local (${fmt(r.javaCores, 2)} cores) and the stack's Node process (${fmt(r.nodeCores, 2)} cores) and this bench on 2 shared cores (this process's event-loop delay p99 ${fmt(r.loopP99Ms)} ms)`;
     const lightP50 = percentile(light.samples, 50);
     const lightP99 = percentile(light.samples, 99);
     const restP95Start = percentile(rest.fromStart, 95);
