@@ -9,6 +9,7 @@ import { run as bundles } from './bundles';
 import { run as cost } from './cost';
 import { run as crdt } from './crdt';
 import { run as emails } from './emails';
+import { run as live } from './live';
 import { run as migration } from './migration';
 import { run as notifications } from './notifications';
 import { run as suggest } from './suggest';
@@ -28,6 +29,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['suggest', suggest],
   ['webhooks', webhooks],
   ['emails', emails],
+  ['live', live],
   ['cost', cost],
   ['warm', warm],
 ];
