@@ -8,8 +8,8 @@
  * API Gateway's limits are applied where AWS applies them, so that what passes here passes there:
  * - `encoding=base64`: binary frames close the connection with 1003, and a frame over 32 KB with 1009;
  * - `encoding=binary` (the default, offered only here): a message over 1 MiB closes with 1009;
- * - a post to a connection over 128 KB is refused (PayloadTooLargeException), one to a closed connection is
- *   GoneException (410), as the Management API answers.
+ * - a post over 128 KB to a base64 connection is refused (PayloadTooLargeException), one to a closed connection is
+ *   GoneException (410), as the Management API answers; binary connections (local only) take a message of any size.
  * Frames of one connection are handed to `$default` one at a time, in order (API Gateway may run them side by side;
  * the handlers do not depend on either).
  */
@@ -200,7 +200,8 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
       }
       if (request.method === 'GET') return answer(200);
       const body = bodyBytes(request.body);
-      if (body.length > API_GATEWAY_MESSAGE_BYTES) return answer(413, 'PayloadTooLargeException', 'Message is too large.');
+      // API Gateway's limit, for the connections that stand for API Gateway's (binary frames are the local stack's own).
+      if (connection.encoding === 'base64' && body.length > API_GATEWAY_MESSAGE_BYTES) return answer(413, 'PayloadTooLargeException', 'Message is too large.');
       connection.socket.send(connection.encoding === 'binary' ? body : body.toString('utf8'), { binary: connection.encoding === 'binary' });
       return answer(200);
     },

@@ -57,6 +57,16 @@ describe('live sync with the stock y-websocket provider', () => {
     await waitFor(() => bob.text() === 'set by REST', { what: 'the new client to sync' });
   });
 
+  it('sends a document over 128 KB to a stock provider without the adapter (binary frames, local stack only)', async () => {
+    const doc = await seedLiveDocument(await newApiKeyHeaders());
+    const large = randomBytes(150 * 1024).toString('base64');
+    await post('/v2/crdt/update', { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId, type: 'text', data: large }, doc.headers);
+
+    const bob = await connect(await authorize(doc, 'bob'));
+
+    expect(bob.text()).toBe(large);
+  });
+
   it('relays to a viewer but drops its changes, and relays its presence', async () => {
     const doc = await seedLiveDocument(await newApiKeyHeaders());
     const viewerSession = await authorize(doc, 'vic');
