@@ -153,6 +153,27 @@ export async function putRefusedConnection(
   );
 }
 
+/**
+ * Open connections read by this process, by id: a connection's item never changes while it is open, and each of
+ * its frames starts by reading it. A process keeps at most CACHED_CONNECTIONS, the newest; an entry is dropped when
+ * this process deletes the item, and one another process closed is harmless: its room entry is gone too, which the
+ * message path reads anyway (and closes the connection).
+ */
+const CACHED_CONNECTIONS = 10_000;
+const openConnections = new Map<string, LiveConnection>();
+
+/** The connection, read once per process while it is open (see openConnections); undefined when it is unknown. */
+export async function getOpenConnection(connectionId: string): Promise<ReturnType<typeof getConnection>> {
+  const cached = openConnections.get(connectionId);
+  if (cached !== undefined) return cached;
+  const connection = await getConnection(connectionId);
+  if (connection !== undefined && connection.refused === undefined) {
+    if (openConnections.size >= CACHED_CONNECTIONS) openConnections.delete(openConnections.keys().next().value as string);
+    openConnections.set(connectionId, connection as LiveConnection);
+  }
+  return connection;
+}
+
 /** The connection, or undefined when it is unknown (closed, or expired). */
 export async function getConnection(connectionId: string): Promise<LiveConnection | (Pick<LiveConnection, 'connectionId' | 'encoding' | 'refused'> & { refused: { reason: string; code: number } }) | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId), ConsistentRead: true }));
@@ -185,6 +206,7 @@ export async function documentConnections(ref: Omit<LiveEditorRef, 'editorId'>):
 
 /** Removes a connection's items. Returns its room entry as it was (its clients' presence), if it had one. */
 export async function deleteConnection(ref: LiveEditorRef, connectionId: string): Promise<RoomMember | undefined> {
+  openConnections.delete(connectionId);
   await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId) }));
   const { Attributes } = await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: memberKey(ref, connectionId), ReturnValues: 'ALL_OLD' }));
   return Attributes === undefined ? undefined : toMember(Attributes);
@@ -192,6 +214,7 @@ export async function deleteConnection(ref: LiveEditorRef, connectionId: string)
 
 /** Removes a refused connection's item (it has no room entry). */
 export async function deleteConnectionItem(connectionId: string): Promise<void> {
+  openConnections.delete(connectionId);
   await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId) }));
 }
 

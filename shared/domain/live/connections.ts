@@ -8,7 +8,7 @@
  * first answer and is closed: nothing of the editor is read for it or sent to it. Likewise the server's first sync
  * step goes out with the answer to the client's first message (its sync step 1, which the provider sends on open).
  *
- * Per message: one GetItem (the connection), one strongly consistent Query (the room, which also holds this
+ * Per message: one GetItem (the connection, once per process while it is open), one strongly consistent Query (the room, which also holds this
  * connection's role and last access check), and for an update one guarded write (the delta) before the relay.
  * Sync step 1 reads the editor (state and log) once per connection; nothing rebuilds a document per message.
  */
@@ -22,6 +22,7 @@ import {
   deleteConnection,
   deleteConnectionItem,
   getConnection,
+  getOpenConnection,
   putChunk,
   putConnection,
   putRefusedConnection,
@@ -109,7 +110,7 @@ async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: numb
 
 /** Handles one frame of a connection. Never throws for what the client sent: a bad frame closes its connection. */
 export async function handleFrame(connectionId: string, frame: Frame, now = Date.now()): Promise<void> {
-  const connection = await getConnection(connectionId);
+  const connection = await getOpenConnection(connectionId);
   if (connection === undefined) {
     // Closed meanwhile, or its items expired: nothing to serve it from.
     await closeConnection(connectionId);
