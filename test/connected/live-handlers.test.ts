@@ -25,7 +25,10 @@ import { getConnection, memberKeyOf } from '../../shared/db/live-connection';
 import { encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
 import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
 import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
+import { handler as updateWebhookConfig } from '../../functions/workspace/advancedwebhookconfig-update';
+import { handler as createEndpoint } from '../../functions/workspace/advancedwebhook-endpoints-create';
 import { newTenant } from '../support/fixtures';
+import { startPipeline, startReceiver } from '../support/webhook-pipeline';
 import { uniqueId } from '../support/ids';
 import { invoke } from '../support/invoke';
 
@@ -152,6 +155,30 @@ describe('live handlers under API Gateway', () => {
 
     expect([first, again, unknown]).toEqual([{ statusCode: 200 }, { statusCode: 200 }, { statusCode: 200 }]);
     expect(await getConnection(ann)).toBeUndefined();
+  });
+});
+
+describe('webhooks of live edits', () => {
+  it('raises crdt.update_data for a live edit, with the edited content and its author', async () => {
+    const pipeline = await startPipeline();
+    const hook = await startReceiver();
+    try {
+      const { tenant, open } = await openRoom();
+      const headers = { headers: tenant.apiKeyHeaders };
+      await invoke(updateWebhookConfig, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
+      await invoke(createEndpoint, '/v2/workspace/advancedwebhook/endpoints/create', { url: hook.url, filterTypes: ['crdt.update_data'] }, headers);
+      const ann = await open('ann');
+      const doc = new Y.Doc();
+      doc.getText('content').insert(0, 'typed live');
+
+      await call('$default', ann, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm9')[0] });
+
+      const [request] = await hook.waitFor(1, { type: 'crdt.update_data' });
+      expect((JSON.parse(request.body) as { data: unknown }).data).toMatchObject({ id: 'body', data: 'typed live', lastUpdatedBy: 'ann' });
+    } finally {
+      await pipeline.stop();
+      await hook.close();
+    }
   });
 });
 
