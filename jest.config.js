@@ -20,11 +20,9 @@ module.exports = {
   // A ceiling, not a budget (issue 22): tests wait for conditions (test/support/wait.ts, whose ceiling is below this
   // one), so a quiet machine never comes near it and a machine three times slower still passes.
   testTimeout: 300_000,
-  // One file more than there are cores (jest's default leaves one idle, which ran the suites one after another on a
-  // 2-core machine): most files wait on DynamoDB Local, a local stack or a browser rather than compute (a whole run
-  // used about 1.4 of 2 cores with two workers). Each connected file has a table of its own and the e2e files share
-  // one stack, so files run side by side safely.
-  maxWorkers: '150%',
+  // Both cores (jest's default leaves one idle, which ran the suites one after another on a 2-core machine). Each
+  // connected file has a table of its own and the e2e files share one stack, so files run side by side safely.
+  maxWorkers: '100%',
   projects: [
     {
       ...common,
