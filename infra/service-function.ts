@@ -393,7 +393,7 @@ export class ServiceFunction extends Construct {
   }
 }
 
-/** A string test of shared/workers.ts as a Lambda filter rule on the attribute's `S` value (a list: any of them). */
+/** A string test of shared/workers.ts as a Lambda filter rule on the attribute's `S` value (a list: one of them matching is enough). */
 function stringRule(match: StringMatch): unknown[] {
   if ('exists' in match) return lambda.FilterRule.exists();
   if ('prefix' in match) return lambda.FilterRule.beginsWith(match.prefix);

@@ -148,11 +148,12 @@ describe('live sync tokens and access', () => {
 
   it('closes a connection whose user is removed, or whose document is disabled, and makes a demoted editor read-only', async () => {
     const doc = await seedLiveDocument(await newApiKeyHeaders());
-    const removed = rawSocket(sessionUrl(await authorize(doc, 'bob')));
     const disabledDoc = await seedLiveDocument(doc.headers);
-    const onDisabled = rawSocket(sessionUrl(await authorize(disabledDoc, 'ann')));
+    // Ann connects first: once a later connection has been checked again, so is Ann's next message (see below).
     const demoted = await connect(await authorize(doc, 'ann'));
     const watcher = await connect(await authorize(doc, 'vic'));
+    const removed = rawSocket(sessionUrl(await authorize(doc, 'bob')));
+    const onDisabled = rawSocket(sessionUrl(await authorize(disabledDoc, 'ann')));
     for (const socket of [removed, onDisabled]) {
       await socket.opened;
       socket.socket.send(EMPTY_SYNC_STEP_1);
@@ -162,9 +163,16 @@ describe('live sync tokens and access', () => {
     await post('/v2/users/delete', { organizationId: doc.organizationId, userIds: ['bob'] }, doc.headers);
     await post('/v2/organizations/documents/access/disablestate/update', { organizationId: disabledDoc.organizationId, documentIds: [disabledDoc.documentId], disabled: true }, doc.headers);
     await post('/v2/users/update', { organizationId: doc.organizationId, users: [{ userId: 'ann', accessRole: 'viewer' }] }, doc.headers);
-    // Each connection's next message is checked (the e2e stack checks after 1 s; the provider's own renewals come every 15 s).
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    for (const socket of [removed, onDisabled]) socket.socket.send(EMPTY_SYNC_STEP_1);
+    // A connection's message checks its access again once the last check is over a second old (the e2e stack's
+    // setting): the sockets keep saying something until the service has checked them and closed them.
+    await waitFor(
+      () => {
+        for (const socket of [removed, onDisabled]) if (socket.closed === undefined) socket.socket.send(EMPTY_SYNC_STEP_1);
+        return removed.closed !== undefined && onDisabled.closed !== undefined;
+      },
+      { what: 'the service to check both sockets again and close them', intervalMs: 200 },
+    );
+    // Ann's last check is older than theirs, so her next message is checked too; the watcher seeing it means it was.
     demoted.provider.awareness.setLocalStateField('user', { name: 'Ann' });
     await waitFor(() => [...watcher.provider.awareness.getStates().values()].some((state) => state.user?.name === 'Ann'), { what: "Ann's presence after the check" });
     demoted.doc.getText('content').insert(0, 'after demotion');
