@@ -9,7 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { hashesEqual } from '../crypto/tokens';
-import { LIVE_TOKEN_SECRET, cachedServerSecret, readServerSecret, type ServerSecret } from './server-secret';
+import { LIVE_TOKEN_SECRET, cachedServerSecret, verifiesWithServerSecret } from './server-secret';
 
 /** What a session token is bound to. */
 export interface LiveSession {
@@ -51,30 +51,6 @@ export async function createLiveToken(session: LiveSession): Promise<string> {
   return `${body}.${sign((await cachedServerSecret(LIVE_TOKEN_SECRET)).current, body)}`;
 }
 
-/**
- * How soon after a failed check this process reads the secret again. Its cache (cachedServerSecret) learns of a
- * rotation only minutes later, while another function (the authorize route, a freshly started instance) may already
- * sign with the new value: without a read on a miss, the connect handler would refuse those tokens as invalid until
- * its cache expired, though decisions §13 says a rotation breaks no token. Bounded, so made-up tokens cost at most
- * one read per interval.
- */
-const REREAD_AFTER_MISS_MS = 10_000;
-let reread: { secret: Promise<ServerSecret>; readAt: number } | undefined;
-
-/** Whether the signature is this service's under the secret's current or previous value. */
-async function signedHere(body: string, signature: string, now: number): Promise<boolean> {
-  const matches = (secret: ServerSecret) => [secret.current, secret.previous].some((value) => value !== undefined && hashesEqual(signature, sign(value, body)));
-  if (matches(await cachedServerSecret(LIVE_TOKEN_SECRET, now))) return true;
-  if (reread === undefined || Math.abs(now - reread.readAt) > REREAD_AFTER_MISS_MS) {
-    const entry = { secret: readServerSecret(LIVE_TOKEN_SECRET), readAt: now };
-    reread = entry;
-    entry.secret.catch(() => {
-      if (reread === entry) reread = undefined;
-    });
-  }
-  return matches(await reread.secret);
-}
-
 const isString = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 /** The session a token names. Throws LiveTokenError when it was altered, not made by this service, or has expired. */
@@ -82,7 +58,10 @@ export async function readLiveToken(token: string, now = Date.now()): Promise<Li
   const invalid = new LiveTokenError('Invalid session token.', 'invalid');
   const [body, signature, ...rest] = token.split('.');
   if (!body || !signature || rest.length > 0 || token.length > 4096) throw invalid;
-  if (!(await signedHere(body, signature, now))) throw invalid;
+  // A miss reads the secret again: the connect handler must not refuse a token the authorize route signed with a
+  // value newer than its cache (decisions §13: a rotation breaks no token).
+  const valid = await verifiesWithServerSecret(LIVE_TOKEN_SECRET, (value) => hashesEqual(signature, sign(value, body)), { now, rereadOnMiss: true });
+  if (!valid) throw invalid;
   let payload: Partial<Payload>;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<Payload>;

@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json';
-import { PAGE_TOKEN_SECRET, cachedServerSecret, type ServerSecret } from './server-secret';
+import { PAGE_TOKEN_SECRET, cachedServerSecret, verifiesWithServerSecret, type ServerSecret } from './server-secret';
 import { InvalidArgumentError } from '../core/errors';
 import { hashesEqual } from '../crypto/tokens';
 
@@ -53,9 +53,9 @@ export async function createPageToken(scope: PageScope, cursor: Cursor, now = Da
 export async function readPageToken(token: string, scope: PageScope, now = Date.now()): Promise<Cursor> {
   const [body, signature, ...rest] = token.split('.');
   if (!body || !signature || rest.length > 0) throw new InvalidArgumentError(INVALID);
-  const secret = await getSecret(now);
-  const valid = [secret.current, secret.previous].some((value) => value !== undefined && hashesEqual(signature, sign(value, body)));
-  if (!valid) throw new InvalidArgumentError(INVALID);
+  if (!(await verifiesWithServerSecret(PAGE_TOKEN_SECRET, (value) => hashesEqual(signature, sign(value, body)), { now }))) {
+    throw new InvalidArgumentError(INVALID);
+  }
   let payload: Payload;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;

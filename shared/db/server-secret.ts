@@ -112,3 +112,37 @@ export function cachedServerSecret(name: string, now = Date.now()): Promise<Serv
   });
   return secret;
 }
+
+/**
+ * How soon after a failed check a process reads a secret again (`rereadOnMiss`). Its cache learns of a rotation
+ * only minutes later, while another function (a freshly started instance) may already sign with the new value.
+ * Bounded, so made-up tokens cost at most one read per interval.
+ */
+const REREAD_AFTER_MISS_MS = 10_000;
+const rereads = new Map<string, { secret: Promise<ServerSecret>; readAt: number }>();
+
+/**
+ * Whether `signedWith` holds for the secret's current or previous value (a token signed before a rotation still
+ * verifies). With `rereadOnMiss`, a miss reads the secret again (at most once per REREAD_AFTER_MISS_MS per process),
+ * so a token signed with a value newer than this process's cache is not refused.
+ */
+export async function verifiesWithServerSecret(
+  name: string,
+  signedWith: (value: Buffer) => boolean,
+  options: { now?: number; rereadOnMiss?: boolean } = {},
+): Promise<boolean> {
+  const now = options.now ?? Date.now();
+  const matches = (secret: ServerSecret) => [secret.current, secret.previous].some((value) => value !== undefined && signedWith(value));
+  if (matches(await cachedServerSecret(name, now))) return true;
+  if (options.rereadOnMiss !== true) return false;
+  let reread = rereads.get(name);
+  if (reread === undefined || Math.abs(now - reread.readAt) > REREAD_AFTER_MISS_MS) {
+    const entry = { secret: readServerSecret(name), readAt: now };
+    reread = entry;
+    rereads.set(name, entry);
+    entry.secret.catch(() => {
+      if (rereads.get(name) === entry) rereads.delete(name);
+    });
+  }
+  return matches(await reread.secret);
+}

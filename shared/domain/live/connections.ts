@@ -130,8 +130,7 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
   } catch (error) {
     if (!(error instanceof MalformedFrameError || error instanceof MalformedMessageError || error instanceof MessageTooLargeError)) throw error;
     logger.info('Live connection closed: it sent a frame that is not a protocol message.', { connectionId, reason: error.message });
-    await refuse(open, error.message);
-    await deleteConnection(open, connectionId);
+    await removeMember(open, open, error.message);
   }
 }
 
@@ -257,8 +256,7 @@ function checkUpdate(update: Uint8Array): void {
 async function answerSyncStep1(connection: LiveConnection, members: readonly RoomMember[], stateVector: Uint8Array): Promise<void> {
   const editor = await getEditor(connection.apiKeyId, connection);
   if (editor === undefined || editor.incarnation !== connection.incarnation) {
-    await refuse(connection, 'Editor not found.');
-    await deleteConnection(connection, connection.connectionId);
+    await removeMember(connection, connection, 'Editor not found.');
     return;
   }
   const merged = editor.deltas.length === 0 ? editor.state : Y.mergeUpdates([editor.state, ...editor.deltas.map((delta) => delta.update)]);

@@ -83,7 +83,7 @@ export async function currentMembers(ref: LiveEditorRef, members: readonly RoomM
 }
 
 /** Refuses a member and removes its items (its own $disconnect finds nothing left to do). */
-export async function removeMember(ref: LiveEditorRef, member: RoomMember, reason: string): Promise<void> {
+export async function removeMember(ref: LiveEditorRef, member: Recipient, reason: string): Promise<void> {
   await refuse(member, reason);
   await deleteConnection(ref, member.connectionId);
 }
