@@ -23,6 +23,8 @@
  *   message is delivered, then the socket closes and reports close code 4403 with that reason, whatever code the
  *   server's close had (API Gateway cannot send custom close codes): the provider then stops reconnecting and emits
  *   `closed`, where the app authorizes again.
+ *   A message of the client's over the service's 1 MiB limit is refused the same way, but reported as 1009 (message
+ *   too big), as the binary framing's limit is: the provider reconnects.
  * - A frame from the server that is not of the format closes the socket, reported as 1002 (protocol error).
  */
 
@@ -34,6 +36,13 @@ export const PERMISSION_DENIED_CLOSE_CODE = 4403
 
 /** The close code reported when the server sent a frame that is not of the format. */
 export const PROTOCOL_ERROR_CLOSE_CODE = 1002
+
+/**
+ * The close code reported when the service refused a message over its 1 MiB limit (its auth message's reason starts
+ * with MESSAGE_TOO_LARGE_PREFIX, framing.ts MESSAGE_TOO_LARGE_REASON): WebSocket's "message too big".
+ */
+export const MESSAGE_TOO_LARGE_CLOSE_CODE = 1009
+export const MESSAGE_TOO_LARGE_PREFIX = 'Message too large'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const DECODE = new Int8Array(128).fill(-1)
@@ -367,7 +376,7 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
       const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer
       this._emit('onmessage', { type: 'message', target: this, data: payload })
       const denied = permissionDeniedReason(message)
-      if (denied !== null) this._end(PERMISSION_DENIED_CLOSE_CODE, denied)
+      if (denied !== null) this._end(denied.startsWith(MESSAGE_TOO_LARGE_PREFIX) ? MESSAGE_TOO_LARGE_CLOSE_CODE : PERMISSION_DENIED_CLOSE_CODE, denied)
     }
 
     /**

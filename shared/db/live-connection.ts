@@ -1,14 +1,16 @@
 /**
- * Live-sync connections (decisions §13, DESIGN "Live sync"). Each open WebSocket is two items, written when it
- * opens and deleted when it closes, both with a TTL past API Gateway's 2-hour connection limit so that a connection
- * whose disconnect never ran cannot linger:
+ * Live-sync connections (decisions §13, DESIGN "Live sync"). Each WebSocket is two items, written when it opens, both
+ * with a TTL past API Gateway's 2-hour connection limit so that a connection whose disconnect never ran cannot
+ * linger. When it closes, its room entry becomes a tombstone for TOMBSTONE_MS (what it sent is still stored, echoes
+ * of its presence are still known as its), then both are deleted:
  *
  *   pk LIVECONN#<connection>              sk CONNECTION        who and what: tenant, organization, document, editor,
  *                                                              user, encoding, the editor's incarnation; or the
  *                                                              reason it is refused (answered on its first message)
  *   pk T#<key>#ORG#<org>#LIVE#<doc>       sk C#<editor>#<conn> its place in the editor's room: user, role, encoding,
  *                                                              when its access was last checked, its clients'
- *                                                              presence (awareness clock and state per client id)
+ *                                                              presence (awareness clock and state per client id);
+ *                                                              once closed: when, and whether its access ended
  *   pk LIVECONN#<connection>              sk CHUNK#<id>#<nnnn> one part of a message that came in several frames
  *
  * A message names only its connection, so the connection item is read first (GetItem); the room is one strongly
@@ -69,7 +71,22 @@ export interface RoomMember {
   checkedAt: number;
   /** Its clients' presence, by client id. */
   presence: Record<string, ClientPresence>;
+  /**
+   * Set once the connection has closed (its $disconnect ran, a send found it gone, or the service closed it): the
+   * entry stays a while as a tombstone, so that messages of the connection handled after its close are still stored
+   * (API Gateway does not order `$disconnect` after `$default`) and echoes of its clients' presence are known as
+   * theirs (decisions §13 "Nothing lost, nothing stale").
+   */
+  closedAt?: number;
+  /** Closed because its access ended (or its document moves): its late messages are dropped, not stored. */
+  revoked?: boolean;
 }
+
+/** How long a closed connection's room entry is kept as a tombstone (see RoomMember.closedAt). */
+export const TOMBSTONE_MS = 2 * 60 * 1000;
+
+/** Whether a member's connection is open (not a tombstone). */
+export const isOpen = (member: RoomMember): boolean => member.closedAt === undefined;
 
 const connectionKey = (connectionId: string) => ({ pk: key('LIVECONN', segment(connectionId)), sk: 'CONNECTION' });
 const roomPartition = (ref: Omit<LiveEditorRef, 'editorId'>) => key(organizationPartition(ref.apiKeyId, ref.organizationId), 'LIVE', segment(ref.documentId));
@@ -110,6 +127,7 @@ function toMember(item: Item): RoomMember {
     encoding: item.encoding === 'base64' ? 'base64' : 'binary',
     checkedAt: Number(item.checkedAt),
     presence,
+    ...(typeof item.closedAt === 'number' ? { closedAt: item.closedAt, revoked: item.revoked === true } : {}),
   };
 }
 
@@ -154,10 +172,10 @@ export async function putRefusedConnection(
 }
 
 /**
- * Open connections read by this process, by id: a connection's item never changes while it is open, and each of
- * its frames starts by reading it. A process keeps at most CACHED_CONNECTIONS, the newest; an entry is dropped when
- * this process deletes the item, and one another process closed is harmless: its room entry is gone too, which the
- * message path reads anyway (and closes the connection).
+ * Connections read by this process, by id: a connection's item never changes, and each of its frames starts by
+ * reading it (also a frame handled after the connection closed: its identity is what stores its last updates). A
+ * process keeps at most CACHED_CONNECTIONS, the newest; an entry is dropped when this process deletes the item. Whether
+ * the connection is still open is never taken from here: the message path reads its room entry.
  */
 const CACHED_CONNECTIONS = 10_000;
 const openConnections = new Map<string, LiveConnection>();
@@ -184,7 +202,10 @@ export async function getConnection(connectionId: string): Promise<LiveConnectio
   return toConnection(Item);
 }
 
-/** Every member of the editor's room, read strongly consistent (one Query: at most MAX_ROOM_CONNECTIONS small items). */
+/**
+ * Every member of the editor's room, open or closed a moment ago (tombstones: see RoomMember.closedAt), read
+ * strongly consistent (one Query: at most MAX_ROOM_CONNECTIONS open entries and the tombstones of the last minutes).
+ */
 export async function roomMembers(ref: LiveEditorRef): Promise<RoomMember[]> {
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :editor)',
@@ -194,22 +215,48 @@ export async function roomMembers(ref: LiveEditorRef): Promise<RoomMember[]> {
   return items.map(toMember);
 }
 
-/** Every open connection of a document, whatever the editor (a migration closes them all). */
+/** Every open connection of a document, whatever the editor (a migration closes them all); tombstones left out. */
 export async function documentConnections(ref: Omit<LiveEditorRef, 'editorId'>): Promise<RoomMember[]> {
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :members)',
     ExpressionAttributeValues: { ':pk': roomPartition(ref), ':members': prefix('C') },
     ConsistentRead: true,
   });
-  return items.map(toMember);
+  return items.map(toMember).filter(isOpen);
 }
 
-/** Removes a connection's items. Returns its room entry as it was (its clients' presence), if it had one. */
-export async function deleteConnection(ref: LiveEditorRef, connectionId: string): Promise<RoomMember | undefined> {
-  openConnections.delete(connectionId);
-  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId) }));
-  const { Attributes } = await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: memberKey(ref, connectionId), ReturnValues: 'ALL_OLD' }));
-  return Attributes === undefined ? undefined : toMember(Attributes);
+/**
+ * Marks a connection's room entry closed (a tombstone, see RoomMember.closedAt), keeping its role and presence.
+ * Returns the entry as it was closed to the one caller that closed it (that caller tells the room its clients left);
+ * undefined when it was closed already or has no entry. The connection item stays until its TTL: a late message of
+ * the connection is read through it.
+ */
+export async function closeMember(ref: LiveEditorRef, connectionId: string, options: { revoked: boolean }, now = Date.now()): Promise<RoomMember | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: memberKey(ref, connectionId),
+        UpdateExpression: 'SET closedAt = :now, revoked = :revoked, #ttl = :ttl',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': now, ':revoked': options.revoked, ':ttl': ttl(now + TOMBSTONE_MS, 0) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes === undefined ? undefined : toMember(Attributes);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/** Removes the items of connections closed longer than TOMBSTONE_MS ago (their entries and connection items). */
+export async function deleteTombstones(ref: LiveEditorRef, members: readonly RoomMember[], now = Date.now()): Promise<void> {
+  const old = members.filter((member) => member.closedAt !== undefined && now - member.closedAt > TOMBSTONE_MS);
+  if (old.length === 0) return;
+  for (const member of old) openConnections.delete(member.connectionId);
+  await batchWrite(old.flatMap((member) => [connectionKey(member.connectionId), memberKey(ref, member.connectionId)]).map((itemKey) => ({ DeleteRequest: { Key: itemKey } })));
 }
 
 /** Removes a refused connection's item (it has no room entry). */
@@ -229,7 +276,7 @@ export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
         UpdateExpression: 'SET #role = :role, checkedAt = :now',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
         ExpressionAttributeNames: { '#role': 'role' },
         ExpressionAttributeValues: { ':role': role, ':now': now },
       }),
@@ -243,10 +290,11 @@ export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string
 
 /**
  * Records the newest presence of some of a member's clients (one UpdateItem, whatever their number; a state of
- * `null` is kept too: it is what the room is told on a close). Conditional on the entry existing.
+ * `null` is kept too). Conditional on the connection being open: returns false when it has closed, and then the
+ * presence must not be relayed (the room was, or is being, told its clients left at a clock above the recorded one).
  */
-export async function recordPresence(ref: LiveEditorRef, connectionId: string, clients: ReadonlyMap<number, ClientPresence>): Promise<void> {
-  if (clients.size === 0) return;
+export async function recordPresence(ref: LiveEditorRef, connectionId: string, clients: ReadonlyMap<number, ClientPresence>): Promise<boolean> {
+  if (clients.size === 0) return true;
   const names: Record<string, string> = { '#presence': 'presence' };
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -263,13 +311,15 @@ export async function recordPresence(ref: LiveEditorRef, connectionId: string, c
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
     );
+    return true;
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
   }
 }
 
@@ -280,24 +330,40 @@ export async function putChunk(connectionId: string, messageId: string, index: n
   );
 }
 
+/** Chunks of one message that name different counts: the message is malformed. */
+export class ChunkCountMismatchError extends Error {
+  constructor() {
+    super('the chunks of one message disagree on their count.');
+  }
+}
+
 /**
  * Counts one more part of a message in; returns the parts in order once the last of `count` distinct parts is in,
  * to exactly one caller (frames of one message may be handled side by side, as API Gateway invokes a function per
  * frame): the count is one UpdateItem adding the part's index to a set, and only the write that completes the set
- * reads the parts (one Query) and deletes them. Undefined while parts are missing.
+ * reads the parts (one Query) and deletes them. Undefined while parts are missing. The first part to arrive fixes
+ * the message's count; a part that names another count is refused by the same write.
+ * @throws ChunkCountMismatchError when the part's count differs from the count of the message's other parts.
  */
 export async function countChunk(connectionId: string, messageId: string, index: number, count: number, now = Date.now()): Promise<string[] | undefined> {
   const counter = { pk: key('LIVECONN', segment(connectionId)), sk: key('CHUNKS', segment(messageId)) };
-  const { Attributes } = await db.send(
-    new UpdateCommand({
-      TableName: TABLE_NAME,
-      Key: counter,
-      UpdateExpression: 'ADD parts :index SET #ttl = if_not_exists(#ttl, :ttl)',
-      ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':index': new Set([index]), ':ttl': ttl(now, CHUNK_TTL_SECONDS) },
-      ReturnValues: 'UPDATED_OLD',
-    }),
-  );
+  let Attributes: Item | undefined;
+  try {
+    ({ Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: counter,
+        UpdateExpression: 'ADD parts :index SET #ttl = if_not_exists(#ttl, :ttl), #count = if_not_exists(#count, :count)',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count = :count',
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE, '#count': 'count' },
+        ExpressionAttributeValues: { ':index': new Set([index]), ':ttl': ttl(now, CHUNK_TTL_SECONDS), ':count': count },
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    ));
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new ChunkCountMismatchError();
+    throw error;
+  }
   // Exactly one write turns the set from count - 1 parts (without this one) into count.
   const before = (Attributes?.parts as Set<number> | undefined) ?? new Set<number>();
   if (before.has(index) || before.size !== count - 1) return undefined;

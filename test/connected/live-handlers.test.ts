@@ -6,6 +6,7 @@
  * a recording request handler in place of the network.
  */
 import { Readable } from 'node:stream';
+import * as decoding from 'lib0/decoding';
 import type { Context } from 'aws-lambda';
 import * as Y from 'yjs';
 import { handler as connectHandler } from '../../functions/live/connect';
@@ -21,7 +22,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as deleteUsers } from '../../functions/users/delete';
 import { config } from '../../shared/core/config';
 import { TABLE_NAME, db } from '../../shared/db/client';
-import { getConnection, memberKeyOf } from '../../shared/db/live-connection';
+import { memberKeyOf, roomMembers } from '../../shared/db/live-connection';
+import { withFault } from '../support/faults';
 import { encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
 import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
 import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
@@ -33,10 +35,14 @@ import { uniqueId } from '../support/ids';
 import { invoke } from '../support/invoke';
 import { waitFor } from '../support/wait';
 
-/** What the Management API was asked, per connection; connections in `gone` answer 410 GoneException. */
+/**
+ * What the Management API was asked, per connection; connections in `gone` answer 410 GoneException, posts to those
+ * in `failing` a 500 (the Management API failing on its side).
+ */
 const posted = new Map<string, string[]>();
 const deleted: string[] = [];
 const gone = new Set<string>();
+const failing = new Set<string>();
 
 useLocalConnections({
   async handle(request: { method: string; path: string; body?: unknown }) {
@@ -49,6 +55,7 @@ useLocalConnections({
       },
     });
     if (gone.has(connectionId)) return answer(410, 'GoneException');
+    if (failing.has(connectionId) && request.method === 'POST') return answer(500, 'InternalServerErrorException');
     if (request.method === 'DELETE') deleted.push(connectionId);
     else posted.set(connectionId, [...(posted.get(connectionId) ?? []), Buffer.from(request.body as Uint8Array).toString('utf8')]);
     return answer(200);
@@ -68,6 +75,19 @@ function call(routeKey: SocketRouteKey, connectionId: string, extra: { query?: R
     ...(extra.body === undefined ? {} : { body: extra.body }),
   };
   return runAsSocketRoute(routeOf(routeKey), () => handler(event as never, context));
+}
+
+/** A connection's room entry (open, or a tombstone once closed), if it has one. */
+async function entryOf(apiKeyId: string, ids: { organizationId: string; documentId: string; editorId: string }, connectionId: string) {
+  return (await roomMembers({ apiKeyId, ...ids })).find((member) => member.connectionId === connectionId);
+}
+
+/** The reason of an auth message (permission denied), or undefined for another message. */
+function reasonOf(message: Uint8Array): string | undefined {
+  const decoder = decoding.createDecoder(message);
+  if (decoding.readVarUint(decoder) !== 2) return undefined;
+  decoding.readVarUint(decoder);
+  return decoding.readVarString(decoder);
 }
 
 /** The protocol messages a connection was sent, reassembled from its base64 frames. */
@@ -126,8 +146,8 @@ describe('live handlers under API Gateway', () => {
     expect(stored?.deltas).toHaveLength(1);
   });
 
-  it('removes a recipient that is gone (GoneException) and never sends to it again', async () => {
-    const { open } = await openRoom();
+  it('closes a recipient that is gone (GoneException) and never sends to it again', async () => {
+    const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');
     const bob = await open('bob');
     gone.add(bob);
@@ -138,16 +158,16 @@ describe('live handlers under API Gateway', () => {
     };
 
     await call('$default', ann, { body: edit('first') });
-    const afterFirst = await getConnection(bob);
+    const afterFirst = await entryOf(tenant.apiKeyId, ids, bob);
     gone.delete(bob);
     await call('$default', ann, { body: edit('second') });
 
-    expect(afterFirst).toBeUndefined();
+    expect(afterFirst).toMatchObject({ closedAt: expect.any(Number), revoked: false });
     expect(posted.get(bob)).toBeUndefined();
   });
 
-  it('answers $disconnect of a connection it never knew, and of one already removed, without failing', async () => {
-    const { open } = await openRoom();
+  it('answers $disconnect of a connection it never knew, and of one already closed, without failing', async () => {
+    const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');
 
     const first = await call('$disconnect', ann);
@@ -155,7 +175,7 @@ describe('live handlers under API Gateway', () => {
     const unknown = await call('$disconnect', uniqueId('conn'));
 
     expect([first, again, unknown]).toEqual([{ statusCode: 200 }, { statusCode: 200 }, { statusCode: 200 }]);
-    expect(await getConnection(ann)).toBeUndefined();
+    expect(await entryOf(tenant.apiKeyId, ids, ann)).toMatchObject({ closedAt: expect.any(Number), revoked: false });
   });
 });
 
@@ -188,7 +208,7 @@ describe('webhooks of live edits', () => {
 
 describe('presence when a connection died without its $disconnect', () => {
   it("gives a client id to its new connection once the old one is found gone, and tells the room the old one's other clients left", async () => {
-    const { open } = await openRoom();
+    const { tenant, ids, open } = await openRoom();
     const before = await open('ann');
     const bob = await open('bob');
     const presence = (entries: Array<[number, number, string]>) => encodeFrames(awarenessMessage(entries.map(([clientId, clock, state]) => ({ clientId, clock, state }))), uniqueId('m').slice(-8))[0];
@@ -202,10 +222,11 @@ describe('presence when a connection died without its $disconnect', () => {
 
     const toBob = messagesTo(bob).map(readMessage);
     expect(toBob).toEqual([
-      { kind: 'awareness', entries: [{ clientId: 8, clock: 1, state: 'null' }] },
+      // One above the clock relayed for it (decisions §13), so every stock client applies it.
+      { kind: 'awareness', entries: [{ clientId: 8, clock: 2, state: 'null' }] },
       { kind: 'awareness', entries: [{ clientId: 7, clock: 2, state: '{"user":"Ann"}' }] },
     ]);
-    expect(await getConnection(before)).toBeUndefined();
+    expect(await entryOf(tenant.apiKeyId, ids, before)).toMatchObject({ closedAt: expect.any(Number) });
   });
 });
 
@@ -225,7 +246,7 @@ describe('access while connected, under API Gateway', () => {
     const toBob = messagesTo(bob).map(readMessage);
     expect(toBob.map((message) => message.kind)).toEqual(['auth']);
     expect(deleted).toContain(bob);
-    expect(await getConnection(bob)).toBeUndefined();
+    expect(await entryOf(tenant.apiKeyId, ids, bob)).toMatchObject({ closedAt: expect.any(Number), revoked: true });
   });
 
   it('refuses a connection without encoding=base64 in AWS, where API Gateway would refuse every binary frame it sends', async () => {
@@ -254,5 +275,182 @@ describe('the Management API grant', () => {
     await expect(refused).rejects.toBeInstanceOf(AccessDeniedException);
     // Taken here, so the check every test ends with sees only unexpected violations.
     expect(takeViolations()).toEqual([{ caller: 'POST /v2/crdt/get', command: 'execute-api:PostToConnection', missing: [{ action: 'execute-api:ManageConnections', resource: 'connections' }] }]);
+  });
+});
+
+describe('a message the service fails to handle closes its connection, so the client resyncs (decisions §13)', () => {
+  const edit = (text: string, id: string) => {
+    const doc = new Y.Doc();
+    doc.getText('content').insert(0, text);
+    return encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), id)[0];
+  };
+
+  it('closes the sender and fails the invocation when its update cannot be stored', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+
+    const answer = withFault({ command: 'TransactWriteItems', nth: 1 }, () => call('$default', ann, { body: edit('lost?', 'f1') }));
+
+    await expect(answer).rejects.toThrow(/Injected fault/);
+    expect(deleted).toContain(ann);
+    expect(posted.get(bob)).toBeUndefined();
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(0);
+  });
+
+  it('closes the sender and fails the invocation when the editor cannot be read for its sync step 1', async () => {
+    const { open } = await openRoom();
+    const ann = await open('ann');
+
+    const answer = withFault({ command: 'Query', nth: 2 }, () => call('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f2')[0] }));
+
+    await expect(answer).rejects.toThrow(/Injected fault/);
+    expect(deleted).toContain(ann);
+  });
+
+  it('closes a recipient the relay could not reach (not gone: the post failed), keeps the sender, and counts the failure', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    const cyd = await open('bob');
+    failing.add(bob);
+
+    const answer = call('$default', ann, { body: edit('reaches cyd', 'f3') });
+
+    await expect(answer).rejects.toThrow(/closed so that they resync/);
+    failing.delete(bob);
+    expect(deleted).toContain(bob);
+    expect(deleted).not.toContain(ann);
+    expect(messagesTo(cyd).map(readMessage).map((message) => message.kind)).toEqual(['update']);
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
+  });
+
+  it('closes the sender when the answer to its own sync step 1 cannot be posted', async () => {
+    const { open } = await openRoom();
+    const ann = await open('ann');
+    failing.add(ann);
+
+    const answer = call('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f4')[0] });
+
+    await expect(answer).rejects.toThrow();
+    failing.delete(ann);
+    expect(deleted).toContain(ann);
+  });
+});
+
+describe('framing a client gets wrong closes only its own connection (decisions §13)', () => {
+  it('closes a connection whose chunks of one message disagree on their count, and applies none of it', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    const source = new Y.Doc();
+    source.getText('content').insert(0, Buffer.from(Array.from({ length: 60_000 }, (_, i) => i % 251)).toString('base64'));
+    const frames = encodeFrames(updateMessage(Y.encodeStateAsUpdate(source)), 'c1');
+    const count = frames.length;
+    // The last chunk claims one more part than the others: with it, the message would be "complete" early.
+    const lying = frames.map((frame, index) => (index === count - 1 ? frame.replace(`/${count}:`, `/${count + 1}:`) : frame));
+
+    for (const frame of lying) await call('$default', ann, { body: frame });
+
+    expect(count).toBeGreaterThan(2);
+    expect(messagesTo(ann).map(reasonOf)).toEqual(['Malformed frame: the chunks of one message disagree on their count.']);
+    expect(deleted).toContain(ann);
+    expect(posted.get(bob)).toBeUndefined();
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(0);
+  });
+
+  it('refuses a message announced in more chunks than 1 MiB needs at its first chunk, saying "Message too large"', async () => {
+    const { open } = await openRoom();
+    const ann = await open('ann');
+
+    await call('$default', ann, { body: `~big:0/48:${'A'.repeat(30_000)}` });
+
+    expect(messagesTo(ann).map(reasonOf)).toEqual(["Message too large: a client's message is at most 1048576 bytes."]);
+    expect(deleted).toContain(ann);
+  });
+});
+
+describe('nothing lost, nothing stale when a connection closes (decisions §13)', () => {
+  const edit = (text: string, id: string) => {
+    const doc = new Y.Doc();
+    doc.getText('content').insert(0, text);
+    return encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), id)[0];
+  };
+  const presence = (clientId: number, clock: number, state: string) => encodeFrames(awarenessMessage([{ clientId, clock, state }]), uniqueId('m').slice(-8))[0];
+
+  it("stores and relays an update handled after its connection's $disconnect ran (API Gateway does not order them), sending the closed one nothing", async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    await call('$disconnect', ann);
+
+    const answer = await call('$default', ann, { body: edit('typed as the tab closed', 'l1') });
+
+    expect(answer).toEqual({ statusCode: 200 });
+    expect(messagesTo(bob).map(readMessage).map((message) => message.kind)).toEqual(['update']);
+    expect(posted.get(ann)).toBeUndefined();
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
+  });
+
+  it('drops the late update of a connection closed because its access ended', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, bob), UpdateExpression: 'SET checkedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 61_000 } }));
+    await invoke(deleteUsers, '/v2/users/delete', { organizationId: ids.organizationId, userIds: ['bob'] }, { headers: tenant.apiKeyHeaders });
+    await call('$default', ann, { body: edit('for the room', 'l2') });
+    posted.delete(ann);
+
+    await call('$default', bob, { body: edit('after losing access', 'l3') });
+
+    expect(posted.get(ann)).toBeUndefined();
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
+  });
+
+  it("tells the room a closed connection's clients left at a clock above the one relayed, and drops echoes of their old state", async () => {
+    const { open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    const cyd = await open('bob');
+    // Each provider sends its own state first, on open.
+    await call('$default', bob, { body: presence(51, 1, '{"cursor":0}') });
+    await call('$default', ann, { body: presence(41, 3, '{"cursor":1}') });
+    posted.delete(bob);
+    posted.delete(cyd);
+
+    await call('$disconnect', ann);
+    // Bob's provider passes on what it learnt before the removal reached it: Ann's client at its old clock.
+    await call('$default', bob, { body: presence(41, 3, '{"cursor":1}') });
+
+    const left = { kind: 'awareness', entries: [{ clientId: 41, clock: 4, state: 'null' }] };
+    expect(messagesTo(cyd).map(readMessage)).toEqual([left]);
+    expect(messagesTo(bob).map(readMessage)).toEqual([left]);
+  });
+
+  it('does not relay presence a connection sent after it closed', async () => {
+    const { open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    await call('$default', ann, { body: presence(42, 1, '{"cursor":1}') });
+    await call('$disconnect', ann);
+    posted.delete(bob);
+
+    await call('$default', ann, { body: presence(42, 2, '{"cursor":2}') });
+
+    expect(posted.get(bob)).toBeUndefined();
+  });
+
+  it('makes a client that reconnects after a clean close raise its clock above its departure, so the room sees it again at once', async () => {
+    const { open } = await openRoom();
+    const before = await open('ann');
+    await open('bob');
+    await call('$default', before, { body: presence(43, 5, '{"cursor":1}') });
+    await call('$disconnect', before);
+    const after = await open('ann');
+
+    // The provider reconnects with the same client id and clock; the room holds its departure at clock 6.
+    await call('$default', after, { body: presence(43, 5, '{"cursor":1}') });
+
+    expect(messagesTo(after).map(readMessage)).toContainEqual({ kind: 'awareness', entries: [{ clientId: 43, clock: 6, state: 'null' }] });
   });
 });

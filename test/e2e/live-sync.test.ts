@@ -261,4 +261,20 @@ describe('live sync through the adapter, under API Gateway limits (encoding=base
     expect(Buffer.byteLength(expected)).toBeGreaterThan(2_000_000);
     expect(late.text()).toBe(expected);
   });
+
+  it('reports a message over 1 MiB as close code 1009 (message too big), after the service says why', async () => {
+    const doc = await seedLiveDocument(await newApiKeyHeaders());
+    const session = await authorize(doc, 'ann');
+    const LiveSocket = createLiveSocket(WebSocket as unknown as typeof globalThis.WebSocket);
+    const socket = new LiveSocket(sessionUrl(session));
+    socket.binaryType = 'arraybuffer';
+    const closes: number[] = [];
+    socket.onclose = (event: { code: number }) => closes.push(event.code);
+    await new Promise<void>((resolve) => { socket.onopen = () => resolve(); });
+
+    socket.send(new Uint8Array(1024 * 1024 + 1));
+
+    await waitFor(() => closes.length === 1, { what: 'the socket to close' });
+    expect(closes).toEqual([1009]);
+  });
 });

@@ -288,7 +288,7 @@ describe('live socket against an API Gateway-like server', () => {
     socket.send(bytes(2 * 1024 * 1024, 8));
 
     await waitFor(() => seen.closes.length === 1, { what: 'the close' });
-    expect(gateway.connections[0].closed?.reason).toMatch(/at most 47 chunks/);
+    expect(gateway.connections[0].closed?.reason).toMatch(/at most 1048576 bytes/);
     expect(gateway.connections[0].received).toEqual([]);
   });
 

@@ -13,16 +13,17 @@
  * Sync step 1 reads the editor (state and log) once per connection; nothing rebuilds a document per message.
  */
 import * as Y from 'yjs';
-import { closeConnection } from '../../adapters/live/connections';
+import { ConnectionGoneError, closeConnection } from '../../adapters/live/connections';
 import { config } from '../../core/config';
 import { logger } from '../../core/logger';
 import { appendEditorUpdate, editorIncarnation, getEditor, MAX_DELTA_BYTES, updateEditor, type EditorRef } from '../../db/crdt';
 import {
+  ChunkCountMismatchError,
   countChunk,
-  deleteConnection,
   deleteConnectionItem,
   getConnection,
   getOpenConnection,
+  isOpen,
   putChunk,
   putConnection,
   putRefusedConnection,
@@ -39,7 +40,7 @@ import { LiveTokenError, readLiveToken } from '../../db/live-token';
 import { lockedDocuments } from '../../db/migration';
 import { documentsIn, transactGuarded } from '../document-locks';
 import { editorState, mergeUpdate } from '../crdt/yjs-state';
-import { MAX_CLIENT_MESSAGE_BYTES, MalformedFrameError, joinChunks, parseFrame } from './framing';
+import { MAX_CLIENT_MESSAGE_BYTES, MESSAGE_TOO_LARGE_REASON, MalformedFrameError, MessageTooLargeError, joinChunks, parseFrame } from './framing';
 import {
   awarenessMessage,
   isEmptyUpdate,
@@ -50,7 +51,7 @@ import {
   updateMessage,
   type AwarenessEntry,
 } from './protocol';
-import { currentMembers, departureOf, liveRoleOf, MAX_ROOM_CONNECTIONS, openMembers, refuse, removeMember, sendMessage, sendToMembers } from './room';
+import { currentMembers, departureOf, liveRoleOf, MAX_ROOM_CONNECTIONS, memberClosed, openMembers, refuse, removeMember, sendMessage, sendToMembers } from './room';
 import { roomOf } from './sessions';
 
 /** What the WebSocket API hands the connect handler. */
@@ -99,20 +100,24 @@ async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: numb
   if (role === null) return { reason: NO_ACCESS, code: 4403 };
   const incarnation = await editorIncarnation(ref.apiKeyId, ref);
   if (incarnation === undefined) return { reason: 'Editor not found.', code: 4403 };
-  const members = await roomMembers(ref);
+  const members = (await roomMembers(ref)).filter(isOpen);
   // A full room is checked for entries whose connection died without its $disconnect before anyone is refused.
-  if (members.length >= MAX_ROOM_CONNECTIONS && (await openMembers(ref, members, [])).length >= MAX_ROOM_CONNECTIONS) {
+  if (members.length >= MAX_ROOM_CONNECTIONS && (await openMembers(ref, members)).length >= MAX_ROOM_CONNECTIONS) {
     return { reason: 'Room is full.', code: 4429 };
   }
   await putConnection({ ...ref, connectionId: request.connectionId, userId: session.userId, encoding, incarnation, connectedAt: now }, role, now);
   return { accepted: true };
 }
 
-/** Handles one frame of a connection. Never throws for what the client sent: a bad frame closes its connection. */
+/**
+ * Handles one frame of a connection, also one handled after the connection closed (see handleLateMessage). Never
+ * throws for what the client sent: a bad frame closes its connection.
+ * @throws what storing or reading failed on (the socket handler then closes the connection, so the client resyncs).
+ */
 export async function handleFrame(connectionId: string, frame: Frame, now = Date.now()): Promise<void> {
   const connection = await getOpenConnection(connectionId);
   if (connection === undefined) {
-    // Closed meanwhile, or its items expired: nothing to serve it from.
+    // Unknown, or its items expired: nothing to serve it from.
     await closeConnection(connectionId);
     return;
   }
@@ -121,25 +126,32 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
     await deleteConnectionItem(connectionId);
     return;
   }
-  const open = connection as LiveConnection;
-  let bytes: Uint8Array | undefined;
+  const known = connection as LiveConnection;
   try {
-    bytes = await messageOf(open, frame, now);
+    const bytes = await messageOf(known, frame, now);
     if (bytes === undefined) return;
-    await handleMessage(open, bytes, now);
+    await handleMessage(known, bytes, now);
   } catch (error) {
-    if (!(error instanceof MalformedFrameError || error instanceof MalformedMessageError || error instanceof MessageTooLargeError)) throw error;
+    // Closed while its message was handled: what it sent is handled as a late message would be, when it comes again.
+    if (error instanceof ConnectionGoneError && error.connectionId === connectionId) {
+      await memberClosed(known, connectionId, { revoked: false });
+      return;
+    }
+    if (error instanceof MessageTooLargeError) {
+      logger.info('Live connection closed: it sent a message over the limit.', { connectionId });
+      await removeMember(known, known, MESSAGE_TOO_LARGE_REASON, { revoked: false });
+      return;
+    }
+    if (!(error instanceof MalformedFrameError || error instanceof MalformedMessageError || error instanceof ChunkCountMismatchError)) throw error;
     logger.info('Live connection closed: it sent a frame that is not a protocol message.', { connectionId, reason: error.message });
-    await removeMember(open, open, error.message);
+    await removeMember(known, known, error instanceof ChunkCountMismatchError ? `Malformed frame: ${error.message}` : error.message, { revoked: false });
   }
 }
-
-class MessageTooLargeError extends Error {}
 
 /** The protocol message a frame completes, or undefined while it is one part of several. */
 async function messageOf(connection: LiveConnection, frame: Frame, now: number): Promise<Uint8Array | undefined> {
   if ('bytes' in frame) {
-    if (frame.bytes.length > MAX_CLIENT_MESSAGE_BYTES) throw new MessageTooLargeError(`A message is at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`);
+    if (frame.bytes.length > MAX_CLIENT_MESSAGE_BYTES) throw new MessageTooLargeError();
     return frame.bytes;
   }
   const parsed = parseFrame(frame.text);
@@ -155,8 +167,13 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now:
   const members = await roomMembers(connection);
   const self = members.find((member) => member.connectionId === connection.connectionId);
   if (self === undefined) {
-    // Removed from its room (an access check, a migration): nothing more for it.
+    // No entry (never admitted, or closed long ago): nothing more for it.
     await closeConnection(connection.connectionId);
+    return;
+  }
+  const open = members.filter(isOpen);
+  if (!isOpen(self)) {
+    await handleLateMessage(connection, self, message, open, now);
     return;
   }
   if (now - self.checkedAt > config.liveAccessCheckMs) {
@@ -169,57 +186,90 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now:
     self.checkedAt = now;
     await recordAccessCheck(connection, connection.connectionId, role, now);
   }
-  const others = () => currentMembers(connection, members.filter((member) => member !== self), now);
+  const others = () => currentMembers(connection, open.filter((member) => member !== self), now);
   switch (message.kind) {
     case 'syncStep1':
-      await answerSyncStep1(connection, members, message.stateVector);
+      await answerSyncStep1(connection, open, message.stateVector);
       return;
     case 'syncStep2':
     case 'update':
       // A viewer's changes are dropped: never stored, never relayed (decisions §13).
       if (self.role !== 'editor' || isEmptyUpdate(message.update)) return;
-      checkUpdate(message.update);
-      await storeUpdate(connection, message.update, now);
-      await sendToMembers(connection, await others(), updateMessage(message.update));
+      await storeAndRelay(connection, message.update, await others(), now);
       return;
     case 'awareness': {
       await releaseClaimedClients(connection, members, self, message.entries);
       const own = ownChanges(members, self, message.entries);
       if (own.length === 0) return;
       const presence = new Map<number, ClientPresence>(own.map((entry) => [entry.clientId, { clock: entry.clock, state: entry.state }]));
+      // Recorded before it is relayed, and not relayed once the connection has closed: the departure the room is
+      // told then carries a clock above every one relayed (memberClosed).
+      if (!(await recordPresence(connection, connection.connectionId, presence))) return;
       // To everyone, the sender too: the stock provider takes its own presence coming back as a sign of life.
-      await Promise.all([recordPresence(connection, connection.connectionId, presence), sendToMembers(connection, [self, ...(await others())], awarenessMessage(own))]);
+      await sendToMembers(connection, [self, ...(await others())], awarenessMessage(own));
       return;
     }
     case 'queryAwareness':
-      await sendMessage(connection, awarenessMessage(presenceOf(members)));
+      await sendMessage(connection, awarenessMessage(presenceOf(open)));
       return;
   }
 }
 
 /**
- * A client id another member still holds is usually that client's previous connection, which died without its
- * $disconnect (the provider reconnects with the same id): if that connection is gone, its entry is removed (from
- * the table and from `members`), so the client's presence counts as this connection's.
+ * A message handled after its connection closed (its tab closed right after typing, a send found it gone, or API
+ * Gateway ran its `$disconnect` first): its updates are the user's work, stored and relayed to the room as if it
+ * were open, unless its access ended (decisions §13). Nothing is sent to it; presence and sync requests are dropped.
  */
-async function releaseClaimedClients(ref: LiveEditorRef, members: RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): Promise<void> {
+async function handleLateMessage(connection: LiveConnection, self: RoomMember, message: ReturnType<typeof readMessage>, open: readonly RoomMember[], now: number): Promise<void> {
+  if (message.kind !== 'update' && message.kind !== 'syncStep2') return;
+  if (self.role !== 'editor' || self.revoked === true || isEmptyUpdate(message.update)) return;
+  await storeAndRelay(connection, message.update, await currentMembers(connection, open, now), now);
+}
+
+/** Stores an update, then relays it to `others`. @throws MalformedMessageError when it is not a Yjs update. */
+async function storeAndRelay(connection: LiveConnection, update: Uint8Array, others: readonly RoomMember[], now: number): Promise<void> {
+  checkUpdate(update);
+  await storeUpdate(connection, update, now);
+  await sendToMembers(connection, others, updateMessage(update));
+}
+
+/**
+ * A client id another member still holds, sent by a connection that holds no client yet, is that client's previous
+ * connection: the provider reconnects with the same id and first sends its own state. Later messages of a connection
+ * are echoes of what it learnt from the room (the stock provider passes every change on), never claims: an echo must
+ * not bring a closed client back, nor cost a look-up. A closed holder (a tombstone) lets go at once; an open one only
+ * once GetConnection finds it gone (its `$disconnect` never ran), and then its other clients are announced as gone. Released
+ * holders are taken out of `members`, so the client's presence counts as this connection's. The room was told at the
+ * tombstone's departure clock that the client left, and ignores its state at that clock or below, so the client is
+ * sent its own departure: a stock client then raises its clock above it and sends its state again (y-protocols
+ * answers a remote removal of the local state so), and the room sees it at once.
+ */
+async function releaseClaimedClients(connection: LiveConnection, members: RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): Promise<void> {
+  if (Object.keys(self.presence).length > 0) return;
   const ids = new Set(entries.map((entry) => String(entry.clientId)));
   const holders = members.filter((member) => member !== self && Object.keys(member.presence).some((clientId) => ids.has(clientId)));
   if (holders.length === 0) return;
   const claimed = new Set(entries.map((entry) => entry.clientId));
-  const open = new Set(await openMembers(ref, holders, members.filter((member) => !holders.includes(member)), claimed));
-  for (const holder of holders) if (!open.has(holder)) members.splice(members.indexOf(holder), 1);
+  const stillOpen = new Set(await openMembers(connection, holders, claimed));
+  const departed = new Map(holders.filter((holder) => !isOpen(holder)).flatMap(departureOf).map((entry) => [entry.clientId, entry.clock]));
+  const behind = entries
+    .filter((entry) => entry.state !== 'null' && entry.clock <= (departed.get(entry.clientId) ?? -1))
+    .map((entry) => ({ clientId: entry.clientId, clock: departed.get(entry.clientId) as number, state: 'null' }));
+  for (const holder of holders) if (!stillOpen.has(holder)) members.splice(members.indexOf(holder), 1);
+  if (behind.length > 0) await sendMessage(connection, awarenessMessage(behind));
 }
 
 /**
  * The entries of an awareness message that are news about the sender's own clients. A provider passes on every
  * presence it learns (its awareness 'update' handler does not look at the origin), so the room would echo each change
  * once per member; like y-websocket's own server, only a newer clock (or a client leaving at the clock it had) is
- * news. A client id no member has yet is the sender's own; one another member holds is that member's to change.
+ * news. A client id no member has yet is the sender's own; one another member holds, open or closed a moment ago,
+ * is that member's to change (an echo of a closed connection's presence never brings it back).
  */
 function ownChanges(members: readonly RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): AwarenessEntry[] {
   const known = new Map<number, ClientPresence & { owner: string }>();
-  for (const member of members) {
+  // Open members last: a client id an open connection holds is its, whatever tombstone also names it.
+  for (const member of [...members.filter((member) => !isOpen(member)), ...members.filter(isOpen)]) {
     for (const [clientId, presence] of Object.entries(member.presence)) known.set(Number(clientId), { ...presence, owner: member.connectionId });
   }
   return entries.filter((entry) => {
@@ -292,7 +342,7 @@ async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: 
   );
 }
 
-/** Removes a closed connection and tells its room that its clients left (a null-state awareness update). */
+/** A connection closed (`$disconnect`): its entry becomes a tombstone and the room is told its clients left. */
 export async function closedConnection(connectionId: string): Promise<void> {
   const connection = await getConnection(connectionId);
   if (connection === undefined) return;
@@ -300,12 +350,5 @@ export async function closedConnection(connectionId: string): Promise<void> {
     await deleteConnectionItem(connectionId);
     return;
   }
-  const open = connection as LiveConnection;
-  const member = await deleteConnection(open, connectionId);
-  if (member === undefined) return;
-  const left = departureOf(member);
-  if (left.length === 0) return;
-  // Peers accept a null state at the clock they hold (y-protocols awareness), which is the newest one recorded.
-  const rest = await roomMembers(open);
-  await sendToMembers(open, rest, awarenessMessage(left));
+  await memberClosed(connection as LiveConnection, connectionId, { revoked: false });
 }

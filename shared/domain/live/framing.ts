@@ -55,6 +55,21 @@ export class MalformedFrameError extends Error {
   }
 }
 
+/**
+ * A client's message over MAX_CLIENT_MESSAGE_BYTES (in chunks that say so, or once joined). The service closes the
+ * connection after the auth message MESSAGE_TOO_LARGE_REASON, which the adapter reports as close code 1009 (API
+ * Gateway's DeleteConnection cannot carry a close code).
+ */
+export class MessageTooLargeError extends MalformedFrameError {
+  constructor() {
+    super(`a client's message is at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`);
+    this.name = 'MessageTooLargeError';
+  }
+}
+
+/** The auth message's reason when a client's message is too large: the adapter knows it by its start. */
+export const MESSAGE_TOO_LARGE_REASON = `Message too large: a client's message is at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`;
+
 export type ParsedFrame = { kind: 'whole'; message: Uint8Array } | { kind: 'chunk'; id: string; index: number; count: number; part: string };
 
 const ID = /^[A-Za-z0-9_-]{1,16}$/;
@@ -98,7 +113,7 @@ export function parseFrame(text: string): ParsedFrame {
   const count = Number(countText);
   if (!ID.test(id)) throw new MalformedFrameError('a chunk id is 1-16 characters of [A-Za-z0-9_-].');
   if (count < 2) throw new MalformedFrameError('a chunked message has at least 2 chunks.');
-  if (count > MAX_CLIENT_CHUNKS) throw new MalformedFrameError(`a client's message has at most ${MAX_CLIENT_CHUNKS} chunks.`);
+  if (count > MAX_CLIENT_CHUNKS) throw new MessageTooLargeError();
   if (index >= count) throw new MalformedFrameError('a chunk index is below the chunk count.');
   if (part.length === 0) throw new MalformedFrameError('a chunk part is not empty.');
   if (part.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a chunk part has at most ${FRAME_TEXT_CHARS} characters.`);
@@ -114,11 +129,9 @@ export function parseFrame(text: string): ParsedFrame {
 export function joinChunks(parts: readonly string[]): Uint8Array {
   const text = parts.join('');
   // Checked before decoding: a client's oversized message costs no buffer.
-  if (text.length > base64Chars(MAX_CLIENT_MESSAGE_BYTES)) {
-    throw new MalformedFrameError(`a client's message is at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`);
-  }
+  if (text.length > base64Chars(MAX_CLIENT_MESSAGE_BYTES)) throw new MessageTooLargeError();
   const message = decodeCanonical(text);
-  if (message.length > MAX_CLIENT_MESSAGE_BYTES) throw new MalformedFrameError(`a client's message is at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`);
+  if (message.length > MAX_CLIENT_MESSAGE_BYTES) throw new MessageTooLargeError();
   return message;
 }
 

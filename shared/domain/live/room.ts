@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConnectionGoneError, closeConnection, connectionIsOpen, sendFrame } from '../../adapters/live/connections';
 import { logger } from '../../core/logger';
-import { deleteConnection, documentConnections, recordAccessCheck, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
+import { closeMember, deleteTombstones, documentConnections, isOpen, recordAccessCheck, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
 import type { Role } from '../../db/membership';
 import { accessOfUsers } from '../access';
 import { encodeFrames } from './framing';
@@ -82,61 +82,92 @@ export async function currentMembers(ref: LiveEditorRef, members: readonly RoomM
   return members.filter((member) => !removed.has(member.connectionId));
 }
 
-/** Refuses a member and removes its items (its own $disconnect finds nothing left to do). */
-export async function removeMember(ref: LiveEditorRef, member: Recipient, reason: string): Promise<void> {
+/** How a member's connection ended: whether its access ended (its late messages are then dropped). */
+export interface Closing {
+  revoked: boolean;
+  /** Client ids another connection has taken over: not announced as gone. */
+  kept?: ReadonlySet<number>;
+}
+
+/** Refuses a member (the reason in the auth message, then closed) and closes its room entry (see memberClosed). */
+export async function removeMember(ref: LiveEditorRef, member: Recipient, reason: string, closing: Closing = { revoked: true }): Promise<void> {
   await refuse(member, reason);
-  await deleteConnection(ref, member.connectionId);
+  await memberClosed(ref, member.connectionId, closing);
+}
+
+/**
+ * Marks a member's connection closed (its entry becomes a tombstone) and, when this call is the one that closed it,
+ * tells the room's open members that its clients left, at a clock above every clock relayed for them (decisions §13):
+ * presence is recorded before it is relayed, and not at all once the entry is closed, so the recorded clock is the
+ * highest relayed. Tombstones past their time are removed on the way.
+ */
+export async function memberClosed(ref: LiveEditorRef, connectionId: string, closing: Closing, now = Date.now()): Promise<void> {
+  const closed = await closeMember(ref, connectionId, { revoked: closing.revoked }, now);
+  if (closed === undefined) return;
+  const left = departureOf(closed).filter((entry) => !(closing.kept?.has(entry.clientId) ?? false));
+  const members = await roomMembers(ref);
+  await deleteTombstones(ref, members, now);
+  const rest = members.filter((member) => isOpen(member) && member.connectionId !== connectionId);
+  if (left.length === 0 || rest.length === 0) return;
+  await sendToMembers(ref, rest, awarenessMessage(left));
+}
+
+/** Sending to some live connections failed for another reason than their being gone: they were closed to resync. */
+export class RelayFailedError extends Error {
+  constructor(readonly connectionIds: readonly string[], readonly cause: unknown) {
+    super(`A live message could not be sent to ${connectionIds.length} connection(s); they were closed so that they resync.`);
+  }
 }
 
 /**
  * Sends one message to each of `members` side by side. A member that is gone (API Gateway's GoneException) is
- * removed, never retried, and the others are told its clients left; any other failure is logged and skipped (the
- * client catches up when it resyncs).
+ * closed, never retried, and the others are told its clients left. A member the message could not reach for any
+ * other reason would miss it for good (a client resyncs only when it reconnects), so it is closed and reconnects.
+ * @throws RelayFailedError after every member was tried, when such a failure happened (the message counts as failed).
  */
 export async function sendToMembers(ref: LiveEditorRef, members: readonly RoomMember[], message: Uint8Array): Promise<void> {
   const gone: RoomMember[] = [];
+  const failed: RoomMember[] = [];
+  let cause: unknown;
   await Promise.all(
     members.map(async (member) => {
       try {
         await sendMessage(member, message);
       } catch (error) {
-        if (error instanceof ConnectionGoneError) gone.push(member);
-        else logger.warn('Live message not sent to a connection.', { error, connectionId: member.connectionId });
+        if (error instanceof ConnectionGoneError) {
+          gone.push(member);
+          return;
+        }
+        failed.push(member);
+        cause = error;
       }
     }),
   );
-  if (gone.length > 0) await removeGone(ref, gone, members.filter((member) => !gone.includes(member)));
+  await Promise.all(failed.map((member) => closeConnection(member.connectionId).catch((error: unknown) => logger.error('Live connection not closed.', { error, connectionId: member.connectionId }))));
+  await Promise.all(gone.map((member) => memberClosed(ref, member.connectionId, { revoked: false })));
+  if (failed.length > 0) throw new RelayFailedError(failed.map((member) => member.connectionId), cause);
 }
 
-/** The null-state presence of a member's clients: what tells the others they left. */
+/**
+ * The null-state presence of a member's clients: what tells the others they left, at one above the clock recorded
+ * (a client id whose goodbye was recorded already is left out: the others have it).
+ */
 export function departureOf(member: RoomMember): AwarenessEntry[] {
   return Object.entries(member.presence)
     .filter(([, presence]) => presence.state !== 'null')
-    .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock, state: 'null' }));
+    .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock + 1, state: 'null' }));
 }
 
 /**
- * Removes members found gone and tells `rest` their clients left (one message, never retried), except the client
- * ids in `kept` (taken over by another connection).
+ * The members among `suspects` whose connection is still open; the others (entries left by a connection whose
+ * `$disconnect` never ran) are closed and the room told their clients left, except the client ids in `kept`. For the
+ * rare moments a stale entry matters: a room that looks full, a client id another entry still holds.
  */
-async function removeGone(ref: LiveEditorRef, gone: readonly RoomMember[], rest: readonly RoomMember[], kept: ReadonlySet<number> = new Set()): Promise<void> {
-  await Promise.all(gone.map((member) => deleteConnection(ref, member.connectionId)));
-  const left = gone.flatMap(departureOf).filter((entry) => !kept.has(entry.clientId));
-  if (left.length === 0 || rest.length === 0) return;
-  const message = awarenessMessage(left);
-  await Promise.all(rest.map((member) => sendMessage(member, message).catch(() => undefined)));
-}
-
-/**
- * The members among `suspects` whose connection is still open; the others (items left by a connection whose
- * `$disconnect` never ran) are removed and the room told their clients left. For the rare moments a stale entry
- * matters: a room that looks full, a client id another entry still holds.
- */
-export async function openMembers(ref: LiveEditorRef, suspects: readonly RoomMember[], rest: readonly RoomMember[], kept?: ReadonlySet<number>): Promise<RoomMember[]> {
-  const open = await Promise.all(suspects.map((member) => connectionIsOpen(member.connectionId)));
-  const gone = suspects.filter((_, index) => !open[index]);
-  if (gone.length > 0) await removeGone(ref, gone, rest, kept);
-  return suspects.filter((_, index) => open[index]);
+export async function openMembers(ref: LiveEditorRef, suspects: readonly RoomMember[], kept?: ReadonlySet<number>): Promise<RoomMember[]> {
+  const candidates = suspects.filter(isOpen);
+  const open = await Promise.all(candidates.map((member) => connectionIsOpen(member.connectionId)));
+  await Promise.all(candidates.filter((_, index) => !open[index]).map((member) => memberClosed(ref, member.connectionId, { revoked: false, ...(kept === undefined ? {} : { kept }) })));
+  return candidates.filter((_, index) => open[index]);
 }
 
 /** Closes every live connection of a document, saying why (a migration starts: decisions §13). */
@@ -152,10 +183,10 @@ export async function closeDocumentConnections(ref: Omit<LiveEditorRef, 'editorI
  */
 export async function relayEditorChange(ref: LiveEditorRef, update: Uint8Array): Promise<void> {
   try {
-    const members = await roomMembers(ref);
+    const members = (await roomMembers(ref)).filter(isOpen);
     if (members.length === 0) return;
     await sendToMembers(ref, await currentMembers(ref, members), updateMessage(update));
   } catch (error) {
-    logger.warn('An editor change was not sent to its live connections.', { error, editorId: ref.editorId });
+    logger.error('An editor change was not sent to its live connections (those it could not reach were closed to resync).', { error, editorId: ref.editorId });
   }
 }
