@@ -252,7 +252,7 @@ export async function writeProfileCopy(membership: ItemKey, copy: VersionedCopy)
 
 /**
  * Memberships of `userIds` at the level that exist, keyed by user id. Strongly consistent unless
- * `consistent: false` (listings, which may trail a write by a moment, at half the read cost).
+ * `consistent: false` (a read that may trail a write by a moment, at half the read cost).
  */
 export async function getMemberships(
   apiKeyId: string,
@@ -270,7 +270,8 @@ export async function getMemberships(
 
 /**
  * One page of a level's members in user order, after the sort key `after` (the page's `after` is the sort key of
- * its last member when more follow); eventually consistent (listings only: half the read cost).
+ * its last member when more follow). Eventually consistent unless `consistent` (Get Users, which reads back a
+ * write just answered: shared/domain/profile-copies.ts), at twice the read cost.
  */
 export async function queryLevelMembers(
   apiKeyId: string,
@@ -278,8 +279,10 @@ export async function queryLevelMembers(
   level: Level,
   limit: number,
   after?: string,
+  options: { consistent?: boolean } = {},
 ): Promise<Page<Membership>> {
-  return mapPage(await readPage({ partition: levelPartition(apiKeyId, organizationId, level) }, { size: limit, after }), toMembership);
+  const listing = { partition: levelPartition(apiKeyId, organizationId, level), consistent: options.consistent ?? false };
+  return mapPage(await readPage(listing, { size: limit, after }), toMembership);
 }
 
 /**

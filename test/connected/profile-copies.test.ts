@@ -3,7 +3,7 @@
  * the memberships, so every way a profile changes must reach every membership of the user — at once for what the
  * request handles, through the profile-copies worker (the table's stream) for the rest.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { runAsWorker } from '../../local/grant-check';
@@ -190,6 +190,32 @@ describe('profile copies on memberships', () => {
       expect(atDocument).toMatchObject({ name: 'mona', initial: 'M', email: 'l@x.io' });
       expect(atFolder).toMatchObject({ name: 'nell', initial: 'N', email: 'l@x.io' });
       expect(atOrganization).toMatchObject({ name: 'nell', initial: 'N', email: 'o@x.io' });
+    });
+
+    it('reads the members of a level strongly consistently, so that in AWS too a write just answered is seen', async () => {
+      const organizationId = uniqueId('org');
+      const userId = uniqueId('user');
+      await add(tenant, { organizationId, documentId: 'd1', createDocument: true, users: [{ userId, name: 'pia' }] });
+      // Reads of the level's memberships (their partition names the organization); not those of credentials.
+      const reads: Array<{ command: string; consistent: unknown }> = [];
+      const ofOrganization = (value: unknown) => String(value).includes(organizationId);
+      const send = db.send.bind(db);
+      jest.spyOn(db, 'send').mockImplementation(((command: unknown) => {
+        if (command instanceof QueryCommand && ofOrganization(command.input.ExpressionAttributeValues?.[':pk'])) {
+          reads.push({ command: 'Query', consistent: command.input.ConsistentRead });
+        }
+        if (command instanceof BatchGetCommand) {
+          for (const request of Object.values(command.input.RequestItems ?? {})) {
+            if (request.Keys?.some((key) => ofOrganization(key.pk))) reads.push({ command: 'BatchGet', consistent: request.ConsistentRead });
+          }
+        }
+        return send(command as never);
+      }) as typeof db.send);
+
+      await listed(tenant, { organizationId, documentId: 'd1' });
+      await listed(tenant, { organizationId, documentId: 'd1', userIds: [userId] });
+
+      expect(reads).toEqual([{ command: 'Query', consistent: true }, { command: 'BatchGet', consistent: true }]);
     });
 
     it('keeps a newer name when the consumer, having read the profile before an update, writes its copy after it', async () => {
