@@ -135,9 +135,10 @@ async function writeUsersWithProfiles(
     for (const j of committed) {
       const { userId } = users[pending[j]];
       written.add(pending[j]);
-      for (const [map, profile] of [[profiles.stored, read.stored.get(userId)], [profiles.after, read.after.get(userId)]] as const) {
-        if (profile !== undefined) map.set(userId, profile);
-      }
+      const stored = read.stored.get(userId);
+      const after = read.after.get(userId);
+      if (stored !== undefined) profiles.stored.set(userId, stored);
+      if (after !== undefined) profiles.after.set(userId, after);
     }
     if (committed.size > 0) first = undefined;
     if (failure === undefined) return { report: { written: () => true }, profiles };
