@@ -5,7 +5,8 @@
  *   pk T#<key>#ORG#<org>#MEMBERS#ORG           sk U#<user>   organization members
  *   pk T#<key>#ORG#<org>#MEMBERS#FOLDER#<f>    sk U#<user>   folder members
  *   pk T#<key>#ORG#<org>#MEMBERS#DOC#<d>       sk U#<user>   document members
- *      userId, organizationId, levelType, levelId, accessRole, and a copy of the profile: name, email, initial
+ *      userId, organizationId, levelType, levelId, accessRole, and a copy of the profile: name, email, initial,
+ *      profileVersion (the version of the profile the copy was made from: a copy never replaces a newer one)
  *      gsi1: T#<key>#USER#<user>#IN / <org>#M#<level>     everything of a user in the tenant, by organization
  *      gsi2 (documents only): T#<key>#ORG#<org>#DOCMEMBERS / <d>#U#<user>   all document members
  *
@@ -39,6 +40,11 @@ export interface ProfileCopy {
 }
 
 export const PROFILE_COPY_FIELDS = ['name', 'email', 'initial'] as const;
+
+/** A profile copy and the version of the profile it was made from (shared/db/profile.ts; 0: before versions). */
+export interface VersionedCopy extends ProfileCopy {
+  profileVersion: number;
+}
 
 export interface Membership extends ProfileCopy {
   organizationId: string;
@@ -107,10 +113,25 @@ export function copyOf(item: Item | ProfileCopy): ProfileCopy {
 /** Whether two copies hold the same fields with the same values. */
 export const sameCopy = (a: ProfileCopy, b: ProfileCopy) => PROFILE_COPY_FIELDS.every((field) => a[field] === b[field]);
 
-/** The SET and REMOVE clauses that make an item's copy `copy` exactly (a field the profile lacks is removed). */
-function copyClauses(copy: ProfileCopy, names: Record<string, string>, values: Record<string, unknown>): { sets: string[]; removes: string[] } {
-  const sets: string[] = [];
+/** The versioned copy an item carries (a copy made before versions: version 0). */
+export const versionedCopyOf = (item: Item | VersionedCopy): VersionedCopy => ({
+  ...copyOf(item),
+  profileVersion: typeof item.profileVersion === 'number' ? item.profileVersion : 0,
+});
+
+/**
+ * Whether `copy` should replace the copy a membership holds: it was made from a newer profile, or from the same
+ * version but differs (only profiles written before versions can, all at version 0). Never when `held` is newer.
+ */
+export const replacesCopy = (held: VersionedCopy, copy: VersionedCopy) =>
+  held.profileVersion < copy.profileVersion || (held.profileVersion === copy.profileVersion && !sameCopy(held, copy));
+
+/** The SET and REMOVE clauses that make an item's copy `copy` exactly (a field the profile lacks is removed), version included. */
+function copyClauses(copy: VersionedCopy, names: Record<string, string>, values: Record<string, unknown>): { sets: string[]; removes: string[] } {
+  const sets: string[] = ['#profileVersion = :profileVersion'];
   const removes: string[] = [];
+  names['#profileVersion'] = 'profileVersion';
+  values[':profileVersion'] = copy.profileVersion;
   for (const field of PROFILE_COPY_FIELDS) {
     names[`#${field}`] = field;
     const value = copy[field];
@@ -137,7 +158,7 @@ export function upsertMembershipItem(
   level: Level,
   userId: string,
   accessRole: Role | undefined,
-  copy: ProfileCopy,
+  copy: VersionedCopy,
   now: number,
 ): TransactItem {
   const { gsi1pk, gsi1sk } = userEntryIndexKeys(apiKeyId, organizationId, userId, 'M', levelTag(level));
@@ -185,7 +206,7 @@ export function upsertMembershipItem(
  * Sets the profile copy and, when given, the role of an existing membership; fails its condition when the user is
  * not at that level.
  */
-export function updateMemberItem(apiKeyId: string, organizationId: string, level: Level, userId: string, copy: ProfileCopy, accessRole?: Role): TransactItem {
+export function updateMemberItem(apiKeyId: string, organizationId: string, level: Level, userId: string, copy: VersionedCopy, accessRole?: Role): TransactItem {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const { sets, removes } = copyClauses(copy, names, values);
@@ -200,16 +221,18 @@ export function updateMemberItem(apiKeyId: string, organizationId: string, level
       UpdateExpression: updateExpression(sets, removes),
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: names,
-      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+      ExpressionAttributeValues: values,
     },
   }, () => new NotFoundError('User does not exist.'));
 }
 
 /**
- * Makes an existing membership's profile copy `copy`; a membership removed meanwhile stays removed (the condition
- * fails and nothing is written). Outside any transaction: copies follow the write that changed the profile.
+ * Makes an existing membership's profile copy `copy`, unless the copy it holds was made from a newer profile (stream
+ * records come again and out of order, and a slow writer may have read the profile before another write changed
+ * it): the condition keeps the newer copy, as it keeps a membership removed meanwhile removed. Outside any
+ * transaction: copies follow the write that changed the profile.
  */
-export async function writeProfileCopy(membership: ItemKey, copy: ProfileCopy): Promise<void> {
+export async function writeProfileCopy(membership: ItemKey, copy: VersionedCopy): Promise<void> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const { sets, removes } = copyClauses(copy, names, values);
@@ -218,9 +241,9 @@ export async function writeProfileCopy(membership: ItemKey, copy: ProfileCopy): 
       TableName: TABLE_NAME,
       Key: { pk: membership.pk, sk: membership.sk },
       UpdateExpression: updateExpression(sets, removes),
-      ConditionExpression: 'attribute_exists(pk)',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#profileVersion) OR #profileVersion <= :profileVersion)',
       ExpressionAttributeNames: names,
-      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+      ExpressionAttributeValues: values,
     }));
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -229,7 +252,7 @@ export async function writeProfileCopy(membership: ItemKey, copy: ProfileCopy): 
 
 /**
  * Memberships of `userIds` at the level that exist, keyed by user id. Strongly consistent unless
- * `consistent: false` (listings, which may trail a write by a moment, at half the read cost).
+ * `consistent: false` (a read that may trail a write by a moment, at half the read cost).
  */
 export async function getMemberships(
   apiKeyId: string,
@@ -247,7 +270,8 @@ export async function getMemberships(
 
 /**
  * One page of a level's members in user order, after the sort key `after` (the page's `after` is the sort key of
- * its last member when more follow); eventually consistent (listings only: half the read cost).
+ * its last member when more follow). Eventually consistent unless `consistent` (Get Users, which reads back a
+ * write just answered: shared/domain/profile-copies.ts), at twice the read cost.
  */
 export async function queryLevelMembers(
   apiKeyId: string,
@@ -255,8 +279,10 @@ export async function queryLevelMembers(
   level: Level,
   limit: number,
   after?: string,
+  options: { consistent?: boolean } = {},
 ): Promise<Page<Membership>> {
-  return mapPage(await readPage({ partition: levelPartition(apiKeyId, organizationId, level) }, { size: limit, after }), toMembership);
+  const listing = { partition: levelPartition(apiKeyId, organizationId, level), consistent: options.consistent ?? false };
+  return mapPage(await readPage(listing, { size: limit, after }), toMembership);
 }
 
 /**
@@ -333,8 +359,8 @@ export function membershipMovedTo(apiKeyId: string, item: Item, documentId: stri
   };
 }
 
-/** A membership's key with its profile copy: what keeping copies in step needs. */
-export type MembershipCopy = ItemKey & ProfileCopy;
+/** A membership's key with its versioned profile copy: what keeping copies in step needs. */
+export type MembershipCopy = ItemKey & VersionedCopy;
 
 /**
  * The memberships of a user in every organization of the tenant, with their profile copies (gsi1, the whole
@@ -351,11 +377,11 @@ export async function membershipCopiesOfUser(
     KeyConditionExpression: 'gsi1pk = :pk',
     FilterExpression: 'attribute_exists(levelType)',
     ExpressionAttributeValues: { ':pk': userEntriesPartition(apiKeyId, userId) },
-    ProjectionExpression: 'pk, sk, #name, email, initial',
+    ProjectionExpression: 'pk, sk, #name, email, initial, profileVersion',
     ExpressionAttributeNames: { '#name': 'name' },
   }, limit, cursor);
   return {
-    memberships: page.items.map((item) => ({ pk: String(item.pk), sk: String(item.sk), ...copyOf(item) })),
+    memberships: page.items.map((item) => ({ pk: String(item.pk), sk: String(item.sk), ...versionedCopyOf(item) })),
     ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
   };
 }

@@ -4,19 +4,27 @@
  * page from the membership items alone.
  *
  * Who keeps the copies in step:
- * - Add Users and Update Users write the copy of the level they name in the same transaction as the profile
- *   (read consistently first), and then bring the user's other memberships in step themselves, up to
- *   `COPIES_IN_REQUEST` entries of the user (all of them for a user in a few organizations and documents).
+ * - Add Users and Update Users write the copy of the level they name in the same transaction as the profile, so a
+ *   Get Users of that level right after the answer shows the write (read your writes). The transaction is
+ *   conditional on the profile's version being the one the request read: a write that changed the profile
+ *   meanwhile fails it, and the request reads again and retries (shared/domain/users.ts).
+ * - They then bring the user's other memberships in step themselves, up to `COPIES_IN_REQUEST` entries of the user
+ *   (all of them for a user in a few organizations and documents).
  * - The profile-copies consumer (shared/domain/stream/profile-copies.ts), handed by the stream each profile change
- *   and each new membership, brings every membership of the user in step with the profile as it then is. It
- *   covers users with more entries than a request handles and writes that raced with each other; the profile as
- *   read last wins, so the copies end as the profile ends. Until it has run (about a second in AWS), a listing of
- *   another level may show the previous values.
+ *   and each new membership, brings every membership of the user in step with the profile as it then reads it. It
+ *   covers users with more entries than a request handles and requests that stopped before their copies. Until it
+ *   has run (about a second in AWS), a listing of another level may show the previous values.
+ *
+ * Copies are versioned: each carries the version of the profile it was made from (shared/db/profile.ts), and a
+ * copy is written only over an older one, conditionally (writeProfileCopy). A consumer that read the profile
+ * before a request changed it, or a stream record handed again or out of order (records of one item come in
+ * order, but a batch is retried whole and consumers of different shards run side by side), can therefore never
+ * put an older name over the newer one a request has just written and answered.
  */
 import { forEachLimited } from '../core/concurrency';
-import { copyOf, membershipCopiesOfUser, sameCopy, writeProfileCopy, type MembershipCopy, type ProfileCopy } from '../db/membership';
+import { copyOf, membershipCopiesOfUser, replacesCopy, sameCopy, versionedCopyOf, writeProfileCopy, type MembershipCopy, type VersionedCopy } from '../db/membership';
 import type { ItemChange } from '../db/item-change';
-import { getProfiles } from '../db/profile';
+import { getProfiles, type Profile } from '../db/profile';
 
 /** Entries of a user (memberships, grants, group memberships) a write request examines to update copies. */
 export const COPIES_IN_REQUEST = 100;
@@ -27,21 +35,23 @@ const ENTRIES_PER_QUERY = 500;
 /** Copy writes of one user in flight at once. */
 const WRITES_AT_ONCE = 10;
 
-/** The copy a membership carries of a profile (no profile: no fields). */
-export const copyOfProfile = (profile: ProfileCopy | undefined): ProfileCopy => copyOf(profile ?? {});
+/** The copy a membership carries of a profile, with the profile's version (no profile: no fields, version 0). */
+export const copyOfProfile = (profile: Profile | undefined): VersionedCopy =>
+  versionedCopyOf({ ...(profile ?? {}), profileVersion: profile?.version ?? 0 });
 
 /**
- * Writes `copy` to every membership of the user whose copy differs, examining at most `maxEntries` of the user's
- * entries. True when it reached the last entry.
+ * Writes `copy` to every membership of the user whose copy is older (replacesCopy), examining at most `maxEntries`
+ * of the user's entries; a copy found newer meanwhile is kept. True when it reached the last entry.
  */
-export async function syncProfileCopies(apiKeyId: string, userId: string, copy: ProfileCopy, maxEntries = Infinity): Promise<boolean> {
+export async function syncProfileCopies(apiKeyId: string, userId: string, copy: VersionedCopy, maxEntries = Infinity): Promise<boolean> {
   let cursor: Record<string, unknown> | undefined;
   let examined = 0;
   do {
     const limit = Math.min(ENTRIES_PER_QUERY, maxEntries - examined);
     const page = await membershipCopiesOfUser(apiKeyId, userId, limit, cursor);
     examined += limit;
-    const stale = page.memberships.filter((membership) => !sameCopy(membership, copy));
+    // The index may trail the table, but only with older copies: the conditional write decides.
+    const stale = page.memberships.filter((membership) => replacesCopy(membership, copy));
     await forEachLimited(stale, WRITES_AT_ONCE, (membership) => writeProfileCopy(membership, copy));
     cursor = page.cursor;
   } while (cursor !== undefined && examined < maxEntries);
@@ -60,7 +70,7 @@ export function copyChangeOf({ eventName, kind, apiKeyId, newImage, oldImage }: 
   if (apiKeyId === undefined || typeof userId !== 'string') return undefined;
   if (kind === 'profile') return sameCopy(copyOf(oldImage ?? {}), copyOf(newImage)) ? undefined : { kind: 'profile', apiKeyId, userId };
   if (eventName === 'INSERT' && kind === 'membership') {
-    return { kind: 'membership', apiKeyId, userId, membership: { pk: String(newImage.pk), sk: String(newImage.sk), ...copyOf(newImage) } };
+    return { kind: 'membership', apiKeyId, userId, membership: { pk: String(newImage.pk), sk: String(newImage.sk), ...versionedCopyOf(newImage) } };
   }
   return undefined;
 }
@@ -70,7 +80,9 @@ const USERS_AT_ONCE = 10;
 
 /**
  * Brings copies in step with the profiles as read now (consistently): every membership of a user whose profile
- * changed, and each added membership whose copy differs from its user's profile. Tenants side by side.
+ * changed, and each added membership whose copy is older than its user's profile. A profile read here may be
+ * older than a copy a request writes before these writes land; the copies' versions keep that copy. Tenants side
+ * by side.
  */
 export async function keepCopiesInStep(changes: readonly CopyChange[]): Promise<void> {
   const byTenant = new Map<string, CopyChange[]>();
@@ -85,7 +97,7 @@ export async function keepCopiesInStep(changes: readonly CopyChange[]): Promise<
       });
       await forEachLimited(added, WRITES_AT_ONCE, async ({ userId, membership }) => {
         const copy = copyOfProfile(profiles.get(userId));
-        if (!sameCopy(membership, copy)) await writeProfileCopy(membership, copy);
+        if (replacesCopy(membership, copy)) await writeProfileCopy(membership, copy);
       });
     }),
   );

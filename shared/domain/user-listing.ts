@@ -9,6 +9,10 @@
  * bounded reads): without filters pages are full except the last; with filters a page may be short, even empty,
  * and still carry a token. The cursor is the sort key of the last user returned, or of the last candidate
  * examined when the budget ended the page, so the next page neither skips nor repeats a user.
+ *
+ * The members of a level are read strongly consistently, so a Get Users of a level right after an Add or Update
+ * Users there answered success shows what was written. `allDocuments` reads indexes (gsi2, or gsi1 with
+ * `userIds`), which DynamoDB brings up to date a moment after the table: it may trail a write by that moment.
  */
 import { pageTokenAfter, readPageAfter } from '../db/page-token';
 import {
@@ -66,7 +70,7 @@ function namedUsers(userIds: readonly string[]): Source<Candidate> {
 
 function levelMembers(apiKeyId: string, organizationId: string, level: Level): Source<Candidate> {
   return async (after, limit) => mapPage(
-    await queryLevelMembers(apiKeyId, organizationId, level, limit, after),
+    await queryLevelMembers(apiKeyId, organizationId, level, limit, after, { consistent: true }),
     (membership) => ({ userId: membership.userId, sortKey: userSortKey(membership.userId), membership }),
   );
 }
@@ -103,7 +107,8 @@ async function filterCandidates(
 ): Promise<Candidate[]> {
   let kept = candidates;
   if (!sourceIsLevel && kept.length > 0) {
-    const members = await getMemberships(apiKeyId, input.organizationId, level, kept.map((c) => c.userId), { consistent: false });
+    // Consistent, as the level's own listing: a write answered success is read back (shared/domain/profile-copies.ts).
+    const members = await getMemberships(apiKeyId, input.organizationId, level, kept.map((c) => c.userId));
     kept = kept.filter((c) => members.has(c.userId)).map((c) => ({ ...c, membership: members.get(c.userId) }));
   }
   return sourceIsGroups ? kept : inAnyGroup(apiKeyId, input, kept);

@@ -3,6 +3,11 @@
  * Every write of one user (profile + membership) sits in one transaction, so a failure never leaves half a
  * membership behind; 100 users take three transactions, and a failure part way answers the users written
  * success and the others not written.
+ *
+ * Read your writes (issue 29): the membership of the level written carries the copy of the profile as the same
+ * transaction leaves it, so Get Users of that level shows the write as soon as it is answered. The transaction is
+ * conditional on the profile's version as read just before; when another write changed the profile in between,
+ * the users not yet written are read and written again (writeUsersWithProfiles).
  */
 import {
   getMemberships,
@@ -23,10 +28,11 @@ import {
   requireDocumentItem,
   upsertDocumentItem,
 } from '../db/organization';
-import { getProfiles, profileAfter, stableUserId, upsertProfileItem, type Profile } from '../db/profile';
+import { getProfiles, profileAfter, ProfileChangedError, stableUserId, upsertProfileItem, type Profile } from '../db/profile';
 import { keyString } from '../db/batch';
 import { MAX_TRANSACT_ITEMS, deleteItem, type TransactItem } from '../db/transact';
-import { notWritten, reportOf, type BatchResult, type ItemFailure } from './batch-result';
+import { PartialWriteError } from '../db/partial-write';
+import { notWritten, reportOf, type BatchResult, type ItemFailure, type WriteReport } from './batch-result';
 import { NotFoundError } from '../core/errors';
 import { logger } from '../core/logger';
 import { COPIES_IN_REQUEST, copyOfProfile, syncProfileCopies } from './profile-copies';
@@ -80,10 +86,69 @@ async function structureItems(apiKeyId: string, input: AddUsersInput, now: numbe
   return items;
 }
 
+/** Users' profiles as read (`stored`, absent when none) and as the write leaves them (`after`, with the version). */
+interface ProfileReads {
+  stored: Map<string, Profile>;
+  after: Map<string, Profile>;
+}
+
 /** The users' profiles as they will be after the write, read consistently: what their memberships copy. */
-async function profilesAfter(apiKeyId: string, users: readonly UserInput[]): Promise<{ stored: Map<string, Profile>; after: Map<string, Profile> }> {
+async function profilesAfter(apiKeyId: string, users: readonly UserInput[]): Promise<ProfileReads> {
   const stored = await getProfiles(apiKeyId, users.map((user) => user.userId), { consistent: true });
   return { stored, after: new Map(users.map((user) => [user.userId, profileAfter(stored.get(user.userId), user)])) };
+}
+
+/** Rounds of read and write while concurrent writes keep changing the profiles in between. */
+const PROFILE_ATTEMPTS = 5;
+
+/** A user's write: its profile item (conditional on the profile as read), and what else the level needs. */
+type UserWrite = (user: UserInput, stored: Profile | undefined, after: Profile | undefined) => WriteGroup;
+
+/**
+ * Writes one group per user (`groupOf`, from the user's profile read consistently just before), `leading` in the
+ * first transaction, as writeGroupsGuarded does. When a transaction fails because another write changed a profile
+ * after it was read (ProfileChangedError), the users not yet written are read and written again, up to
+ * PROFILE_ATTEMPTS rounds. Answers which users (by index) were written, and the profiles they were written with;
+ * throws the failure (ProfileChangedError, an ABORTED, after the last round) when none was.
+ */
+async function writeUsersWithProfiles(
+  apiKeyId: string,
+  users: readonly UserInput[],
+  groupOf: UserWrite,
+  leading?: WriteGroup,
+): Promise<{ report: WriteReport; profiles: ProfileReads }> {
+  const profiles: ProfileReads = { stored: new Map(), after: new Map() };
+  const written = new Set<number>();
+  let pending = users.map((_, i) => i);
+  let first = leading;
+  for (let round = 1; ; round += 1) {
+    const read = await profilesAfter(apiKeyId, pending.map((i) => users[i]));
+    const groups = pending.map((i) => groupOf(users[i], read.stored.get(users[i].userId), read.after.get(users[i].userId)));
+    let failure: unknown;
+    let committed: ReadonlySet<number> = new Set(groups.keys());
+    try {
+      await writeGroupsGuarded(apiKeyId, groups, first);
+    } catch (error) {
+      failure = error instanceof PartialWriteError ? error.cause : error;
+      committed = error instanceof PartialWriteError ? error.committed : new Set();
+    }
+    for (const j of committed) {
+      const { userId } = users[pending[j]];
+      written.add(pending[j]);
+      const stored = read.stored.get(userId);
+      const after = read.after.get(userId);
+      if (stored !== undefined) profiles.stored.set(userId, stored);
+      if (after !== undefined) profiles.after.set(userId, after);
+    }
+    if (committed.size > 0) first = undefined;
+    if (failure === undefined) return { report: { written: () => true }, profiles };
+    pending = pending.filter((i) => !written.has(i));
+    if (!(failure instanceof ProfileChangedError) || round >= PROFILE_ATTEMPTS) {
+      if (written.size === 0) throw failure;
+      logger.error('a write stopped part way', { partsWritten: written.size, cause: String(failure) });
+      return { report: { written: (i) => written.has(i), failure }, profiles };
+    }
+  }
 }
 
 /**
@@ -91,7 +156,7 @@ async function profilesAfter(apiKeyId: string, users: readonly UserInput[]): Pro
  * COPIES_IN_REQUEST entries a user; the profile-copies worker does the rest and retries what fails here, so a
  * failure is logged, not answered.
  */
-async function copyChangedProfiles(apiKeyId: string, written: readonly string[], profiles: { stored: Map<string, Profile>; after: Map<string, Profile> }): Promise<void> {
+async function copyChangedProfiles(apiKeyId: string, written: readonly string[], profiles: ProfileReads): Promise<void> {
   const changed = written.filter((userId) => {
     const stored = profiles.stored.get(userId);
     return stored !== undefined && !sameCopy(copyOfProfile(stored), copyOfProfile(profiles.after.get(userId)));
@@ -119,15 +184,14 @@ export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Dat
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const leading = await structureItems(apiKeyId, input, now);
-  const profiles = await profilesAfter(apiKeyId, input.users);
-  const perUser: WriteGroup[] = input.users.map((user) => ({
+  const userWrite: UserWrite = (user, stored, after) => ({
     items: [
-      upsertProfileItem(apiKeyId, user),
-      upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, copyOfProfile(profiles.after.get(user.userId)), now),
+      upsertProfileItem(apiKeyId, stored, user),
+      upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, copyOfProfile(after), now),
     ],
     documents: documentsOf(input.organizationId, level),
-  }));
-  const report = await reportOf(writeGroupsGuarded(apiKeyId, perUser, { items: leading, documents: documentsOf(input.organizationId, level) }));
+  });
+  const { report, profiles } = await writeUsersWithProfiles(apiKeyId, input.users, userWrite, { items: leading, documents: documentsOf(input.organizationId, level) });
   await copyChangedProfiles(apiKeyId, input.users.filter((_, i) => report.written(i)).map((user) => user.userId), profiles);
   return Object.fromEntries(
     input.users.map((user, i) => [
@@ -147,15 +211,14 @@ export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Pr
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const members = await getMemberships(apiKeyId, input.organizationId, level, input.users.map((user) => user.userId));
   const present = input.users.filter((user) => members.has(user.userId));
-  const profiles = await profilesAfter(apiKeyId, present);
-  const perUser: WriteGroup[] = present.map((user) => ({
+  const userWrite: UserWrite = (user, stored, after) => ({
     items: [
-      upsertProfileItem(apiKeyId, user),
-      updateMemberItem(apiKeyId, input.organizationId, level, user.userId, copyOfProfile(profiles.after.get(user.userId)), user.accessRole),
+      upsertProfileItem(apiKeyId, stored, user),
+      updateMemberItem(apiKeyId, input.organizationId, level, user.userId, copyOfProfile(after), user.accessRole),
     ],
     documents: documentsOf(input.organizationId, level),
-  }));
-  const report = await reportOf(writeGroupsGuarded(apiKeyId, perUser));
+  });
+  const { report, profiles } = await writeUsersWithProfiles(apiKeyId, present, userWrite);
   const written = new Set(present.filter((_, i) => report.written(i)).map((user) => user.userId));
   await copyChangedProfiles(apiKeyId, [...written], profiles);
   return Object.fromEntries(
