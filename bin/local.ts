@@ -17,10 +17,20 @@ import type { LocalStack, LocalStackOptions } from '../local/local-stack';
 import { watchStopRequests } from '../local/stop-requests';
 
 /**
- * From the first stop request to exit: what has not stopped by then is cut short (process.exit, whose handlers
- * SIGKILL DynamoDB Local), so a process manager can count on the stack being gone within 5 s of its signal.
+ * From the first stop request to exit (STOP_DEADLINE_SECONDS, default 9): what has not stopped by then is cut short
+ * (process.exit, whose handlers SIGKILL DynamoDB Local), so a process manager can count on the stack being gone
+ * within 10 s of its signal (Docker's default grace). An idle stack stops in about a second; the time is for what live
+ * clients sent just before the stop, which is stored before the stack goes (decisions §13 "Nothing lost"): a burst
+ * of keystrokes is handled a message at a time, and on a busy machine 4 s was seen to cut one short.
  */
-const STOP_DEADLINE_MS = 4_000;
+const STOP_DEADLINE_MS = stopDeadlineMs(process.env.STOP_DEADLINE_SECONDS);
+
+function stopDeadlineMs(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 9_000;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 300) throw new Error(`STOP_DEADLINE_SECONDS must be a whole number of seconds from 1 to 300, got "${raw}".`);
+  return seconds * 1000;
+}
 
 const USAGE = 'Usage: npm start [-- --in-memory]';
 

@@ -22,7 +22,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as deleteUsers } from '../../functions/users/delete';
 import { config } from '../../shared/core/config';
 import { TABLE_NAME, db } from '../../shared/db/client';
-import { memberKeyOf, roomMembers } from '../../shared/db/live-connection';
+import { getConnection, memberKeyOf, roomMembers } from '../../shared/db/live-connection';
 import { withFault } from '../support/faults';
 import { encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
 import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
@@ -452,5 +452,19 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     await call('$default', after, { body: presence(43, 5, '{"cursor":1}') });
 
     expect(messagesTo(after).map(readMessage)).toContainEqual({ kind: 'awareness', entries: [{ clientId: 43, clock: 6, state: 'null' }] });
+  });
+
+  it('removes the tombstones of connections closed over two minutes ago when another connection closes', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    await call('$disconnect', ann);
+    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, ann), UpdateExpression: 'SET closedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 121_000 } }));
+
+    await call('$disconnect', bob);
+
+    const room = await roomMembers({ apiKeyId: tenant.apiKeyId, ...ids });
+    expect(room.map((member) => member.connectionId)).toEqual([bob]);
+    expect(await getConnection(ann)).toBeUndefined();
   });
 });

@@ -136,7 +136,13 @@ describe('the document states the patterns, and each pattern is the whole rule',
     expect(pattern.test('http://127.0.0.1:65535/hook')).toBe(true);
     expect(pattern.test('ftp://x.io/a.png')).toBe(false);
     expect(pattern.test('https:x.io')).toBe(false);
-    fc.assert(fc.property(fc.stringMatching(pattern, { size: 'medium' }), (url) => url.length > 2000 || httpUrl(2000).safeParse(url).success), { numRuns: 2000 });
+    // A label starting `xn--` must also be valid Punycode (IDNA), which no pattern can say: such hosts are the one
+    // exception, found by this property (about 1 run in 40,000), and the server refuses them as it should.
+    const punycodeLabel = /(^|[/.])xn--/i;
+    fc.assert(
+      fc.property(fc.stringMatching(pattern, { size: 'medium' }), (url) => url.length > 2000 || punycodeLabel.test(url.split(/[/?#]/, 3).join('/')) || httpUrl(2000).safeParse(url).success),
+      { numRuns: 2000 },
+    );
   });
 
   it('ask-ai model: the prefixes the server routes', () => {
