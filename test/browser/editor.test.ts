@@ -9,12 +9,12 @@
  *
  * The tests run in order and share the pages: each goes on from the document the one before left.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { pickFreePort } from '../../local/dynamodb-local';
+import { startExample, stopExample, type ExampleServer } from '../support/editor-example';
 import { PROJECT_ROOT, spawnLocalStack, stopLocalStackProcess, type LocalStackProcess } from '../support/local-stack-process';
 import { eventually, WAIT_CEILING_MS } from '../support/wait';
 
@@ -23,7 +23,6 @@ import { eventually, WAIT_CEILING_MS } from '../support/wait';
 declare const window: any;
 declare const document: any;
 
-const EXAMPLE_DIR = join(PROJECT_ROOT, 'examples', 'editor');
 const BROWSERS = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 /** Puppeteer's waits, as the project's: a ceiling only a broken run reaches. */
 const WAIT = { timeout: WAIT_CEILING_MS, polling: 50 };
@@ -45,47 +44,6 @@ function findChromium(): string {
       + "Debian's package (`sudo apt-get install -y --no-install-recommends chromium`; bash .ci/run does this when it is "
       + 'missing), or set CHROMIUM_PATH to a Chrome or Chromium binary.',
   );
-}
-
-interface ExampleServer {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-}
-
-/** `npm start` in examples/editor, as the README says (build, then the server), in a process group of its own. */
-async function startExample(env: Record<string, string>): Promise<ExampleServer> {
-  if (!existsSync(join(EXAMPLE_DIR, 'node_modules', '@tiptap', 'core'))) {
-    throw new Error("The example's dependencies are not installed: run `npm ci --prefix examples/editor` (bash .ci/run does).");
-  }
-  const child = spawn('npm', ['start', '--silent'], { cwd: EXAMPLE_DIR, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const append = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-8000));
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`The example printed no address within ${WAIT_CEILING_MS} ms:\n${tail}`)), WAIT_CEILING_MS);
-    child.stdout?.on('data', () => {
-      const match = /Editor example at (http:\/\/\S+)/.exec(tail);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`The example exited (code ${code}) before it was ready:\n${tail}`));
-    });
-  });
-  return { child, url, output: () => tail };
-}
-
-async function stopExample(example: ExampleServer | undefined): Promise<void> {
-  const { child } = example ?? {};
-  if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(-child.pid, 'SIGTERM');
-  await exited;
 }
 
 /** What a page shows and holds, read in the page. */
