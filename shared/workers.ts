@@ -1,5 +1,5 @@
 /**
- * The workers: functions woken by the table's stream or by the delivery queue rather than by a route
+ * The workers: functions woken by the table's stream, by the delivery queue or by a schedule rather than by a route
  * (docs/design.md "Work after the response"), and the consumers of the table's changes that the stream readers
  * serve. The CDK stack makes one function per reader, with one filtered event source on the stream, and one for
  * the delivery queue; the local stack polls DynamoDB Local's stream and the file queue and calls the same handlers. Like the route table, this module imports nothing at runtime so
@@ -233,3 +233,36 @@ export const deliveryQueueWorker = {
 } as const satisfies QueueWorker;
 
 export const queueWorkers: readonly QueueWorker[] = [deliveryQueueWorker];
+
+/**
+ * A worker run on a schedule rather than woken by a change: an EventBridge rule in AWS, an interval of the local
+ * stack (local/local-stack.ts). Its handler takes no event that matters (a scheduled event, or nothing).
+ */
+export interface ScheduledWorker extends AccessDeclaration {
+  readonly id: string;
+  readonly entry: string;
+  /** Minutes between runs in AWS (an EventBridge rate: one minute at the finest). */
+  readonly everyMinutes: number;
+  /** Seconds between runs on the local stack, which has no such floor. */
+  readonly localEverySeconds: number;
+  readonly summary: string;
+}
+
+/**
+ * The 60-s backstop of live access (decisions §13): a grant that expires by time writes nothing to the stream, so
+ * each run re-checks the open connections whose last check is older than 50 s, read from the check index
+ * (shared/domain/live/revocation.ts `recheckDueConnections`), and closes or demotes them.
+ */
+export const liveAccessBackstopWorker = {
+  id: 'LiveAccessBackstop',
+  entry: 'functions/workers/live-access-backstop.ts',
+  everyMinutes: 1,
+  localEverySeconds: 10,
+  table: 'write',
+  // Connections due for an access check (gsi2: shared/db/live-connection.ts).
+  indexes: ['gsi2'],
+  connections: 'manage',
+  summary: 'Re-checks the access of live connections that have not been checked for 50 s (silent ones too), and closes or demotes them.',
+} as const satisfies ScheduledWorker;
+
+export const scheduledWorkers: readonly ScheduledWorker[] = [liveAccessBackstopWorker];
