@@ -239,7 +239,8 @@ export class CollabStack extends Stack {
       new events.Rule(this, `${worker.id}Schedule`, {
         description: worker.summary,
         schedule: events.Schedule.rate(Duration.minutes(worker.everyMinutes)),
-        targets: [new targets.LambdaFunction(handler.function, { retryAttempts: 0 })],
+        // The handler is told its period: it sets how old a check may be for the 60-s bound (decisions §13) to hold.
+        targets: [new targets.LambdaFunction(handler.function, { retryAttempts: 0, event: events.RuleTargetInput.fromObject({ periodSeconds: worker.everyMinutes * 60 }) })],
       });
       return handler;
     });

@@ -174,7 +174,7 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
     const runner = startScheduledRunner({
       name: worker.id,
       everyMs: worker.localEverySeconds * 1000,
-      run: () => runAsWorker(worker, () => loadHandler<() => Promise<unknown>>(worker.entry)()),
+      run: () => runAsWorker(worker, () => loadHandler<(event: { periodSeconds: number }) => Promise<unknown>>(worker.entry)({ periodSeconds: worker.localEverySeconds })),
     });
     cleanups.push(() => runner.stop());
   }

@@ -236,7 +236,7 @@ export const queueWorkers: readonly QueueWorker[] = [deliveryQueueWorker];
 
 /**
  * A worker run on a schedule rather than woken by a change: an EventBridge rule in AWS, an interval of the local
- * stack (local/local-stack.ts). Its handler takes no event that matters (a scheduled event, or nothing).
+ * stack (local/local-stack.ts). Each run's event is `{periodSeconds}`: how long until the next run.
  */
 export interface ScheduledWorker extends AccessDeclaration {
   readonly id: string;
@@ -250,7 +250,8 @@ export interface ScheduledWorker extends AccessDeclaration {
 
 /**
  * The 60-s backstop of live access (decisions §13): a grant that expires by time writes nothing to the stream, so
- * each run re-checks the open connections whose last check is older than 50 s, read from the check index
+ * each run re-checks the open connections whose last check is too old for the bound to hold until the next run (50 s
+ * with the local stack's 10-s runs; every connection with AWS's one-minute rule), read from the check index
  * (shared/domain/live/revocation.ts `recheckDueConnections`), and closes or demotes them.
  */
 export const liveAccessBackstopWorker = {
@@ -262,7 +263,7 @@ export const liveAccessBackstopWorker = {
   // Connections due for an access check (gsi2: shared/db/live-connection.ts).
   indexes: ['gsi2'],
   connections: 'manage',
-  summary: 'Re-checks the access of live connections that have not been checked for 50 s (silent ones too), and closes or demotes them.',
+  summary: 'Re-checks the access of open live connections, silent ones too, often enough that none goes 60 s unchecked, and closes or demotes them.',
 } as const satisfies ScheduledWorker;
 
 export const scheduledWorkers: readonly ScheduledWorker[] = [liveAccessBackstopWorker];

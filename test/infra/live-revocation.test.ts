@@ -16,7 +16,10 @@ describe('live revocation in the deployment', () => {
 
     expect(rules).toHaveLength(1);
     expect(rules[0].resource.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
-    expect(JSON.stringify(rules[0].resource.Properties.Targets)).toContain(fn.id);
+    const [target] = rules[0].resource.Properties.Targets as Array<{ Arn: unknown; Input: string }>;
+    expect(JSON.stringify(target.Arn)).toContain(fn.id);
+    // Told its period, from which it takes how old a check may be (every connection, with one run a minute).
+    expect(JSON.parse(target.Input)).toEqual({ periodSeconds: 60 });
     const permissions = resourcesOfType(deployment, 'AWS::Lambda::Permission').filter((permission) => JSON.stringify(permission.resource.Properties.FunctionName).includes(fn.id));
     expect(permissions.map((permission) => permission.resource.Properties.Principal)).toEqual(['events.amazonaws.com']);
   });

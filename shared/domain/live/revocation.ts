@@ -13,6 +13,7 @@
  * message path drops a viewer's updates using the room entry's role, so an editor lowered to viewer is read-only
  * from then on. Every step is safe to repeat (a stream record handed twice, a pass racing a close).
  */
+import { forEachLimited } from '../../core/concurrency';
 import { logger } from '../../core/logger';
 import type { ItemChange } from '../../db/item-change';
 import {
@@ -100,11 +101,15 @@ export async function recheckScope(scope: AccessScope, now = Date.now()): Promis
   return recheck(members.map((member) => ({ ref: { ...ref, editorId: member.editorId }, member })), now);
 }
 
+/** Connections re-checked at once per scope or shard: a large organization's users or a busy shard queue up. */
+const RECHECKS_AT_ONCE = 25;
+
 /**
- * Re-checks connections: one role resolution per user and document, then each connection closed (no access) or
- * its role and check time recorded. Throws the first failure after every connection was tried.
+ * Re-checks connections, RECHECKS_AT_ONCE at a time: one role resolution per user and document, then each connection
+ * closed (no access), or its role and check time recorded and `kept` called for it. Throws the first failure after
+ * every connection was tried.
  */
-async function recheck(entries: readonly IndexedMember[], now: number): Promise<RecheckOutcome> {
+async function recheck(entries: readonly IndexedMember[], now: number, kept?: (entry: IndexedMember) => Promise<unknown>): Promise<RecheckOutcome> {
   const roles = new Map<string, Promise<Role | null>>();
   const roleOf = ({ ref, member }: IndexedMember) => {
     const id = JSON.stringify([ref.apiKeyId, ref.organizationId, ref.documentId, member.userId]);
@@ -115,41 +120,52 @@ async function recheck(entries: readonly IndexedMember[], now: number): Promise<
     }
     return role;
   };
-  const results = await Promise.allSettled(
-    entries.map(async (entry): Promise<RecheckOutcome> => {
-      const role = await roleOf(entry);
-      if (role === null) {
-        await removeMember(entry.ref, entry.member, NO_ACCESS);
-        logger.info('Live connection closed: its user has no access any more.', { connectionId: entry.member.connectionId });
-        return { checked: 1, closed: 1, changed: 0 };
-      }
-      const open = await recordAccessCheck(entry.ref, entry.member.connectionId, role, now);
-      return { checked: 1, closed: 0, changed: open && role !== entry.member.role ? 1 : 0 };
-    }),
-  );
-  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failure !== undefined) throw failure.reason;
-  return sum(results.map((result) => (result as PromiseFulfilledResult<RecheckOutcome>).value));
+  const outcome = { checked: 0, closed: 0, changed: 0 };
+  await forEachLimited(entries, RECHECKS_AT_ONCE, async (entry) => {
+    const role = await roleOf(entry);
+    if (role === null) {
+      await removeMember(entry.ref, entry.member, NO_ACCESS);
+      logger.info('Live connection closed: its user has no access any more.', { connectionId: entry.member.connectionId });
+      outcome.checked += 1;
+      outcome.closed += 1;
+      return;
+    }
+    const open = await recordAccessCheck(entry.ref, entry.member.connectionId, role, now);
+    if (open && kept !== undefined) await kept(entry);
+    outcome.checked += 1;
+    if (open && role !== entry.member.role) outcome.changed += 1;
+  });
+  return outcome;
 }
+
+/** Decisions §13: no open connection goes longer than this without its access checked. */
+export const ACCESS_BOUND_MS = 60_000;
+
+/**
+ * How old a connection's last check may be when a backstop pass meets it, for passes `periodMs` apart: one checked
+ * just too recently for this pass is checked by the next, so age plus period stays within ACCESS_BOUND_MS (50 s for
+ * the local stack's 10-s passes; 0 for AWS's one-minute rule, so there each pass re-checks every connection).
+ */
+export const backstopMaxAgeMs = (periodMs: number): number => Math.max(0, Math.min(ACCESS_RECHECK_MS, ACCESS_BOUND_MS - periodMs));
 
 /**
  * The backstop pass: re-checks, in every shard of the check index, the connections whose last check is older than
  * `maxAge` (one Query per shard reads only those). An entry whose connection's own messages checked it since is
- * moved on without an access read. A failure is logged and the entry stays due for the next pass.
+ * moved on without an access read. A failure is logged and the entries not done stay due for the next pass.
  */
 export async function recheckDueConnections(now = Date.now(), maxAge = ACCESS_RECHECK_MS): Promise<RecheckOutcome> {
   const before = now - maxAge;
   const shards = Array.from({ length: ACCESS_CHECK_SHARDS }, (_, shard) => shard);
   const outcomes = await Promise.all(
     shards.map(async (shard) => {
-      const due = await connectionsDueForCheck(shard, before);
-      const checkedSince = due.filter(({ member }) => member.checkedAt >= before);
-      const stale = due.filter(({ member }) => member.checkedAt < before);
-      await Promise.all(checkedSince.map(({ ref, member }) => scheduleAccessCheck(ref, member.connectionId, member.checkedAt)));
       try {
-        const outcome = await recheck(stale, now);
-        await Promise.all(stale.map(({ ref, member }) => scheduleAccessCheck(ref, member.connectionId, now)));
-        return outcome;
+        const due = await connectionsDueForCheck(shard, before);
+        const checkedSince = due.filter(({ member }) => member.checkedAt >= before);
+        const stale = due.filter(({ member }) => member.checkedAt < before);
+        await forEachLimited(checkedSince, RECHECKS_AT_ONCE, async ({ ref, member }) => {
+          await scheduleAccessCheck(ref, member.connectionId, member.checkedAt);
+        });
+        return await recheck(stale, now, ({ ref, member }) => scheduleAccessCheck(ref, member.connectionId, now));
       } catch (error) {
         logger.warn('Live access backstop: some connections were not re-checked; the next pass tries again.', { error, shard });
         return NOTHING;
