@@ -11,10 +11,6 @@
  *                                                              presence (awareness clock and state per client id)
  *   pk LIVECONN#<connection>              sk CHUNK#<id>#<nnnn> one part of a message that came in several frames
  *
- * The room entry also carries its room's ids and two index entries, for revocation (see revocationIndexesOf at the
- * end of this module): gsi1 T#<key>#ORG#<org>#LIVEUSER#<user> / <doc>#<editor>#<conn> (a user's connections in an
- * organization) and gsi2 LIVECHECK#<shard> / <checked at>#<conn> (connections due for an access check).
- *
  * A message names only its connection, so the connection item is read first (GetItem); the room is one strongly
  * consistent Query of the editor's prefix (a GSI read could miss a client that has just joined). One partition per
  * document holds every editor's room, so closing a document's connections (a migration) is one Query too.
