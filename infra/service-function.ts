@@ -17,7 +17,7 @@ import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route, SocketRoute } from '../shared/routes';
 import { streamFiltersOf } from '../shared/db/item-change';
-import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
+import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type ScheduledWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
 import { HANDLER, bundleRuntimeEnvironment, functionCode } from './bundling';
 import { LIVE_SESSION_ROUTES, liveEndpoints, nagResourceName, type LiveApiReference, type LiveEndpoints } from './live';
 import type { SesSending } from './ses';
@@ -109,6 +109,13 @@ export interface QueueWorkerFunctionProps extends CommonProps {
   readonly webhookAllowPrivateUrls: boolean;
 }
 
+/** A worker run on a schedule (shared/workers.ts `scheduledWorkers`): an EventBridge rule invokes it (infra/stack.ts). */
+export interface ScheduledWorkerFunctionProps extends CommonProps {
+  readonly kind: 'scheduledWorker';
+  readonly worker: ScheduledWorker;
+  readonly resources: DataResources;
+}
+
 /** A deploy task (shared/deploy-tasks.ts): run by CloudFormation through a custom resource, see infra/deploy-task.ts. */
 export interface DeployTaskFunctionProps extends CommonProps {
   readonly kind: 'deployTask';
@@ -126,7 +133,14 @@ export interface UnroutedFunctionProps extends CommonProps {
   readonly entry: string;
 }
 
-export type ServiceFunctionProps = RoutedFunctionProps | SocketFunctionProps | WorkerFunctionProps | QueueWorkerFunctionProps | DeployTaskFunctionProps | UnroutedFunctionProps;
+export type ServiceFunctionProps =
+  | RoutedFunctionProps
+  | SocketFunctionProps
+  | WorkerFunctionProps
+  | QueueWorkerFunctionProps
+  | ScheduledWorkerFunctionProps
+  | DeployTaskFunctionProps
+  | UnroutedFunctionProps;
 
 /**
  * 1024 MB: Lambda allocates CPU in proportion to memory. Cold starts (loading a bundle that carries the AWS SDK)
@@ -167,6 +181,9 @@ export const QUEUE_WORKER_TIMEOUT = Duration.minutes(1);
  */
 const WORKER_RETRY_ATTEMPTS = 10;
 
+/** A scheduled run is one pass of short reads and writes; it ends well before the next run (a minute later) starts. */
+const SCHEDULED_WORKER_TIMEOUT = Duration.minutes(1);
+
 /** Kept long enough to investigate an incident reported weeks later, short enough not to pile up cost. */
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
@@ -199,6 +216,8 @@ function profileOf(props: ServiceFunctionProps): Profile {
       return { entry: props.worker.entry, description: props.worker.summary, timeout: WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
     case 'queueWorker':
       return { entry: props.worker.entry, description: props.worker.summary, timeout: QUEUE_WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
+    case 'scheduledWorker':
+      return { entry: props.worker.entry, description: props.worker.summary, timeout: SCHEDULED_WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
     case 'deployTask':
       return { entry: props.task.entry, description: props.task.summary, timeout: DEPLOY_TASK_TIMEOUT, grants: grantsFor(props.task), resources: props.resources };
     case 'unrouted':

@@ -53,6 +53,8 @@ const PER_USE_TYPES = new Set([
   'AWS::ApiGatewayV2::Stage',
   'AWS::CDK::Metadata',
   'AWS::CloudFormation::Stack',
+  // A scheduled rule: the invocations it makes are the function's (EventBridge does not bill scheduled rules).
+  'AWS::Events::Rule',
   'AWS::IAM::Policy',
   'AWS::IAM::Role',
   'AWS::KMS::Alias',
@@ -80,7 +82,7 @@ export interface Reservation {
 
 export interface StackFigures {
   readonly stacks: readonly StackCount[];
-  readonly functions: { readonly route: number; readonly socket: number; readonly streamWorker: number; readonly queueWorker: number; readonly other: number };
+  readonly functions: { readonly route: number; readonly socket: number; readonly streamWorker: number; readonly queueWorker: number; readonly scheduledWorker: number; readonly other: number };
   readonly alarms: number;
   readonly alarmMetrics: number;
   readonly kmsKeys: number;
@@ -93,14 +95,14 @@ export interface StackFigures {
   readonly storageTypes: ReadonlyArray<{ readonly type: string; readonly count: number }>;
 }
 
-type FunctionKind = 'route' | 'socket' | 'streamWorker' | 'queueWorker' | 'other';
+type FunctionKind = 'route' | 'socket' | 'streamWorker' | 'queueWorker' | 'scheduledWorker' | 'other';
 
 const resourcesOf = (stack: SynthesizedStack, type: string): Array<[string, TemplateResource]> =>
   Object.entries(stack.resources).filter(([, resource]) => resource.Type === type);
 
 /**
  * A route function is described `POST <path>`, a live-sync function `WebSocket <route key>`; a worker is the target of
- * an event source mapping (stream or queue).
+ * an event source mapping (stream or queue) or of a scheduled rule.
  */
 function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
   const mapped = new Map<string, FunctionKind>();
@@ -108,6 +110,13 @@ function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
     const target = (mapping.Properties?.FunctionName as { Ref?: string } | undefined)?.Ref;
     // Stream sources need a starting position; SQS sources have none.
     if (target !== undefined) mapped.set(target, mapping.Properties?.StartingPosition === undefined ? 'queueWorker' : 'streamWorker');
+  }
+  for (const [, rule] of resourcesOf(stack, 'AWS::Events::Rule')) {
+    if (rule.Properties?.ScheduleExpression === undefined) continue;
+    for (const target of (rule.Properties.Targets as Array<{ Arn?: { 'Fn::GetAtt'?: [string, string] } }> | undefined) ?? []) {
+      const id = target.Arn?.['Fn::GetAtt']?.[0];
+      if (id !== undefined) mapped.set(id, 'scheduledWorker');
+    }
   }
   return new Map(
     resourcesOf(stack, 'AWS::Lambda::Function').map(([id, fn]) => {
@@ -167,7 +176,7 @@ export function stackFigures(defaults: readonly SynthesizedStack[], optIn: reado
   if (unpriced.length > 0) {
     throw new Error(`infra/stack-figures.ts has no price class for ${unpriced.join(', ')}: add each to the fixed, storage or per-use prices.`);
   }
-  const functions = { route: 0, socket: 0, streamWorker: 0, queueWorker: 0, other: 0 };
+  const functions = { route: 0, socket: 0, streamWorker: 0, queueWorker: 0, scheduledWorker: 0, other: 0 };
   for (const stack of defaults) for (const kind of functionKinds(stack).values()) functions[kind] += 1;
   return {
     stacks: defaults.map((stack, i) => ({
@@ -218,7 +227,7 @@ export function renderFigures(figures: StackFigures): string {
   const sum = (pick: (stack: StackCount) => number) => figures.stacks.reduce((n, stack) => n + pick(stack), 0);
   const largest = figures.stacks.reduce((max, stack) => (stack.resources > max.resources ? stack : max));
   const functionCount = sum((stack) => stack.functions);
-  const { route, socket, streamWorker, queueWorker, other } = figures.functions;
+  const { route, socket, streamWorker, queueWorker, scheduledWorker, other } = figures.functions;
   const alarmCost = figures.alarmMetrics * FIXED_PRICES.alarmMetric;
   const keyCost = figures.kmsKeys * FIXED_PRICES.kmsKey;
   const reservedTotal = total(figures.reservedOptIn);
@@ -237,7 +246,7 @@ export function renderFigures(figures: StackFigures): string {
     `| all ${figures.stacks.length} stacks | ${sum((stack) => stack.resources)} | ${functionCount} | ${sum((stack) => stack.alarms)} |`,
     '',
     `- Largest stack: ${largest.name}, ${largest.resources} resources (${Math.round((100 * largest.resources) / CLOUDFORMATION_RESOURCE_LIMIT)} % of the limit).`,
-    `- Functions: ${functionCount}: ${route} route functions (one per POST path), ${socket} live-sync functions (one per WebSocket route key), ${streamWorker + queueWorker} workers (${streamWorker} on the table's stream, ${queueWorker} on a queue), ${other} other (the \`$default\` route's, deploy tasks and their providers).`,
+    `- Functions: ${functionCount}: ${route} route functions (one per POST path), ${socket} live-sync functions (one per WebSocket route key), ${streamWorker + queueWorker + scheduledWorker} workers (${streamWorker} on the table's stream, ${queueWorker} on a queue, ${scheduledWorker} on a schedule), ${other} other (the \`$default\` route's, deploy tasks and their providers).`,
     `- Alarms: ${figures.alarms}, listing ${figures.alarmMetrics} alarm metrics.`,
     `- One more route: ${figures.perRoute.resources} resources in its area's nested stack (${figures.perRoute.types.map((type) => type.replace(/^AWS::/, '')).join(', ')}) and ${figures.perRoute.alarmMetrics} alarm metrics, ${usd(figures.perRoute.alarmMetrics * FIXED_PRICES.alarmMetric)} a month.`,
     `- Reserved concurrency: ${figures.reservedByDefault.length === 0 ? 'none by default' : `${total(figures.reservedByDefault)} by default (${describeReservations(figures.reservedByDefault)})`}. With \`-c reserveConcurrency=true\`: ${reservedTotal} (${describeReservations(figures.reservedOptIn)}), so the account's Lambda concurrency quota must be at least ${reservedTotal + LAMBDA_UNRESERVED_MINIMUM} (Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved).`,

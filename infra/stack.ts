@@ -9,6 +9,8 @@ import { CfnOutput, Duration, type NestedStack, RemovalPolicy, Stack, Tags, Vali
 import { CfnStage, HttpApi, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -16,7 +18,7 @@ import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
-import { deliveryQueueWorker, workers } from '../shared/workers';
+import { deliveryQueueWorker, scheduledWorkers, workers } from '../shared/workers';
 import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm } from './alarms';
 import { DeployTaskRun } from './deploy-task';
 import { LIVE_STAGE_THROTTLE, ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
@@ -231,6 +233,18 @@ export class CollabStack extends Stack {
       webhookAllowPrivateUrls: props.webhookAllowPrivateUrls ?? false,
     });
 
+    // The scheduled workers (the live access backstop): an EventBridge rule each, at the rate the table declares.
+    const scheduledRuns = scheduledWorkers.map((worker) => {
+      const handler = new ServiceFunction(this, worker.id, { kind: 'scheduledWorker', worker, resources, settings });
+      new events.Rule(this, `${worker.id}Schedule`, {
+        description: worker.summary,
+        schedule: events.Schedule.rate(Duration.minutes(worker.everyMinutes)),
+        // The handler is told its period: it sets how old a check may be for the 60-s bound (decisions §13) to hold.
+        targets: [new targets.LambdaFunction(handler.function, { retryAttempts: 0, event: events.RuleTargetInput.fromObject({ periodSeconds: worker.everyMinutes * 60 }) })],
+      });
+      return handler;
+    });
+
     // Deploy tasks put in place what request paths only read (the page-token key), before the API serves.
     const taskRuns = deployTasks.map((task) => new DeployTaskRun(this, task.id, { task, resources, settings }));
 
@@ -248,7 +262,7 @@ export class CollabStack extends Stack {
     serverErrorRateAlarm(this, this.api);
     // The functions of this stack (each nested stack watches its own). The Provider framework's function is left
     // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
-    functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...taskRuns.map((run) => run.handler)]);
+    functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...scheduledRuns, ...taskRuns.map((run) => run.handler)]);
     if (deliveryQueue.deadLetterQueue !== undefined) {
       deadLetterAlarm(this, 'DeliveryDeadLettersAlarm', deliveryQueue.deadLetterQueue.queue, deliveryQueueWorker.summary);
     }

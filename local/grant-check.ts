@@ -14,7 +14,7 @@ import type { MiddlewareStack } from '@smithy/types';
 import type { DeployTask } from '../shared/deploy-tasks';
 import { CONNECTIONS_MANAGE_ACTION, IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import { findRoute, type SocketRoute } from '../shared/routes';
-import type { QueueWorker, StreamConsumer, Worker } from '../shared/workers';
+import type { QueueWorker, ScheduledWorker, StreamConsumer, Worker } from '../shared/workers';
 
 /** One permission a command needs: an IAM action on the table, one of its indexes, or the key. */
 export interface Permission {
@@ -208,7 +208,7 @@ export function runAsSocketRoute<T>(route: SocketRoute, fn: () => T): T {
   return runWithGrants(`WebSocket ${route.routeKey}`, grantsFor(route), fn);
 }
 
-export function runAsWorker<T>(worker: Worker | StreamConsumer | QueueWorker, fn: () => T): T {
+export function runAsWorker<T>(worker: Worker | StreamConsumer | QueueWorker | ScheduledWorker, fn: () => T): T {
   return runWithGrants(`worker ${worker.id}`, grantsFor(worker), fn);
 }
 

@@ -21,7 +21,7 @@ import { ensureLocalKeysFile } from '../shared/crypto/local-keys';
 import { createTableInput } from '../shared/db/table-definition';
 import { NO_GRANTS } from '../shared/grants';
 import { findRoute, socketRoutes, type SocketRouteKey } from '../shared/routes';
-import { deliveryQueueWorker, streamChangesWorker, workers, type Worker } from '../shared/workers';
+import { deliveryQueueWorker, scheduledWorkers, streamChangesWorker, workers, type Worker } from '../shared/workers';
 import { streamHandler, type ConsumersOf } from '../shared/domain/stream/dispatch';
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
@@ -30,6 +30,7 @@ import { describeViolation, installGrantCheck, runAsRoute, runAsSocketRoute, run
 import { attachLiveSockets, type LiveSocketHandler, type LiveSockets } from './live-sockets';
 import { ensurePrivateDir, preparePrivateDataDir, writePrivateFile } from './private-files';
 import { startQueuePoller, type QueueHandler } from './queue-poller';
+import { startScheduledRunner } from './scheduled-runner';
 import { startStreamPoller, type StreamHandler } from './stream-poller';
 
 const PROJECT_ROOT = resolve(__dirname, '..');
@@ -167,6 +168,16 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
     handler: (event, context) => runAsWorker(deliveryQueueWorker, () => loadHandler<QueueHandler>(deliveryQueueWorker.entry)(event, context)),
   });
   cleanups.push(() => queuePoller.stop());
+  // The scheduled workers (the live access backstop), run on an interval as their EventBridge rules run them in
+  // AWS, each under its own grants; stopped before the pollers (cleanups run in reverse).
+  for (const worker of scheduledWorkers) {
+    const runner = startScheduledRunner({
+      name: worker.id,
+      everyMs: worker.localEverySeconds * 1000,
+      run: () => runAsWorker(worker, () => loadHandler<(event: { periodSeconds: number }) => Promise<unknown>>(worker.entry)({ periodSeconds: worker.localEverySeconds })),
+    });
+    cleanups.push(() => runner.stop());
+  }
   await resumeMigrations();
   checkpoint();
 

@@ -1,5 +1,5 @@
 /**
- * The workers: functions woken by the table's stream or by the delivery queue rather than by a route
+ * The workers: functions woken by the table's stream, by the delivery queue or by a schedule rather than by a route
  * (docs/design.md "Work after the response"), and the consumers of the table's changes that the stream readers
  * serve. The CDK stack makes one function per reader, with one filtered event source on the stream, and one for
  * the delivery queue; the local stack polls DynamoDB Local's stream and the file queue and calls the same handlers. Like the route table, this module imports nothing at runtime so
@@ -7,6 +7,9 @@
  */
 
 import type { AccessDeclaration } from './grants';
+
+/** What happened to an item: written first, written over, or deleted (a REMOVE carries only the image before). */
+export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
 /** A string attribute's test in a stream filter: one of these values, or a prefix. */
 export type StringMatch = { readonly equals: readonly string[] } | { readonly prefix: string } | { readonly exists: true };
@@ -18,7 +21,7 @@ export type StringMatch = { readonly equals: readonly string[] } | { readonly pr
  * (infra/service-function.ts turns it into Lambda filter criteria), the local poller with `matchesStreamFilter`.
  */
 export interface StreamFilter {
-  readonly eventNames: readonly ('INSERT' | 'MODIFY')[];
+  readonly eventNames: readonly StreamEventName[];
   readonly sortKey?: readonly StringMatch[];
   readonly newImage?: Readonly<Record<string, StringMatch>>;
 }
@@ -27,12 +30,26 @@ export interface StreamFilter {
  * What an item of the table is, as the stream decoder names it (shared/db/item-change.ts, the only code that knows
  * which keys and attributes make each kind). Consumers name kinds, never keys.
  */
-export type ItemKind = 'activity' | 'notification' | 'recording' | 'crdtHead' | 'profile' | 'migration' | 'membership';
+export type ItemKind =
+  | 'activity'
+  | 'notification'
+  | 'recording'
+  | 'crdtHead'
+  | 'profile'
+  | 'migration'
+  | 'membership'
+  | 'grant'
+  | 'groupMember'
+  | 'document';
 
-/** The changes of one kind a consumer wants: on these events (both when omitted), with these attribute values. */
+/**
+ * The changes of one kind a consumer wants: on these events (INSERT and MODIFY when omitted), with these attribute
+ * values. A REMOVE is named from the image before it, and its filter tests the kind's sort key only (see
+ * `streamFiltersOf`): a kind wanted on REMOVE has a sort-key test, and an interest in REMOVE names no `where`.
+ */
 export interface ChangeInterest {
   readonly kind: ItemKind;
-  readonly eventNames?: readonly ('INSERT' | 'MODIFY')[];
+  readonly eventNames?: readonly StreamEventName[];
   /** String attributes of the new image (not keys: those belong to the kind). */
   readonly where?: Readonly<Record<string, StringMatch>>;
 }
@@ -136,6 +153,29 @@ export const crdtCompactionConsumer = {
   summary: 'Folds an editor\'s log of Yjs changes into its stored state when the log has grown past its bound.',
 } as const satisfies StreamConsumer;
 
+/**
+ * Changes that may take a user's access to documents away (decisions §13 "Nothing lost, nothing stale"): memberships
+ * and grants written over or removed, group memberships removed, documents written. The consumer re-checks the open
+ * live connections they concern and closes or demotes them (shared/domain/live/revocation.ts). It wants INSERT too
+ * where that costs no filter pattern (a membership's pattern then covers the profile copies', a grant's and a
+ * document's merge with the events'), and ignores them: a change that adds access concerns nobody.
+ */
+export const liveRevocationConsumer = {
+  id: 'LiveRevocation',
+  changes: [
+    { kind: 'membership', eventNames: ['INSERT', 'MODIFY', 'REMOVE'] },
+    { kind: 'grant', eventNames: ['INSERT', 'MODIFY', 'REMOVE'] },
+    { kind: 'groupMember', eventNames: ['REMOVE'] },
+    { kind: 'document' },
+  ],
+  table: 'write',
+  // A user's open connections in an organization (gsi1: shared/db/live-connection.ts).
+  indexes: ['gsi1'],
+  // Tells a connection why and closes it.
+  connections: 'manage',
+  summary: 'Re-checks the open live connections of users whose access a change may have taken away, and closes or demotes them.',
+} as const satisfies StreamConsumer;
+
 /** The access of a reader: every grant any of its consumers declares (each consumer is checked against its own). */
 export function readerAccess(consumers: readonly StreamConsumer[]): AccessDeclaration {
   const union = <T>(values: ReadonlyArray<readonly T[] | undefined>): T[] => [...new Set(values.flatMap((value) => value ?? []))];
@@ -171,11 +211,11 @@ export const documentMigrationWorker = {
 export const streamChangesWorker = {
   id: 'StreamChangesWorker',
   entry: 'functions/workers/stream-changes.ts',
-  consumers: [webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer],
-  ...readerAccess([webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer]),
+  consumers: [webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer, liveRevocationConsumer],
+  ...readerAccess([webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer, liveRevocationConsumer]),
   // Its records are independent and handled side by side: larger batches, fewer invocations.
   batchSize: 100,
-  summary: 'Reads the table\'s changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction.',
+  summary: 'Reads the table\'s changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction, live revocation.',
 } as const satisfies Worker;
 
 /** The readers of the table's stream: at most two (test/infra/stream.test.ts). */
@@ -193,3 +233,37 @@ export const deliveryQueueWorker = {
 } as const satisfies QueueWorker;
 
 export const queueWorkers: readonly QueueWorker[] = [deliveryQueueWorker];
+
+/**
+ * A worker run on a schedule rather than woken by a change: an EventBridge rule in AWS, an interval of the local
+ * stack (local/local-stack.ts). Each run's event is `{periodSeconds}`: how long until the next run.
+ */
+export interface ScheduledWorker extends AccessDeclaration {
+  readonly id: string;
+  readonly entry: string;
+  /** Minutes between runs in AWS (an EventBridge rate: one minute at the finest). */
+  readonly everyMinutes: number;
+  /** Seconds between runs on the local stack, which has no such floor. */
+  readonly localEverySeconds: number;
+  readonly summary: string;
+}
+
+/**
+ * The 60-s backstop of live access (decisions §13): a grant that expires by time writes nothing to the stream, so
+ * each run re-checks the open connections whose last check is too old for the bound to hold until the next run (50 s
+ * with the local stack's 10-s runs; every connection with AWS's one-minute rule), read from the check index
+ * (shared/domain/live/revocation.ts `recheckDueConnections`), and closes or demotes them.
+ */
+export const liveAccessBackstopWorker = {
+  id: 'LiveAccessBackstop',
+  entry: 'functions/workers/live-access-backstop.ts',
+  everyMinutes: 1,
+  localEverySeconds: 10,
+  table: 'write',
+  // Connections due for an access check (gsi2: shared/db/live-connection.ts).
+  indexes: ['gsi2'],
+  connections: 'manage',
+  summary: 'Re-checks the access of open live connections, silent ones too, often enough that none goes 60 s unchecked, and closes or demotes them.',
+} as const satisfies ScheduledWorker;
+
+export const scheduledWorkers: readonly ScheduledWorker[] = [liveAccessBackstopWorker];

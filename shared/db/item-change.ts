@@ -3,21 +3,28 @@
  * what each record is (an activity, a notification, a CRDT head, a migration, a profile, a membership...) and hands
  * the item before and after, unmarshalled. It is the only code outside the item modules that knows which keys and
  * attributes make each kind, and it holds the filter logic in one place: `ITEM_KINDS` gives both the patterns the
- * event source mapping (and the local poller) applies and the test that names a decoded record, so a record a
- * filter lets through is named the kind the filter let it through for.
+ * event source mapping (and the local poller) applies and the test that names a decoded record, so every record of
+ * a kind a consumer wants passes its reader's filter and is named that kind (a filter may let through a few more,
+ * named no wanted kind: a removal is filtered by its sort key only, and a kind's `named` tests stay out of its
+ * pattern; `wants` hands each consumer exactly its kinds).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { ChangeInterest, ItemKind, StreamConsumer, StreamFilter, StringMatch } from '../workers';
+import type { ChangeInterest, ItemKind, StreamConsumer, StreamEventName, StreamFilter, StringMatch } from '../workers';
 import { MIGRATION_RECORD_TYPE } from '../workers';
 import type { Item } from './batch';
 import { apiKeyIdOfKey, PROFILE_SORT_KEY } from './keys';
 
-/** What makes an item of a kind: its sort key and string attributes of its image. */
+/**
+ * What makes an item of a kind: its sort key and string attributes of its image (the new one; a REMOVE's, the one
+ * before). `named` are attribute tests that name the kind but stay out of its filter pattern: the filter lets through
+ * a few records of no kind (dropped by `wants`) so that it merges with others (Lambda allows five patterns).
+ */
 interface KindTest {
   readonly sortKey?: StringMatch;
   readonly newImage?: Readonly<Record<string, StringMatch>>;
+  readonly named?: Readonly<Record<string, StringMatch>>;
 }
 
 /**
@@ -32,14 +39,21 @@ const ITEM_KINDS: Readonly<Record<ItemKind, KindTest>> = {
   crdtHead: { sortKey: { prefix: 'E#' }, newImage: { lastUpdate: { exists: true } } },
   profile: { sortKey: { equals: [PROFILE_SORT_KEY] } },
   migration: { newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] } } },
-  // An entry of a user in an organization or document (its level).
-  membership: { newImage: { levelType: { exists: true } } },
+  // An entry of a user in an organization, folder or document (its level), in the level's members partition.
+  membership: { sortKey: { prefix: 'U#' }, newImage: { levelType: { exists: true } } },
+  // A permission grant of a user on a resource (shared/db/permission.ts: sk O#<org>#<type>#<id>).
+  grant: { sortKey: { prefix: 'O#' } },
+  // A member of a user group (shared/db/user-group.ts): the other items keyed by user in a partition of members.
+  groupMember: { sortKey: { prefix: 'U#' } },
+  // A document (shared/db/organization.ts: sk DOC#<d>); a user's notification settings for a document share the
+  // prefix (in a partition of their own) and are of no kind: they carry no accessType.
+  document: { sortKey: { prefix: 'DOC#' }, named: { accessType: { exists: true } } },
 };
 const KIND_ORDER = Object.keys(ITEM_KINDS) as ItemKind[];
 
 /** A stream record, named and its images unmarshalled. */
 export interface ItemChange {
-  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  eventName: StreamEventName;
   /** What the item is; `other` for an item no consumer can declare interest in. */
   kind: ItemKind | 'other';
   /** The tenant of the item, when its partition key names one. */
@@ -81,7 +95,7 @@ function kindOf(item: Item | undefined): ItemKind | 'other' {
       const test = ITEM_KINDS[kind];
       return (
         (test.sortKey === undefined || matchesString(test.sortKey, stringOf(item, 'sk'))) &&
-        Object.entries(test.newImage ?? {}).every(([name, match]) => matchesString(match, stringOf(item, name)))
+        Object.entries({ ...test.newImage, ...test.named }).every(([name, match]) => matchesString(match, stringOf(item, name)))
       );
     }) ?? 'other'
   );
@@ -89,19 +103,19 @@ function kindOf(item: Item | undefined): ItemKind | 'other' {
 
 /** A change as the stream shows it, images unmarshalled: what `decodeChange` names. */
 export interface ItemImages {
-  eventName?: 'INSERT' | 'MODIFY' | 'REMOVE';
+  eventName?: StreamEventName;
   newImage?: Item;
   oldImage?: Item;
   sequenceNumber?: string;
 }
 
-/** Names a change: its kind (from the new image; a REMOVE is of no kind) and its tenant. */
+/** Names a change: its kind (from the new image; a REMOVE's from the image before it) and its tenant. */
 export function decodeChange({ eventName = 'MODIFY', newImage, oldImage, sequenceNumber = '' }: ItemImages): ItemChange {
-  const pk = newImage?.pk;
+  const pk = (newImage ?? oldImage)?.pk;
   const apiKeyId = typeof pk === 'string' ? apiKeyIdOfKey(pk) : undefined;
   return {
     eventName,
-    kind: eventName === 'REMOVE' ? 'other' : kindOf(newImage),
+    kind: kindOf(eventName === 'REMOVE' ? oldImage : newImage),
     ...(apiKeyId === undefined ? {} : { apiKeyId }),
     newImage,
     oldImage,
@@ -122,15 +136,30 @@ export function itemChange(record: DynamoDBRecord): ItemChange {
   });
 }
 
-/** The one filter pattern of an interest: its kind's test, narrowed to its events and attribute values. */
-function filterOf(interest: ChangeInterest): StreamFilter {
+/**
+ * The filter patterns of an interest: its kind's test, narrowed to its events and attribute values; for REMOVE, a
+ * pattern of the kind's sort key alone (a removal has no new image; one sort-key pattern serves every kind removed,
+ * and the decoder names each from the image before it). Throws for a REMOVE of a kind with no sort-key test, or
+ * with a `where`: no filter could let through just those.
+ */
+function filtersOf(interest: ChangeInterest): StreamFilter[] {
   const test = ITEM_KINDS[interest.kind];
   const newImage = { ...test.newImage, ...interest.where };
-  return {
-    eventNames: interest.eventNames ?? ['INSERT', 'MODIFY'],
-    ...(test.sortKey === undefined ? {} : { sortKey: [test.sortKey] }),
-    ...(Object.keys(newImage).length === 0 ? {} : { newImage }),
-  };
+  const events = interest.eventNames ?? ['INSERT', 'MODIFY'];
+  const written = events.filter((name) => name !== 'REMOVE');
+  const filters: StreamFilter[] = [];
+  if (written.length > 0) {
+    filters.push({
+      eventNames: written,
+      ...(test.sortKey === undefined ? {} : { sortKey: [test.sortKey] }),
+      ...(Object.keys(newImage).length === 0 ? {} : { newImage }),
+    });
+  }
+  if (events.includes('REMOVE')) {
+    if (test.sortKey === undefined || interest.where !== undefined) throw new Error(`A removal of ${interest.kind} items cannot be filtered by its sort key alone.`);
+    filters.push({ eventNames: ['REMOVE'], sortKey: [test.sortKey] });
+  }
+  return filters;
 }
 
 /** Whether a decoded change is one the interest names (what its filter pattern let through, and nothing else). */
@@ -139,7 +168,7 @@ export function wants(interests: readonly ChangeInterest[], change: ItemChange):
     (interest) =>
       interest.kind === change.kind &&
       (interest.eventNames ?? ['INSERT', 'MODIFY']).some((name) => name === change.eventName) &&
-      Object.entries(interest.where ?? {}).every(([name, match]) => matchesString(match, stringOf(change.newImage, name))),
+      Object.entries(interest.where ?? {}).every(([name, match]) => matchesString(match, stringOf(change.eventName === 'REMOVE' ? change.oldImage : change.newImage, name))),
   );
 }
 
@@ -149,7 +178,7 @@ export function wants(interests: readonly ChangeInterest[], change: ItemChange):
  */
 export function streamFiltersOf(consumers: readonly Pick<StreamConsumer, 'changes'>[]): StreamFilter[] {
   const merged = new Map<string, StreamFilter>();
-  for (const filter of consumers.flatMap((consumer) => consumer.changes.map(filterOf))) {
+  for (const filter of consumers.flatMap((consumer) => consumer.changes.flatMap(filtersOf))) {
     const shape = JSON.stringify([[...filter.eventNames].sort(), filter.sortKey === undefined, filter.newImage ?? {}]);
     const same = merged.get(shape);
     if (same === undefined || same.sortKey === undefined) {

@@ -150,6 +150,7 @@ export async function putConnection(connection: Omit<LiveConnection, 'refused'>,
         encoding: connection.encoding,
         checkedAt: now,
         presence: {},
+        ...revocationIndexesOf(connection, now),
         ...expiry,
       },
     }),
@@ -237,7 +238,8 @@ export async function closeMember(ref: LiveEditorRef, connectionId: string, opti
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
-        UpdateExpression: 'SET closedAt = :now, revoked = :revoked, #ttl = :ttl',
+        // Out of the revocation indexes too: a closed connection has no access to lose.
+        UpdateExpression: 'SET closedAt = :now, revoked = :revoked, #ttl = :ttl REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
         ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
         ExpressionAttributeValues: { ':now': now, ':revoked': options.revoked, ':ttl': ttl(now + TOMBSTONE_MS, 0) },
@@ -374,4 +376,107 @@ export async function countChunk(connectionId: string, messageId: string, index:
   });
   await batchWrite([counter, ...items.map(keyOfItem)].map((itemKey) => ({ DeleteRequest: { Key: itemKey } })));
   return items.slice(0, count).map((item) => String(item.part));
+}
+
+/**
+ * Revocation (decisions §13 "Nothing lost, nothing stale"; shared/domain/live/revocation.ts). A REST change that
+ * takes access away must reach the open connections it concerns without a Scan, and so must the 60-s backstop for
+ * silent connections, so the room entry joins two indexes, written with it and left when it closes (a tombstone
+ * keeps no index keys):
+ *
+ *   gsi1 T#<key>#ORG#<org>#LIVEUSER#<user>  /  <doc>#<editor>#<conn>     a user's open connections in an organization
+ *   gsi2 LIVECHECK#<shard>                  /  <checked at, ms>#<conn>   connections by their last backstop check
+ *
+ * The check index spans tenants (the backstop serves the whole stage, as connection items do) and is sharded by
+ * connection (ACCESS_CHECK_SHARDS partitions, each moved once a check interval per connection): a Query of a shard up
+ * to a time reads only the connections due. Its sort key is when the backstop (or the connection's opening) last
+ * checked; a check by the connection's own messages moves `checkedAt` only, so such an entry comes up due early and
+ * is then just moved on (`scheduleAccessCheck`). Index reads are eventually consistent: a connection opened a moment
+ * ago may be missed by one pass, and the next finds it; one closed a moment ago is found and harmlessly skipped.
+ */
+export const ACCESS_CHECK_SHARDS = 8;
+
+/** A room entry found through an index: the member and the editor whose room it is in. */
+export interface IndexedMember {
+  ref: LiveEditorRef;
+  member: RoomMember;
+}
+
+const userConnectionsPartition = (apiKeyId: string, organizationId: string, userId: string) =>
+  key(organizationPartition(apiKeyId, organizationId), 'LIVEUSER', segment(userId));
+const accessCheckPartition = (shard: number) => key('LIVECHECK', String(shard));
+const accessCheckSortKey = (checkedAt: number, connectionId: string) => key(sortableNumber(Math.max(0, Math.floor(checkedAt))), segment(connectionId));
+
+/** The shard of a connection in the check index: a stable spread of its id. */
+function accessCheckShard(connectionId: string): number {
+  let hash = 0;
+  for (const char of connectionId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % ACCESS_CHECK_SHARDS;
+}
+
+/** What a room entry carries for revocation: its room's ids and its two index entries (written by putConnection). */
+function revocationIndexesOf(connection: LiveEditorRef & { connectionId: string; userId: string }, now: number): Item {
+  return {
+    apiKeyId: connection.apiKeyId,
+    organizationId: connection.organizationId,
+    documentId: connection.documentId,
+    gsi1pk: userConnectionsPartition(connection.apiKeyId, connection.organizationId, connection.userId),
+    gsi1sk: key(segment(connection.documentId), segment(connection.editorId), segment(connection.connectionId)),
+    gsi2pk: accessCheckPartition(accessCheckShard(connection.connectionId)),
+    gsi2sk: accessCheckSortKey(now, connection.connectionId),
+  };
+}
+
+function toIndexedMember(item: Item): IndexedMember {
+  const member = toMember(item);
+  return {
+    ref: { apiKeyId: String(item.apiKeyId), organizationId: String(item.organizationId), documentId: String(item.documentId), editorId: member.editorId },
+    member,
+  };
+}
+
+/** Every open connection of a user in an organization, whatever the document (one gsi1 Query). */
+export async function userConnections(apiKeyId: string, organizationId: string, userId: string): Promise<IndexedMember[]> {
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': userConnectionsPartition(apiKeyId, organizationId, userId) },
+  });
+  // An index read may still hold a connection closed a moment ago.
+  return items.map(toIndexedMember).filter(({ member }) => isOpen(member));
+}
+
+/** The connections of one shard whose last backstop check is before `before` (ms), oldest first (one gsi2 Query). */
+export async function connectionsDueForCheck(shard: number, before: number, max = Infinity): Promise<IndexedMember[]> {
+  const items = await queryAll(
+    {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+      ExpressionAttributeValues: { ':pk': accessCheckPartition(shard), ':before': key(sortableNumber(Math.max(0, Math.floor(before)))) },
+    },
+    max,
+  );
+  return items.map(toIndexedMember).filter(({ member }) => isOpen(member));
+}
+
+/**
+ * Moves a connection's entry in the check index to `checkedAt` (its access was checked then). Conditional on the
+ * room entry existing, so a check racing the connection's close does not bring it back; false when it is gone.
+ */
+export async function scheduleAccessCheck(ref: LiveEditorRef, connectionId: string, checkedAt: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: memberKey(ref, connectionId),
+        UpdateExpression: 'SET gsi2sk = :sk',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
+        ExpressionAttributeValues: { ':sk': accessCheckSortKey(checkedAt, connectionId) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }

@@ -6,7 +6,7 @@
  */
 import { deployTasks } from '../../shared/deploy-tasks';
 import { routes, socketRoutes } from '../../shared/routes';
-import { queueWorkers, workers } from '../../shared/workers';
+import { queueWorkers, scheduledWorkers, workers } from '../../shared/workers';
 import { type Deployment, type Located, describeReference, environmentOf, functionWithDescription, grantsOfServices, resourcesOfType, synthesize } from './templates';
 
 /** The route whose function answers `serverUrl`: it reads LIVE_URL without touching connections. */
@@ -30,7 +30,7 @@ function declaredFunctions(): Array<{ description: string; manages: boolean; rea
   return [
     ...routes.map((route) => ({ description: `POST ${route.path}`, manages: manages(route), readsLiveUrl: manages(route) || route.path === AUTHORIZE_PATH })),
     ...socketRoutes.map((route) => ({ description: `WebSocket ${route.routeKey}`, manages: manages(route), readsLiveUrl: manages(route) })),
-    ...[...workers, ...queueWorkers, ...deployTasks].map((entry) => ({ description: entry.summary, manages: manages(entry), readsLiveUrl: manages(entry) })),
+    ...[...workers, ...queueWorkers, ...scheduledWorkers, ...deployTasks].map((entry) => ({ description: entry.summary, manages: manages(entry), readsLiveUrl: manages(entry) })),
   ];
 }
 

@@ -8,7 +8,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { ACTIVITY_TIMELINE_ATTRIBUTES, GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
 import { serverSecretsTask } from '../../shared/deploy-tasks';
 import { routes, socketRoutes, type Route } from '../../shared/routes';
-import { documentMigrationWorker, queueWorkers, workers } from '../../shared/workers';
+import { documentMigrationWorker, queueWorkers, scheduledWorkers, workers } from '../../shared/workers';
 import {
   type Located,
   describeReference,
@@ -56,7 +56,7 @@ describe('the CDK stack', () => {
     const functions = resourcesOfType(deployment, 'AWS::Lambda::Function');
     const providerFunctions = functions.filter((fn) => String(fn.resource.Properties.Description).startsWith('AWS CDK resource provider framework'));
 
-    expect(functions).toHaveLength(routes.length + 1 + socketRoutes.length + workers.length + queueWorkers.length + 2);
+    expect(functions).toHaveLength(routes.length + 1 + socketRoutes.length + workers.length + queueWorkers.length + scheduledWorkers.length + 2);
     expect(providerFunctions).toHaveLength(1);
     expect(new Set(routes.map((route) => functionOf(deployment, route.path).id)).size).toBe(routes.length);
   });

@@ -47,19 +47,21 @@ describe('the webhook engine', () => {
     expect(environmentOf(functionWithDescription(allowing, deliveryQueueWorker.summary))).toMatchObject({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   });
 
-  it('wakes the changes reader (the events consumer\'s) for exactly the kinds of change that can be events or emails, and profiles and memberships', () => {
+  it('wakes the changes reader for exactly the kinds of change that can be events or emails, profiles and memberships, and changes that may take access away', () => {
     const fn = functionWithDescription(deployment, streamChangesWorker.summary);
     const [mapping] = mappingsOf(deployment, fn);
     const filters = (mapping.resource.Properties.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) => JSON.parse(filter.Pattern));
 
     expect(mapping.resource.Properties).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
-    // The events consumer's five interests and the profile-copies consumer's two, merged where only the sort key
-    // differs: four patterns.
+    // The events consumer's five interests, the profile-copies consumer's two and the live-revocation consumer's
+    // (grants and documents written, memberships written, removals by sort key), merged where only the sort key
+    // differs, and a pattern another covers dropped: five patterns.
     expect(filters).toEqual([
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: ['ACTIVITY', { prefix: 'NOTIF#' }, { prefix: 'REC#' }, 'PROFILE'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: ['ACTIVITY', { prefix: 'NOTIF#' }, { prefix: 'REC#' }, 'PROFILE', { prefix: 'O#' }, { prefix: 'DOC#' }] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'E#' }] } }, NewImage: { lastUpdate: { S: [{ exists: true }] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { recordType: { S: ['documentMigration'] }, status: { S: ['completed', 'failed'] } } } },
-      { eventName: ['INSERT'], dynamodb: { NewImage: { levelType: { S: [{ exists: true }] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'U#' }] } }, NewImage: { levelType: { S: [{ exists: true }] } } } },
+      { eventName: ['REMOVE'], dynamodb: { Keys: { sk: { S: [{ prefix: 'U#' }, { prefix: 'O#' }] } } } },
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { routes, socketRoutes } from '../../shared/routes';
-import { queueWorkers, workers } from '../../shared/workers';
+import { queueWorkers, scheduledWorkers, workers } from '../../shared/workers';
 import { deployTasks } from '../../shared/deploy-tasks';
 import type { AccessDeclaration } from '../../shared/grants';
 import { GLOBAL_INDEXES } from '../../shared/db/table-definition';
@@ -64,7 +64,7 @@ describe('the socket route table', () => {
 });
 
 describe.each([
-  ['worker', 'workers', [...workers, ...queueWorkers]],
+  ['worker', 'workers', [...workers, ...queueWorkers, ...scheduledWorkers]],
   ['deploy-task', 'deploy', deployTasks],
 ] as const)('the %s table', (_, folder, table) => {
   it(`names every file under functions/${folder}, each exporting a handler`, () => {
@@ -82,7 +82,7 @@ describe('the declared indexes', () => {
   const entries: Array<readonly [string, AccessDeclaration]> = [
     ...routes.map((route) => [route.path, route] as const),
     ...socketRoutes.map((route) => [route.routeKey, route] as const),
-    ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
+    ...[...workers, ...queueWorkers, ...scheduledWorkers].map((worker) => [worker.id, worker] as const),
   ];
 
   it.each(entries)('%s: names only indexes the table has, each once', (_, entry) => {
@@ -119,7 +119,7 @@ type DeclaredEntry = AccessDeclaration & { entry: string };
 const functionEntries: Array<readonly [string, DeclaredEntry]> = [
   ...routes.map((route) => [route.path, route] as const),
   ...socketRoutes.map((route) => [route.routeKey, route] as const),
-  ...[...workers, ...queueWorkers].map((worker) => [worker.id, worker] as const),
+  ...[...workers, ...queueWorkers, ...scheduledWorkers].map((worker) => [worker.id, worker] as const),
 ];
 
 /**
