@@ -109,7 +109,7 @@ describe('a tenant whose stored key cannot encrypt', () => {
     expect(await deadLettersOf(poisoned.tenant.apiKeyId)).toEqual([]);
   });
 
-  it('keeps an event the pipeline cannot publish as a dead letter, delivers its neighbour's, and replays it', async () => {
+  it("keeps an event the pipeline cannot publish as a dead letter, delivers its neighbour's, and replays it", async () => {
     const hook = await receiver();
     const other = await receiver();
     const stuck = await tenantWithEndpoint(hook.url, async (tenant) => {
