@@ -30,7 +30,7 @@ import {
 } from '../../db/webhook-message';
 import { readEditorRecord } from '../crdt/reads';
 import { readWebhookConfig, type WebhookConfigView } from '../webhook-config';
-import { endpointWants, MESSAGE_ID_PREFIX, type Change, type WebhookEvent } from './events';
+import { editorEventData, endpointWants, MESSAGE_ID_PREFIX, type Change, type WebhookEvent } from './events';
 import { enqueue, type DeliveryJob } from '../delivery/jobs';
 import { webhookBody } from './payload';
 
@@ -195,14 +195,13 @@ export async function emitEditor(job: Extract<DeliveryJob, { kind: 'editor' }>, 
   const record = webhookConfig.isEnabled ? await readEditorRecord(job.apiKeyId, editor) : undefined;
   if (webhookConfig.isEnabled && record !== undefined) {
     const tooLarge = Buffer.byteLength(JSON.stringify(record.data ?? null)) > MAX_CRDT_DATA_BYTES;
-    const { data: _data, ...rest } = record;
     const event: WebhookEvent = {
       id: derivedId(MESSAGE_ID_PREFIX, job.apiKeyId, 'crdt', job.organizationId, job.documentId, job.editorId, String(changes)),
       type: 'crdt.update_data',
       timestamp: now,
       organizationId: job.organizationId,
       documentId: job.documentId,
-      data: tooLarge ? { ...rest, truncated: true } : record,
+      data: editorEventData(editor, { ...record }, tooLarge),
     };
     await publishEvent(job.apiKeyId, event, queue, webhookConfig, { now });
   }
