@@ -22,7 +22,10 @@ import { key, segment } from './keys';
 import { queryPage } from './query';
 
 const PARTITION = 'DEADLETTERS';
-/** The consumer id of a dead letter that every interested consumer of its reader must take again. */
+/**
+ * The consumer id of a dead letter that every interested consumer of its reader must take again (a record the
+ * reader could not decode; spelled out in shared/domain/stream/dispatch.ts, which loads this module lazily).
+ */
 export const EVERY_CONSUMER = '*';
 /** Room left in DynamoDB's 400 KB item for the rest of the item. */
 const MAX_RECORD_BYTES = 350 * 1024;

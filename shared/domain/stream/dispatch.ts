@@ -15,7 +15,6 @@
  */
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger, withLogContext } from '../../core/logger';
-import { EVERY_CONSUMER, putDeadLetters } from '../../db/dead-letter';
 import { itemChange, wants, type ItemChange } from '../../db/item-change';
 import type { StreamConsumer, Worker } from '../../workers';
 
@@ -97,6 +96,9 @@ export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersO
       const keep = async (consumerId: string, records: readonly DynamoDBRecord[], error: string): Promise<void> => {
         if (records.length === 0) return;
         try {
+          // Loaded when first needed: the table's client reads its configuration when loaded, and the local stack
+          // loads this module before it sets that configuration.
+          const { putDeadLetters } = await import('../../db/dead-letter');
           await putDeadLetters(worker.id, consumerId, records, error);
           // The figure an alarm counts (infra: a metric filter on `deadLetters`).
           logger.error('Stream changes given up on and kept as dead letters; replay them with `npm run admin -- replay-dead-letters`.', { deadLetters: records.length, consumerId, error });
@@ -120,7 +122,7 @@ export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersO
           undecodedError = describe(error);
         }
       }
-      await keep(EVERY_CONSUMER, undecoded, undecodedError);
+      await keep('*', undecoded, undecodedError);
       await Promise.all(
         declared.map(({ consumer, consume }) => {
           const mine = changes.filter((change) => wants(consumer.changes, change));
