@@ -38,8 +38,6 @@ export const DEFAULT_CONSUMER_ATTEMPTS = 3;
 export const RETRY_PAUSES_MS: readonly number[] = [250, 1000];
 /** No retry starts with less time than this left in the invocation: the dead letters must still be written. */
 const RETRY_TIME_MARGIN_MS = 30_000;
-/** Changes retried alone at once, per consumer. */
-const RETRY_CONCURRENCY = 8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
@@ -67,13 +65,9 @@ async function consumeWithRetries(run: (changes: readonly ItemChange[]) => Promi
   let unhandled = await once(changes);
   for (let attempt = 2; attempt <= attempts && unhandled.changes.length > 0 && context.getRemainingTimeInMillis() > RETRY_TIME_MARGIN_MS; attempt += 1) {
     await sleep(RETRY_PAUSES_MS[Math.min(attempt - 2, RETRY_PAUSES_MS.length - 1)]);
+    // One after another, in stream order: two changes of one item (a migration's, an editor's) never run at once.
     const results: Unhandled[] = [];
-    const queue = [...unhandled.changes];
-    await Promise.all(
-      Array.from({ length: Math.min(RETRY_CONCURRENCY, queue.length) }, async () => {
-        for (let change = queue.shift(); change !== undefined; change = queue.shift()) results.push(await once([change]));
-      }),
-    );
+    for (const change of unhandled.changes) results.push(await once([change]));
     const failed = results.filter((result) => result.changes.length > 0);
     unhandled = { changes: failed.flatMap((result) => result.changes), error: failed.at(-1)?.error ?? unhandled.error };
   }
