@@ -4,13 +4,16 @@
  * other consumers' changes are handled once and nothing is reported back to the stream (which would hold up the
  * shard's later records behind its retries). The dead letter replays into the consumer once the cause is gone.
  */
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { listDeadLetters, type DeadLetter } from '../../shared/db/dead-letter';
 import { DEFAULT_CONSUMER_ATTEMPTS, streamHandler, type Consume } from '../../shared/domain/stream/dispatch';
 import { replayDeadLetters } from '../../shared/domain/stream/dead-letters';
 import type { Worker } from '../../shared/workers';
+import { startStreamPoller } from '../../local/stream-poller';
 import { uniqueId } from '../support/ids';
+import { eventually } from '../support/wait';
 
 /** A reader with two consumers of the same changes, named for this test (dead letters carry the names). */
 function readerOf(id: string) {
@@ -118,5 +121,31 @@ describe('a stream reader', () => {
     expect(replay.map((outcome) => outcome.status)).toEqual(['replayed']);
     expect(replayed).toEqual([poisoned]);
     expect(await deadLettersOf(reader.id)).toEqual([]);
+  });
+});
+
+describe('the local stream poller', () => {
+  it('keeps the records a reader keeps failing on as dead letters of the reader after its retries, instead of dropping them', async () => {
+    const status = uniqueId('crashing');
+    const reader = { id: uniqueId('CrashingReader'), consumers: [{ id: 'Crashing', changes: [{ kind: 'migration', where: { status: { equals: [status] } } }], summary: 'Crashes.' }] } as const;
+    const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const poller = await startStreamPoller({
+      endpoint: process.env.DYNAMODB_ENDPOINT as string,
+      tableName: process.env.TABLE_NAME as string,
+      idleMs: 50,
+      // A reader that fails as a whole, as one whose dead letters cannot be written reports its records back.
+      workers: [{ worker: reader, handler: async () => Promise.reject(new Error('reader down')) }],
+    });
+    try {
+      const pk = `${reader.id}#item`;
+      await client.send(new PutItemCommand({ TableName: process.env.TABLE_NAME, Item: marshall({ pk, sk: 'MIGRATION#test', recordType: 'documentMigration', status }) }));
+
+      const letters = await eventually(() => deadLettersOf(reader.id), (found) => found.length > 0, { what: "the poller's dead letter" });
+
+      expect(letters.map((letter) => ({ consumerId: letter.consumerId, pk: letter.record.dynamodb?.NewImage?.pk }))).toEqual([{ consumerId: '*', pk: { S: pk } }]);
+    } finally {
+      await poller.stop();
+      client.destroy();
+    }
   });
 });
