@@ -6,24 +6,29 @@
  *   workspaces --email <email> [--json]                                list the workspaces an email owns
  *   rotate-page-token-key                                              give the page-token key a new value; the
  *                                                                      old one keeps verifying until the next rotation
+ *   replay-dead-letters [--dry-run] [--consumer <id>]                  hand the stream changes a consumer gave up
+ *                                                                      on to it again (docs/operating.md)
  *
  * Target: with TABLE_NAME in the environment it works on that table (AWS: also KMS_KEY_ARN for the key's token,
- * credentials and region from the usual AWS environment). Without it, it uses the running local stack, found
- * through the state file `npm start` writes under DATA_DIR (default .data/).
+ * credentials and region from the usual AWS environment; replay-dead-letters also DELIVERY_QUEUE_URL). Without it,
+ * it uses the running local stack, found through the state file `npm start` writes under DATA_DIR (default .data/).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const USAGE = `Usage:
   npm run admin -- production-key --workspace <workspaceId> [--name <apiKeyName>]
   npm run admin -- workspaces --email <email> [--json]
-  npm run admin -- rotate-page-token-key`;
+  npm run admin -- rotate-page-token-key
+  npm run admin -- replay-dead-letters [--dry-run] [--consumer <consumerId>]`;
 
 interface LocalStackState {
   tableName: string;
   dynamodbEndpoint: string;
   keysFile: string;
+  /** The file queue's folder (absent in a state file of an older stack: next to the keys file). */
+  queueDir?: string;
 }
 
 /** Points the service modules at the local stack unless TABLE_NAME already names a table. */
@@ -39,6 +44,7 @@ function configureTarget(): void {
   process.env.TABLE_NAME = state.tableName;
   process.env.DYNAMODB_ENDPOINT = state.dynamodbEndpoint;
   process.env.LOCAL_KEYS_FILE = state.keysFile;
+  process.env.DELIVERY_QUEUE_DIR ??= state.queueDir ?? join(dirname(state.keysFile), 'queue');
   process.env.AWS_REGION ??= 'local';
 }
 
@@ -70,6 +76,32 @@ async function rotatePageTokenKey(): Promise<void> {
   );
 }
 
+async function replayDeadLetters(dryRun: boolean, consumerId: string | undefined): Promise<void> {
+  const { replayDeadLetters: replay } = await import('../shared/domain/stream/dead-letters');
+  const { consumers: changesConsumers } = await import('../functions/workers/stream-changes');
+  const { consumers: migrationConsumers } = await import('../functions/workers/document-migration');
+  const { documentMigrationWorker, streamChangesWorker } = await import('../shared/workers');
+  const outcomes = await replay(
+    [
+      { worker: streamChangesWorker, consumers: changesConsumers },
+      { worker: documentMigrationWorker, consumers: migrationConsumers },
+    ],
+    {
+      dryRun,
+      ...(consumerId === undefined ? {} : { consumerId }),
+      report: ({ letter, status, error }) =>
+        console.log([status, letter.readerId, letter.consumerId, letter.eventId, new Date(letter.failedAt).toISOString(), `failures=${letter.failures}`, error ?? letter.error].join('\t')),
+    },
+  );
+  const failed = outcomes.filter((outcome) => outcome.status === 'failed').length;
+  console.error(
+    dryRun
+      ? `${outcomes.length} dead letter(s).`
+      : `Replayed ${outcomes.length - failed} dead letter(s); ${failed} failed again and are kept (see the last column).`,
+  );
+  if (failed > 0) process.exitCode = 1;
+}
+
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -79,6 +111,8 @@ async function main(argv: string[]): Promise<void> {
       name: { type: 'string' },
       email: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      consumer: { type: 'string' },
     },
   });
   const [command] = positionals;
@@ -93,6 +127,10 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'rotate-page-token-key') {
     configureTarget();
     return rotatePageTokenKey();
+  }
+  if (command === 'replay-dead-letters') {
+    configureTarget();
+    return replayDeadLetters(values['dry-run'] === true, values.consumer);
   }
   throw new Error(USAGE);
 }

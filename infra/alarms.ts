@@ -15,11 +15,12 @@
  * standard alarms per alarm metric ($0.10 a month, the first 10 free), and a metric-math alarm counts every metric it
  * lists, so two metrics per function cost the same either way (see docs/operating.md, "Stack figures").
  */
-import { Aspects, Duration, type IAspect } from 'aws-cdk-lib';
+import { Aspects, Duration, Stack, type IAspect } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
@@ -122,6 +123,33 @@ export function deadLetterAlarm(scope: Construct, id: string, queue: IQueue, wor
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+}
+
+/** The namespace of the metrics the service derives from its own log lines. */
+export const SERVICE_METRICS_NAMESPACE = 'CollabBackend';
+
+/**
+ * Any stream change a reader kept as a dead letter (shared/db/dead-letter.ts): the reader writes each change a
+ * consumer gave up on to the table itself, whole, and logs `deadLetters` (how many) on one line; a metric filter on
+ * its log group counts them, and one in five minutes is an operator's to look at (`npm run admin --
+ * replay-dead-letters --dry-run`). The metric is named after the stack and the reader, so stages never mix.
+ */
+export function streamDeadLetterAlarm(scope: Construct, id: string, logGroup: logs.ILogGroup, readerId: string, worker: string): cloudwatch.Alarm {
+  const metricName = `${Stack.of(scope).stackName}-${readerId}-DeadLetters`;
+  new logs.MetricFilter(scope, `${id}Filter`, {
+    logGroup,
+    filterPattern: logs.FilterPattern.numberValue('$.deadLetters', '>', 0),
+    metricNamespace: SERVICE_METRICS_NAMESPACE,
+    metricName,
+    metricValue: '$.deadLetters',
+  });
+  return new cloudwatch.Metric({ namespace: SERVICE_METRICS_NAMESPACE, metricName, period: PERIOD, statistic: cloudwatch.Stats.SUM }).createAlarm(scope, id, {
+    alarmDescription: `Stream changes a consumer gave up on were kept as dead letters (replay them with npm run admin -- replay-dead-letters): ${worker}`,
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
 }
 
 /** The age of the oldest stream record a worker has not processed yet. */

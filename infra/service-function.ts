@@ -175,9 +175,10 @@ const DEPLOY_TASK_TIMEOUT = Duration.minutes(1);
 export const QUEUE_WORKER_TIMEOUT = Duration.minutes(1);
 
 /**
- * Stream retries of a failing record. Higher than the worker's own give-up count (MAX_FAILED_RUNS in
- * shared/domain/migration.ts), so the worker marks a migration failed, and releases its locks, before the record
- * could land in the dead-letter queue.
+ * Stream retries of a record the reader reported. A reader retries a consumer's failures itself and keeps what it
+ * gives up on as dead letters in the table (shared/domain/stream/dispatch.ts), so it reports a record only when even
+ * that write failed; after these retries the event source sends the record's shard and sequence range (not the
+ * record: that is all an on-failure destination of a stream gets) to the dead-letter queue, which an alarm watches.
  */
 const WORKER_RETRY_ATTEMPTS = 10;
 

@@ -61,6 +61,8 @@ const PER_USE_TYPES = new Set([
   'AWS::Lambda::EventSourceMapping',
   'AWS::Lambda::Function',
   'AWS::Lambda::Permission',
+  // Free itself; the custom metric it publishes bills by the hour only in hours that it publishes (a dead letter).
+  'AWS::Logs::MetricFilter',
   'AWS::SQS::Queue',
   'AWS::SQS::QueuePolicy',
 ]);

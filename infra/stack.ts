@@ -19,7 +19,7 @@ import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../share
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
 import { deliveryQueueWorker, scheduledWorkers, workers } from '../shared/workers';
-import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm } from './alarms';
+import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm, streamDeadLetterAlarm } from './alarms';
 import { DeployTaskRun } from './deploy-task';
 import { LIVE_STAGE_THROTTLE, ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
 import { QUEUE_WORKER_TIMEOUT, ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './service-function';
@@ -269,6 +269,7 @@ export class CollabStack extends Stack {
     queueAgeAlarm(this, 'DeliveryQueueAge', deliveryQueue);
     for (const { worker, handler } of workerRuns) {
       if (handler.deadLetters !== undefined) deadLetterAlarm(this, `${worker.id}DeadLetters`, handler.deadLetters, worker.summary);
+      streamDeadLetterAlarm(this, `${worker.id}StreamDeadLetters`, handler.logGroup, worker.id, worker.summary);
       iteratorAgeAlarm(this, `${worker.id}IteratorAge`, handler);
     }
 

@@ -194,7 +194,7 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   checkpoint();
 
   const baseUrl = `http://127.0.0.1:${port}`;
-  writeStateFile(dataDir, { baseUrl, dynamodbEndpoint: dynamodb.endpoint, tableName, keysFile }, cleanups);
+  writeStateFile(dataDir, { baseUrl, dynamodbEndpoint: dynamodb.endpoint, tableName, keysFile, queueDir }, cleanups);
 
   return {
     baseUrl,
@@ -210,7 +210,7 @@ export const STATE_FILE_NAME = 'local-stack.json';
 
 function writeStateFile(
   dataDir: string,
-  state: { baseUrl: string; dynamodbEndpoint: string; tableName: string; keysFile: string },
+  state: { baseUrl: string; dynamodbEndpoint: string; tableName: string; keysFile: string; queueDir: string },
   cleanups: Cleanup[],
 ): void {
   ensurePrivateDir(dataDir);

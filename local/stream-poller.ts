@@ -2,8 +2,11 @@
  * The local stand-in for Lambda's DynamoDB event source mapping: polls the table's stream on DynamoDB Local and
  * hands the records each worker of the worker table is filtered for to that worker's handler, the same handler
  * that runs in AWS. Like the event source mapping it delivers records of a shard in order, one batch at a time,
- * retries the records a handler reports as failed (batchItemFailures) and, after the last retry, drops them with
- * a log line where AWS would send them to the dead-letter queue.
+ * and retries the records a handler reports as failed (batchItemFailures). A reader reports a record only when it
+ * could not even keep it as a dead letter (shared/domain/stream/dispatch.ts handles consumers' failures itself);
+ * after the last retry the poller keeps such records as dead letters of the reader (shared/db/dead-letter.ts),
+ * where AWS would send only their sequence range to the on-failure queue, and while it cannot, it retries on:
+ * a record is never dropped.
  *
  * New shards are read from their start. Where the shards open at start-up are read from depends on the checkpoint:
  * - With a `checkpointFile` (a stack that keeps its data), the poller records there, per shard, the last record the
@@ -188,13 +191,24 @@ async function deliver(worker: StreamSubscriber, handler: StreamHandler, records
     pending = first < 0 ? [] : pending.slice(first);
     if (pending.length === 0) return true;
     if (stopped()) return false;
-    if (attempt >= RETRY_ATTEMPTS) {
-      console.error(`Stream worker ${worker.id} gave up on ${pending.length} record(s) after ${attempt} attempts.`);
-      return true;
-    }
+    if (attempt >= RETRY_ATTEMPTS && (await keepAsDeadLetters(worker, pending, attempt))) return true;
     await sleep(RETRY_PAUSE_MS);
   }
   return true;
+}
+
+/** Keeps records a worker kept failing on as dead letters of the worker; false when even that fails. */
+async function keepAsDeadLetters(worker: StreamSubscriber, records: readonly DynamoDBRecord[], attempts: number): Promise<boolean> {
+  try {
+    // Loaded here: the table's modules read their configuration when loaded, which the stack sets after start-up.
+    const { EVERY_CONSUMER, putDeadLetters } = await import('../shared/db/dead-letter');
+    await putDeadLetters(worker.id, EVERY_CONSUMER, records, `The stream reader failed on the record ${attempts} times.`);
+    console.error(`Stream worker ${worker.id} gave up on ${records.length} record(s) after ${attempts} attempts; kept as dead letters (npm run admin -- replay-dead-letters).`);
+    return true;
+  } catch (error) {
+    console.error(`Stream worker ${worker.id}: ${records.length} record(s) failed ${attempts} times and cannot be kept as dead letters; retrying.`, error);
+    return false;
+  }
 }
 
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {

@@ -63,6 +63,11 @@ export interface StreamConsumer extends AccessDeclaration {
   /** Names it in logs and in the grant check. */
   readonly id: string;
   readonly changes: readonly ChangeInterest[];
+  /**
+   * Attempts at a change it fails on, within one invocation, before the change goes to the dead letters
+   * (shared/domain/stream/dispatch.ts); DEFAULT_CONSUMER_ATTEMPTS there when omitted.
+   */
+  readonly attempts?: number;
   readonly summary: string;
 }
 
@@ -106,6 +111,10 @@ export const migrationConsumer = {
   indexes: ['gsi1', 'gsi2', 'gsi3', 'gsi7'],
   // Closes the document's live connections when a run starts (decisions §13).
   connections: 'manage',
+  // A failing run is tried as often as the migration allows itself (MAX_FAILED_RUNS in shared/domain/migration.ts,
+  // test/connected/migration.test.ts holds them equal): the last marks it failed and releases its locks, so a migration
+  // ends `failed` rather than in the dead letters.
+  attempts: 5,
   summary: 'Moves a document and everything of it to its new id (document migration).',
 } as const satisfies StreamConsumer;
 

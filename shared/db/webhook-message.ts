@@ -4,7 +4,8 @@
  * reads a message's attempts and a delivery is read or written by key (M = T#<key>#WHMSG#<messageId>):
  *
  *   pk M   sk MSG                       the message: type, timestamp, organizationId, documentId, payload (the
- *                                       body as sent, a JSON string), endpointIds (the deliveries it has)
+ *                                       body as sent, a JSON string), endpointIds (the deliveries it has),
+ *                                       undeliverable (why no body could be made, when none could)
  *      gsi1: T#<key>#WHMSGS / <ts>#<messageId>                 the tenant's messages in time order
  *      gsi2: T#<key>#WHMSGS#ORG#<org> / <ts>#<messageId>       an organization's messages
  *   pk M   sk DLV#<endpointId>          a delivery: status, attempts, round (attempts before the current round of
@@ -45,6 +46,11 @@ export interface StoredMessage {
   /** The body as sent: JSON text of `{type, timestamp, data}` (shaped by the tenant's configuration). */
   payload: string;
   endpointIds: string[];
+  /**
+   * Why the body could not be made (the tenant's public key cannot encrypt): `payload` then holds `{type,
+   * timestamp}` without the data, and every attempt fails with this error, recorded, without a request.
+   */
+  undeliverable?: string;
 }
 
 export interface StoredDelivery {
@@ -138,6 +144,7 @@ function toMessage(item: Item): StoredMessage {
     ...(typeof item.documentId === 'string' ? { documentId: item.documentId } : {}),
     payload: String(item.payload),
     endpointIds: Array.isArray(item.endpointIds) ? item.endpointIds.map(String) : [],
+    ...(typeof item.undeliverable === 'string' ? { undeliverable: item.undeliverable } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { FailedPreconditionError, invalidFields } from '../core/errors';
 import { withoutUndefined } from '../core/objects';
 import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
 import { getWebhookConfig, writeWebhookConfig, type AdvancedWebhookConfig } from '../db/webhook-config';
+import { encryptData } from './webhooks/payload';
 
 /** The configuration as the API shows it: every field, with its default when never set. */
 export type WebhookConfigView = Required<AdvancedWebhookConfig>;
@@ -41,7 +42,27 @@ const RSA_KEY_SHAPES = [
 /** What Update Advanced Webhook Config takes as `publicKey` (publicKeyProblem still parses it). */
 export const RSA_PUBLIC_KEY_PATTERN = new RegExp(`^(${RSA_KEY_SHAPES.join('|')})$`);
 
-/** Null when `publicKey` is base64 DER (SubjectPublicKeyInfo) of an RSA key of at least 2048 bits, else why not. */
+/**
+ * Why a key that parses as an RSA public key still cannot wrap a message key: a DER SubjectPublicKeyInfo can hold
+ * a modulus no RSA key has (an even one parses, and OpenSSL then fails every encryption with "no inverse").
+ */
+export const UNUSABLE_KEY_MESSAGE =
+  'Cannot encrypt with this key: RSA-OAEP (SHA-256) encryption under it failed, so no event could be delivered. Send the SubjectPublicKeyInfo of a working RSA key pair.';
+
+/** Whether delivery can encrypt under `publicKey`: a probe encrypted exactly as every payload will be (payload.ts). */
+function encryptsWith(publicKey: string): boolean {
+  try {
+    encryptData({ probe: true }, publicKey);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Null when `publicKey` is base64 DER (SubjectPublicKeyInfo) of an RSA key of at least 2048 bits that encrypts as
+ * delivery will (a probe), else why not.
+ */
 export function publicKeyProblem(publicKey: string): string | null {
   const der = Buffer.from(publicKey, 'base64');
   if (der.length === 0 || der.toString('base64') !== publicKey.replace(/\s/g, '')) return 'Must be base64 (DER, SubjectPublicKeyInfo).';
@@ -49,7 +70,7 @@ export function publicKeyProblem(publicKey: string): string | null {
     const key = createPublicKey({ key: der, format: 'der', type: 'spki' });
     if (key.asymmetricKeyType !== 'rsa') return 'Must be an RSA public key.';
     if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return `Must be an RSA key of at least ${MIN_RSA_BITS} bits.`;
-    return null;
+    return encryptsWith(publicKey) ? null : UNUSABLE_KEY_MESSAGE;
   } catch {
     return 'Must be a DER-encoded SubjectPublicKeyInfo public key.';
   }
@@ -57,9 +78,8 @@ export function publicKeyProblem(publicKey: string): string | null {
 
 /**
  * The write that applies `update` to `stored` (undefined: never configured). The first update must enable the
- * service (FailedPreconditionError); `encryptData: true` needs a public key, sent or stored (InvalidArgumentError).
- * A public key, once stored, is only ever replaced by another valid one, so relying on a stored key needs only
- * the condition that one exists.
+ * service (FailedPreconditionError); `encryptData: true` needs a public key, sent or stored, that encrypts
+ * (InvalidArgumentError). Relying on the stored key is conditional on its being the key that was probed.
  */
 export function planWebhookUpdate(stored: AdvancedWebhookConfig | undefined, update: AdvancedWebhookConfig): ConfigWrite<AdvancedWebhookConfig> {
   if (update.publicKey !== undefined) {
@@ -74,7 +94,10 @@ export function planWebhookUpdate(stored: AdvancedWebhookConfig | undefined, upd
     if (stored?.publicKey === undefined) {
       throw invalidFields([{ path: 'data.encryptData', message: 'Needs a publicKey: send one, or store one first.' }]);
     }
-    conditions.push({ exists: ['publicKey'] });
+    // A key stored before keys were probed may be unusable: turning encryption on with it would fail every event.
+    if (!encryptsWith(stored.publicKey)) throw invalidFields([{ path: 'data.encryptData', message: `The stored publicKey is unusable. ${UNUSABLE_KEY_MESSAGE}` }]);
+    // The key probed is the key relied on: a concurrent update that replaced it makes this plan run again.
+    conditions.push({ equals: ['publicKey'], value: stored.publicKey });
   }
   const given = withoutUndefined(update);
   if (stored === undefined) return { create: given };

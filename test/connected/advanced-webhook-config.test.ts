@@ -1,9 +1,10 @@
 import { handler as getConfig } from '../../functions/workspace/advancedwebhookconfig-get';
 import { handler as updateConfig } from '../../functions/workspace/advancedwebhookconfig-update';
-import { getWebhookConfig } from '../../shared/db/webhook-config';
+import { getWebhookConfig, writeWebhookConfig } from '../../shared/db/webhook-config';
+import { UNUSABLE_KEY_MESSAGE } from '../../shared/domain/webhook-config';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { endpoint, invoke } from '../support/invoke';
-import { EC_PUBLIC_KEY, RSA_1024_PUBLIC_KEY, RSA_2048_PUBLIC_KEY } from '../support/rsa-keys';
+import { EC_PUBLIC_KEY, RSA_1024_PUBLIC_KEY, RSA_2048_PUBLIC_KEY, RSA_EVEN_MODULUS_PUBLIC_KEY } from '../support/rsa-keys';
 
 const UPDATE = '/v2/workspace/advancedwebhookconfig/update';
 const GET = '/v2/workspace/advancedwebhookconfig/get';
@@ -68,6 +69,29 @@ describe('advanced webhook config', () => {
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.details).toEqual({ issues: [{ path: 'data.publicKey', message }] });
     expect(await getWebhookConfig(tenant.apiKeyId)).toBeUndefined();
+  });
+
+  it('refuses a well-formed RSA key that cannot encrypt (an even modulus), with INVALID_ARGUMENT, writing nothing', async () => {
+    const first = await update(tenant, { isEnabled: true, encryptData: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY });
+    const stored = await getWebhookConfig(tenant.apiKeyId);
+    await update(tenant, { isEnabled: true });
+    const later = await update(tenant, { publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY });
+
+    expect(first.statusCode).toBe(400);
+    expect(first.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', details: { issues: [{ path: 'data.publicKey', message: UNUSABLE_KEY_MESSAGE }] } });
+    expect(stored).toBeUndefined();
+    expect(later.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', details: { issues: [{ path: 'data.publicKey', message: UNUSABLE_KEY_MESSAGE }] } });
+    expect(await read(tenant.apiKeyHeaders)).toEqual({ ...NEVER_SET, isEnabled: true });
+  });
+
+  it('refuses turning encryption on over an unusable key stored before keys were probed, changing nothing', async () => {
+    // Seeded in the table as an older version of the service stored it, past today's check.
+    await writeWebhookConfig(tenant.apiKeyId, () => ({ create: { isEnabled: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY } }));
+
+    const response = await update(tenant, { encryptData: true });
+
+    expect(response.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', details: { issues: [{ path: 'data.encryptData', message: `The stored publicKey is unusable. ${UNUSABLE_KEY_MESSAGE}` }] } });
+    expect(await read(tenant.apiKeyHeaders)).toEqual({ ...NEVER_SET, isEnabled: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY });
   });
 
   it.each([

@@ -5,7 +5,7 @@
  * `crdt.update_data` event. The consumer runs under its own grants (local/grant-check.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import * as Y from 'yjs';
@@ -15,7 +15,9 @@ import { handler as getCrdt } from '../../functions/crdt/get';
 import { handler as updateCrdt } from '../../functions/crdt/update';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { COMPACT_LOG_BYTES, COMPACT_LOG_ITEMS, appendEditorUpdate, editorIncarnation, getEditor, type EditorRef } from '../../shared/db/crdt';
+import { listDeadLetters } from '../../shared/db/dead-letter';
 import { decodeChange } from '../../shared/db/item-change';
+import { documentLockKey } from '../../shared/db/migration';
 import { handler as compactionHandler } from '../../shared/domain/stream/crdt-compaction';
 import { changeOf } from '../../shared/domain/webhooks/events';
 import { crdtCompactionConsumer } from '../../shared/workers';
@@ -125,6 +127,23 @@ describe('CRDT log compaction', () => {
     expect((await getEditor(tenant.apiKeyId, ref))?.deltas).toEqual([]);
     expect(await content()).toBe(contentBefore);
     expect(contentBefore).toBe(`Hello${edits.join('')}`);
+  });
+
+  it('leaves the log of a document being migrated to move with it: no retry, no dead letter', async () => {
+    await appendEdits(Array.from({ length: COMPACT_LOG_ITEMS + 1 }, (_, i) => ` ${i}`));
+    const lock = documentLockKey(tenant.apiKeyId, ref.organizationId, ref.documentId);
+    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...lock, migrationId: uniqueId('mig'), documentId: ref.documentId } }));
+    let result;
+    try {
+      result = await compact(await deltaRecords());
+    } finally {
+      await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: lock }));
+    }
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect((await getEditor(tenant.apiKeyId, ref))?.deltas).toHaveLength(COMPACT_LOG_ITEMS + 1);
+    const { letters } = await listDeadLetters(100);
+    expect(letters.filter((letter) => JSON.stringify(letter.record).includes(partition))).toEqual([]);
   });
 
   it('writes nothing while the log is within its bounds', async () => {

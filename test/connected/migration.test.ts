@@ -7,7 +7,7 @@ import * as batch from '../../shared/db/batch';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { getMigration, listActiveMigrations, migrationKey, type MigrationRecord } from '../../shared/db/migration';
 import { FAILED_MESSAGE, MAX_FAILED_RUNS, runMigration as runMigrationDomain } from '../../shared/domain/migration';
-import { documentMigrationWorker } from '../../shared/workers';
+import { documentMigrationWorker, migrationConsumer } from '../../shared/workers';
 import { readDocument, seedDocument, SMALL_SEED, type SeedCounts } from '../support/document-seed';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { routeCaller, type Invocation } from '../support/invoke';
@@ -283,12 +283,13 @@ describe('document migration', () => {
       expect((await migrationOf(tenant.apiKeyId, organizationId, migrationId)).updatedAt).toBe(completedAt);
     });
 
-    it('reports a failed run for a retry, and after the last one marks the migration failed and releases its locks', async () => {
+    it('retries a failed run, and after the last one marks the migration failed and releases its locks', async () => {
       const { organizationId, migrationId } = await started({ ...SMALL_SEED, editors: 0 });
       const failing = jest.spyOn(batch, 'batchWrite').mockRejectedValue(new Error('storage down'));
-      const responses = [];
+      let response;
       try {
-        for (let run = 1; run <= MAX_FAILED_RUNS; run += 1) responses.push(await runWorker(tenant.apiKeyId, organizationId, migrationId));
+        // The reader retries the run itself (shared/domain/stream/dispatch.ts), as often as the migration allows.
+        response = await runWorker(tenant.apiKeyId, organizationId, migrationId);
       } finally {
         failing.mockRestore();
       }
@@ -296,8 +297,8 @@ describe('document migration', () => {
       const status = await call(STATUS, { organizationId, migrationId });
       const write = await call('/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'doc-old', documentName: 'Writable' }] });
 
-      expect(responses.slice(0, -1)).toEqual(Array(MAX_FAILED_RUNS - 1).fill({ batchItemFailures: [{ itemIdentifier: `seq-${migrationId}` }] }));
-      expect(responses.at(-1)).toEqual({ batchItemFailures: [] });
+      expect(migrationConsumer.attempts).toBe(MAX_FAILED_RUNS);
+      expect(response).toEqual({ batchItemFailures: [] });
       expect(status.body.result?.data).toEqual({ migrationId, status: 'failed', error: FAILED_MESSAGE });
       expect(JSON.stringify(status.body)).not.toContain('storage down');
       expect(write.statusCode).toBe(200);

@@ -116,7 +116,8 @@ describe('consumers of one stream reader', () => {
     await waitFor(() => steadySaw.has(first), { what: 'the first change' });
     await writeItem(status, later);
 
-    // The poller gives the failing consumer's records up after its retries (ten, a second apart).
+    // The reader gives the failing consumer's changes up after its own retries (a second or so) and keeps them as
+    // dead letters (test/connected/stream-dispatch.test.ts), so the later change follows at once.
     await waitFor(() => steadySaw.has(later), { what: 'the later change' });
     expect([...steadySaw].sort()).toEqual([first, later].sort());
   });

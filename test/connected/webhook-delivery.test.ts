@@ -103,7 +103,7 @@ describe('webhook delivery', () => {
     expect(body(activity).data).toMatchObject({ featureType: 'comment', actionType: 'comment.add', metadata: { organizationId: org, documentId: 'doc-1' } });
     expect(body(notification).data).toMatchObject({ displayHeadlineMessageTemplate: 'Hi', notifyUsers: [{ userId: 'bob' }] });
     expect(body(recording).data).toMatchObject({ annotationId: 'rec-1', recordingType: 'screen' });
-    expect(body(crdt).data).toMatchObject({ id: 'title', data: 'Hello' });
+    expect(body(crdt).data).toMatchObject({ id: 'title', data: 'Hello', organizationId: org, documentId: 'doc-1' });
     expect(body(migration).data).toMatchObject({ organizationId: org, documentId: 'old-doc', newDocumentId: 'new-doc', status: 'completed' });
   });
 

@@ -145,6 +145,24 @@ describe('alarms', () => {
     ]);
   });
 
+  it.each(workers.map((worker) => [worker.id, worker] as const))('%s: counts the dead letters it keeps from its log lines and alarms on any', (_, worker) => {
+    const fn = functionWithDescription(deployment, worker.summary);
+    const logGroup = (fn.resource.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup;
+    const filters = resourcesOfType(deployment, 'AWS::Logs::MetricFilter').filter(
+      (filter) => JSON.stringify(filter.resource.Properties.LogGroupName) === JSON.stringify(logGroup),
+    );
+    const transformation = (filters[0]?.resource.Properties.MetricTransformations as Array<{ MetricName: unknown; MetricNamespace: string; MetricValue: string }> | undefined)?.[0];
+    const alarms = alarmsOf(deployment).filter(
+      (alarm) => JSON.stringify(alarm.resource.Properties.MetricName) === JSON.stringify(transformation?.MetricName) && alarm.resource.Properties.Namespace === transformation?.MetricNamespace,
+    );
+
+    expect(filters.map((filter) => filter.resource.Properties.FilterPattern)).toEqual(['{ $.deadLetters > 0 }']);
+    expect(transformation).toMatchObject({ MetricNamespace: 'CollabBackend', MetricValue: '$.deadLetters' });
+    expect(alarms.map((alarm) => alarm.resource.Properties)).toEqual([
+      expect.objectContaining({ Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' }),
+    ]);
+  });
+
   it('has no alarm actions when no topic is given', () => {
     for (const alarm of alarmsOf(deployment)) {
       expect([alarm.resource.Properties.AlarmActions, alarm.resource.Properties.OKActions]).toEqual([undefined, undefined]);

@@ -11,3 +11,10 @@ export const RSA_1024_PUBLIC_KEY = 'MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQCrxjWC
 
 /** EC P-256: not RSA. */
 export const EC_PUBLIC_KEY = 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE54EFSqrxIAMpMcz4HJrcaMVXD+k8cOEJhqvEGZ23NoN6MGwg+5TB4Bo2m6pgNv4PpJ204taWoy3oYXTm4gLeRQ==';
+
+/**
+ * RSA_2048_PUBLIC_KEY with the lowest bit of its modulus cleared: still a well-formed 2048-bit RSA
+ * SubjectPublicKeyInfo with exponent 65537 (it matches the documented pattern and parses), but no RSA key has an
+ * even modulus and OpenSSL fails every encryption under it ("no inverse"). Unusable.
+ */
+export const RSA_EVEN_MODULUS_PUBLIC_KEY = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA3NeXHFVUKkzNdsP6BI+hZylaG7aPlWtXz708+xJI9YNu+Y20MUhOviuupGIVTsfIvDBmmfz7mqsxZZ4mz0zET0aOUkfEeLsh3YZWAXm3aYIX6m/kw+RETPVCGb2Ok1nrM40TRTFsz3LZF7s7oh1wVST2WHDEu295H+J4c3en4XSCcR1663W0HPrf3Tzx2nPnq+bWYN8kxP5/tIOf61ZeX07HPgfjsfq6g0ASVyPYHnzLpXwxcwnU7biVmMTLL38w9Y6aJZiE/u6JXvHJDqafKDziftAHdrYLS3GaiDGtkaUt9XfOwkh3RpCdjOc+w+yDLd5WqODt3v5mqVY9fVqiZAIDAQAB';

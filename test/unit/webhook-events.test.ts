@@ -4,7 +4,7 @@
  */
 import { activityItem } from '../../shared/db/activity';
 import { decodeChange, type ItemImages } from '../../shared/db/item-change';
-import { changeOf as changeOfDecoded, endpointWants } from '../../shared/domain/webhooks/events';
+import { changeOf as changeOfDecoded, editorEventData, endpointWants } from '../../shared/domain/webhooks/events';
 
 /** A change as the stream decoder names it, from its images. */
 const changeOf = (change: ItemImages) => changeOfDecoded(decodeChange(change));
@@ -102,5 +102,19 @@ describe('webhook events from stream images', () => {
     expect(endpointWants({ disabled: false, filterTypes: ['reaction.add'], channels: null }, event)).toBe(false);
     expect(endpointWants({ disabled: false, filterTypes: null, channels: ['other'] }, event)).toBe(false);
     expect(endpointWants({ disabled: true, filterTypes: null, channels: null }, event)).toBe(false);
+  });
+});
+
+describe('the data of crdt.update_data', () => {
+  const editor = { organizationId: 'org-1', documentId: 'doc-1', editorId: 'title' };
+  const record = { data: 'Hello', id: 'title', lastUpdate: '2026-01-01T00:00:00.000Z', lastUpdatedBy: 'ann', sessionId: null };
+
+  it('is the editor as Get CRDT Data returns it, with its organizationId and documentId', () => {
+    expect(editorEventData(editor, record, false)).toEqual({ ...record, organizationId: 'org-1', documentId: 'doc-1' });
+  });
+
+  it('leaves out plain data that is too large, saying so, and still names the organization and document', () => {
+    const { data: _data, ...rest } = record;
+    expect(editorEventData(editor, record, true)).toEqual({ ...rest, organizationId: 'org-1', documentId: 'doc-1', truncated: true });
   });
 });

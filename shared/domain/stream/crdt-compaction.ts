@@ -5,6 +5,7 @@
  */
 import { apiKeyIdOfKey } from '../../db/keys';
 import type { EditorRef } from '../../db/crdt';
+import { FailedPreconditionError } from '../../core/errors';
 import { logger } from '../../core/logger';
 import { crdtCompactionConsumer } from '../../workers';
 import { compactEditorLog } from '../crdt/compaction';
@@ -30,8 +31,14 @@ export const consume: Consume = async (changes) => {
         await compactEditorLog(apiKeyId, ref);
         return [];
       } catch (error) {
-        // A document being migrated refuses the fold (its log moves with it); anything else is retried.
-        logger.warn('CRDT log not compacted; the stream will hand its changes again.', { error, editorId: ref.editorId });
+        // A document being migrated refuses the fold: its log moves with it, and the next change of the editor at
+        // its new id folds it there. Nothing to retry (retries would end in the dead letters, alarming an operator
+        // over a migration); anything else is retried by the reader.
+        if (error instanceof FailedPreconditionError) {
+          logger.info('CRDT log not compacted: its document is being migrated.', { editorId: ref.editorId });
+          return [];
+        }
+        logger.warn('CRDT log not compacted; the reader will hand its changes again.', { error, editorId: ref.editorId });
         return ofEditor;
       }
     }),

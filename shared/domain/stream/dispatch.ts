@@ -3,12 +3,15 @@
  * once (shared/db/item-change.ts) and hands each declared consumer (shared/workers.ts) the changes it declared,
  * every consumer side by side and on every record of the batch, whatever another consumer does.
  *
- * A consumer reports the changes it failed on (or throws: all of its changes failed). The reader reports back the
- * records any consumer failed on, in stream order, so the event source retries from the first of them, and after
- * its retries hands them to the reader's dead-letter queue. A retry hands the records to every consumer again: the
- * ones that succeeded see them twice, which they must take (every consumer is idempotent). So a consumer that fails
- * loses nothing of another's (each ran on the whole batch), and holds up the shard's later records only until its
- * own retries end.
+ * A consumer reports the changes it failed on (or throws: all of its changes failed). Those are retried here, each
+ * change alone (so one bad change cannot fail its batch-mates again), a bounded number of times with short pauses
+ * (`attempts` of the consumer, else DEFAULT_CONSUMER_ATTEMPTS); what still fails is written whole to the dead
+ * letters (shared/db/dead-letter.ts), which an alarm watches and an operator replays, and the record counts as
+ * handled. So one bad record or one tenant's fault delays its batch by at most those pauses, never holds up the
+ * shard's later records through the stream's own retries, and is never dropped: Lambda's on-failure destination
+ * would get only the shard and a sequence range, not the record. Only when the dead letters cannot be written
+ * either (the table refuses) is the record reported back (batchItemFailures) for the event source to hand again.
+ * Every consumer is idempotent, so a change handed twice is harmless.
  */
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger, withLogContext } from '../../core/logger';
@@ -27,7 +30,49 @@ export type AroundConsumer = <T>(consumer: StreamConsumer, fn: () => Promise<T>)
 const direct: AroundConsumer = (_, fn) => fn();
 
 /** A call's context when none is given: Lambda's longest run ahead. */
-const UNTIMED = { getRemainingTimeInMillis: () => 15 * 60 * 1000 } as Context;
+export const UNTIMED = { getRemainingTimeInMillis: () => 15 * 60 * 1000 } as Context;
+
+/** Attempts at a change, in one invocation, before it goes to the dead letters: a passing fault gets two more. */
+export const DEFAULT_CONSUMER_ATTEMPTS = 3;
+/** The pause before each retry (the last repeats): short, since the shard's next batch waits for this one. */
+export const RETRY_PAUSES_MS: readonly number[] = [250, 1000];
+/** No retry starts with less time than this left in the invocation: the dead letters must still be written. */
+const RETRY_TIME_MARGIN_MS = 30_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+
+/** What a consumer could not handle after its attempts, and the last reason known. */
+interface Unhandled {
+  changes: readonly ItemChange[];
+  error: string;
+}
+
+/**
+ * Hands `changes` to `consume`, and the failed ones again, each alone, until they succeed or `attempts` ran out.
+ * Never throws.
+ */
+async function consumeWithRetries(run: (changes: readonly ItemChange[]) => Promise<readonly ItemChange[]>, changes: readonly ItemChange[], attempts: number, context: Context): Promise<Unhandled> {
+  const once = async (batch: readonly ItemChange[]): Promise<Unhandled> => {
+    try {
+      const failed = await run(batch);
+      return { changes: failed, error: 'The consumer reported the change as failed (see its log lines).' };
+    } catch (error) {
+      logger.error('Stream consumer failed on its changes.', { error, changes: batch.length });
+      return { changes: batch, error: describe(error) };
+    }
+  };
+  let unhandled = await once(changes);
+  for (let attempt = 2; attempt <= attempts && unhandled.changes.length > 0 && context.getRemainingTimeInMillis() > RETRY_TIME_MARGIN_MS; attempt += 1) {
+    await sleep(RETRY_PAUSES_MS[Math.min(attempt - 2, RETRY_PAUSES_MS.length - 1)]);
+    // One after another, in stream order: two changes of one item (a migration's, an editor's) never run at once.
+    const results: Unhandled[] = [];
+    for (const change of unhandled.changes) results.push(await once([change]));
+    const failed = results.filter((result) => result.changes.length > 0);
+    unhandled = { changes: failed.flatMap((result) => result.changes), error: failed.at(-1)?.error ?? unhandled.error };
+  }
+  return unhandled;
+}
 
 export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersOf<W>, around: AroundConsumer = direct) {
   const consumeOf = (consumer: StreamConsumer): Consume => {
@@ -41,29 +86,51 @@ export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersO
   return (event: DynamoDBStreamEvent, context: Context = UNTIMED): Promise<DynamoDBBatchResponse> =>
     withLogContext({ worker: worker.id }, async () => {
       const failed = new Set<string>();
+      /** Records given up on, kept as dead letters; a record whose dead letter cannot be written is reported back. */
+      const keep = async (consumerId: string, records: readonly DynamoDBRecord[], error: string): Promise<void> => {
+        if (records.length === 0) return;
+        try {
+          // Loaded when first needed: the table's client reads its configuration when loaded, and the local stack
+          // loads this module before it sets that configuration.
+          const { putDeadLetters } = await import('../../db/dead-letter');
+          await putDeadLetters(worker.id, consumerId, records, error);
+          // The figure an alarm counts (infra: a metric filter on `deadLetters`).
+          logger.error('Stream changes given up on and kept as dead letters; replay them with `npm run admin -- replay-dead-letters`.', { deadLetters: records.length, consumerId, error });
+        } catch (cause) {
+          logger.error('Dead letters not written; the stream will hand the records again.', { error: cause, consumerId });
+          for (const record of records) failed.add(sequenceOf(record));
+        }
+      };
+      const recordOf = new Map<ItemChange, DynamoDBRecord>();
       const changes: ItemChange[] = [];
+      const undecoded: DynamoDBRecord[] = [];
+      let undecodedError = '';
       for (const record of event.Records) {
         try {
-          changes.push(itemChange(record));
+          const change = itemChange(record);
+          changes.push(change);
+          recordOf.set(change, record);
         } catch (error) {
-          logger.error('Stream record not understood; the stream will retry it.', { error, sequenceNumber: record.dynamodb?.SequenceNumber });
-          failed.add(sequenceOf(record));
+          logger.error('Stream record not understood.', { error, sequenceNumber: record.dynamodb?.SequenceNumber });
+          undecoded.push(record);
+          undecodedError = describe(error);
         }
       }
+      await keep('*', undecoded, undecodedError);
       await Promise.all(
         declared.map(({ consumer, consume }) => {
           const mine = changes.filter((change) => wants(consumer.changes, change));
           if (mine.length === 0) return undefined;
           // Each consumer in a log context of its own (shared/core/logger.ts): its lines name it.
           return withLogContext({ worker: worker.id, consumer: consumer.id }, async () => {
-            let unhandled: readonly ItemChange[];
-            try {
-              unhandled = await around(consumer, () => consume(mine, context));
-            } catch (error) {
-              logger.error('Stream consumer failed; the stream will hand it its changes again.', { error });
-              unhandled = mine;
-            }
-            for (const change of unhandled) failed.add(change.sequenceNumber);
+            const unhandled = await consumeWithRetries(
+              (batch) => around(consumer, () => consume(batch, context)),
+              mine,
+              consumer.attempts ?? DEFAULT_CONSUMER_ATTEMPTS,
+              context,
+            );
+            const records = unhandled.changes.flatMap((change) => recordOf.get(change) ?? []);
+            await keep(consumer.id, records, unhandled.error);
           });
         }),
       );

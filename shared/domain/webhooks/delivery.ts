@@ -10,10 +10,10 @@
  */
 import { config } from '../../core/config';
 import { derivedId } from '../../core/ids';
-import { postJson } from '../../adapters/http/outbound-http';
+import { postJson, type OutboundResult } from '../../adapters/http/outbound-http';
 import { webhookHeaders } from '../../crypto/webhook-signature';
 import { consumeRateLimit } from '../../db/rate-limit';
-import { recordEndpointOutcome } from '../../db/webhook-endpoint';
+import { recordEndpointOutcome, type StoredEndpoint } from '../../db/webhook-endpoint';
 import { abandonDelivery, clearFollowUp, putAttempt, readAttemptContext, recordAttemptOutcome, type StoredAttempt, type StoredDelivery, type StoredMessage } from '../../db/webhook-message';
 import { readWebhookConfig } from '../webhook-config';
 import { signingSecrets } from './endpoints';
@@ -54,11 +54,9 @@ export async function runDelivery(job: Extract<DeliveryJob, { kind: 'deliver' }>
     }
   }
   const started = clock();
-  const secrets = await signingSecrets(endpoint, apiKeyId, deps.decrypt, started);
-  const headers = webhookHeaders(message.id, Math.floor(started / 1000), message.payload, secrets);
-  const result = await postJson(endpoint.url, headers, message.payload, { timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+  const result = await attempt(message, endpoint, apiKeyId, deps, started);
   const success = result.error === undefined && result.statusCode >= 200 && result.statusCode < 300;
-  const attempt: StoredAttempt = {
+  const made: StoredAttempt = {
     id: derivedId(ATTEMPT_ID_PREFIX, apiKeyId, messageId, endpointId, String(job.attempt)),
     messageId,
     endpointId,
@@ -71,16 +69,26 @@ export async function runDelivery(job: Extract<DeliveryJob, { kind: 'deliver' }>
     ...(result.error === undefined ? {} : { error: result.error }),
     durationMs: result.durationMs,
   };
-  await putAttempt(apiKeyId, attempt);
+  await putAttempt(apiKeyId, made);
 
   const finished = clock();
-  const wait = success ? undefined : retryDelayMs(delivery.attempts + 1 - delivery.round);
+  // A message without a body fails for good at once: its payload was fixed when it was made, retrying cannot help.
+  const wait = success || message.undeliverable !== undefined ? undefined : retryDelayMs(delivery.attempts + 1 - delivery.round);
   const next = success ? { status: 'success' as const } : wait === undefined ? { status: 'failed' as const } : { status: 'pending' as const, nextAttemptAt: finished + wait };
   const owed = next.status === 'pending' || (next.status === 'failed' && message.type !== EXHAUSTED_EVENT);
   if (!(await recordAttemptOutcome(apiKeyId, delivery, { ...next, followUp: owed }))) return;
-  // A success changes nothing on an endpoint that was not failing: no write then.
-  if (!success || endpoint.failingSince !== undefined) await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
+  // A success changes nothing on an endpoint that was not failing: no write then. A message without a body says
+  // nothing about the endpoint (the tenant's key failed), so it does not count towards disabling it.
+  if (message.undeliverable === undefined && (!success || endpoint.failingSince !== undefined)) await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
   if (owed) await followUp(job, { ...delivery, ...next, attempts: delivery.attempts + 1 }, message, deps, finished);
+}
+
+/** The POST of one attempt; a message that has no body fails without a request, its reason recorded. */
+async function attempt(message: StoredMessage, endpoint: StoredEndpoint, apiKeyId: string, deps: JobDeps, started: number): Promise<OutboundResult> {
+  if (message.undeliverable !== undefined) return { statusCode: 0, responseBody: '', error: message.undeliverable, durationMs: 0 };
+  const secrets = await signingSecrets(endpoint, apiKeyId, deps.decrypt, started);
+  const headers = webhookHeaders(message.id, Math.floor(started / 1000), message.payload, secrets);
+  return postJson(endpoint.url, headers, message.payload, { timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
 }
 
 /**

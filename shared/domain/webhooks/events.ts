@@ -117,6 +117,18 @@ export function changeOf(record: ItemChange): Change | undefined {
   return undefined;
 }
 
+/**
+ * The `data` of a `crdt.update_data` event (docs/decisions.md §11): the editor as Get CRDT Data returns it, with the
+ * organization and document it belongs to (the record alone names only the editor); its plain `data` left out, with
+ * `truncated: true`, when `tooLarge`.
+ */
+export function editorEventData(editor: EditorOfDocument, record: { data?: unknown } & Record<string, unknown>, tooLarge: boolean): Record<string, unknown> {
+  const located = { organizationId: editor.organizationId, documentId: editor.documentId };
+  if (!tooLarge) return { ...record, ...located };
+  const { data: _data, ...rest } = record;
+  return { ...rest, ...located, truncated: true };
+}
+
 /** Whether an endpoint subscribed to what a message is about (docs/decisions.md §11). */
 export function endpointWants(endpoint: { disabled: boolean; filterTypes: readonly string[] | null; channels: readonly string[] | null }, event: { type: string; organizationId: string }): boolean {
   return (

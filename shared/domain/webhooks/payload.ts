@@ -21,10 +21,18 @@
  * receiver decrypts straight to JSON without a second decoding step.
  */
 import { createCipheriv, createPublicKey, constants, publicEncrypt, randomBytes } from 'node:crypto';
-import type { WebhookConfigView } from '../webhook-config';
 import type { WebhookEvent } from './events';
 
-export type PayloadConfig = Pick<WebhookConfigView, 'encodeData' | 'encryptData' | 'publicKey' | 'enableDataProtection'>;
+/**
+ * The fields of the advanced webhook configuration that shape a body (WebhookConfigView in ../webhook-config.ts,
+ * which probes keys with `encryptData` here, so this module does not import it).
+ */
+export interface PayloadConfig {
+  encodeData: boolean;
+  encryptData: boolean;
+  publicKey: string;
+  enableDataProtection: boolean;
+}
 
 export interface EncryptedData {
   encryptedData: string;

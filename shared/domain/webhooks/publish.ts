@@ -30,7 +30,7 @@ import {
 } from '../../db/webhook-message';
 import { readEditorRecord } from '../crdt/reads';
 import { readWebhookConfig, type WebhookConfigView } from '../webhook-config';
-import { endpointWants, MESSAGE_ID_PREFIX, type Change, type WebhookEvent } from './events';
+import { editorEventData, endpointWants, MESSAGE_ID_PREFIX, type Change, type WebhookEvent } from './events';
 import { enqueue, type DeliveryJob } from '../delivery/jobs';
 import { webhookBody } from './payload';
 
@@ -66,6 +66,24 @@ export interface Publication {
   except?: string;
 }
 
+/**
+ * The message's body, or why none can be made: a key stored before keys were probed may fail to encrypt
+ * (shared/domain/webhook-config.ts). Such an event still becomes a message, without its data, whose every
+ * attempt fails with the reason recorded (delivery.ts), so the tenant sees it in messages/get and attempts/get,
+ * and the tenant's failure stays the tenant's: no other event of the batch waits for it.
+ */
+function bodyOf(event: WebhookEvent, webhookConfig: WebhookConfigView): { payload: string; undeliverable?: string } {
+  try {
+    return { payload: webhookBody({ type: event.type, timestamp: event.timestamp, data: event.data }, webhookConfig) };
+  } catch (error) {
+    const cause = error instanceof Error ? error.message : String(error);
+    const undeliverable = webhookConfig.encryptData
+      ? `The data could not be encrypted under the advanced webhook configuration's publicKey (RSA-OAEP, SHA-256: ${cause}). Store a working key with /v2/workspace/advancedwebhookconfig/update; this message is not delivered.`
+      : `The payload could not be made (${cause}); this message is not delivered.`;
+    return { payload: JSON.stringify({ type: event.type, timestamp: new Date(event.timestamp).toISOString() }), undeliverable };
+  }
+}
+
 function messageOf({ event, webhookConfig, endpoints, except }: Publication): StoredMessage {
   return {
     id: event.id,
@@ -73,7 +91,7 @@ function messageOf({ event, webhookConfig, endpoints, except }: Publication): St
     timestamp: event.timestamp,
     organizationId: event.organizationId,
     ...(event.documentId === undefined ? {} : { documentId: event.documentId }),
-    payload: webhookBody({ type: event.type, timestamp: event.timestamp, data: event.data }, webhookConfig),
+    ...bodyOf(event, webhookConfig),
     endpointIds: endpoints.filter((endpoint) => endpoint.id !== except && endpointWants(endpoint, event)).map((endpoint) => endpoint.id),
   };
 }
@@ -123,7 +141,8 @@ const CHANGE_CONCURRENCY = 16;
  * Handles what the events worker saw in one batch: the events of tenants with webhooks on published together
  * (`publishEvents`), editor changes counted and their emission scheduled. Returns the changes that could not be
  * handled, with why; the worker reports their records back to the stream. Publishing is one step for the whole
- * batch, so when it fails every event of the batch is reported (publishing again is harmless: ids are derived).
+ * batch; when it fails, each event is published again alone, so only the events that fail on their own are
+ * reported. An event whose body cannot be made (a tenant's unusable key) does not fail: see `bodyOf`.
  */
 export async function handleChanges(changes: readonly Change[], queue: JobQueue, tenant: TenantReader, now = Date.now()): Promise<Map<Change, unknown>> {
   const failed = new Map<Change, unknown>();
@@ -143,8 +162,16 @@ export async function handleChanges(changes: readonly Change[], queue: JobQueue,
   });
   try {
     await publishEvents([...publications.values()], queue, now);
-  } catch (error) {
-    for (const change of publications.keys()) failed.set(change, error);
+  } catch {
+    // One bad event (an item DynamoDB refuses) must not fail its neighbours: each is published again on its own,
+    // and only the ones that fail alone are reported (publishing twice is harmless: ids are derived).
+    await forEachLimited([...publications], CHANGE_CONCURRENCY, async ([change, publication]) => {
+      try {
+        await publishEvents([publication], queue, now);
+      } catch (error) {
+        failed.set(change, error);
+      }
+    });
   }
   return failed;
 }
@@ -168,14 +195,13 @@ export async function emitEditor(job: Extract<DeliveryJob, { kind: 'editor' }>, 
   const record = webhookConfig.isEnabled ? await readEditorRecord(job.apiKeyId, editor) : undefined;
   if (webhookConfig.isEnabled && record !== undefined) {
     const tooLarge = Buffer.byteLength(JSON.stringify(record.data ?? null)) > MAX_CRDT_DATA_BYTES;
-    const { data: _data, ...rest } = record;
     const event: WebhookEvent = {
       id: derivedId(MESSAGE_ID_PREFIX, job.apiKeyId, 'crdt', job.organizationId, job.documentId, job.editorId, String(changes)),
       type: 'crdt.update_data',
       timestamp: now,
       organizationId: job.organizationId,
       documentId: job.documentId,
-      data: tooLarge ? { ...rest, truncated: true } : record,
+      data: editorEventData(editor, { ...record }, tooLarge),
     };
     await publishEvent(job.apiKeyId, event, queue, webhookConfig, { now });
   }
