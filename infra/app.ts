@@ -14,7 +14,10 @@
  * - sesIdentity (default none): the verified SES identity (domain or address) the default email transport sends from;
  *   without it no function may send through SES;
  * - sesConfigurationSet (default none): the SES configuration set those emails are sent with;
- * - sesIdentityArn (default none): sending authorization, the ARN of another account's identity to send from.
+ * - sesIdentityArn (default none): sending authorization, the ARN of another account's identity to send from;
+ * - apiGatewayCloudWatchRole (default true): create API Gateway's account-level CloudWatch Logs role and set it for the
+ *   account and region (the WebSocket stage's access logs need it; kept when the stack goes); false when the account's
+ *   setting is managed elsewhere and already names a role.
  */
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -73,6 +76,7 @@ export function buildApp(app: App): CollabStack {
     reserveConcurrency: booleanContext(app, 'reserveConcurrency'),
     alarmTopicArn: stringContext(app, 'alarmTopicArn'),
     webhookAllowPrivateUrls: booleanContext(app, 'webhookAllowPrivateUrls'),
+    apiGatewayCloudWatchRole: booleanContext(app, 'apiGatewayCloudWatchRole'),
     // Checked by the stack (infra/ses.ts): shapes, and that they name one identity.
     ses: {
       identity: stringContext(app, 'sesIdentity'),

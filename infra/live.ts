@@ -18,6 +18,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { socketRoutes as socketRouteTable, type RoutePath, type SocketRoute } from '../shared/routes';
 import { functionFaultAlarms } from './alarms';
+import { ApiGatewayAccountLogsRole } from './api-gateway-account';
 import type { Throttle } from './limits';
 import { ServiceFunction, type DataResources, type FunctionSettings } from './service-function';
 
@@ -128,6 +129,11 @@ export interface LiveApiProps {
   readonly description: string;
   /** Stage-wide default for every route key (each message counts as a request). */
   readonly throttle: Throttle;
+  /**
+   * Create API Gateway's account-level CloudWatch Logs role and point the account's setting at it (infra/api-gateway-
+   * account.ts); false when the account's setting is managed elsewhere and already names a role.
+   */
+  readonly accountLogsRole: boolean;
 }
 
 /** The WebSocket API and its stage (parent stack). */
@@ -135,6 +141,8 @@ export class LiveApi extends Construct {
   readonly api: WebSocketApi;
   readonly stage: WebSocketStage;
   readonly reference: LiveApiReference;
+  /** The account's logging role and setting, when this stack provides them. */
+  readonly accountLogsRole?: ApiGatewayAccountLogsRole;
 
   constructor(scope: Construct, id: string, props: LiveApiProps) {
     super(scope, id);
@@ -154,6 +162,16 @@ export class LiveApi extends Construct {
       throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: AccessLogFormat.custom(ACCESS_LOG_FORMAT) },
     });
+    // A WebSocket stage writes its access logs through API Gateway's account-level role (an HTTP API's stage uses a
+    // service-linked role): in an account and region whose setting names no role, creating this stage fails. So the
+    // stage waits for the setting when the stack provides it.
+    if (props.accountLogsRole) {
+      this.accountLogsRole = new ApiGatewayAccountLogsRole(this, 'AccountLogsRole');
+      // CloudFormation's AWS::ApiGateway::Account once required an API Gateway resource to exist first (in an account
+      // that had never used API Gateway); the API is there anyway, so the order costs nothing.
+      this.accountLogsRole.account.node.addDependency(this.api);
+      this.stage.node.addDependency(this.accountLogsRole.account);
+    }
     this.reference = { apiId: this.api.apiId, stageName: props.stage };
   }
 }

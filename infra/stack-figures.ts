@@ -47,6 +47,8 @@ const STORAGE_PRICES: Record<string, string> = {
 
 /** Billed per request, invocation or message only: nothing at rest. */
 const PER_USE_TYPES = new Set([
+  // An account setting (the logging role API Gateway uses): free; the logs it writes are the log groups'.
+  'AWS::ApiGateway::Account',
   'AWS::ApiGatewayV2::Api',
   'AWS::ApiGatewayV2::Integration',
   'AWS::ApiGatewayV2::Route',

@@ -56,6 +56,13 @@ export interface CollabStackProps extends StackProps {
    * authorization, another account's identity ARN (infra/ses.ts). @default none: no function may send through SES
    */
   readonly ses?: SesProps;
+  /**
+   * Create API Gateway's account-level CloudWatch Logs role and point the account and region's setting at it (kept
+   * when the stack goes, see infra/api-gateway-account.ts): the live WebSocket stage's access logs need it, and a
+   * new account has none. false leaves the setting to whoever manages it; it must then already name a role, or the
+   * WebSocket stage fails to deploy. @default true
+   */
+  readonly apiGatewayCloudWatchRole?: boolean;
   /** The route table to deploy; tests add routes to it to measure growth. @default the route table */
   readonly routes?: readonly Route[];
 }
@@ -166,6 +173,7 @@ export class CollabStack extends Stack {
       stage,
       description: `${SERVICE_NAME} (${stage}): live sync of Yjs documents over the y-websocket protocol`,
       throttle: LIVE_STAGE_THROTTLE,
+      accountLogsRole: props.apiGatewayCloudWatchRole ?? true,
     });
 
     const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };

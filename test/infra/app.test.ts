@@ -72,7 +72,13 @@ describe('the CDK app', () => {
     expect([actions(staging.deployment), actions(preview.deployment)]).toEqual([new Set(['null']), new Set([JSON.stringify([TOPIC])])]);
   });
 
-  it.each([['reserveConcurrency', 'no'], ['workspaceCreateLimitPerHour', '-1'], ['alarmTopicArn', 'alerts']])('refuses -c %s=%s', (name, value) => {
+  it("sets API Gateway's account-level logging role by default (and with -c apiGatewayCloudWatchRole=true), and leaves it to the account with -c apiGatewayCloudWatchRole=false", () => {
+    const accounts = (context: Record<string, unknown>) => resourcesOfType(templatesOf(buildApp(testApp(context))), 'AWS::ApiGateway::Account').length;
+
+    expect([accounts({}), accounts({ apiGatewayCloudWatchRole: 'true' }), accounts({ apiGatewayCloudWatchRole: 'false' }), accounts({ apiGatewayCloudWatchRole: false })]).toEqual([1, 1, 0, 0]);
+  });
+
+  it.each([['reserveConcurrency', 'no'], ['apiGatewayCloudWatchRole', 'off'], ['workspaceCreateLimitPerHour', '-1'], ['alarmTopicArn', 'alerts']])('refuses -c %s=%s', (name, value) => {
     expect(() => buildApp(testApp({ [name]: value }))).toThrow(new RegExp(name === 'alarmTopicArn' ? 'SNS topic ARN' : name));
   });
 });

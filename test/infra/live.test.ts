@@ -14,6 +14,11 @@ const AUTHORIZE_PATH = '/v2/crdt/live/authorize';
 
 const deployment = synthesize();
 const preview = synthesize({ stage: 'pr-7' });
+/** A deployment into an account whose API Gateway logging role is managed elsewhere (-c apiGatewayCloudWatchRole=false). */
+const managedElsewhere = synthesize({ apiGatewayCloudWatchRole: false });
+
+/** AWS's policy for API Gateway's account-level logging role, as a role's ManagedPolicyArns names it. */
+const PUSH_TO_CLOUDWATCH_LOGS = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']] };
 
 function webSocketApis(target: Deployment): Located[] {
   return resourcesOfType(target, 'AWS::ApiGatewayV2::Api').filter((api) => api.resource.Properties.ProtocolType === 'WEBSOCKET');
@@ -132,6 +137,48 @@ describe('live sync in the CDK stack', () => {
       status: '$context.status',
     });
     expect(stage.resource.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 });
+  });
+
+  it("sets API Gateway's account-level logging role, which the WebSocket stage's access logs need, before the stage is created", () => {
+    const accounts = resourcesOfType(deployment, 'AWS::ApiGateway::Account');
+    const [stage] = ofWebSocketApi(deployment, 'AWS::ApiGatewayV2::Stage');
+
+    expect(accounts.map((account) => account.stack)).toEqual([deployment.parent]);
+    const [account] = accounts;
+    expect(stage.resource.DependsOn).toEqual(expect.arrayContaining([account.id]));
+    const roleArn = account.resource.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] };
+    expect(roleArn['Fn::GetAtt'][1]).toBe('Arn');
+    const role = deployment.parent.resources[roleArn['Fn::GetAtt'][0]];
+    expect(role.Type).toBe('AWS::IAM::Role');
+    // Only API Gateway may assume it, and it may only do what AWS's policy for this role allows: nothing inline.
+    expect(role.Properties.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'apigateway.amazonaws.com' } }],
+    });
+    expect(role.Properties.ManagedPolicyArns).toEqual([PUSH_TO_CLOUDWATCH_LOGS]);
+    expect(role.Properties.Policies).toBeUndefined();
+    const attached = resourcesOfType(deployment, 'AWS::IAM::Policy').filter((policy) => JSON.stringify(policy.resource.Properties.Roles ?? []).includes(roleArn['Fn::GetAtt'][0]));
+    expect(attached).toEqual([]);
+  });
+
+  it('keeps the logging role and the account setting when the stack is deleted or they leave the template, so other APIs of the region keep logging', () => {
+    const [account] = resourcesOfType(deployment, 'AWS::ApiGateway::Account');
+    const roleId = (account.resource.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const retention = (resource: { DeletionPolicy?: string; UpdateReplacePolicy?: string }) => [resource.DeletionPolicy, resource.UpdateReplacePolicy];
+
+    expect([retention(account.resource), retention(deployment.parent.resources[roleId] as { DeletionPolicy?: string; UpdateReplacePolicy?: string })]).toEqual([
+      ['Retain', 'Retain'],
+      ['Retain', 'Retain'],
+    ]);
+  });
+
+  it('leaves the account setting alone when it is managed elsewhere (apiGatewayCloudWatchRole false), still writing the access logs', () => {
+    const [stage] = ofWebSocketApi(managedElsewhere, 'AWS::ApiGatewayV2::Stage');
+    const managedPolicies = resourcesOfType(managedElsewhere, 'AWS::IAM::Role').filter((role) => role.resource.Properties.ManagedPolicyArns !== undefined);
+
+    expect(resourcesOfType(managedElsewhere, 'AWS::ApiGateway::Account')).toEqual([]);
+    expect(managedPolicies).toEqual([]);
+    expect(describeReference((stage.resource.Properties.AccessLogSettings as { DestinationArn: unknown }).DestinationArn, managedElsewhere.parent)).toBe('log group');
   });
 
   it('creates the stage after its routes (its first automatic deployment has them) and after the deploy tasks', () => {

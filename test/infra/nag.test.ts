@@ -66,6 +66,8 @@ describe('cdk-nag AwsSolutions', () => {
 
     expect(ids).toEqual([
       'AwsSolutions-APIG4',
+      // API Gateway's account-level logging role carries AWS's policy for it (infra/api-gateway-account.ts).
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       'AwsSolutions-IAM5[Resource::*]',
       // The Provider framework may invoke the deploy task's handler and its qualified versions (`<arn>:*`).
       expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<ServerSecretsHandlerFunction[0-9A-F]{8}\.Arn>:\*\]$/),

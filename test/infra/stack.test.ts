@@ -299,10 +299,15 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('uses no AWS managed policies (each role writes to its own log group only)', () => {
-    for (const role of resourcesOfType(deployment, 'AWS::IAM::Role')) {
-      expect(role.resource.Properties.ManagedPolicyArns).toBeUndefined();
-    }
+  it("uses no AWS managed policies (each role writes to its own log group only), but on API Gateway's account-level logging role", () => {
+    // That role serves every API of the account and region, so it carries AWS's policy for it (test/infra/live.test.ts).
+    const accountRoles = resourcesOfType(deployment, 'AWS::ApiGateway::Account').map(
+      (account) => (account.resource.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+    );
+    const withManagedPolicies = resourcesOfType(deployment, 'AWS::IAM::Role').filter((role) => role.resource.Properties.ManagedPolicyArns !== undefined);
+
+    expect(accountRoles).toHaveLength(1);
+    expect(withManagedPolicies.map((role) => role.id)).toEqual(accountRoles);
   });
 
   it('writes JSON access logs and throttles on the $default stage', () => {
