@@ -3,7 +3,8 @@
  * once, here), and the scope they are counted in. Powertools writes them to stdout in CloudWatch's embedded metric
  * format (EMF), which Lambda's log stream turns into metrics: no PutMetricData call, client or grant.
  *
- * Counted per invocation, flushed once per invocation: `withLiveMetrics` (shared/http/socket.ts, around each live
+ * The names are also what infra/alarms.ts alarms on (read from here, so that a renamed metric cannot leave an alarm
+ * watching nothing). Counted per invocation, flushed once per invocation: `withLiveMetrics` (shared/http/socket.ts, around each live
  * handler) opens a scope, the live code counts into it (`countLive`, `countRefusal`; outside a scope, e.g. a REST
  * write relaying to live connections or the revocation worker, a count is dropped), and when the handler ends the
  * scope's counts and its duration go to Powertools and are published in one EMF object, synchronously, so that
@@ -51,11 +52,19 @@ export type RefusalReason = 'encoding' | 'token' | 'room' | 'migration' | 'acces
 /** The dimension names. */
 export const LIVE_DIMENSIONS = { route: 'route', reason: 'reason' } as const;
 
-/** The service name dimension, as the logger has it; the namespace, as the CDK sets it. */
-const metrics = new Metrics({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'collab-backend',
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'collab-backend',
-});
+let built: Metrics | undefined;
+
+/**
+ * The process's one Metrics, built at the first publish (not when this module loads, so that infra/alarms.ts reads
+ * the names above without building one): the service dimension as the logger has it, the namespace as the CDK sets it.
+ */
+function metrics(): Metrics {
+  built ??= new Metrics({
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'collab-backend',
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'collab-backend',
+  });
+  return built;
+}
 
 interface Scope {
   readonly counts: Map<LiveCount, number>;
@@ -95,13 +104,14 @@ export async function withLiveMetrics<T>(route: string, work: () => Promise<T>):
 
 /** One EMF object for the counts and the duration; one more per refusal reason (its own dimension set). */
 function publish(route: string, scope: Scope, milliseconds: number): void {
-  for (const name of COUNTS) metrics.addMetric(name, MetricUnit.Count, scope.counts.get(name) ?? 0);
-  metrics.addMetric(LIVE_METRICS.handlerTime, MetricUnit.Milliseconds, Math.round(milliseconds));
-  metrics.addDimension(LIVE_DIMENSIONS.route, route);
-  metrics.publishStoredMetrics();
+  const instance = metrics();
+  for (const name of COUNTS) instance.addMetric(name, MetricUnit.Count, scope.counts.get(name) ?? 0);
+  instance.addMetric(LIVE_METRICS.handlerTime, MetricUnit.Milliseconds, Math.round(milliseconds));
+  instance.addDimension(LIVE_DIMENSIONS.route, route);
+  instance.publishStoredMetrics();
   for (const [reason, count] of scope.refusals) {
     // A dimension applies to every metric of an EMF object: a refusal's reason goes in an object of its own.
-    const single = metrics.singleMetric();
+    const single = instance.singleMetric();
     single.addDimension(LIVE_DIMENSIONS.route, route);
     single.addDimension(LIVE_DIMENSIONS.reason, reason);
     single.addMetric(LIVE_METRICS.refusals, MetricUnit.Count, count);
