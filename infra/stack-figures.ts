@@ -145,6 +145,16 @@ function reservationsOf(stacks: readonly SynthesizedStack[]): Reservation[] {
   });
 }
 
+/**
+ * The Lambda metrics an alarm lists: what grows with the functions (a stack's other alarms, such as the live path's
+ * on its own metrics, are there once whatever the number of functions).
+ */
+function functionAlarmMetricsOf(alarm: TemplateResource): number {
+  const queries = alarm.Properties?.Metrics as Array<{ MetricStat?: { Metric?: { Namespace?: unknown } } }> | undefined;
+  if (queries === undefined) return alarm.Properties?.Namespace === 'AWS/Lambda' ? 1 : 0;
+  return queries.filter((query) => query.MetricStat?.Metric?.Namespace === 'AWS/Lambda').length;
+}
+
 /** The resource types that a nested stack of routes holds once per function: what one more route costs. */
 function perRouteOf(nested: readonly SynthesizedStack[]): StackFigures['perRoute'] {
   const routeStacks = nested.filter((stack) => resourcesOf(stack, 'AWS::Lambda::Function').length > 0);
@@ -158,7 +168,7 @@ function perRouteOf(nested: readonly SynthesizedStack[]): StackFigures['perRoute
   // In a stack of one route every type comes once; take the types common to every stack of routes.
   const types = routeStacks.map(typesOnce).reduce((common, next) => common.filter((type) => next.includes(type)));
   const functions = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::Lambda::Function').length, 0);
-  const metrics = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::CloudWatch::Alarm').reduce((n, [, alarm]) => n + alarmMetricsOf(alarm), 0), 0);
+  const metrics = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::CloudWatch::Alarm').reduce((n, [, alarm]) => n + functionAlarmMetricsOf(alarm), 0), 0);
   if (metrics % functions !== 0) throw new Error(`The route stacks' ${metrics} alarm metrics are not a whole number per route (${functions} routes).`);
   return { resources: types.length, types, alarmMetrics: metrics / functions };
 }
