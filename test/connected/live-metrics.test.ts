@@ -131,6 +131,17 @@ describe('live metrics', () => {
     expect(countsOf(emitted, '$connect')).toEqual({ framesIn: 0, posts: 0, gone: 0, failures: 0, relayFailures: 0 });
   });
 
+  it('counts a connection closed for a frame that is not a protocol message as a malformed refusal, at $default, not as a failure', async () => {
+    const { open } = await openRoom();
+    const ann = await open('ann');
+
+    const { emitted, outcome } = await captureMetrics(() => call('$default', ann, { body: '~bad' }));
+
+    expect(outcome).toEqual({ status: 'fulfilled', value: { statusCode: 200 } });
+    expect(metricSum(emitted, LIVE_METRICS.refusals, { route: '$default', reason: 'malformed' })).toBe(1);
+    expect(countsOf(emitted, '$default')).toEqual({ framesIn: 1, posts: 1, gone: 0, failures: 0, relayFailures: 0 });
+  });
+
   it('counts a failure when an update cannot be stored, and relays nothing', async () => {
     const { open } = await openRoom();
     const ann = await open('ann');
