@@ -15,6 +15,12 @@
  * document id. The namespace is POWERTOOLS_METRICS_NAMESPACE (the CDK sets `collab-backend/<stage>` on the live
  * functions, infra/service-function.ts). POWERTOOLS_METRICS_DISABLED=true (the local stack and the tests set it,
  * as they quiet the logger) counts and flushes as usual but writes nothing.
+ *
+ * What of Powertools is left aside, and why: its middy middleware and `logMetrics` decorator flush the instance's one
+ * store, which concurrent invocations in one process would share (the scope above keeps them apart; socket.ts is not
+ * a middy stack either); `throwOnEmptyMetrics` has nothing to guard, since every invocation writes its duration and
+ * counts (an empty flush would only log Powertools' warning); the cold-start metric would repeat what Lambda's REPORT
+ * lines already say (Init Duration), at the price of one more custom metric per function.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
