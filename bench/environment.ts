@@ -9,6 +9,7 @@ import { join } from 'node:path';
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR ??= '0';
 // The webhooks suite's retry schedule runs 60× faster (bench/webhooks.ts), which no other suite depends on.
 process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '60';

@@ -16,14 +16,17 @@
  * lists, so two metrics per function cost the same either way (see docs/operating.md, "Stack figures").
  */
 import { Aspects, Duration, Stack, type IAspect } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { HttpApi, IWebSocketApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
+// The names the live functions write (the module builds nothing when loaded): an alarm cannot watch a renamed metric.
+import { LIVE_DIMENSIONS, LIVE_METRICS } from '../shared/core/metrics';
 
 /** Five minutes: short enough to page within minutes, long enough that one slow minute is not an incident. */
 const PERIOD = Duration.minutes(5);
@@ -181,6 +184,143 @@ export function queueAgeAlarm(scope: Construct, id: string, queue: IQueue): clou
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+}
+
+/** The namespace of a stage's live metrics (the live functions' POWERTOOLS_METRICS_NAMESPACE): one per stage. */
+export function metricsNamespace(serviceName: string, stage: string): string {
+  return `${serviceName}/${stage}`;
+}
+
+/**
+ * Live clients made to reconnect and resync by a failure of the service, per 5 minutes: messages it failed to handle
+ * (LiveFailures: a storage error, a timeout; their connection is closed) plus recipients a relay could not reach for
+ * another reason than their being gone (LiveRelayFailures: the Management API failing or throttling the stage; they
+ * are closed). The live functions' fault alarm already fires at 3 failed invocations; this one counts the clients hit,
+ * which one failed relay to a full room (up to 100) multiplies: 10 in 5 minutes is more than a stray failure, and
+ * each is a user whose editor reconnects and refetches the document.
+ */
+export const LIVE_FAILURE_THRESHOLD = 10;
+
+/** LiveFailures + LiveRelayFailures of every socket route (two metrics per route key, at most 10 in all). */
+export function liveFailureAlarm(scope: Construct, live: { readonly namespace: string; readonly serviceName: string; readonly routeKeys: readonly string[] }): cloudwatch.Alarm {
+  const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+  live.routeKeys.forEach((routeKey, i) => {
+    const metric = (metricName: string) =>
+      new cloudwatch.Metric({
+        namespace: live.namespace,
+        metricName,
+        dimensionsMap: { service: live.serviceName, [LIVE_DIMENSIONS.route]: routeKey },
+        period: PERIOD,
+        statistic: cloudwatch.Stats.SUM,
+      });
+    usingMetrics[`fail${i}`] = metric(LIVE_METRICS.failures);
+    usingMetrics[`relay${i}`] = metric(LIVE_METRICS.relayFailures);
+  });
+  if (Object.keys(usingMetrics).length > METRICS_PER_ALARM) throw new Error(`The live failure alarm would reference more than ${METRICS_PER_ALARM} metrics.`);
+  // A route key that was not invoked reports no data point; FILL counts it as 0 (METRICS("id") selects by id).
+  const expression = 'SUM(FILL(METRICS("fail"), 0)) + SUM(FILL(METRICS("relay"), 0))';
+  return new cloudwatch.MathExpression({ expression, usingMetrics, period: PERIOD, label: 'Live failures + relay failures' }).createAlarm(scope, 'LiveFailures', {
+    alarmDescription:
+      `${LIVE_FAILURE_THRESHOLD} or more live clients made to resync in 5 minutes: messages the service failed to handle (their connection closed) ` +
+      `plus recipients a relay could not reach (closed); each is an editor that reconnects and refetches the document (${LIVE_METRICS.failures} + ${LIVE_METRICS.relayFailures}, namespace ${live.namespace}).`,
+    threshold: LIVE_FAILURE_THRESHOLD,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/**
+ * API Gateway failing to call a live function (ExecutionError of the WebSocket stage): Lambda throttled at the
+ * account's concurrency, a missing invoke permission, the integration's 29-s limit. The frame is lost and the
+ * function's own alarms may see nothing; three in five minutes is a pattern, as for the functions' faults.
+ */
+export const LIVE_API_EXECUTION_ERROR_THRESHOLD = 3;
+
+/**
+ * Frames API Gateway refused before any function ran (ClientError of the WebSocket stage, a 4xx): the stage's throttle
+ * (infra/limits.ts LIVE_STAGE_THROTTLE) refusing messages, or frames over its size limits, neither of which the
+ * service's adapter causes on its own. Above 5 % of the stage's messages, over two consecutive 5-minute periods with
+ * at least 100 messages: a refusal now and then is a burst at the stage's edge; a steady share means clients are
+ * losing messages to the stage's throttle (their providers resync only when they reconnect).
+ */
+export const LIVE_API_CLIENT_ERROR_RATE_PERCENT = 5;
+export const LIVE_API_CLIENT_ERROR_MIN_MESSAGES = 100;
+
+/** The WebSocket stage's own errors: ExecutionError (count) and ClientError (rate), AWS/ApiGateway by ApiId and Stage. */
+export function liveApiAlarms(scope: Construct, api: IWebSocketApi, stageName: string): cloudwatch.Alarm[] {
+  // Built from the API and the stage's name (a literal), not from the stage resource: nothing refers to it (infra/live.ts).
+  const metric = (metricName: string) =>
+    api.metric(metricName, { dimensionsMap: { ApiId: api.apiId, Stage: stageName }, period: PERIOD, statistic: cloudwatch.Stats.SUM });
+  const executionErrors = metric('ExecutionError').createAlarm(scope, 'LiveApiExecutionErrors', {
+    alarmDescription: `${LIVE_API_EXECUTION_ERROR_THRESHOLD} or more WebSocket messages in 5 minutes that API Gateway could not hand to a live function (ExecutionError: Lambda throttled or unreachable, integration timeout).`,
+    threshold: LIVE_API_EXECUTION_ERROR_THRESHOLD,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const rate = new cloudwatch.MathExpression({
+    expression: `IF(messages >= ${LIVE_API_CLIENT_ERROR_MIN_MESSAGES}, 100 * FILL(errors, 0) / messages, 0)`,
+    usingMetrics: { errors: metric('ClientError'), messages: metric('MessageCount') },
+    period: PERIOD,
+    label: 'WebSocket 4xx refusals, % of messages',
+  });
+  const clientErrors = rate.createAlarm(scope, 'LiveApiClientErrorRate', {
+    alarmDescription:
+      `More than ${LIVE_API_CLIENT_ERROR_RATE_PERCENT} % of the WebSocket stage's messages refused by API Gateway before any function ran (ClientError: ` +
+      `its throttle, frames over its limits) in two consecutive 5-minute periods (with at least ${LIVE_API_CLIENT_ERROR_MIN_MESSAGES} messages).`,
+    threshold: LIVE_API_CLIENT_ERROR_RATE_PERCENT,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 2,
+    datapointsToAlarm: 2,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  return [executionErrors, clientErrors];
+}
+
+/**
+ * DynamoDB throttle events (ReadThrottleEvents + WriteThrottleEvents) of the table and of each global secondary
+ * index, per 5 minutes. The table is on-demand, so these count what on-demand still throttles: a hot partition
+ * (per-partition limits), traffic above twice the previous peak before the table has scaled, the account's
+ * table-level limits; the provisioned-capacity metrics do not apply. The TableName dimension alone leaves the indexes
+ * out, and a throttled index write throttles the table's write, so each index is watched too. The SDK retries a
+ * throttled request (3 attempts): a few events are absorbed, 10 in 5 minutes means requests are starting to fail.
+ */
+export const TABLE_THROTTLE_THRESHOLD = 10;
+/** Each resource (the table, an index) contributes two metrics: read and write throttle events. */
+export const RESOURCES_PER_THROTTLE_ALARM = METRICS_PER_ALARM / 2;
+
+/** Throttle events of the table and its indexes, one alarm per RESOURCES_PER_THROTTLE_ALARM of them. */
+export function tableThrottleAlarms(scope: Construct, table: ITable, indexNames: readonly string[]): cloudwatch.Alarm[] {
+  const resources: Array<{ label: string; dimensionsMap: Record<string, string> }> = [
+    { label: 'the table', dimensionsMap: { TableName: table.tableName } },
+    ...indexNames.map((indexName) => ({ label: indexName, dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName } })),
+  ];
+  const alarms: cloudwatch.Alarm[] = [];
+  for (let start = 0; start < resources.length; start += RESOURCES_PER_THROTTLE_ALARM) {
+    const group = resources.slice(start, start + RESOURCES_PER_THROTTLE_ALARM);
+    const usingMetrics: Record<string, cloudwatch.IMetric> = {};
+    group.forEach((resource, i) => {
+      for (const [id, metricName] of [[`reads${i}`, 'ReadThrottleEvents'], [`writes${i}`, 'WriteThrottleEvents']] as const) {
+        usingMetrics[id] = new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: resource.dimensionsMap, period: PERIOD, statistic: cloudwatch.Stats.SUM });
+      }
+    });
+    const expression = 'SUM(FILL(METRICS("reads"), 0)) + SUM(FILL(METRICS("writes"), 0))';
+    const throttles = new cloudwatch.MathExpression({ expression, usingMetrics, period: PERIOD, label: 'DynamoDB read + write throttle events' });
+    const index = start / RESOURCES_PER_THROTTLE_ALARM;
+    alarms.push(
+      throttles.createAlarm(scope, index === 0 ? 'TableThrottles' : `TableThrottles${index + 1}`, {
+        alarmDescription:
+          `${TABLE_THROTTLE_THRESHOLD} or more DynamoDB read + write throttle events in 5 minutes (on-demand: a hot partition, a burst above twice the previous peak, ` +
+          `an account limit; the SDK's retries absorb fewer), summed over: ${group.map((resource) => resource.label).join(', ')}`,
+        threshold: TABLE_THROTTLE_THRESHOLD,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+  return alarms;
 }
 
 /** An SNS topic ARN as CloudWatch alarms accept it (standard topics only: alarms cannot publish to FIFO topics). */

@@ -17,7 +17,7 @@ import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integra
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { socketRoutes as socketRouteTable, type RoutePath, type SocketRoute } from '../shared/routes';
-import { functionFaultAlarms } from './alarms';
+import { functionFaultAlarms, liveFailureAlarm } from './alarms';
 import { ApiGatewayAccountLogsRole } from './api-gateway-account';
 import type { Throttle } from './limits';
 import { ServiceFunction, type DataResources, type FunctionSettings } from './service-function';
@@ -226,5 +226,7 @@ export class LiveRouteStack extends NestedStack {
     this.socketFunctions = socketFunctions;
 
     functionFaultAlarms(this, [...socketFunctions.values()]);
+    // The clients the live path's failures made resync, from the live metrics (shared/core/metrics.ts).
+    liveFailureAlarm(this, { namespace: props.settings.metricsNamespace, serviceName: props.settings.serviceName, routeKeys: table.map((route) => route.routeKey) });
   }
 }

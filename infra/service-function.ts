@@ -29,6 +29,11 @@ export interface FunctionSettings {
   /** Powertools service name, the `service` field of every log line. */
   readonly serviceName: string;
   readonly logLevel: LogLevel;
+  /**
+   * The CloudWatch namespace of the live path's metrics (shared/core/metrics.ts), one per stage so that two stages
+   * in one account never add up: `collab-backend/<stage>` (metricsNamespace in infra/alarms.ts).
+   */
+  readonly metricsNamespace: string;
 }
 
 /**
@@ -277,6 +282,12 @@ export class ServiceFunction extends Construct {
       this.function.addEnvironment('WORKSPACE_CREATE_LIMIT_PER_HOUR', String(props.workspaceCreateLimitPerHour));
       if (props.route.calls?.includes('ai-providers')) this.pointAtAiProviders(props.aiBaseUrls ?? {});
       if (LIVE_SESSION_ROUTES.some((path) => path === props.route.path)) this.pointAtLiveApi(props.resources.live);
+    }
+    if (props.kind === 'socket') {
+      // The live functions write the live metrics (embedded metric format on stdout, no grant needed); on explicitly,
+      // whatever a default of Powertools' may become, since the alarms of infra/alarms.ts read them.
+      this.function.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', props.settings.metricsNamespace);
+      this.function.addEnvironment('POWERTOOLS_METRICS_DISABLED', 'false');
     }
     if (props.kind === 'worker') {
       this.deadLetters = this.subscribeWorker(props.worker, props.resources.table);

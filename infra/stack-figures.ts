@@ -89,6 +89,8 @@ export interface StackFigures {
   readonly functions: { readonly route: number; readonly socket: number; readonly streamWorker: number; readonly queueWorker: number; readonly scheduledWorker: number; readonly other: number };
   readonly alarms: number;
   readonly alarmMetrics: number;
+  /** The alarms and their metrics by the namespace they watch (AWS/Lambda, AWS/DynamoDB, the live metrics' own, ...). */
+  readonly alarmsByNamespace: ReadonlyArray<{ readonly namespace: string; readonly alarms: number; readonly metrics: number }>;
   readonly kmsKeys: number;
   /** Resources per route in its nested stack (the resource types there that come once per function). */
   readonly perRoute: { readonly resources: number; readonly types: readonly string[]; readonly alarmMetrics: number };
@@ -130,6 +132,23 @@ function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
   );
 }
 
+/** The namespace an alarm's metrics are in (the first one's, should a metric-math alarm mix them). */
+function namespaceOf(alarm: TemplateResource): string {
+  const queries = alarm.Properties?.Metrics as Array<{ MetricStat?: { Metric?: { Namespace?: unknown } } }> | undefined;
+  const namespace = queries === undefined ? alarm.Properties?.Namespace : queries.find((query) => query.MetricStat !== undefined)?.MetricStat?.Metric?.Namespace;
+  return typeof namespace === 'string' ? namespace : JSON.stringify(namespace);
+}
+
+function alarmsByNamespaceOf(alarms: ReadonlyArray<[string, TemplateResource]>): StackFigures['alarmsByNamespace'] {
+  const groups = new Map<string, { namespace: string; alarms: number; metrics: number }>();
+  for (const [, alarm] of alarms) {
+    const namespace = namespaceOf(alarm);
+    const group = groups.get(namespace) ?? { namespace, alarms: 0, metrics: 0 };
+    groups.set(namespace, { namespace, alarms: group.alarms + 1, metrics: group.metrics + alarmMetricsOf(alarm) });
+  }
+  return [...groups.values()].sort((a, b) => b.metrics - a.metrics || a.namespace.localeCompare(b.namespace));
+}
+
 /** What an alarm bills: one metric, or every metric a metric-math alarm lists. */
 function alarmMetricsOf(alarm: TemplateResource): number {
   const queries = alarm.Properties?.Metrics as Array<{ MetricStat?: unknown }> | undefined;
@@ -149,6 +168,16 @@ function reservationsOf(stacks: readonly SynthesizedStack[]): Reservation[] {
   });
 }
 
+/**
+ * The Lambda metrics an alarm lists: what grows with the functions (a stack's other alarms, such as the live path's
+ * on its own metrics, are there once whatever the number of functions).
+ */
+function functionAlarmMetricsOf(alarm: TemplateResource): number {
+  const queries = alarm.Properties?.Metrics as Array<{ MetricStat?: { Metric?: { Namespace?: unknown } } }> | undefined;
+  if (queries === undefined) return alarm.Properties?.Namespace === 'AWS/Lambda' ? 1 : 0;
+  return queries.filter((query) => query.MetricStat?.Metric?.Namespace === 'AWS/Lambda').length;
+}
+
 /** The resource types that a nested stack of routes holds once per function: what one more route costs. */
 function perRouteOf(nested: readonly SynthesizedStack[]): StackFigures['perRoute'] {
   const routeStacks = nested.filter((stack) => resourcesOf(stack, 'AWS::Lambda::Function').length > 0);
@@ -162,7 +191,7 @@ function perRouteOf(nested: readonly SynthesizedStack[]): StackFigures['perRoute
   // In a stack of one route every type comes once; take the types common to every stack of routes.
   const types = routeStacks.map(typesOnce).reduce((common, next) => common.filter((type) => next.includes(type)));
   const functions = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::Lambda::Function').length, 0);
-  const metrics = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::CloudWatch::Alarm').reduce((n, [, alarm]) => n + alarmMetricsOf(alarm), 0), 0);
+  const metrics = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::CloudWatch::Alarm').reduce((n, [, alarm]) => n + functionAlarmMetricsOf(alarm), 0), 0);
   if (metrics % functions !== 0) throw new Error(`The route stacks' ${metrics} alarm metrics are not a whole number per route (${functions} routes).`);
   return { resources: types.length, types, alarmMetrics: metrics / functions };
 }
@@ -192,6 +221,7 @@ export function stackFigures(defaults: readonly SynthesizedStack[], optIn: reado
     functions,
     alarms: all('AWS::CloudWatch::Alarm').length,
     alarmMetrics: all('AWS::CloudWatch::Alarm').reduce((sum, [, alarm]) => sum + alarmMetricsOf(alarm), 0),
+    alarmsByNamespace: alarmsByNamespaceOf(all('AWS::CloudWatch::Alarm')),
     kmsKeys: all('AWS::KMS::Key').length,
     perRoute: perRouteOf(defaults.slice(1)),
     reservedByDefault: reservationsOf(defaults),
@@ -251,7 +281,7 @@ export function renderFigures(figures: StackFigures): string {
     '',
     `- Largest stack: ${largest.name}, ${largest.resources} resources (${Math.round((100 * largest.resources) / CLOUDFORMATION_RESOURCE_LIMIT)} % of the limit).`,
     `- Functions: ${functionCount}: ${route} route functions (one per POST path), ${socket} live-sync functions (one per WebSocket route key), ${streamWorker + queueWorker + scheduledWorker} workers (${streamWorker} on the table's stream, ${queueWorker} on a queue, ${scheduledWorker} on a schedule), ${other} other (the \`$default\` route's, deploy tasks and their providers).`,
-    `- Alarms: ${figures.alarms}, listing ${figures.alarmMetrics} alarm metrics.`,
+    `- Alarms: ${figures.alarms}, listing ${figures.alarmMetrics} alarm metrics; by the namespace they watch: ${figures.alarmsByNamespace.map((group) => `${group.namespace} ${group.alarms} (${group.metrics} metrics)`).join(', ')}. What each watches and why its threshold: [operating.md](operating.md#deploy), "Alarms"; the live metrics (the namespace \`collab-backend/<stage>\`): [operating.md](operating.md#deploy), "Metrics".`,
     `- One more route: ${figures.perRoute.resources} resources in its area's nested stack (${figures.perRoute.types.map((type) => type.replace(/^AWS::/, '')).join(', ')}) and ${figures.perRoute.alarmMetrics} alarm metrics, ${usd(figures.perRoute.alarmMetrics * FIXED_PRICES.alarmMetric)} a month.`,
     `- Reserved concurrency: ${figures.reservedByDefault.length === 0 ? 'none by default' : `${total(figures.reservedByDefault)} by default (${describeReservations(figures.reservedByDefault)})`}. With \`-c reserveConcurrency=true\`: ${reservedTotal} (${describeReservations(figures.reservedOptIn)}), so the account's Lambda concurrency quota must be at least ${reservedTotal + LAMBDA_UNRESERVED_MINIMUM} (Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved).`,
     '',

@@ -19,7 +19,7 @@ import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../share
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
 import { deliveryQueueWorker, scheduledWorkers, workers } from '../shared/workers';
-import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm, streamDeadLetterAlarm } from './alarms';
+import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, liveApiAlarms, metricsNamespace, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm, streamDeadLetterAlarm, tableThrottleAlarms } from './alarms';
 import { DeployTaskRun } from './deploy-task';
 import { LIVE_STAGE_THROTTLE, ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
 import { QUEUE_WORKER_TIMEOUT, ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './service-function';
@@ -176,7 +176,7 @@ export class CollabStack extends Stack {
       accountLogsRole: props.apiGatewayCloudWatchRole ?? true,
     });
 
-    const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO' };
+    const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO', metricsNamespace: metricsNamespace(SERVICE_NAME, stage) };
     const deliveryQueue = this.deliveryQueue();
     const ses = sesSending(this, props.ses ?? {});
     const resources: DataResources = {
@@ -268,6 +268,10 @@ export class CollabStack extends Stack {
     }
 
     serverErrorRateAlarm(this, this.api);
+    // The WebSocket stage's own errors and the table's throttling: parent-stack resources, watched here (the live
+    // functions' failures are watched in their nested stack, infra/live.ts).
+    liveApiAlarms(this, this.live.api, stage);
+    tableThrottleAlarms(this, this.table, GLOBAL_INDEXES.map((index) => index.name));
     // The functions of this stack (each nested stack watches its own). The Provider framework's function is left
     // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
     functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...scheduledRuns, ...taskRuns.map((run) => run.handler)]);

@@ -304,6 +304,9 @@ function setHandlerEnvironment(values: { tableName: string; endpoint: string; ke
   process.env.AWS_REGION ??= 'local';
   process.env.AWS_ACCESS_KEY_ID ??= LOCAL_CREDENTIALS.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey;
+  // The live metrics are CloudWatch's embedded metric format on stdout, one JSON object per live message: noise on a
+  // laptop, where nothing reads them. Counted, not written (set it to false to see them).
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 }
 
 /**

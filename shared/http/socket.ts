@@ -11,10 +11,14 @@
  * some recipients (RelayFailedError: they were closed to resync) counts as an error without closing its sender. A
  * handler that runs out of time is stopped short of the function's timeout and handled as a failure. A failed
  * `$connect` refuses the connection (API Gateway answers the upgrade with an error); the client retries.
+ *
+ * Each call is one scope of the live metrics (shared/core/metrics.ts), published when it ends: a frame in for
+ * `$default`, a failure for a call that fails (what Lambda counts as an error), and the call's duration.
  */
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2, Context } from 'aws-lambda';
 import { closeConnection } from '../adapters/live/connections';
 import { logger, withLogContext } from '../core/logger';
+import { LIVE_METRICS, countLive, withLiveMetrics } from '../core/metrics';
 import { RelayFailedError } from '../domain/live/room';
 import type { SocketRouteKey } from '../routes';
 
@@ -44,7 +48,7 @@ export class SocketTimeoutError extends Error {
 
 export function socketHandler(routeKey: SocketRouteKey, handle: (call: SocketCall) => Promise<void>): SocketHandler {
   return (event, context) =>
-    withLogContext({ connectionId: event.requestContext.connectionId, routeKey }, async () => {
+    withLogContext({ connectionId: event.requestContext.connectionId, routeKey }, () => withLiveMetrics(routeKey, async () => {
       if (event.requestContext.routeKey !== routeKey) {
         logger.error('A live handler was called for another route key.', { expected: routeKey, got: event.requestContext.routeKey });
         return { statusCode: 500 };
@@ -56,10 +60,12 @@ export function socketHandler(routeKey: SocketRouteKey, handle: (call: SocketCal
           ? { frame: event.isBase64Encoded ? { bytes: new Uint8Array(Buffer.from(event.body ?? '', 'base64')) } : { text: event.body ?? '' } }
           : {}),
       };
+      if (routeKey === '$default') countLive(LIVE_METRICS.framesIn);
       try {
         await withinDeadline(handle(call), routeKey, context);
         return { statusCode: 200 };
       } catch (error) {
+        countLive(LIVE_METRICS.failures);
         if (error instanceof RelayFailedError) {
           logger.error('Live message handled, but not sent to every connection of its room (those were closed to resync).', { error, cause: error.cause });
           throw error;
@@ -68,7 +74,7 @@ export function socketHandler(routeKey: SocketRouteKey, handle: (call: SocketCal
         if (routeKey === '$default') await closeAfterFailure(call.connectionId);
         throw error;
       }
-    });
+    }));
 }
 
 /** `work`, or a SocketTimeoutError SOCKET_DEADLINE_MARGIN_MS before the function's timeout. */

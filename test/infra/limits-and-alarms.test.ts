@@ -6,8 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIGURES_FILE, REFRESH_COMMAND, renderFigures, stackFigures } from '../../infra/stack-figures';
+import { GLOBAL_INDEXES } from '../../shared/db/table-definition';
+import { socketRoutes } from '../../shared/routes';
 import { workers } from '../../shared/workers';
-import { type Located, describeReference, functionWithDescription, resourcesOfType, synthesize } from './templates';
+import { type Located, describeReference, environmentOf, functionWithDescription, resourcesOfType, synthesize } from './templates';
 
 interface MetricQuery {
   readonly Id: string;
@@ -180,6 +182,84 @@ describe('alarms', () => {
 
   it('refuses an alarm topic that is not an SNS topic ARN', () => {
     expect(() => synthesize({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:queue' })).toThrow(/alarm topic must be an SNS topic ARN/);
+  });
+});
+
+describe('the live path and the table in the alarms (issue 30 item 6)', () => {
+  /** A metric-math alarm's metrics as `<namespace> <metric> <dimension=value,...>` (dimensions by name), references described. */
+  const metricsOf = (alarm: Located) =>
+    queriesOf(alarm)
+      .filter((query) => query.MetricStat !== undefined)
+      .map((query) => {
+        const metric = query.MetricStat!.Metric;
+        const dimensions = metric.Dimensions.map((dimension) => `${dimension.Name}=${describeReference(dimension.Value, alarm.stack)}`).sort().join(',');
+        return `${metric.Namespace} ${metric.MetricName} ${dimensions}`;
+      });
+  const alarmsListing = (target: typeof deployment, metricName: string) => alarmsOf(target).filter((alarm) => metricsOf(alarm).some((metric) => metric.split(' ')[1] === metricName));
+
+  it('turns the live metrics on in every live function, in the namespace of its stage, and in no other function', () => {
+    const functions = resourcesOfType(deployment, 'AWS::Lambda::Function');
+    const withNamespace = functions.filter((fn) => 'POWERTOOLS_METRICS_NAMESPACE' in (environmentOf(fn) ?? {})).map((fn) => String(fn.resource.Properties.Description));
+
+    expect(withNamespace.sort()).toEqual(socketRoutes.map((route) => `WebSocket ${route.routeKey}`).sort());
+    for (const route of socketRoutes) {
+      expect(environmentOf(functionWithDescription(deployment, `WebSocket ${route.routeKey}`))).toMatchObject({
+        POWERTOOLS_METRICS_NAMESPACE: 'collab-backend/dev',
+        POWERTOOLS_METRICS_DISABLED: 'false',
+        POWERTOOLS_SERVICE_NAME: 'collab-backend',
+      });
+    }
+  });
+
+  it('alarms on 10 or more live failures + relay failures in 5 minutes, over every route key, in the live stack, in the functions\' namespace', () => {
+    const found = alarmsListing(deployment, 'LiveFailures');
+    expect(found).toHaveLength(1);
+    const [alarm] = found;
+
+    expect(alarm.stack.name).toBe('LiveSocketRoutes');
+    expect(alarm.resource.Properties).toMatchObject({ Threshold: 10, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+    expect(metricsOf(alarm).sort()).toEqual(
+      socketRoutes.flatMap((route) => ['LiveFailures', 'LiveRelayFailures'].map((metric) => `collab-backend/dev ${metric} route=${route.routeKey},service=collab-backend`)).sort(),
+    );
+    expect(metricsOf(alarm).length).toBeLessThanOrEqual(10);
+    expect(queriesOf(alarm).find((query) => query.ReturnData !== false)?.Expression).toBe('SUM(FILL(METRICS("fail"), 0)) + SUM(FILL(METRICS("relay"), 0))');
+    expect(String(alarm.resource.Properties.AlarmDescription)).toMatch(/resync/);
+  });
+
+  it("alarms on 3 or more of the WebSocket stage's execution errors in 5 minutes", () => {
+    const found = alarmsOf(deployment).filter((alarm) => alarm.resource.Properties.MetricName === 'ExecutionError');
+    expect(found).toHaveLength(1);
+    const { resource, stack } = found[0];
+    const dimensions = (resource.Properties.Dimensions as Array<{ Name: string; Value: unknown }>).map((dimension) => `${dimension.Name}=${describeReference(dimension.Value, stack)}`);
+
+    expect(resource.Properties).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Period: 300, Threshold: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    expect(dimensions).toEqual(['ApiId=websocket api Ref', 'Stage=dev']);
+  });
+
+  it("alarms on the WebSocket stage's 4xx refusals (its throttle) above 5 % of at least 100 messages, two 5-minute periods running", () => {
+    const found = alarmsListing(deployment, 'ClientError');
+    expect(found).toHaveLength(1);
+    const [alarm] = found;
+
+    expect(alarm.resource.Properties).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+    expect(queriesOf(alarm).find((query) => query.ReturnData !== false)?.Expression).toBe('IF(messages >= 100, 100 * FILL(errors, 0) / messages, 0)');
+    expect(metricsOf(alarm).sort()).toEqual(['AWS/ApiGateway ClientError ApiId=websocket api Ref,Stage=dev', 'AWS/ApiGateway MessageCount ApiId=websocket api Ref,Stage=dev']);
+  });
+
+  it('watches the read and write throttle events of the table and of every index exactly once, at most 10 metrics per alarm, 10 or more in 5 minutes', () => {
+    const found = alarmsListing(deployment, 'ReadThrottleEvents');
+    const watched = found.flatMap(metricsOf);
+
+    for (const alarm of found) {
+      expect(alarm.stack).toBe(deployment.parent);
+      expect(metricsOf(alarm).length).toBeLessThanOrEqual(10);
+      expect(alarm.resource.Properties).toMatchObject({ Threshold: 10, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+    }
+    expect(watched.sort()).toEqual(
+      ['TableName=table Ref', ...GLOBAL_INDEXES.map((index) => `GlobalSecondaryIndexName=${index.name},TableName=table Ref`)]
+        .flatMap((dimensions) => ['ReadThrottleEvents', 'WriteThrottleEvents'].map((metric) => `AWS/DynamoDB ${metric} ${dimensions}`))
+        .sort(),
+    );
   });
 });
 

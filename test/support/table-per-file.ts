@@ -9,6 +9,9 @@ import { join } from 'node:path';
 
 process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+// The live metrics (shared/core/metrics.ts) are counted but not written, like the logger's lines; a test that reads
+// them turns them on (test/support/live-metrics.ts).
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR ??= '0';
 // The event pipeline (test/support/webhook-pipeline.ts): the file's own delivery queue, receivers on 127.0.0.1
 // allowed, the retry schedule and CRDT debounce compressed 100,000-fold (5 s → 0.05 ms, 10 h → 0.36 s; the queue's

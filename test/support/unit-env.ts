@@ -11,6 +11,7 @@ process.env.TABLE_NAME ??= 'unit-tests';
 // Forced, not defaulted: connected runs in the same jest process set a real endpoint, and a unit test must not reach it.
 process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:9';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 if (!process.env.LOCAL_KEYS_FILE) {
   const file = join(mkdtempSync(join(tmpdir(), 'unit-keys-')), 'local-keys.json');

@@ -15,6 +15,7 @@ import {
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import { config } from '../../core/config';
+import { LIVE_METRICS, countLive } from '../../core/metrics';
 
 /** The connection is closed (API Gateway's GoneException): the caller removes it, and never retries the send. */
 export class ConnectionGoneError extends Error {
@@ -49,14 +50,21 @@ export function connectionsClient(): ApiGatewayManagementApiClient {
   return client;
 }
 
-/** Sends one frame (text for a string, binary for bytes). Throws ConnectionGoneError when the connection is closed. */
+/**
+ * Sends one frame (text for a string, binary for bytes). Throws ConnectionGoneError when the connection is closed.
+ * Counts the post (LivePosts) or the connection found gone (LiveGoneConnections) in the live metrics.
+ */
 export async function sendFrame(connectionId: string, frame: string | Uint8Array): Promise<void> {
   try {
     await connectionsClient().send(
       new PostToConnectionCommand({ ConnectionId: connectionId, Data: typeof frame === 'string' ? Buffer.from(frame, 'utf8') : frame }),
     );
+    countLive(LIVE_METRICS.posts);
   } catch (error) {
-    if (error instanceof GoneException) throw new ConnectionGoneError(connectionId);
+    if (error instanceof GoneException) {
+      countLive(LIVE_METRICS.goneConnections);
+      throw new ConnectionGoneError(connectionId);
+    }
     throw error;
   }
 }

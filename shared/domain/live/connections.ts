@@ -16,6 +16,7 @@ import * as Y from 'yjs';
 import { ConnectionGoneError, closeConnection } from '../../adapters/live/connections';
 import { config } from '../../core/config';
 import { logger } from '../../core/logger';
+import { countRefusal, type RefusalReason } from '../../core/metrics';
 import { appendEditorUpdate, editorIncarnation, getEditor, MAX_DELTA_BYTES, updateEditor, type EditorRef } from '../../db/crdt';
 import {
   ChunkCountMismatchError,
@@ -70,40 +71,43 @@ const NO_ACCESS = 'User has no access to this document.';
 export async function openConnection(request: OpenRequest, now = Date.now()): Promise<void> {
   const encoding: LiveEncoding = request.query.encoding === 'base64' ? 'base64' : 'binary';
   const refusal = await refusalOf(request, encoding, now);
-  if ('reason' in refusal) await putRefusedConnection(request.connectionId, encoding, refusal, now);
+  if (!('reason' in refusal)) return;
+  countRefusal(refusal.kind);
+  await putRefusedConnection(request.connectionId, encoding, { reason: refusal.reason, code: refusal.code }, now);
 }
 
-type Admission = { reason: string; code: number } | { accepted: true };
+/** A refusal: the auth message's reason, the close code, and its class for the live metrics. */
+type Admission = { reason: string; code: number; kind: RefusalReason } | { accepted: true };
 
 async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: number): Promise<Admission> {
   // In AWS (the Management API has an endpoint) API Gateway refuses binary frames: without the adapter the client
   // could never send a thing, so it hears why at once instead of failing on every frame.
   if (encoding !== 'base64' && config.liveConnectionsEndpoint !== undefined) {
-    return { reason: 'This server carries encoding=base64 only: connect through the service\'s adapter (clients/live-socket.js) as WebSocketPolyfill.', code: 4400 };
+    return { reason: 'This server carries encoding=base64 only: connect through the service\'s adapter (clients/live-socket.js) as WebSocketPolyfill.', code: 4400, kind: 'encoding' };
   }
   const token = request.query.token;
-  if (token === undefined || token === '') return { reason: 'A session token is required (the `token` parameter).', code: 4401 };
+  if (token === undefined || token === '') return { reason: 'A session token is required (the `token` parameter).', code: 4401, kind: 'token' };
   let session;
   try {
     session = await readLiveToken(token, now);
   } catch (error) {
-    if (error instanceof LiveTokenError) return { reason: error.message, code: 4401 };
+    if (error instanceof LiveTokenError) return { reason: error.message, code: 4401, kind: 'token' };
     throw error;
   }
   const ref: LiveEditorRef = { apiKeyId: session.apiKeyId, organizationId: session.organizationId, documentId: session.documentId, editorId: session.editorId };
   // The token names the editor; a room in the URL that names another is a client mix-up, refused rather than served.
-  if (request.query.room !== undefined && request.query.room !== roomOf(ref)) return { reason: 'The session token is for another room.', code: 4403 };
+  if (request.query.room !== undefined && request.query.room !== roomOf(ref)) return { reason: 'The session token is for another room.', code: 4403, kind: 'room' };
   if ((await lockedDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId])).length > 0) {
-    return { reason: 'The document is being migrated; authorize again when the migration has ended.', code: 4403 };
+    return { reason: 'The document is being migrated; authorize again when the migration has ended.', code: 4403, kind: 'migration' };
   }
   const role = await liveRoleOf(ref, session.userId, now);
-  if (role === null) return { reason: NO_ACCESS, code: 4403 };
+  if (role === null) return { reason: NO_ACCESS, code: 4403, kind: 'access' };
   const incarnation = await editorIncarnation(ref.apiKeyId, ref);
-  if (incarnation === undefined) return { reason: 'Editor not found.', code: 4403 };
+  if (incarnation === undefined) return { reason: 'Editor not found.', code: 4403, kind: 'editor' };
   const members = (await roomMembers(ref)).filter(isOpen);
   // A full room is checked for entries whose connection died without its $disconnect before anyone is refused.
   if (members.length >= MAX_ROOM_CONNECTIONS && (await openMembers(ref, members)).length >= MAX_ROOM_CONNECTIONS) {
-    return { reason: 'Room is full.', code: 4429 };
+    return { reason: 'Room is full.', code: 4429, kind: 'room-full' };
   }
   await putConnection({ ...ref, connectionId: request.connectionId, userId: session.userId, encoding, incarnation, connectedAt: now }, role, now);
   return { accepted: true };
@@ -139,12 +143,12 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
     }
     if (error instanceof MessageTooLargeError) {
       logger.info('Live connection closed: it sent a message over the limit.', { connectionId });
-      await removeMember(known, known, MESSAGE_TOO_LARGE_REASON, { revoked: false });
+      await removeMember(known, known, MESSAGE_TOO_LARGE_REASON, { revoked: false }, 'too-large');
       return;
     }
     if (!(error instanceof MalformedFrameError || error instanceof MalformedMessageError || error instanceof ChunkCountMismatchError)) throw error;
     logger.info('Live connection closed: it sent a frame that is not a protocol message.', { connectionId, reason: error.message });
-    await removeMember(known, known, error instanceof ChunkCountMismatchError ? `Malformed frame: ${error.message}` : error.message, { revoked: false });
+    await removeMember(known, known, error instanceof ChunkCountMismatchError ? `Malformed frame: ${error.message}` : error.message, { revoked: false }, 'malformed');
   }
 }
 
@@ -306,7 +310,7 @@ function checkUpdate(update: Uint8Array): void {
 async function answerSyncStep1(connection: LiveConnection, members: readonly RoomMember[], stateVector: Uint8Array): Promise<void> {
   const editor = await getEditor(connection.apiKeyId, connection);
   if (editor === undefined || editor.incarnation !== connection.incarnation) {
-    await removeMember(connection, connection, 'Editor not found.');
+    await removeMember(connection, connection, 'Editor not found.', { revoked: true }, 'editor');
     return;
   }
   const merged = editor.deltas.length === 0 ? editor.state : Y.mergeUpdates([editor.state, ...editor.deltas.map((delta) => delta.update)]);

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConnectionGoneError, closeConnection, connectionIsOpen, sendFrame } from '../../adapters/live/connections';
 import { logger } from '../../core/logger';
+import { LIVE_METRICS, countLive, countRefusal, type RefusalReason } from '../../core/metrics';
 import { closeMember, deleteTombstones, documentConnections, isOpen, recordAccessCheck, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
 import type { Role } from '../../db/membership';
 import { accessOfUsers } from '../access';
@@ -89,8 +90,12 @@ export interface Closing {
   kept?: ReadonlySet<number>;
 }
 
-/** Refuses a member (the reason in the auth message, then closed) and closes its room entry (see memberClosed). */
-export async function removeMember(ref: LiveEditorRef, member: Recipient, reason: string, closing: Closing = { revoked: true }): Promise<void> {
+/**
+ * Refuses a member (the reason in the auth message, then closed) and closes its room entry (see memberClosed).
+ * `kind` classes the reason for the live metrics (LiveRefusals); by default the user's access ended.
+ */
+export async function removeMember(ref: LiveEditorRef, member: Recipient, reason: string, closing: Closing = { revoked: true }, kind: RefusalReason = 'access'): Promise<void> {
+  countRefusal(kind);
   await refuse(member, reason);
   await memberClosed(ref, member.connectionId, closing);
 }
@@ -143,6 +148,7 @@ export async function sendToMembers(ref: LiveEditorRef, members: readonly RoomMe
       }
     }),
   );
+  countLive(LIVE_METRICS.relayFailures, failed.length);
   await Promise.all(failed.map((member) => closeConnection(member.connectionId).catch((error: unknown) => logger.error('Live connection not closed.', { error, connectionId: member.connectionId }))));
   await Promise.all(gone.map((member) => memberClosed(ref, member.connectionId, { revoked: false })));
   if (failed.length > 0) throw new RelayFailedError(failed.map((member) => member.connectionId), cause);
@@ -173,7 +179,7 @@ export async function openMembers(ref: LiveEditorRef, suspects: readonly RoomMem
 /** Closes every live connection of a document, saying why (a migration starts: decisions §13). */
 export async function closeDocumentConnections(ref: Omit<LiveEditorRef, 'editorId'>, reason: string): Promise<void> {
   const members = await documentConnections(ref);
-  await Promise.all(members.map((member) => removeMember({ ...ref, editorId: member.editorId }, member, reason)));
+  await Promise.all(members.map((member) => removeMember({ ...ref, editorId: member.editorId }, member, reason, { revoked: true }, 'migration')));
 }
 
 /**
