@@ -9,6 +9,12 @@ export declare const FRAME_TEXT_CHARS: number;
 export declare const PERMISSION_DENIED_CLOSE_CODE: number;
 /** The close code reported when the server sent a frame that is not of the format (1002). */
 export declare const PROTOCOL_ERROR_CLOSE_CODE: number;
+/** Reported when the service refused a message over its 1 MiB limit (its reason starts with MESSAGE_TOO_LARGE_PREFIX). */
+export declare const MESSAGE_TOO_LARGE_CLOSE_CODE: number;
+export declare const MESSAGE_TOO_LARGE_PREFIX: string;
+/** Reported when the service closed the connection for too many messages: the provider reconnects. */
+export declare const TOO_MANY_MESSAGES_CLOSE_CODE: number;
+export declare const TOO_MANY_MESSAGES_REASON: string;
 
 /** A frame that is not of the format, or chunks that do not join into a message. */
 export declare class MalformedFrameError extends Error {

@@ -24,7 +24,8 @@
  *   server's close had (API Gateway cannot send custom close codes): the provider then stops reconnecting and emits
  *   `closed`, where the app authorizes again.
  *   A message of the client's over the service's 1 MiB limit is refused the same way, but reported as 1009 (message
- *   too big), as the binary framing's limit is: the provider reconnects.
+ *   too big), as the binary framing's limit is, and a connection past its budget of messages as 1013 (try again
+ *   later): the provider reconnects after both.
  * - A frame from the server that is not of the format closes the socket, reported as 1002 (protocol error).
  */
 
@@ -43,6 +44,14 @@ export const PROTOCOL_ERROR_CLOSE_CODE = 1002
  */
 export const MESSAGE_TOO_LARGE_CLOSE_CODE = 1009
 export const MESSAGE_TOO_LARGE_PREFIX = 'Message too large'
+
+/**
+ * The close code reported when the service closed the connection for sending too many messages (its auth message's
+ * reason is TOO_MANY_MESSAGES_REASON, frame-budget.ts TOO_MANY_MESSAGES): WebSocket's "try again later", so the
+ * provider reconnects (with its backoff) and resyncs what it sent.
+ */
+export const TOO_MANY_MESSAGES_CLOSE_CODE = 1013
+export const TOO_MANY_MESSAGES_REASON = 'Too many messages.'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const DECODE = new Int8Array(128).fill(-1)
@@ -219,6 +228,18 @@ export function liveUrl (providerUrl) {
 }
 
 /**
+ * The close code reported for a refusal with `reason`: 1009 for a message over the limit, 1013 for too many messages
+ * (the provider reconnects after both), 4403 for every other (no access: the provider stops).
+ * @param {string} reason
+ * @returns {number}
+ */
+function closeCodeOf (reason) {
+  if (reason.startsWith(MESSAGE_TOO_LARGE_PREFIX)) return MESSAGE_TOO_LARGE_CLOSE_CODE
+  if (reason === TOO_MANY_MESSAGES_REASON) return TOO_MANY_MESSAGES_CLOSE_CODE
+  return PERMISSION_DENIED_CLOSE_CODE
+}
+
+/**
  * The reason of a y-protocols auth "permission denied" message (varuint 2 = messageAuth, varuint 0 = permission
  * denied, varstring reason), or null when `message` is another message.
  * @param {Uint8Array} message
@@ -376,7 +397,7 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
       const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer
       this._emit('onmessage', { type: 'message', target: this, data: payload })
       const denied = permissionDeniedReason(message)
-      if (denied !== null) this._end(denied.startsWith(MESSAGE_TOO_LARGE_PREFIX) ? MESSAGE_TOO_LARGE_CLOSE_CODE : PERMISSION_DENIED_CLOSE_CODE, denied)
+      if (denied !== null) this._end(closeCodeOf(denied), denied)
     }
 
     /**

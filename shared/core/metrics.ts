@@ -51,9 +51,9 @@ const COUNTS: readonly LiveCount[] = [LIVE_METRICS.framesIn, LIVE_METRICS.posts,
  * Why the service refused or closed a connection, as a class (the `reason` dimension): `encoding` (binary frames
  * where API Gateway refuses them), `token` (missing, bad or expired), `room` (the token is for another room),
  * `migration`, `access` (no access, at connect or lost since), `editor` (not found), `room-full`, `too-large`,
- * `malformed` (a frame that is not a protocol message).
+ * `malformed` (a frame that is not a protocol message), `rate` (past its frame budget).
  */
-export type RefusalReason = 'encoding' | 'token' | 'room' | 'migration' | 'access' | 'editor' | 'room-full' | 'too-large' | 'malformed';
+export type RefusalReason = 'encoding' | 'token' | 'room' | 'migration' | 'access' | 'editor' | 'room-full' | 'too-large' | 'malformed' | 'rate';
 
 /** The dimension names. */
 export const LIVE_DIMENSIONS = { route: 'route', reason: 'reason' } as const;

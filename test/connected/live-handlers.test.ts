@@ -24,6 +24,8 @@ import { config } from '../../shared/core/config';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { getConnection, memberKeyOf, roomMembers } from '../../shared/db/live-connection';
 import { withFault } from '../support/faults';
+import { handleFrame } from '../../shared/domain/live/connections';
+import { FRAME_BURST } from '../../shared/domain/live/frame-budget';
 import { encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
 import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
 import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
@@ -466,5 +468,31 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const room = await roomMembers({ apiKeyId: tenant.apiKeyId, ...ids });
     expect(room.map((member) => member.connectionId)).toEqual([bob]);
     expect(await getConnection(ann)).toBeUndefined();
+  });
+});
+
+describe('a connection past its frame budget (decisions §13)', () => {
+  it('is closed once with "Too many messages.", its later frames dropped unstored, while the room goes on', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    const at = Date.now();
+    const frame = (message: Uint8Array) => ({ text: encodeFrames(message, uniqueId('m').slice(-8))[0] });
+    const $default = socketRoutes.find((route) => route.routeKey === '$default')!;
+    const send = (connectionId: string, message: Uint8Array) => runAsSocketRoute($default, () => handleFrame(connectionId, frame(message), at));
+    const doc = new Y.Doc();
+    doc.getText('content').insert(0, 'after the flood');
+    const update = updateMessage(Y.encodeStateAsUpdate(doc));
+
+    // All at one moment: the budget's burst, then one more.
+    for (let i = 0; i < FRAME_BURST; i += 1) await send(ann, new Uint8Array([2, 0, 0]));
+    await send(ann, new Uint8Array([2, 0, 0]));
+    await send(ann, update);
+    await send(bob, update);
+
+    expect(messagesTo(ann).map(reasonOf)).toEqual(['Too many messages.']);
+    expect(deleted.filter((id) => id === ann)).toHaveLength(1);
+    expect(await entryOf(tenant.apiKeyId, ids, ann)).toMatchObject({ revoked: true });
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
   });
 });

@@ -336,6 +336,23 @@ describe('live socket against an API Gateway-like server', () => {
     expect(seen.closes[0]).toMatchObject({ code: 4403, reason: 'User has no access to this document.' });
   });
 
+  it.each([
+    ["Message too large: a client's message is at most 1048576 bytes.", 1009],
+    ['Too many messages.', 1013],
+  ])('reports the refusal "%s" as close %i, after which the provider reconnects', async (reason, code) => {
+    gateway.onMessage = (connection) => {
+      connection.send(authDenied(reason));
+      connection.socket.close(1000);
+    };
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+
+    socket.send(bytes(5));
+
+    await waitFor(() => seen.closes.length === 1, { what: 'the close' });
+    expect(seen.closes[0]).toMatchObject({ code, reason });
+  });
+
   it('closes the connection itself after an auth denial when the server does not, and delivers nothing after it', async () => {
     gateway.onMessage = (connection) => {
       connection.send(authDenied('Room is full.'));

@@ -41,6 +41,7 @@ import { LiveTokenError, readLiveToken } from '../../db/live-token';
 import { lockedDocuments } from '../../db/migration';
 import { documentsIn, transactGuarded } from '../document-locks';
 import { editorState, mergeUpdate } from '../crdt/yjs-state';
+import { TOO_MANY_MESSAGES, takeFrame } from './frame-budget';
 import { MAX_CLIENT_MESSAGE_BYTES, MESSAGE_TOO_LARGE_REASON, MalformedFrameError, MessageTooLargeError, joinChunks, parseFrame } from './framing';
 import {
   awarenessMessage,
@@ -131,6 +132,12 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
     return;
   }
   const known = connection as LiveConnection;
+  const budget = takeFrame(connectionId, now);
+  if (budget !== 'allowed') {
+    // Past its budget: closed once, its later frames dropped (the provider reconnects and resyncs what they held).
+    if (budget === 'exceeded') await removeMember(known, known, TOO_MANY_MESSAGES, { revoked: true }, 'rate');
+    return;
+  }
   try {
     const bytes = await messageOf(known, frame, now);
     if (bytes === undefined) return;
