@@ -13,6 +13,7 @@ import * as encoding from 'lib0/encoding';
 import * as decoding from 'lib0/decoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as authProtocol from 'y-protocols/auth';
+import * as awarenessProtocol from 'y-protocols/awareness';
 import { WebsocketProvider } from 'y-websocket';
 import {
   API_GATEWAY_FRAME_BYTES,
@@ -150,6 +151,36 @@ function authDenied(reason: string): Uint8Array {
   encoding.writeVarUint(encoder, 2);
   authProtocol.writePermissionDenied(encoder, reason);
   return encoding.toUint8Array(encoder);
+}
+
+/** An awareness message (varuint 1, then the y-protocols awareness update) of `entries`, as the service sends one. */
+function awarenessMessage(entries: Array<{ clientId: number; clock: number; state: unknown }>): Uint8Array {
+  const update = encoding.createEncoder();
+  encoding.writeVarUint(update, entries.length);
+  for (const { clientId, clock, state } of entries) {
+    encoding.writeVarUint(update, clientId);
+    encoding.writeVarUint(update, clock);
+    encoding.writeVarString(update, JSON.stringify(state));
+  }
+  const message = encoding.createEncoder();
+  encoding.writeVarUint(message, 1);
+  encoding.writeVarUint8Array(message, encoding.toUint8Array(update));
+  return encoding.toUint8Array(message);
+}
+
+/** The entries of the awareness messages among `messages`, one list per message, read with lib0. */
+function awarenessSent(messages: readonly Uint8Array[]): Array<Array<{ clientId: number; clock: number; state: unknown }>> {
+  return messages.flatMap((message) => {
+    const decoder = decoding.createDecoder(message);
+    if (decoding.readVarUint(decoder) !== 1) return [];
+    const update = decoding.createDecoder(decoding.readVarUint8Array(decoder));
+    const count = decoding.readVarUint(update);
+    return [Array.from({ length: count }, () => ({
+      clientId: decoding.readVarUint(update),
+      clock: decoding.readVarUint(update),
+      state: JSON.parse(decoding.readVarString(update)) as unknown,
+    }))];
+  });
 }
 
 let gateway: FakeApiGateway;
@@ -462,6 +493,86 @@ describe('the stock y-websocket provider over the live socket', () => {
     expect(provider.shouldConnect).toBe(false);
     expect(counter.opened).toBe(1);
     warn.mockRestore();
+  });
+
+  describe('presence: only the local client\'s own goes out', () => {
+    const REMOTE = 4_000_000_001;
+
+    /** A provider whose connection is open and has announced its own presence to the server. */
+    async function announced() {
+      const doc = new Y.Doc();
+      const { provider } = provide(doc);
+      await waitFor(() => gateway.connections.length === 1 && awarenessSent(gateway.connections[0].received).length >= 1, { what: 'the own presence on open' });
+      return { doc, provider, connection: gateway.connections[0] };
+    }
+
+    const ids = (connection: GatewayConnection) => awarenessSent(connection.received).map((entries) => entries.map((entry) => entry.clientId));
+
+    it('does not send back a remote client\'s state or its removal, and sends the local client\'s changes', async () => {
+      const { doc, provider, connection } = await announced();
+
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed', cursor: 3 } }]));
+      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.user === 'Zed', { what: 'the remote state at the provider' });
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 2, state: null }]));
+      await waitFor(() => !provider.awareness.getStates().has(REMOTE), { what: 'the remote removal at the provider' });
+      provider.awareness.setLocalStateField('cursor', 7);
+
+      // The socket keeps order: an echo, sent as the provider applied the remote message, would be in before this.
+      await waitFor(() => awarenessSent(connection.received).some((entries) => entries.some((entry) => (entry.state as { cursor?: number } | null)?.cursor === 7)), { what: 'the local change' });
+      expect(ids(connection)).toEqual([[doc.clientID], [doc.clientID]]);
+    });
+
+    it('sends the local client\'s removal when the provider is destroyed', async () => {
+      const { doc, provider, connection } = await announced();
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }]));
+      await waitFor(() => provider.awareness.getStates().has(REMOTE), { what: 'the remote state at the provider' });
+
+      provider.destroy();
+
+      await waitFor(() => connection.closed !== null, { what: 'the close' });
+      const sent = awarenessSent(connection.received);
+      expect(sent.map((entries) => entries.map((entry) => entry.clientId))).toEqual([[doc.clientID], [doc.clientID]]);
+      // At the clock of the last state (y-websocket's goodbye): a stock client applies a null state at an equal clock.
+      expect(sent[1][0]).toMatchObject({ state: null, clock: sent[0][0].clock });
+    });
+
+    it('keeps only the local client\'s entry of a message that holds both (the answer to a presence query)', async () => {
+      const { doc, provider, connection } = await announced();
+      provider.awareness.setLocalStateField('user', 'Ann');
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }, { clientId: REMOTE + 1, clock: 5, state: { user: 'Yan' } }]));
+      await waitFor(() => provider.awareness.getStates().size === 3, { what: 'the remote states at the provider' });
+
+      // y-websocket's messageQueryAwareness: the provider answers with every state it knows.
+      connection.send(new Uint8Array([3]));
+
+      await waitFor(() => awarenessSent(connection.received).length === 3, { what: 'the answer to the query' });
+      const answer = awarenessSent(connection.received)[2];
+      expect(answer).toEqual([{ clientId: doc.clientID, clock: provider.awareness.meta.get(doc.clientID)?.clock, state: { user: 'Ann' } }]);
+      // What went out is a well-formed awareness message that a stock client applies.
+      const other = new awarenessProtocol.Awareness(new Y.Doc());
+      const decoder = decoding.createDecoder(connection.received[connection.received.length - 1]);
+      decoding.readVarUint(decoder);
+      awarenessProtocol.applyAwarenessUpdate(other, decoding.readVarUint8Array(decoder), 'test');
+      expect(other.getStates().get(doc.clientID)).toEqual({ user: 'Ann' });
+      other.destroy();
+    });
+
+    it('learns afresh after a reconnect: the own state goes out again, remote ones still do not', async () => {
+      const { doc, provider, connection } = await announced();
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }]));
+      await waitFor(() => provider.awareness.getStates().has(REMOTE), { what: 'the remote state at the provider' });
+
+      connection.socket.close(1000);
+      await waitFor(() => gateway.connections.length === 2 && awarenessSent(gateway.connections[1].received).length >= 1, { what: 'the reconnect and its own presence' });
+      const again = gateway.connections[1];
+      again.send(awarenessMessage([{ clientId: REMOTE, clock: 3, state: { user: 'Zed', cursor: 1 } }]));
+      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.cursor === 1, { what: 'the remote state after the reconnect' });
+      provider.awareness.setLocalStateField('cursor', 9);
+
+      await waitFor(() => awarenessSent(again.received).length === 2, { what: 'the local change after the reconnect' });
+      expect(ids(again)).toEqual([[doc.clientID], [doc.clientID]]);
+      expect(awarenessSent(again.received)[1][0].state).toMatchObject({ cursor: 9 });
+    });
   });
 
   it('reconnects after a close without an auth denial (the same server, the same close code)', async () => {
