@@ -68,7 +68,10 @@ export interface LiveSocketInstance {
   onmessage: ((event: LiveMessageEvent) => void) | null;
   onclose: ((event: LiveCloseEvent) => void) | null;
   onerror: ((event: LiveErrorEvent) => void) | null;
-  /** Sends one protocol message (not empty) as one or more text frames. */
+  /**
+   * Sends one protocol message (not empty) as one or more text frames. An awareness message goes out with only the
+   * local client's entries (learnt from this connection's traffic), and not at all when it has none.
+   */
   send(data: Uint8Array | ArrayBuffer | ArrayBufferView): void;
   close(code?: number, reason?: string): void;
 }

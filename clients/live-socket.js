@@ -443,7 +443,8 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
     }
 
     /**
-     * Sends one protocol message as one or more text frames.
+     * Sends one protocol message as one or more text frames; an awareness message with only the local client's
+     * entries, or not at all when it has none (the header comment says why).
      * @param {Uint8Array | ArrayBuffer | ArrayBufferView} data
      */
     send (data) {
