@@ -14,7 +14,8 @@
  * The format is defined in shared/domain/live/framing.ts (its header comment); this file is its second
  * implementation, which test/unit/live-socket.test.ts holds to the first. In short: a message whose standard base64
  * is at most 30,000 characters is one text frame holding that base64; a longer one is chunks
- * `~<id>:<index>/<count>:<part>`, the parts being consecutive slices of its base64 text.
+ * `~<id>:<index>/<count>:<part>`, the parts being consecutive slices of its base64 text; several whole messages may
+ * share one frame as a batch `!<base64>,<base64>...` (at most 30,000 characters after the `!`).
  *
  * What the adapter does besides the framing:
  * - The provider opens `<serverUrl>/<room>?<params>`; API Gateway accepts connections only at its stage URL, so
@@ -36,6 +37,11 @@
  *   alike (the service announces a closed client's removal itself), and is not sent when nothing is left; the
  *   local client's own changes and its removal (on `provider.destroy()` or page unload) go out as they were. Every
  *   other message passes untouched. What it learned lasts for the connection: a reconnect learns afresh.
+ * - What the provider sends in one tick (sync step 1 and its presence on open, an update and its caret move) goes
+ *   out as one frame, a batch, at the end of the tick (a microtask), in order: API Gateway bills every WebSocket
+ *   message. A message too large for a batch is sent in chunks after what waits; close() sends what waits first, so
+ *   the provider's goodbye, sent right before it closes, still goes out. The server reads batches; the adapter
+ *   reads whole frames and chunks (the service sends no batches yet).
  */
 
 /** The most base64 characters in one frame (framing.ts FRAME_TEXT_CHARS). */
@@ -59,6 +65,9 @@ const DECODE = new Int8Array(128).fill(-1)
 for (let i = 0; i < ALPHABET.length; i += 1) DECODE[ALPHABET.charCodeAt(i)] = i
 const PAD = 61 // '='
 const ID = /^[A-Za-z0-9_-]{1,16}$/
+/** The first character of a batch frame, and what separates its messages' texts. */
+const BATCH = '!'
+const BATCH_SEPARATOR = ','
 const CHUNK = /^~([^:]*):(0|[1-9][0-9]{0,8})\/(0|[1-9][0-9]{0,8}):([\s\S]*)$/
 
 /** The y-protocols message type of awareness (y-websocket's messageAwareness). */
@@ -151,8 +160,17 @@ function fromBase64 (text) {
  */
 export function encodeFrames (message, id) {
   if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.')
+  return framesOfText(toBase64(message), id)
+}
+
+/**
+ * The frames that carry a message whose base64 is `text`.
+ * @param {string} text
+ * @param {string} id
+ * @returns {string[]}
+ */
+function framesOfText (text, id) {
   if (!ID.test(id)) throw new RangeError(`A chunk id is 1-16 characters of [A-Za-z0-9_-]; got ${JSON.stringify(id)}.`)
-  const text = toBase64(message)
   if (text.length <= FRAME_TEXT_CHARS) return [text]
   const count = Math.ceil(text.length / FRAME_TEXT_CHARS)
   const frames = []
@@ -160,6 +178,19 @@ export function encodeFrames (message, id) {
     frames.push(`~${id}:${index}/${count}:${text.slice(index * FRAME_TEXT_CHARS, (index + 1) * FRAME_TEXT_CHARS)}`)
   }
   return frames
+}
+
+/**
+ * The batch frame that carries `messages`, in order: `!` and their base64 texts joined by `,`.
+ * @param {Uint8Array[]} messages at least 2, none empty, their texts and commas at most FRAME_TEXT_CHARS together
+ * @returns {string}
+ */
+export function encodeBatch (messages) {
+  if (messages.length < 2) throw new RangeError('A batch holds at least 2 messages.')
+  if (messages.some((message) => message.length === 0)) throw new RangeError('An empty message is no protocol message and has no frame.')
+  const body = messages.map(toBase64).join(BATCH_SEPARATOR)
+  if (body.length > FRAME_TEXT_CHARS) throw new RangeError(`A batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`)
+  return BATCH + body
 }
 
 /**
@@ -394,6 +425,13 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
       /** @private */
       this._nextId = 0
       /**
+       * The base64 texts of the whole messages sent in this tick, not yet framed: they go out as one batch frame.
+       * @private @type {string[]}
+       */
+      this._batch = []
+      /** The characters the batch's texts and commas take. @private */
+      this._batchChars = 0
+      /**
        * The client ids seen in awareness messages on this connection: true for the local client's (first seen going
        * out), false for a remote one's (first seen coming in).
        * @private @type {Map<number, boolean>}
@@ -443,8 +481,9 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
     }
 
     /**
-     * Sends one protocol message as one or more text frames; an awareness message with only the local client's
-     * entries, or not at all when it has none (the header comment says why).
+     * Sends one protocol message: at the end of the tick, in one frame with the others sent in the tick (a batch),
+     * or in chunks when too large for one; an awareness message with only the local client's entries, or not at all
+     * when it has none (the header comment says why).
      * @param {Uint8Array | ArrayBuffer | ArrayBufferView} data
      */
     send (data) {
@@ -461,15 +500,41 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
         if (kept.length === 0) return
         if (kept.length < entries.length) message = awarenessMessage(message, kept)
       }
-      const id = (this._nextId++).toString(36)
-      for (const frame of encodeFrames(message, id)) this._socket.send(frame)
+      if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.')
+      const text = toBase64(message)
+      if (text.length > FRAME_TEXT_CHARS) {
+        // Chunks travel on their own, after what was sent before them.
+        this._flush()
+        for (const frame of framesOfText(text, (this._nextId++).toString(36))) this._socket.send(frame)
+        return
+      }
+      if (this._batch.length > 0 && this._batchChars + 1 + text.length > FRAME_TEXT_CHARS) this._flush()
+      this._batchChars += (this._batch.length > 0 ? 1 : 0) + text.length
+      this._batch.push(text)
+      // The end of the tick: what the provider sends together (an update and its caret move) is one frame.
+      if (this._batch.length === 1) queueMicrotask(() => this._flush())
     }
 
     /**
+     * Sends the messages waiting for the end of the tick: one alone as a whole frame, several as a batch.
+     * @private
+     */
+    _flush () {
+      const batch = this._batch
+      if (batch.length === 0) return
+      this._batch = []
+      this._batchChars = 0
+      if (this._ending !== null) return
+      this._socket.send(batch.length === 1 ? batch[0] : BATCH + batch.join(BATCH_SEPARATOR))
+    }
+
+    /**
+     * Closes after sending what waits for the end of the tick (the provider's goodbye comes right before its close).
      * @param {number} [code]
      * @param {string} [reason]
      */
     close (code, reason) {
+      this._flush()
       if (code === undefined) this._socket.close()
       else this._socket.close(code, reason)
     }

@@ -36,18 +36,20 @@ function countingAdapter() {
   return { polyfill: createLiveSocket(CountingWebSocket as unknown as typeof globalThis.WebSocket), sockets };
 }
 
-/** The awareness entries a frame carries (none for a chunk or another message). */
+/** The awareness entries a frame carries, of every awareness message in it (none for a chunk). */
 function awarenessIn(frame: string): Array<{ clientId: number; clock: number; state: unknown }> {
   const parsed = parseFrame(frame);
-  if (parsed.kind !== 'whole') return [];
-  const decoder = decoding.createDecoder(parsed.message);
-  if (decoding.readVarUint(decoder) !== 1) return [];
-  const update = decoding.createDecoder(decoding.readVarUint8Array(decoder));
-  return Array.from({ length: decoding.readVarUint(update) }, () => ({
-    clientId: decoding.readVarUint(update),
-    clock: decoding.readVarUint(update),
-    state: JSON.parse(decoding.readVarString(update)) as unknown,
-  }));
+  const messages = parsed.kind === 'whole' ? [parsed.message] : parsed.kind === 'batch' ? parsed.messages : [];
+  return messages.flatMap((message) => {
+    const decoder = decoding.createDecoder(message);
+    if (decoding.readVarUint(decoder) !== 1) return [];
+    const update = decoding.createDecoder(decoding.readVarUint8Array(decoder));
+    return Array.from({ length: decoding.readVarUint(update) }, () => ({
+      clientId: decoding.readVarUint(update),
+      clock: decoding.readVarUint(update),
+      state: JSON.parse(decoding.readVarString(update)) as unknown,
+    }));
+  });
 }
 
 /** Per socket, how many of its frames carry an entry of `clientId` (at `clock` when given). */

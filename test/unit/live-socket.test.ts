@@ -19,6 +19,7 @@ import {
   API_GATEWAY_FRAME_BYTES,
   MAX_CLIENT_MESSAGE_BYTES,
   MalformedFrameError,
+  encodeBatch,
   encodeFrames,
   joinChunks,
   parseFrame,
@@ -32,6 +33,8 @@ interface GatewayConnection {
   path: string;
   query: URLSearchParams;
   socket: WebSocket;
+  /** The text frames the client sent, as they came. */
+  frames: string[];
   /** The protocol messages the client sent, reassembled with the service's codec. */
   received: Uint8Array[];
   /** The close as the server saw it. */
@@ -82,6 +85,7 @@ class FakeApiGateway {
       path: url.pathname,
       query: url.searchParams,
       socket,
+      frames: [],
       received: [],
       closed: null,
       send: (message) => {
@@ -93,24 +97,28 @@ class FakeApiGateway {
     socket.on('message', (data: Buffer, isBinary) => {
       if (isBinary) return socket.close(1003, 'Binary frames are not supported');
       if (data.length > API_GATEWAY_FRAME_BYTES) return socket.close(1009, 'Frame too big');
-      let message: Uint8Array;
+      connection.frames.push(data.toString('utf8'));
+      let messages: Uint8Array[];
       try {
         const frame = parseFrame(data.toString('utf8'));
-        if (frame.kind === 'whole') message = frame.message;
+        if (frame.kind === 'whole') messages = [frame.message];
+        else if (frame.kind === 'batch') messages = frame.messages;
         else {
           const parts = chunks.get(frame.id) ?? new Array<string>(frame.count);
           chunks.set(frame.id, parts);
           parts[frame.index] = frame.part;
           if (Object.keys(parts).length < frame.count) return;
           chunks.delete(frame.id);
-          message = joinChunks(parts);
+          messages = [joinChunks(parts)];
         }
       } catch (error) {
         if (!(error instanceof MalformedFrameError)) throw error;
         return socket.close(1009, error.message.slice(0, 100));
       }
-      connection.received.push(message);
-      this.onMessage(connection, message);
+      for (const message of messages) {
+        connection.received.push(message);
+        this.onMessage(connection, message);
+      }
     });
   }
 }
@@ -339,6 +347,56 @@ describe('live socket against an API Gateway-like server', () => {
     expect(sameBytes(seen.messages[1], big)).toBe(true);
   });
 
+  it('sends what is sent in one tick as one batch frame, the messages in order', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+    const messages = [bytes(30, 1), bytes(200, 2), bytes(5, 3)];
+
+    for (const message of messages) socket.send(message);
+
+    await waitFor(() => gateway.connections[0].received.length === 3, { what: 'the three messages' });
+    expect(gateway.connections[0].frames).toEqual([encodeBatch(messages)]);
+    gateway.connections[0].received.forEach((message, i) => expect(sameBytes(message, messages[i])).toBe(true));
+  });
+
+  it('sends a message alone in a tick as a whole frame, as before batches', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+
+    socket.send(bytes(30, 1));
+
+    await waitFor(() => gateway.connections[0].received.length === 1, { what: 'the message' });
+    expect(gateway.connections[0].frames).toEqual(encodeFrames(bytes(30, 1), 'x'));
+  });
+
+  it('keeps the order around a message too large for a batch, which goes in chunks, and starts a new frame past 30,000 characters', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+    // 100 KB goes in chunks; the three 9,000-byte messages (12,000 characters each) fill two frames, 2 and 1.
+    const messages = [bytes(10, 1), bytes(100_000, 2), bytes(9_000, 3), bytes(9_000, 4), bytes(9_000, 5), bytes(10, 6)];
+
+    for (const message of messages) socket.send(message);
+
+    await waitFor(() => gateway.connections[0].received.length === messages.length || seen.closes.length > 0, { what: 'every message' });
+    expect(seen.closes).toEqual([]);
+    gateway.connections[0].received.forEach((message, i) => expect(sameBytes(message, messages[i])).toBe(true));
+    const kinds = gateway.connections[0].frames.map((frame) => parseFrame(frame).kind);
+    expect(kinds).toEqual(['whole', 'chunk', 'chunk', 'chunk', 'chunk', 'chunk', 'batch', 'batch']);
+    expect(gateway.connections[0].frames.every((frame) => Buffer.byteLength(frame) <= API_GATEWAY_FRAME_BYTES)).toBe(true);
+  });
+
+  it('sends what waits for the end of the tick before it closes', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+
+    socket.send(bytes(30, 1));
+    socket.send(bytes(30, 2));
+    socket.close(1000);
+
+    await waitFor(() => gateway.connections[0].closed !== null, { what: 'the close' });
+    expect(gateway.connections[0].received).toHaveLength(2);
+  });
+
   it('delivers a Blob when binaryType is left at blob', async () => {
     gateway.onMessage = (connection, message) => connection.send(message);
     const { socket, seen } = track(openLive(`${gateway.url}/room-1`, 'blob'));
@@ -443,6 +501,21 @@ describe('the stock y-websocket provider over the live socket', () => {
     await waitFor(() => gateway.connections.length === 1 && gateway.connections[0].received.length >= 1, { what: 'sync step 1' });
     expect(Object.fromEntries(gateway.connections[0].query)).toEqual({ token: 'tok', room: 'doc-1', encoding: 'base64' });
     expect(sameBytes(gateway.connections[0].received[0], encoding.toUint8Array(expected))).toBe(true);
+  });
+
+  it('sends sync step 1 and its presence on open as one frame, and an edit with its caret move as one more', async () => {
+    const doc = new Y.Doc();
+    const { provider } = provide(doc);
+    await waitFor(() => gateway.connections.length === 1 && gateway.connections[0].received.length === 2, { what: 'the first messages' });
+    const connection = gateway.connections[0];
+
+    doc.getText('t').insert(0, 'typed');
+    provider.awareness.setLocalStateField('cursor', 5);
+
+    await waitFor(() => connection.received.length === 4, { what: 'the edit and the caret' });
+    expect(connection.frames.map((frame) => parseFrame(frame).kind)).toEqual(['batch', 'batch']);
+    expect(connection.received.map((message) => message[0])).toEqual([0, 1, 0, 1]);
+    expect(awarenessSent(connection.received.slice(3))[0][0].state).toEqual({ cursor: 5 });
   });
 
   it('syncs a 2 MB document down and a 300 KB edit up', async () => {
