@@ -24,6 +24,9 @@ export declare class MalformedFrameError extends Error {
 /** The frames that carry `message`: one whole frame, or its chunks under `id` (1–16 of [A-Za-z0-9_-]). */
 export declare function encodeFrames(message: Uint8Array, id: string): string[];
 
+/** The batch frame that carries `messages` (at least 2, their base64 at most FRAME_TEXT_CHARS together), in order. */
+export declare function encodeBatch(messages: Uint8Array[]): string;
+
 /** Reassembles the text frames of one connection into messages. */
 export declare class FrameReader {
   /** The message `text` completes, or null while chunks are missing; throws MalformedFrameError. */
@@ -74,8 +77,13 @@ export interface LiveSocketInstance {
   onmessage: ((event: LiveMessageEvent) => void) | null;
   onclose: ((event: LiveCloseEvent) => void) | null;
   onerror: ((event: LiveErrorEvent) => void) | null;
-  /** Sends one protocol message (not empty) as one or more text frames. */
+  /**
+   * Sends one protocol message (not empty): at the end of the tick, in one batch frame with the others sent in the
+   * same tick, or in chunks when too large. An awareness message goes out with only the local client's entries
+   * (learnt from this connection's traffic), and not at all when it has none.
+   */
   send(data: Uint8Array | ArrayBuffer | ArrayBufferView): void;
+  /** Sends what waits for the end of the tick, then closes. */
   close(code?: number, reason?: string): void;
 }
 

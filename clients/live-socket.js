@@ -14,7 +14,8 @@
  * The format is defined in shared/domain/live/framing.ts (its header comment); this file is its second
  * implementation, which test/unit/live-socket.test.ts holds to the first. In short: a message whose standard base64
  * is at most 30,000 characters is one text frame holding that base64; a longer one is chunks
- * `~<id>:<index>/<count>:<part>`, the parts being consecutive slices of its base64 text.
+ * `~<id>:<index>/<count>:<part>`, the parts being consecutive slices of its base64 text; several whole messages may
+ * share one frame as a batch `!<base64>,<base64>...` (at most 30,000 characters after the `!`).
  *
  * What the adapter does besides the framing:
  * - The provider opens `<serverUrl>/<room>?<params>`; API Gateway accepts connections only at its stage URL, so
@@ -27,6 +28,21 @@
  *   too big), as the binary framing's limit is, and a connection past its budget of messages as 1013 (try again
  *   later): the provider reconnects after both.
  * - A frame from the server that is not of the format closes the socket, reported as 1002 (protocol error).
+ * - It sends only the local client's own presence (issue 30): the stock provider passes on every remote awareness
+ *   change it receives, so without this each caret move in a room of N would cost N messages in (API Gateway bills
+ *   each one, and the service runs a function for each only to drop the echo). The adapter does not know the
+ *   Y.Doc's clientID, so it learns it from the traffic of this connection: a client id first seen in an awareness
+ *   message from the server is remote; one first seen in an awareness message the provider sends is the local
+ *   client's (the provider announces its own state on open, and the service sends a client's own presence back
+ *   only after the client sent it). An outgoing awareness message loses its remote entries, changes and removals
+ *   alike (the service announces a closed client's removal itself), and is not sent when nothing is left; the
+ *   local client's own changes and its removal (on `provider.destroy()` or page unload) go out as they were. Every
+ *   other message passes untouched. What it learned lasts for the connection: a reconnect learns afresh.
+ * - What the provider sends in one tick (sync step 1 and its presence on open, an update and its caret move) goes
+ *   out as one frame, a batch, at the end of the tick (a microtask), in order: API Gateway bills every WebSocket
+ *   message. A message too large for a batch is sent in chunks after what waits; close() sends what waits first, so
+ *   the provider's goodbye, sent right before it closes, still goes out. The server reads batches; the adapter
+ *   reads whole frames and chunks (the service sends no batches yet).
  */
 
 /** The most base64 characters in one frame (framing.ts FRAME_TEXT_CHARS). */
@@ -58,7 +74,13 @@ const DECODE = new Int8Array(128).fill(-1)
 for (let i = 0; i < ALPHABET.length; i += 1) DECODE[ALPHABET.charCodeAt(i)] = i
 const PAD = 61 // '='
 const ID = /^[A-Za-z0-9_-]{1,16}$/
+/** The first character of a batch frame, and what separates its messages' texts. */
+const BATCH = '!'
+const BATCH_SEPARATOR = ','
 const CHUNK = /^~([^:]*):(0|[1-9][0-9]{0,8})\/(0|[1-9][0-9]{0,8}):([\s\S]*)$/
+
+/** The y-protocols message type of awareness (y-websocket's messageAwareness). */
+const MESSAGE_AWARENESS = 1
 
 /** A frame that is not of the format, or chunks that do not join into a message. */
 export class MalformedFrameError extends Error {
@@ -147,8 +169,17 @@ function fromBase64 (text) {
  */
 export function encodeFrames (message, id) {
   if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.')
+  return framesOfText(toBase64(message), id)
+}
+
+/**
+ * The frames that carry a message whose base64 is `text`.
+ * @param {string} text
+ * @param {string} id
+ * @returns {string[]}
+ */
+function framesOfText (text, id) {
   if (!ID.test(id)) throw new RangeError(`A chunk id is 1-16 characters of [A-Za-z0-9_-]; got ${JSON.stringify(id)}.`)
-  const text = toBase64(message)
   if (text.length <= FRAME_TEXT_CHARS) return [text]
   const count = Math.ceil(text.length / FRAME_TEXT_CHARS)
   const frames = []
@@ -156,6 +187,19 @@ export function encodeFrames (message, id) {
     frames.push(`~${id}:${index}/${count}:${text.slice(index * FRAME_TEXT_CHARS, (index + 1) * FRAME_TEXT_CHARS)}`)
   }
   return frames
+}
+
+/**
+ * The batch frame that carries `messages`, in order: `!` and their base64 texts joined by `,`.
+ * @param {Uint8Array[]} messages at least 2, none empty, their texts and commas at most FRAME_TEXT_CHARS together
+ * @returns {string}
+ */
+export function encodeBatch (messages) {
+  if (messages.length < 2) throw new RangeError('A batch holds at least 2 messages.')
+  if (messages.some((message) => message.length === 0)) throw new RangeError('An empty message is no protocol message and has no frame.')
+  const body = messages.map(toBase64).join(BATCH_SEPARATOR)
+  if (body.length > FRAME_TEXT_CHARS) throw new RangeError(`A batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`)
+  return BATCH + body
 }
 
 /**
@@ -260,6 +304,96 @@ function permissionDeniedReason (message) {
 }
 
 /**
+ * Reads a lib0 varuint (7 bits a byte, least significant first) at `offset`.
+ * @param {Uint8Array} bytes
+ * @param {number} offset
+ * @returns {{value: number, next: number} | null} the value and the offset after it; null when the bytes end first
+ *   or the value is past 2^53
+ */
+function readVarUint (bytes, offset) {
+  let value = 0
+  for (let shift = 0; shift < 56; shift += 7) {
+    if (offset >= bytes.length) return null
+    const byte = bytes[offset++]
+    value += (byte & 127) * 2 ** shift
+    if (byte < 128) return value <= Number.MAX_SAFE_INTEGER ? { value, next: offset } : null
+  }
+  return null
+}
+
+/**
+ * Appends `value` to `out` as a lib0 varuint.
+ * @param {number[]} out
+ * @param {number} value a non-negative safe integer
+ */
+function writeVarUint (out, value) {
+  let rest = value
+  while (rest > 127) {
+    out.push((rest % 128) + 128)
+    rest = Math.floor(rest / 128)
+  }
+  out.push(rest)
+}
+
+/**
+ * @typedef {{clientId: number, start: number, end: number}} AwarenessEntry one client's entry of an awareness
+ *   message: its id, and where its bytes (id, clock, state) lie in the message
+ */
+
+/**
+ * The entries of a y-protocols awareness message: varuint 1 (messageAwareness), then a varUint8Array holding
+ * varuint count and per entry varuint clientID, varuint clock, varstring JSON state.
+ * @param {Uint8Array} message
+ * @returns {AwarenessEntry[] | null} null when `message` is another message, or not exactly an awareness message
+ */
+function awarenessEntries (message) {
+  if (message[0] !== MESSAGE_AWARENESS) return null
+  const length = readVarUint(message, 1)
+  if (length === null || length.next + length.value !== message.length) return null
+  const count = readVarUint(message, length.next)
+  if (count === null) return null
+  /** @type {AwarenessEntry[]} */
+  const entries = []
+  let at = count.next
+  for (let i = 0; i < count.value; i += 1) {
+    const start = at
+    const clientId = readVarUint(message, at)
+    const clock = clientId && readVarUint(message, clientId.next)
+    const state = clock && readVarUint(message, clock.next)
+    if (!state || state.next + state.value > message.length) return null
+    const end = state.next + state.value
+    entries.push({ clientId: clientId.value, start, end })
+    at = end
+  }
+  return at === message.length ? entries : null
+}
+
+/**
+ * The awareness message holding only `kept`, entries of `message`, in their order and bytes.
+ * @param {Uint8Array} message
+ * @param {AwarenessEntry[]} kept
+ * @returns {Uint8Array}
+ */
+function awarenessMessage (message, kept) {
+  /** @type {number[]} */
+  const count = []
+  writeVarUint(count, kept.length)
+  const bodyLength = kept.reduce((sum, entry) => sum + entry.end - entry.start, count.length)
+  /** @type {number[]} */
+  const head = [MESSAGE_AWARENESS]
+  writeVarUint(head, bodyLength)
+  const out = new Uint8Array(head.length + bodyLength)
+  out.set(head, 0)
+  out.set(count, head.length)
+  let at = head.length + count.length
+  for (const entry of kept) {
+    out.set(message.subarray(entry.start, entry.end), at)
+    at += entry.end - entry.start
+  }
+  return out
+}
+
+/**
  * @param {unknown} data
  * @returns {Uint8Array}
  */
@@ -312,6 +446,19 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
       /** @private */
       this._nextId = 0
       /**
+       * The base64 texts of the whole messages sent in this tick, not yet framed: they go out as one batch frame.
+       * @private @type {string[]}
+       */
+      this._batch = []
+      /** The characters the batch's texts and commas take. @private */
+      this._batchChars = 0
+      /**
+       * The client ids seen in awareness messages on this connection: true for the local client's (first seen going
+       * out), false for a remote one's (first seen coming in).
+       * @private @type {Map<number, boolean>}
+       */
+      this._ownClients = new Map()
+      /**
        * The close this socket decided on (access denied, a malformed frame), reported instead of the server's.
        * @private @type {{code: number, reason: string} | null}
        */
@@ -355,22 +502,60 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
     }
 
     /**
-     * Sends one protocol message as one or more text frames.
+     * Sends one protocol message: at the end of the tick, in one frame with the others sent in the tick (a batch),
+     * or in chunks when too large for one; an awareness message with only the local client's entries, or not at all
+     * when it has none (the header comment says why).
      * @param {Uint8Array | ArrayBuffer | ArrayBufferView} data
      */
     send (data) {
-      const message = bytesOf(data)
+      let message = bytesOf(data)
       // Like a closing WebSocket, a socket that decided to close discards what is sent.
       if (this._ending !== null) return
-      const id = (this._nextId++).toString(36)
-      for (const frame of encodeFrames(message, id)) this._socket.send(frame)
+      const entries = awarenessEntries(message)
+      if (entries !== null) {
+        for (const entry of entries) {
+          if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, true)
+        }
+        // Only the local client's entries: the provider's pass-on of remote presence is an echo the service drops.
+        const kept = entries.filter((entry) => this._ownClients.get(entry.clientId) === true)
+        if (kept.length === 0) return
+        if (kept.length < entries.length) message = awarenessMessage(message, kept)
+      }
+      if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.')
+      const text = toBase64(message)
+      if (text.length > FRAME_TEXT_CHARS) {
+        // Chunks travel on their own, after what was sent before them.
+        this._flush()
+        for (const frame of framesOfText(text, (this._nextId++).toString(36))) this._socket.send(frame)
+        return
+      }
+      if (this._batch.length > 0 && this._batchChars + 1 + text.length > FRAME_TEXT_CHARS) this._flush()
+      this._batchChars += (this._batch.length > 0 ? 1 : 0) + text.length
+      this._batch.push(text)
+      // The end of the tick: what the provider sends together (an update and its caret move) is one frame.
+      if (this._batch.length === 1) queueMicrotask(() => this._flush())
     }
 
     /**
+     * Sends the messages waiting for the end of the tick: one alone as a whole frame, several as a batch.
+     * @private
+     */
+    _flush () {
+      const batch = this._batch
+      if (batch.length === 0) return
+      this._batch = []
+      this._batchChars = 0
+      if (this._ending !== null) return
+      this._socket.send(batch.length === 1 ? batch[0] : BATCH + batch.join(BATCH_SEPARATOR))
+    }
+
+    /**
+     * Closes after sending what waits for the end of the tick (the provider's goodbye comes right before its close).
      * @param {number} [code]
      * @param {string} [reason]
      */
     close (code, reason) {
+      this._flush()
       if (code === undefined) this._socket.close()
       else this._socket.close(code, reason)
     }
@@ -392,6 +577,13 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
         return
       }
       if (message === null) return
+      // Learnt before the provider sees the message: it passes remote presence on at once, from within onmessage.
+      const entries = awarenessEntries(message)
+      if (entries !== null) {
+        for (const entry of entries) {
+          if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, false)
+        }
+      }
       // The reader allocated the message: its buffer is exactly the message.
       const buffer = /** @type {ArrayBuffer} */ (message.buffer)
       const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer

@@ -26,7 +26,7 @@ import { getConnection, memberKeyOf, roomMembers } from '../../shared/db/live-co
 import { withFault } from '../support/faults';
 import { handleFrame } from '../../shared/domain/live/connections';
 import { FRAME_BURST } from '../../shared/domain/live/frame-budget';
-import { encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
+import { encodeBatch, encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
 import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
 import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
 import { handler as updateWebhookConfig } from '../../functions/workspace/advancedwebhookconfig-update';
@@ -98,8 +98,8 @@ function messagesTo(connectionId: string): Uint8Array[] {
   const parts = new Map<string, string[]>();
   for (const frame of posted.get(connectionId) ?? []) {
     const parsed = parseFrame(frame);
-    if (parsed.kind === 'whole') {
-      messages.push(parsed.message);
+    if (parsed.kind === 'whole' || parsed.kind === 'batch') {
+      messages.push(...(parsed.kind === 'whole' ? [parsed.message] : parsed.messages));
       continue;
     }
     const list = parts.get(parsed.id) ?? [];
@@ -369,6 +369,46 @@ describe('framing a client gets wrong closes only its own connection (decisions 
 
     expect(messagesTo(ann).map(reasonOf)).toEqual(["Message too large: a client's message is at most 1048576 bytes."]);
     expect(deleted).toContain(ann);
+  });
+});
+
+describe('batch frames: several whole messages in one frame (decisions §13 "Framing")', () => {
+  const update = (text: string) => {
+    const doc = new Y.Doc();
+    doc.getText('content').insert(0, text);
+    return Y.encodeStateAsUpdate(doc);
+  };
+
+  it('handles each message of a batch in order: stores the update once, relays it and then the presence', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    const typed = update('typed with the caret');
+
+    const answer = await call('$default', ann, { body: encodeBatch([updateMessage(typed), awarenessMessage([{ clientId: 61, clock: 1, state: '{"cursor":20}' }])]) });
+
+    expect(answer).toEqual({ statusCode: 200 });
+    const relayed = messagesTo(bob).map(readMessage);
+    expect(relayed.map((message) => message.kind)).toEqual(['update', 'awareness']);
+    expect(Buffer.from((relayed[0] as { update: Uint8Array }).update).equals(Buffer.from(typed))).toBe(true);
+    expect(relayed[1]).toEqual({ kind: 'awareness', entries: [{ clientId: 61, clock: 1, state: '{"cursor":20}' }] });
+    expect(messagesTo(ann).map(readMessage).filter((message) => message.kind === 'awareness')).toEqual([relayed[1]]);
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
+  });
+
+  it('closes only the connection whose batch holds a malformed part, and handles none of the batch', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    const bob = await open('bob');
+    const frame = `${encodeBatch([updateMessage(update('never stored')), awarenessMessage([{ clientId: 62, clock: 1, state: '{}' }])])},AAF=`;
+
+    await call('$default', ann, { body: frame });
+
+    expect(messagesTo(ann).map(reasonOf)).toEqual(['Malformed frame: the text is not canonical base64 of a message.']);
+    expect(deleted).toContain(ann);
+    expect(deleted).not.toContain(bob);
+    expect(posted.get(bob)).toBeUndefined();
+    expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(0);
   });
 });
 

@@ -2,11 +2,13 @@
  * Live sync against the local stack (decisions §13), with the stock `WebsocketProvider` of `y-websocket` over `ws`:
  * convergence, REST ↔ live, viewers, tokens, access while connected, presence, malformed and oversized frames, the
  * room limit and tenancy; and through the repository's adapter (clients/live-socket.js), large updates and documents
- * in chunks under API Gateway's frame limits, which the local stack applies to base64 connections.
+ * in chunks under API Gateway's frame limits, which the local stack applies to base64 connections, and what the
+ * provider sends in one tick in one batch frame.
  */
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { createLiveSocket } from '../../clients/live-socket.js';
+import { parseFrame } from '../../shared/domain/live/framing';
 import { newApiKeyHeaders, post } from '../support/http';
 import { uniqueId } from '../support/ids';
 import { authorize, closeClients, connect, EMPTY_SYNC_STEP_1, rawSocket, seedLiveDocument, sessionUrl, type LiveDoc, type RawSocket } from '../support/live';
@@ -260,6 +262,33 @@ describe('live sync through the adapter, under API Gateway limits (encoding=base
 
     expect(Buffer.byteLength(expected)).toBeGreaterThan(2_000_000);
     expect(late.text()).toBe(expected);
+  });
+
+  it('sends an edit and its caret move, made in one tick, as one frame, and the service stores and relays both', async () => {
+    const doc = await seedLiveDocument(await newApiKeyHeaders());
+    const frames: string[] = [];
+    class Recording extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols);
+        const send = this.send.bind(this) as (...args: unknown[]) => void;
+        this.send = ((data: unknown, ...rest: unknown[]) => {
+          frames.push(String(data));
+          send(data, ...rest);
+        }) as typeof this.send;
+      }
+    }
+    const ann = await connect(await authorize(doc, 'ann'), { WebSocketPolyfill: createLiveSocket(Recording as unknown as typeof globalThis.WebSocket) });
+    const bob = await connect(await authorize(doc, 'bob'), { WebSocketPolyfill: createLiveSocket(WebSocket as unknown as typeof globalThis.WebSocket) });
+    const sentBefore = frames.length;
+
+    ann.doc.getText('content').insert(0, 'one frame');
+    ann.provider.awareness.setLocalStateField('cursor', 9);
+
+    await waitFor(() => bob.text() === 'one frame' && bob.provider.awareness.getStates().get(ann.doc.clientID)?.cursor === 9, { what: 'the edit and the caret at the other client' });
+    // The first frame after the act (a presence renewal, every 15 s, may follow it on a slow run).
+    const batch = parseFrame(frames[sentBefore]);
+    expect(batch.kind === 'batch' ? batch.messages.map((message) => message[0]) : batch.kind).toEqual([0, 1]);
+    expect(await eventually(() => textOf(doc), (stored) => stored === 'one frame', { what: 'the edit to be stored' })).toBe('one frame');
   });
 
   it('reports a message over 1 MiB as close code 1009 (message too big), after the service says why', async () => {

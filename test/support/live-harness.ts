@@ -56,8 +56,8 @@ export function messagesTo(connectionId: string) {
   const parts = new Map<string, string[]>();
   for (const frame of posted.get(connectionId) ?? []) {
     const parsed = parseFrame(frame);
-    if (parsed.kind === 'whole') {
-      messages.push(parsed.message);
+    if (parsed.kind === 'whole' || parsed.kind === 'batch') {
+      messages.push(...(parsed.kind === 'whole' ? [parsed.message] : parsed.messages));
       continue;
     }
     const list = parts.get(parsed.id) ?? [];

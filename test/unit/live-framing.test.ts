@@ -11,11 +11,12 @@ import {
   MAX_CLIENT_CHUNKS,
   MAX_CLIENT_MESSAGE_BYTES,
   MalformedFrameError,
+  encodeBatch,
   encodeFrames,
   joinChunks,
   parseFrame,
 } from '../../shared/domain/live/framing';
-import { FrameReader, MalformedFrameError as JsMalformedFrameError, encodeFrames as jsEncodeFrames } from '../../clients/live-socket.js';
+import { FrameReader, MalformedFrameError as JsMalformedFrameError, encodeBatch as jsEncodeBatch, encodeFrames as jsEncodeFrames } from '../../clients/live-socket.js';
 
 /** `size` bytes of a fixed pseudo-random pattern (every byte value occurs, so every base64 character does). */
 function bytes(size: number, seed = 1): Uint8Array {
@@ -286,5 +287,67 @@ describe('live framing: the browser adapter and the service agree', () => {
 
     expect(() => reader.read(first)).toThrow(JsMalformedFrameError);
     expect(() => reader.read(first.replace('/5:', '/6:'))).toThrow(JsMalformedFrameError);
+  });
+});
+
+describe('live framing batches: several whole messages in one frame', () => {
+  /** The messages a batch frame carries, read with the service's codec. */
+  function batchRead(frame: string): Uint8Array[] {
+    const parsed = parseFrame(frame);
+    if (parsed.kind !== 'batch') throw new Error(`a ${parsed.kind} frame, not a batch`);
+    return parsed.messages;
+  }
+
+  it.each([
+    ['two one-byte messages', [bytes(1, 1), bytes(1, 2)]],
+    ['an update and its caret move', [bytes(120, 3), bytes(40, 4)]],
+    ['ten messages of every length mod 3', Array.from({ length: 10 }, (_, i) => bytes(i + 1, i + 5))],
+  ])('are the same frame from the adapter and the service, %s, read back in order', (_name, messages) => {
+    const frame = jsEncodeBatch(messages);
+
+    expect(frame).toBe(encodeBatch(messages));
+    expect(frame.startsWith('!')).toBe(true);
+    const read = batchRead(frame);
+    expect(read).toHaveLength(messages.length);
+    read.forEach((message, i) => expectSameBytes(message, messages[i]));
+  });
+
+  it('take texts and commas of exactly FRAME_TEXT_CHARS, within API Gateway frame limits, and refuse one character more', () => {
+    // 5 messages: texts of 15,000 + 14,972 + 3 × 8 characters (4 per 3 bytes) and 4 commas are 30,000.
+    const first = bytes(AT_THRESHOLD / 2, 1);
+    const second = bytes(11_229, 2);
+    const fits = [first, second, bytes(4, 3), bytes(4, 4), bytes(4, 5)];
+    const over = [first, second, bytes(4, 3), bytes(4, 4), bytes(7, 5)];
+
+    const frame = encodeBatch(fits);
+
+    expect(frame.length).toBe(FRAME_TEXT_CHARS + 1);
+    expect(Buffer.byteLength(frame)).toBeLessThanOrEqual(API_GATEWAY_FRAME_BYTES);
+    expect(jsEncodeBatch(fits)).toBe(frame);
+    expect(batchRead(frame)).toHaveLength(5);
+    expect(() => encodeBatch(over)).toThrow(RangeError);
+    expect(() => jsEncodeBatch(over)).toThrow(RangeError);
+    expect(malformed(() => parseFrame(`${frame.slice(0, -4)}AAAAAA==`))).toMatch(/at most 30000 characters/);
+  });
+
+  it('are not made of fewer than 2 messages or of an empty one, by either encoder', () => {
+    for (const encode of [encodeBatch, jsEncodeBatch]) {
+      expect(() => encode([bytes(3)])).toThrow(RangeError);
+      expect(() => encode([bytes(3), new Uint8Array(0)])).toThrow(RangeError);
+    }
+  });
+
+  it.each([
+    ['a batch mark alone', '!'],
+    ['one message', '!AAEC'],
+    ['an empty last part', '!AAEC,'],
+    ['an empty first part', '!,AAEC'],
+    ['an empty part between two', '!AAEC,,AAEC'],
+    ['a part with non-zero padding bits', '!AAEC,AAF='],
+    ['a part in URL-safe base64', '!AAEC,-_-_'],
+    ['a chunk inside', '!AAEC,~a:0/2:AAAA'],
+    ['whitespace between parts', '!AAEC, AAEC'],
+  ])('are malformed with %s', (_name, frame) => {
+    expect(malformed(() => parseFrame(frame))).toMatch(/^Malformed frame: /);
   });
 });

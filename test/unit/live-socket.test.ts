@@ -13,11 +13,13 @@ import * as encoding from 'lib0/encoding';
 import * as decoding from 'lib0/decoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as authProtocol from 'y-protocols/auth';
+import * as awarenessProtocol from 'y-protocols/awareness';
 import { WebsocketProvider } from 'y-websocket';
 import {
   API_GATEWAY_FRAME_BYTES,
   MAX_CLIENT_MESSAGE_BYTES,
   MalformedFrameError,
+  encodeBatch,
   encodeFrames,
   joinChunks,
   parseFrame,
@@ -31,6 +33,8 @@ interface GatewayConnection {
   path: string;
   query: URLSearchParams;
   socket: WebSocket;
+  /** The text frames the client sent, as they came. */
+  frames: string[];
   /** The protocol messages the client sent, reassembled with the service's codec. */
   received: Uint8Array[];
   /** The close as the server saw it. */
@@ -81,6 +85,7 @@ class FakeApiGateway {
       path: url.pathname,
       query: url.searchParams,
       socket,
+      frames: [],
       received: [],
       closed: null,
       send: (message) => {
@@ -92,24 +97,28 @@ class FakeApiGateway {
     socket.on('message', (data: Buffer, isBinary) => {
       if (isBinary) return socket.close(1003, 'Binary frames are not supported');
       if (data.length > API_GATEWAY_FRAME_BYTES) return socket.close(1009, 'Frame too big');
-      let message: Uint8Array;
+      connection.frames.push(data.toString('utf8'));
+      let messages: Uint8Array[];
       try {
         const frame = parseFrame(data.toString('utf8'));
-        if (frame.kind === 'whole') message = frame.message;
+        if (frame.kind === 'whole') messages = [frame.message];
+        else if (frame.kind === 'batch') messages = frame.messages;
         else {
           const parts = chunks.get(frame.id) ?? new Array<string>(frame.count);
           chunks.set(frame.id, parts);
           parts[frame.index] = frame.part;
           if (Object.keys(parts).length < frame.count) return;
           chunks.delete(frame.id);
-          message = joinChunks(parts);
+          messages = [joinChunks(parts)];
         }
       } catch (error) {
         if (!(error instanceof MalformedFrameError)) throw error;
         return socket.close(1009, error.message.slice(0, 100));
       }
-      connection.received.push(message);
-      this.onMessage(connection, message);
+      for (const message of messages) {
+        connection.received.push(message);
+        this.onMessage(connection, message);
+      }
     });
   }
 }
@@ -150,6 +159,36 @@ function authDenied(reason: string): Uint8Array {
   encoding.writeVarUint(encoder, 2);
   authProtocol.writePermissionDenied(encoder, reason);
   return encoding.toUint8Array(encoder);
+}
+
+/** An awareness message (varuint 1, then the y-protocols awareness update) of `entries`, as the service sends one. */
+function awarenessMessage(entries: Array<{ clientId: number; clock: number; state: unknown }>): Uint8Array {
+  const update = encoding.createEncoder();
+  encoding.writeVarUint(update, entries.length);
+  for (const { clientId, clock, state } of entries) {
+    encoding.writeVarUint(update, clientId);
+    encoding.writeVarUint(update, clock);
+    encoding.writeVarString(update, JSON.stringify(state));
+  }
+  const message = encoding.createEncoder();
+  encoding.writeVarUint(message, 1);
+  encoding.writeVarUint8Array(message, encoding.toUint8Array(update));
+  return encoding.toUint8Array(message);
+}
+
+/** The entries of the awareness messages among `messages`, one list per message, read with lib0. */
+function awarenessSent(messages: readonly Uint8Array[]): Array<Array<{ clientId: number; clock: number; state: unknown }>> {
+  return messages.flatMap((message) => {
+    const decoder = decoding.createDecoder(message);
+    if (decoding.readVarUint(decoder) !== 1) return [];
+    const update = decoding.createDecoder(decoding.readVarUint8Array(decoder));
+    const count = decoding.readVarUint(update);
+    return [Array.from({ length: count }, () => ({
+      clientId: decoding.readVarUint(update),
+      clock: decoding.readVarUint(update),
+      state: JSON.parse(decoding.readVarString(update)) as unknown,
+    }))];
+  });
 }
 
 let gateway: FakeApiGateway;
@@ -308,6 +347,56 @@ describe('live socket against an API Gateway-like server', () => {
     expect(sameBytes(seen.messages[1], big)).toBe(true);
   });
 
+  it('sends what is sent in one tick as one batch frame, the messages in order', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+    const messages = [bytes(30, 1), bytes(200, 2), bytes(5, 3)];
+
+    for (const message of messages) socket.send(message);
+
+    await waitFor(() => gateway.connections[0].received.length === 3, { what: 'the three messages' });
+    expect(gateway.connections[0].frames).toEqual([encodeBatch(messages)]);
+    gateway.connections[0].received.forEach((message, i) => expect(sameBytes(message, messages[i])).toBe(true));
+  });
+
+  it('sends a message alone in a tick as a whole frame, as before batches', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+
+    socket.send(bytes(30, 1));
+
+    await waitFor(() => gateway.connections[0].received.length === 1, { what: 'the message' });
+    expect(gateway.connections[0].frames).toEqual(encodeFrames(bytes(30, 1), 'x'));
+  });
+
+  it('keeps the order around a message too large for a batch, which goes in chunks, and starts a new frame past 30,000 characters', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+    // 100 KB goes in chunks; the three 9,000-byte messages (12,000 characters each) fill two frames, 2 and 1.
+    const messages = [bytes(10, 1), bytes(100_000, 2), bytes(9_000, 3), bytes(9_000, 4), bytes(9_000, 5), bytes(10, 6)];
+
+    for (const message of messages) socket.send(message);
+
+    await waitFor(() => gateway.connections[0].received.length === messages.length || seen.closes.length > 0, { what: 'every message' });
+    expect(seen.closes).toEqual([]);
+    gateway.connections[0].received.forEach((message, i) => expect(sameBytes(message, messages[i])).toBe(true));
+    const kinds = gateway.connections[0].frames.map((frame) => parseFrame(frame).kind);
+    expect(kinds).toEqual(['whole', 'chunk', 'chunk', 'chunk', 'chunk', 'chunk', 'batch', 'batch']);
+    expect(gateway.connections[0].frames.every((frame) => Buffer.byteLength(frame) <= API_GATEWAY_FRAME_BYTES)).toBe(true);
+  });
+
+  it('sends what waits for the end of the tick before it closes', async () => {
+    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+
+    socket.send(bytes(30, 1));
+    socket.send(bytes(30, 2));
+    socket.close(1000);
+
+    await waitFor(() => gateway.connections[0].closed !== null, { what: 'the close' });
+    expect(gateway.connections[0].received).toHaveLength(2);
+  });
+
   it('delivers a Blob when binaryType is left at blob', async () => {
     gateway.onMessage = (connection, message) => connection.send(message);
     const { socket, seen } = track(openLive(`${gateway.url}/room-1`, 'blob'));
@@ -431,6 +520,21 @@ describe('the stock y-websocket provider over the live socket', () => {
     expect(sameBytes(gateway.connections[0].received[0], encoding.toUint8Array(expected))).toBe(true);
   });
 
+  it('sends sync step 1 and its presence on open as one frame, and an edit with its caret move as one more', async () => {
+    const doc = new Y.Doc();
+    const { provider } = provide(doc);
+    await waitFor(() => gateway.connections.length === 1 && gateway.connections[0].received.length === 2, { what: 'the first messages' });
+    const connection = gateway.connections[0];
+
+    doc.getText('t').insert(0, 'typed');
+    provider.awareness.setLocalStateField('cursor', 5);
+
+    await waitFor(() => connection.received.length === 4, { what: 'the edit and the caret' });
+    expect(connection.frames.map((frame) => parseFrame(frame).kind)).toEqual(['batch', 'batch']);
+    expect(connection.received.map((message) => message[0])).toEqual([0, 1, 0, 1]);
+    expect(awarenessSent(connection.received.slice(3))[0][0].state).toEqual({ cursor: 5 });
+  });
+
   it('syncs a 2 MB document down and a 300 KB edit up', async () => {
     const serverDoc = new Y.Doc();
     serverDoc.getText('t').insert(0, 'abcdefghij'.repeat(200 * 1024));
@@ -479,6 +583,86 @@ describe('the stock y-websocket provider over the live socket', () => {
     expect(provider.shouldConnect).toBe(false);
     expect(counter.opened).toBe(1);
     warn.mockRestore();
+  });
+
+  describe('presence: only the local client\'s own goes out', () => {
+    const REMOTE = 4_000_000_001;
+
+    /** A provider whose connection is open and has announced its own presence to the server. */
+    async function announced() {
+      const doc = new Y.Doc();
+      const { provider } = provide(doc);
+      await waitFor(() => gateway.connections.length === 1 && awarenessSent(gateway.connections[0].received).length >= 1, { what: 'the own presence on open' });
+      return { doc, provider, connection: gateway.connections[0] };
+    }
+
+    const ids = (connection: GatewayConnection) => awarenessSent(connection.received).map((entries) => entries.map((entry) => entry.clientId));
+
+    it('does not send back a remote client\'s state or its removal, and sends the local client\'s changes', async () => {
+      const { doc, provider, connection } = await announced();
+
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed', cursor: 3 } }]));
+      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.user === 'Zed', { what: 'the remote state at the provider' });
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 2, state: null }]));
+      await waitFor(() => !provider.awareness.getStates().has(REMOTE), { what: 'the remote removal at the provider' });
+      provider.awareness.setLocalStateField('cursor', 7);
+
+      // The socket keeps order: an echo, sent as the provider applied the remote message, would be in before this.
+      await waitFor(() => awarenessSent(connection.received).some((entries) => entries.some((entry) => (entry.state as { cursor?: number } | null)?.cursor === 7)), { what: 'the local change' });
+      expect(ids(connection)).toEqual([[doc.clientID], [doc.clientID]]);
+    });
+
+    it('sends the local client\'s removal when the provider is destroyed', async () => {
+      const { doc, provider, connection } = await announced();
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }]));
+      await waitFor(() => provider.awareness.getStates().has(REMOTE), { what: 'the remote state at the provider' });
+
+      provider.destroy();
+
+      await waitFor(() => connection.closed !== null, { what: 'the close' });
+      const sent = awarenessSent(connection.received);
+      expect(sent.map((entries) => entries.map((entry) => entry.clientId))).toEqual([[doc.clientID], [doc.clientID]]);
+      // At the clock of the last state (y-websocket's goodbye): a stock client applies a null state at an equal clock.
+      expect(sent[1][0]).toMatchObject({ state: null, clock: sent[0][0].clock });
+    });
+
+    it('keeps only the local client\'s entry of a message that holds both (the answer to a presence query)', async () => {
+      const { doc, provider, connection } = await announced();
+      provider.awareness.setLocalStateField('user', 'Ann');
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }, { clientId: REMOTE + 1, clock: 5, state: { user: 'Yan' } }]));
+      await waitFor(() => provider.awareness.getStates().size === 3, { what: 'the remote states at the provider' });
+
+      // y-websocket's messageQueryAwareness: the provider answers with every state it knows.
+      connection.send(new Uint8Array([3]));
+
+      await waitFor(() => awarenessSent(connection.received).length === 3, { what: 'the answer to the query' });
+      const answer = awarenessSent(connection.received)[2];
+      expect(answer).toEqual([{ clientId: doc.clientID, clock: provider.awareness.meta.get(doc.clientID)?.clock, state: { user: 'Ann' } }]);
+      // What went out is a well-formed awareness message that a stock client applies.
+      const other = new awarenessProtocol.Awareness(new Y.Doc());
+      const decoder = decoding.createDecoder(connection.received[connection.received.length - 1]);
+      decoding.readVarUint(decoder);
+      awarenessProtocol.applyAwarenessUpdate(other, decoding.readVarUint8Array(decoder), 'test');
+      expect(other.getStates().get(doc.clientID)).toEqual({ user: 'Ann' });
+      other.destroy();
+    });
+
+    it('learns afresh after a reconnect: the own state goes out again, remote ones still do not', async () => {
+      const { doc, provider, connection } = await announced();
+      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }]));
+      await waitFor(() => provider.awareness.getStates().has(REMOTE), { what: 'the remote state at the provider' });
+
+      connection.socket.close(1000);
+      await waitFor(() => gateway.connections.length === 2 && awarenessSent(gateway.connections[1].received).length >= 1, { what: 'the reconnect and its own presence' });
+      const again = gateway.connections[1];
+      again.send(awarenessMessage([{ clientId: REMOTE, clock: 3, state: { user: 'Zed', cursor: 1 } }]));
+      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.cursor === 1, { what: 'the remote state after the reconnect' });
+      provider.awareness.setLocalStateField('cursor', 9);
+
+      await waitFor(() => awarenessSent(again.received).length === 2, { what: 'the local change after the reconnect' });
+      expect(ids(again)).toEqual([[doc.clientID], [doc.clientID]]);
+      expect(awarenessSent(again.received)[1][0].state).toMatchObject({ cursor: 9 });
+    });
   });
 
   it('reconnects after a close without an auth denial (the same server, the same close code)', async () => {

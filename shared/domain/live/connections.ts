@@ -139,15 +139,20 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
     return;
   }
   try {
-    const bytes = await messageOf(known, frame, now);
-    if (bytes === undefined) return;
-    await handleMessage(known, bytes, now);
-  } catch (error) {
-    // Closed while its message was handled: what it sent is handled as a late message would be, when it comes again.
-    if (error instanceof ConnectionGoneError && error.connectionId === connectionId) {
-      await memberClosed(known, connectionId, { revoked: false });
-      return;
+    let closed = false;
+    // In order, as if each had come in a frame of its own (a batch carries several).
+    for (const bytes of await messagesOf(known, frame, now)) {
+      try {
+        await handleMessage(known, bytes, now);
+      } catch (error) {
+        if (!(error instanceof ConnectionGoneError && error.connectionId === connectionId)) throw error;
+        // Closed while its message was handled: what it sent is handled as a late message would be, when it comes
+        // again; the rest of a batch is handled so now (its updates stored and relayed, the rest dropped).
+        if (!closed) await memberClosed(known, connectionId, { revoked: false });
+        closed = true;
+      }
     }
+  } catch (error) {
     if (error instanceof MessageTooLargeError) {
       logger.info('Live connection closed: it sent a message over the limit.', { connectionId });
       await removeMember(known, known, MESSAGE_TOO_LARGE_REASON, { revoked: false }, 'too-large');
@@ -159,17 +164,18 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
   }
 }
 
-/** The protocol message a frame completes, or undefined while it is one part of several. */
-async function messageOf(connection: LiveConnection, frame: Frame, now: number): Promise<Uint8Array | undefined> {
+/** The protocol messages a frame completes, in order: none while it is one part of several, several for a batch. */
+async function messagesOf(connection: LiveConnection, frame: Frame, now: number): Promise<Uint8Array[]> {
   if ('bytes' in frame) {
     if (frame.bytes.length > MAX_CLIENT_MESSAGE_BYTES) throw new MessageTooLargeError();
-    return frame.bytes;
+    return [frame.bytes];
   }
   const parsed = parseFrame(frame.text);
-  if (parsed.kind === 'whole') return parsed.message;
+  if (parsed.kind === 'whole') return [parsed.message];
+  if (parsed.kind === 'batch') return parsed.messages;
   await putChunk(connection.connectionId, parsed.id, parsed.index, parsed.part, now);
   const parts = await countChunk(connection.connectionId, parsed.id, parsed.index, parsed.count, now);
-  return parts === undefined ? undefined : joinChunks(parts);
+  return parts === undefined ? [] : [joinChunks(parts)];
 }
 
 async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now: number): Promise<void> {

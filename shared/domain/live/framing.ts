@@ -13,6 +13,15 @@
  *   - `<count>`: how many chunks the message has, decimal, at least 2;
  *   - `<part>`: the slice, not empty. The parts concatenated in index order are the message's base64 text.
  *   `~` is not in the base64 alphabet: a reader tells a chunk from a whole frame by the first character.
+ * - A batch (decisions §13 "Framing", issue 30): two or more whole messages in one text frame
+ *   `!<base64>,<base64>[,<base64>...]`, each message's canonical base64 text in the order it was sent, separated by
+ *   `,`. The texts and commas together are at most FRAME_TEXT_CHARS characters; a message that does not fit goes in
+ *   a frame of its own (whole or in chunks), and a batch never holds a chunk. The receiver handles the messages in
+ *   order, as if each had come in a frame of its own; the batch is read whole before any of it is handled, so a
+ *   malformed batch (fewer than 2 messages, an empty or non-canonical part, over the length) is handled not at all.
+ *   API Gateway bills every WebSocket message, so the adapter sends what the provider sends in one tick (sync step 1
+ *   and its presence on open, an update and its caret move) as one batch. `!` and `,` are not in the base64 alphabet
+ *   either.
  * - A frame is never empty (a protocol message has at least its type byte), and the base64 is canonical: padded,
  *   no whitespace, no URL-safe characters, zero padding bits. Anything else is a malformed frame, which closes the
  *   connection that sent it.
@@ -70,7 +79,15 @@ export class MessageTooLargeError extends MalformedFrameError {
 /** The auth message's reason when a client's message is too large: the adapter knows it by its start. */
 export const MESSAGE_TOO_LARGE_REASON = `Message too large: a client's message is at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`;
 
-export type ParsedFrame = { kind: 'whole'; message: Uint8Array } | { kind: 'chunk'; id: string; index: number; count: number; part: string };
+export type ParsedFrame =
+  | { kind: 'whole'; message: Uint8Array }
+  | { kind: 'chunk'; id: string; index: number; count: number; part: string }
+  | { kind: 'batch'; messages: Uint8Array[] };
+
+/** The first character of a batch frame. */
+const BATCH = '!';
+/** What separates the messages' texts in a batch frame. */
+const BATCH_SEPARATOR = ',';
 
 const ID = /^[A-Za-z0-9_-]{1,16}$/;
 /** `~<id>:<index>/<count>:<part>`; the numbers in canonical decimal, at most 9 digits (validated against count). */
@@ -96,12 +113,31 @@ export function encodeFrames(message: Uint8Array, id: string): string[] {
 }
 
 /**
- * Reads one text frame a client sent: a whole message (decoded), or one chunk (its part still base64 text, for
- * joinChunks once all `count` parts of `id` are there).
+ * The batch frame that carries `messages`, in order.
+ * @throws RangeError for fewer than 2 messages, an empty one, or texts over FRAME_TEXT_CHARS together (the caller
+ *   sends those in frames of their own).
+ */
+export function encodeBatch(messages: readonly Uint8Array[]): string {
+  if (messages.length < 2) throw new RangeError('A batch holds at least 2 messages.');
+  if (messages.some((message) => message.length === 0)) throw new RangeError('An empty message is no protocol message and has no frame.');
+  const body = messages.map((message) => Buffer.from(message.buffer, message.byteOffset, message.byteLength).toString('base64')).join(BATCH_SEPARATOR);
+  if (body.length > FRAME_TEXT_CHARS) throw new RangeError(`A batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`);
+  return `${BATCH}${body}`;
+}
+
+/**
+ * Reads one text frame a client sent: a whole message (decoded), one chunk (its part still base64 text, for
+ * joinChunks once all `count` parts of `id` are there), or a batch (every message decoded).
  * @throws MalformedFrameError for anything not of the format, or a chunk count above MAX_CLIENT_CHUNKS.
  */
 export function parseFrame(text: string): ParsedFrame {
   if (text.length === 0) throw new MalformedFrameError('the frame is empty.');
+  if (text[0] === BATCH) {
+    if (text.length - 1 > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`);
+    const parts = text.slice(1).split(BATCH_SEPARATOR);
+    if (parts.length < 2) throw new MalformedFrameError('a batch holds at least 2 messages.');
+    return { kind: 'batch', messages: parts.map(decodeCanonical) };
+  }
   if (text[0] !== '~') {
     if (text.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a whole frame has at most ${FRAME_TEXT_CHARS} characters.`);
     return { kind: 'whole', message: decodeCanonical(text) };
