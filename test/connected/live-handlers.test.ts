@@ -5,18 +5,13 @@
  * through their exports under their routes' grants against DynamoDB Local; the Management API is the SDK client with
  * a recording request handler in place of the network.
  */
-import { Readable } from 'node:stream';
 import * as decoding from 'lib0/decoding';
-import type { Context } from 'aws-lambda';
 import * as Y from 'yjs';
-import { handler as connectHandler } from '../../functions/live/connect';
-import { handler as disconnectHandler } from '../../functions/live/disconnect';
-import { handler as messageHandler } from '../../functions/live/message';
 import { handler as addUsers } from '../../functions/users/add';
 import { handler as addDocuments } from '../../functions/documents/add';
 import { handler as authorizeHandler } from '../../functions/crdt/live-authorize';
-import { AccessDeniedException, runAsRoute, runAsSocketRoute, takeViolations, watchConnectionsClient } from '../../local/grant-check';
-import { connectionsClient, sendFrame, useLocalConnections } from '../../shared/adapters/live/connections';
+import { AccessDeniedException, runAsRoute, runAsSocketRoute, takeViolations } from '../../local/grant-check';
+import { sendFrame } from '../../shared/adapters/live/connections';
 import { getEditor } from '../../shared/db/crdt';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as deleteUsers } from '../../functions/users/delete';
@@ -24,11 +19,12 @@ import { config } from '../../shared/core/config';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { getConnection, memberKeyOf, roomMembers } from '../../shared/db/live-connection';
 import { withFault } from '../support/faults';
+import { bytesTo, callSocket, deleted, failing, gone, posted } from '../support/live-harness';
 import { handleFrame } from '../../shared/domain/live/connections';
 import { FRAME_BURST } from '../../shared/domain/live/frame-budget';
-import { encodeBatch, encodeFrames, joinChunks, parseFrame } from '../../shared/domain/live/framing';
+import { encodeBatch, encodeFrames } from '../../shared/domain/live/framing';
 import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
-import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
+import { socketRoutes } from '../../shared/routes';
 import { handler as updateWebhookConfig } from '../../functions/workspace/advancedwebhookconfig-update';
 import { handler as createEndpoint } from '../../functions/workspace/advancedwebhook-endpoints-create';
 import { newTenant } from '../support/fixtures';
@@ -36,48 +32,6 @@ import { startPipeline, startReceiver } from '../support/webhook-pipeline';
 import { uniqueId } from '../support/ids';
 import { invoke } from '../support/invoke';
 import { waitFor } from '../support/wait';
-
-/**
- * What the Management API was asked, per connection; connections in `gone` answer 410 GoneException, posts to those
- * in `failing` a 500 (the Management API failing on its side).
- */
-const posted = new Map<string, string[]>();
-const deleted: string[] = [];
-const gone = new Set<string>();
-const failing = new Set<string>();
-
-useLocalConnections({
-  async handle(request: { method: string; path: string; body?: unknown }) {
-    const connectionId = decodeURIComponent(request.path).replace(/^.*\/@connections\//, '');
-    const answer = (statusCode: number, error?: string) => ({
-      response: {
-        statusCode,
-        headers: (error === undefined ? {} : { 'x-amzn-errortype': error, 'content-type': 'application/json' }) as Record<string, string>,
-        body: Readable.from(error === undefined ? [] : [Buffer.from(JSON.stringify({ message: error }))]),
-      },
-    });
-    if (gone.has(connectionId)) return answer(410, 'GoneException');
-    if (failing.has(connectionId) && request.method === 'POST') return answer(500, 'InternalServerErrorException');
-    if (request.method === 'DELETE') deleted.push(connectionId);
-    else posted.set(connectionId, [...(posted.get(connectionId) ?? []), Buffer.from(request.body as Uint8Array).toString('utf8')]);
-    return answer(200);
-  },
-} as never);
-watchConnectionsClient(connectionsClient());
-
-const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
-const routeOf = (routeKey: SocketRouteKey) => socketRoutes.find((route) => route.routeKey === routeKey)!;
-
-function call(routeKey: SocketRouteKey, connectionId: string, extra: { query?: Record<string, string>; body?: string } = {}) {
-  const handler = routeKey === '$connect' ? connectHandler : routeKey === '$default' ? messageHandler : disconnectHandler;
-  const event = {
-    requestContext: { routeKey, connectionId, eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$default' ? 'MESSAGE' : 'DISCONNECT', domainName: 'example.execute-api', stage: 'test' },
-    isBase64Encoded: false,
-    ...(extra.query === undefined ? {} : { queryStringParameters: extra.query }),
-    ...(extra.body === undefined ? {} : { body: extra.body }),
-  };
-  return runAsSocketRoute(routeOf(routeKey), () => handler(event as never, context));
-}
 
 /** A connection's room entry (open, or a tombstone once closed), if it has one. */
 async function entryOf(apiKeyId: string, ids: { organizationId: string; documentId: string; editorId: string }, connectionId: string) {
@@ -92,23 +46,6 @@ function reasonOf(message: Uint8Array): string | undefined {
   return decoding.readVarString(decoder);
 }
 
-/** The protocol messages a connection was sent, reassembled from its base64 frames. */
-function messagesTo(connectionId: string): Uint8Array[] {
-  const messages: Uint8Array[] = [];
-  const parts = new Map<string, string[]>();
-  for (const frame of posted.get(connectionId) ?? []) {
-    const parsed = parseFrame(frame);
-    if (parsed.kind === 'whole' || parsed.kind === 'batch') {
-      messages.push(...(parsed.kind === 'whole' ? [parsed.message] : parsed.messages));
-      continue;
-    }
-    const list = parts.get(parsed.id) ?? [];
-    list[parsed.index] = parsed.part;
-    parts.set(parsed.id, list);
-    if (list.filter((part) => part !== undefined).length === parsed.count) messages.push(joinChunks(list));
-  }
-  return messages;
-}
 
 async function openRoom() {
   const tenant = await newTenant();
@@ -119,7 +56,7 @@ async function openRoom() {
   const open = async (userId: string, encoding = 'base64') => {
     const connectionId = uniqueId('conn');
     const { token } = await session(userId);
-    const answer = await call('$connect', connectionId, { query: { token, encoding } });
+    const answer = await callSocket('$connect', connectionId, { query: { token, encoding } });
     expect(answer).toEqual({ statusCode: 200 });
     return connectionId;
   };
@@ -136,14 +73,14 @@ describe('live handlers under API Gateway', () => {
     const update = Y.encodeStateAsUpdate(source);
     const frames = encodeFrames(updateMessage(update), 'm1');
 
-    const answers = await Promise.all([...frames].reverse().map((frame) => call('$default', ann, { body: frame })));
+    const answers = await Promise.all([...frames].reverse().map((frame) => callSocket('$default', ann, { body: frame })));
 
     expect(frames.length).toBeGreaterThan(5);
     expect(answers.every((answer) => (answer as { statusCode: number }).statusCode === 200)).toBe(true);
-    const relayed = messagesTo(bob).map(readMessage).filter((message) => message.kind === 'update');
+    const relayed = bytesTo(bob).map(readMessage).filter((message) => message.kind === 'update');
     expect(relayed).toHaveLength(1);
     expect(Buffer.from((relayed[0] as { update: Uint8Array }).update).equals(Buffer.from(update))).toBe(true);
-    expect(messagesTo(ann)).toEqual([]);
+    expect(bytesTo(ann)).toEqual([]);
     const stored = await getEditor(tenant.apiKeyId, ids);
     expect(stored?.deltas).toHaveLength(1);
   });
@@ -159,10 +96,10 @@ describe('live handlers under API Gateway', () => {
       return encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), uniqueId('m').slice(-8))[0];
     };
 
-    await call('$default', ann, { body: edit('first') });
+    await callSocket('$default', ann, { body: edit('first') });
     const afterFirst = await entryOf(tenant.apiKeyId, ids, bob);
     gone.delete(bob);
-    await call('$default', ann, { body: edit('second') });
+    await callSocket('$default', ann, { body: edit('second') });
 
     expect(afterFirst).toMatchObject({ closedAt: expect.any(Number), revoked: false });
     expect(posted.get(bob)).toBeUndefined();
@@ -172,9 +109,9 @@ describe('live handlers under API Gateway', () => {
     const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');
 
-    const first = await call('$disconnect', ann);
-    const again = await call('$disconnect', ann);
-    const unknown = await call('$disconnect', uniqueId('conn'));
+    const first = await callSocket('$disconnect', ann);
+    const again = await callSocket('$disconnect', ann);
+    const unknown = await callSocket('$disconnect', uniqueId('conn'));
 
     expect([first, again, unknown]).toEqual([{ statusCode: 200 }, { statusCode: 200 }, { statusCode: 200 }]);
     expect(await entryOf(tenant.apiKeyId, ids, ann)).toMatchObject({ closedAt: expect.any(Number), revoked: false });
@@ -194,7 +131,7 @@ describe('webhooks of live edits', () => {
       const doc = new Y.Doc();
       doc.getText('content').insert(0, 'typed live');
 
-      await call('$default', ann, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm9')[0] });
+      await callSocket('$default', ann, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm9')[0] });
 
       // The editor's creation (by the authorize with `type`) may be an event of its own, before the live edit's.
       const records = () => hook.requests.map((request) => (JSON.parse(request.body) as { data: { data?: unknown } }).data);
@@ -214,15 +151,15 @@ describe('presence when a connection died without its $disconnect', () => {
     const before = await open('ann');
     const bob = await open('bob');
     const presence = (entries: Array<[number, number, string]>) => encodeFrames(awarenessMessage(entries.map(([clientId, clock, state]) => ({ clientId, clock, state }))), uniqueId('m').slice(-8))[0];
-    await call('$default', before, { body: presence([[7, 1, '{"user":"Ann"}'], [8, 1, '{"user":"Ann, second tab"}']]) });
+    await callSocket('$default', before, { body: presence([[7, 1, '{"user":"Ann"}'], [8, 1, '{"user":"Ann, second tab"}']]) });
     // The connection dies; API Gateway never runs its $disconnect. The provider reconnects with the same client id.
     gone.add(before);
     const after = await open('ann');
     posted.delete(bob);
 
-    await call('$default', after, { body: presence([[7, 2, '{"user":"Ann"}']]) });
+    await callSocket('$default', after, { body: presence([[7, 2, '{"user":"Ann"}']]) });
 
-    const toBob = messagesTo(bob).map(readMessage);
+    const toBob = bytesTo(bob).map(readMessage);
     expect(toBob).toEqual([
       // One above the clock relayed for it (decisions §13), so every stock client applies it.
       { kind: 'awareness', entries: [{ clientId: 8, clock: 2, state: 'null' }] },
@@ -243,9 +180,9 @@ describe('access while connected, under API Gateway', () => {
     const doc = new Y.Doc();
     doc.getText('content').insert(0, 'not for Bob');
 
-    await call('$default', ann, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm2')[0] });
+    await callSocket('$default', ann, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm2')[0] });
 
-    const toBob = messagesTo(bob).map(readMessage);
+    const toBob = bytesTo(bob).map(readMessage);
     expect(toBob.map((message) => message.kind)).toEqual(['auth']);
     expect(deleted).toContain(bob);
     expect(await entryOf(tenant.apiKeyId, ids, bob)).toMatchObject({ closedAt: expect.any(Number), revoked: true });
@@ -257,7 +194,7 @@ describe('access while connected, under API Gateway', () => {
     try {
       const connectionId = await open('ann', 'binary');
 
-      await call('$default', connectionId, { body: Buffer.from([0, 0, 1, 0]).toString('base64') });
+      await callSocket('$default', connectionId, { body: Buffer.from([0, 0, 1, 0]).toString('base64') });
 
       // One binary frame: the auth message (type 2, permission denied 0) with the reason.
       const [frame] = posted.get(connectionId) ?? [];
@@ -292,7 +229,7 @@ describe('a message the service fails to handle closes its connection, so the cl
     const ann = await open('ann');
     const bob = await open('bob');
 
-    const answer = withFault({ command: 'TransactWriteItems', nth: 1 }, () => call('$default', ann, { body: edit('lost?', 'f1') }));
+    const answer = withFault({ command: 'TransactWriteItems', nth: 1 }, () => callSocket('$default', ann, { body: edit('lost?', 'f1') }));
 
     await expect(answer).rejects.toThrow(/Injected fault/);
     expect(deleted).toContain(ann);
@@ -304,7 +241,7 @@ describe('a message the service fails to handle closes its connection, so the cl
     const { open } = await openRoom();
     const ann = await open('ann');
 
-    const answer = withFault({ command: 'Query', nth: 2 }, () => call('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f2')[0] }));
+    const answer = withFault({ command: 'Query', nth: 2 }, () => callSocket('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f2')[0] }));
 
     await expect(answer).rejects.toThrow(/Injected fault/);
     expect(deleted).toContain(ann);
@@ -317,13 +254,13 @@ describe('a message the service fails to handle closes its connection, so the cl
     const cyd = await open('bob');
     failing.add(bob);
 
-    const answer = call('$default', ann, { body: edit('reaches cyd', 'f3') });
+    const answer = callSocket('$default', ann, { body: edit('reaches cyd', 'f3') });
 
     await expect(answer).rejects.toThrow(/closed so that they resync/);
     failing.delete(bob);
     expect(deleted).toContain(bob);
     expect(deleted).not.toContain(ann);
-    expect(messagesTo(cyd).map(readMessage).map((message) => message.kind)).toEqual(['update']);
+    expect(bytesTo(cyd).map(readMessage).map((message) => message.kind)).toEqual(['update']);
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
   });
 
@@ -332,7 +269,7 @@ describe('a message the service fails to handle closes its connection, so the cl
     const ann = await open('ann');
     failing.add(ann);
 
-    const answer = call('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f4')[0] });
+    const answer = callSocket('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f4')[0] });
 
     await expect(answer).rejects.toThrow();
     failing.delete(ann);
@@ -352,10 +289,10 @@ describe('framing a client gets wrong closes only its own connection (decisions 
     // The last chunk claims one more part than the others: with it, the message would be "complete" early.
     const lying = frames.map((frame, index) => (index === count - 1 ? frame.replace(`/${count}:`, `/${count + 1}:`) : frame));
 
-    for (const frame of lying) await call('$default', ann, { body: frame });
+    for (const frame of lying) await callSocket('$default', ann, { body: frame });
 
     expect(count).toBeGreaterThan(2);
-    expect(messagesTo(ann).map(reasonOf)).toEqual(['Malformed frame: the chunks of one message disagree on their count.']);
+    expect(bytesTo(ann).map(reasonOf)).toEqual(['Malformed frame: the chunks of one message disagree on their count.']);
     expect(deleted).toContain(ann);
     expect(posted.get(bob)).toBeUndefined();
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(0);
@@ -365,9 +302,9 @@ describe('framing a client gets wrong closes only its own connection (decisions 
     const { open } = await openRoom();
     const ann = await open('ann');
 
-    await call('$default', ann, { body: `~big:0/48:${'A'.repeat(30_000)}` });
+    await callSocket('$default', ann, { body: `~big:0/48:${'A'.repeat(30_000)}` });
 
-    expect(messagesTo(ann).map(reasonOf)).toEqual(["Message too large: a client's message is at most 1048576 bytes."]);
+    expect(bytesTo(ann).map(reasonOf)).toEqual(["Message too large: a client's message is at most 1048576 bytes."]);
     expect(deleted).toContain(ann);
   });
 });
@@ -385,14 +322,14 @@ describe('batch frames: several whole messages in one frame (decisions §13 "Fra
     const bob = await open('bob');
     const typed = update('typed with the caret');
 
-    const answer = await call('$default', ann, { body: encodeBatch([updateMessage(typed), awarenessMessage([{ clientId: 61, clock: 1, state: '{"cursor":20}' }])]) });
+    const answer = await callSocket('$default', ann, { body: encodeBatch([updateMessage(typed), awarenessMessage([{ clientId: 61, clock: 1, state: '{"cursor":20}' }])]) });
 
     expect(answer).toEqual({ statusCode: 200 });
-    const relayed = messagesTo(bob).map(readMessage);
+    const relayed = bytesTo(bob).map(readMessage);
     expect(relayed.map((message) => message.kind)).toEqual(['update', 'awareness']);
     expect(Buffer.from((relayed[0] as { update: Uint8Array }).update).equals(Buffer.from(typed))).toBe(true);
     expect(relayed[1]).toEqual({ kind: 'awareness', entries: [{ clientId: 61, clock: 1, state: '{"cursor":20}' }] });
-    expect(messagesTo(ann).map(readMessage).filter((message) => message.kind === 'awareness')).toEqual([relayed[1]]);
+    expect(bytesTo(ann).map(readMessage).filter((message) => message.kind === 'awareness')).toEqual([relayed[1]]);
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
   });
 
@@ -402,9 +339,9 @@ describe('batch frames: several whole messages in one frame (decisions §13 "Fra
     const bob = await open('bob');
     const frame = `${encodeBatch([updateMessage(update('never stored')), awarenessMessage([{ clientId: 62, clock: 1, state: '{}' }])])},AAF=`;
 
-    await call('$default', ann, { body: frame });
+    await callSocket('$default', ann, { body: frame });
 
-    expect(messagesTo(ann).map(reasonOf)).toEqual(['Malformed frame: the text is not canonical base64 of a message.']);
+    expect(bytesTo(ann).map(reasonOf)).toEqual(['Malformed frame: the text is not canonical base64 of a message.']);
     expect(deleted).toContain(ann);
     expect(deleted).not.toContain(bob);
     expect(posted.get(bob)).toBeUndefined();
@@ -424,12 +361,12 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');
     const bob = await open('bob');
-    await call('$disconnect', ann);
+    await callSocket('$disconnect', ann);
 
-    const answer = await call('$default', ann, { body: edit('typed as the tab closed', 'l1') });
+    const answer = await callSocket('$default', ann, { body: edit('typed as the tab closed', 'l1') });
 
     expect(answer).toEqual({ statusCode: 200 });
-    expect(messagesTo(bob).map(readMessage).map((message) => message.kind)).toEqual(['update']);
+    expect(bytesTo(bob).map(readMessage).map((message) => message.kind)).toEqual(['update']);
     expect(posted.get(ann)).toBeUndefined();
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
   });
@@ -440,10 +377,10 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const bob = await open('bob');
     await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, bob), UpdateExpression: 'SET checkedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 61_000 } }));
     await invoke(deleteUsers, '/v2/users/delete', { organizationId: ids.organizationId, userIds: ['bob'] }, { headers: tenant.apiKeyHeaders });
-    await call('$default', ann, { body: edit('for the room', 'l2') });
+    await callSocket('$default', ann, { body: edit('for the room', 'l2') });
     posted.delete(ann);
 
-    await call('$default', bob, { body: edit('after losing access', 'l3') });
+    await callSocket('$default', bob, { body: edit('after losing access', 'l3') });
 
     expect(posted.get(ann)).toBeUndefined();
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
@@ -455,29 +392,29 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const bob = await open('bob');
     const cyd = await open('bob');
     // Each provider sends its own state first, on open.
-    await call('$default', bob, { body: presence(51, 1, '{"cursor":0}') });
-    await call('$default', ann, { body: presence(41, 3, '{"cursor":1}') });
+    await callSocket('$default', bob, { body: presence(51, 1, '{"cursor":0}') });
+    await callSocket('$default', ann, { body: presence(41, 3, '{"cursor":1}') });
     posted.delete(bob);
     posted.delete(cyd);
 
-    await call('$disconnect', ann);
+    await callSocket('$disconnect', ann);
     // Bob's provider passes on what it learnt before the removal reached it: Ann's client at its old clock.
-    await call('$default', bob, { body: presence(41, 3, '{"cursor":1}') });
+    await callSocket('$default', bob, { body: presence(41, 3, '{"cursor":1}') });
 
     const left = { kind: 'awareness', entries: [{ clientId: 41, clock: 4, state: 'null' }] };
-    expect(messagesTo(cyd).map(readMessage)).toEqual([left]);
-    expect(messagesTo(bob).map(readMessage)).toEqual([left]);
+    expect(bytesTo(cyd).map(readMessage)).toEqual([left]);
+    expect(bytesTo(bob).map(readMessage)).toEqual([left]);
   });
 
   it('does not relay presence a connection sent after it closed', async () => {
     const { open } = await openRoom();
     const ann = await open('ann');
     const bob = await open('bob');
-    await call('$default', ann, { body: presence(42, 1, '{"cursor":1}') });
-    await call('$disconnect', ann);
+    await callSocket('$default', ann, { body: presence(42, 1, '{"cursor":1}') });
+    await callSocket('$disconnect', ann);
     posted.delete(bob);
 
-    await call('$default', ann, { body: presence(42, 2, '{"cursor":2}') });
+    await callSocket('$default', ann, { body: presence(42, 2, '{"cursor":2}') });
 
     expect(posted.get(bob)).toBeUndefined();
   });
@@ -486,24 +423,24 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const { open } = await openRoom();
     const before = await open('ann');
     await open('bob');
-    await call('$default', before, { body: presence(43, 5, '{"cursor":1}') });
-    await call('$disconnect', before);
+    await callSocket('$default', before, { body: presence(43, 5, '{"cursor":1}') });
+    await callSocket('$disconnect', before);
     const after = await open('ann');
 
     // The provider reconnects with the same client id and clock; the room holds its departure at clock 6.
-    await call('$default', after, { body: presence(43, 5, '{"cursor":1}') });
+    await callSocket('$default', after, { body: presence(43, 5, '{"cursor":1}') });
 
-    expect(messagesTo(after).map(readMessage)).toContainEqual({ kind: 'awareness', entries: [{ clientId: 43, clock: 6, state: 'null' }] });
+    expect(bytesTo(after).map(readMessage)).toContainEqual({ kind: 'awareness', entries: [{ clientId: 43, clock: 6, state: 'null' }] });
   });
 
   it('removes the tombstones of connections closed over two minutes ago when another connection closes', async () => {
     const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');
     const bob = await open('bob');
-    await call('$disconnect', ann);
+    await callSocket('$disconnect', ann);
     await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, ann), UpdateExpression: 'SET closedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 121_000 } }));
 
-    await call('$disconnect', bob);
+    await callSocket('$disconnect', bob);
 
     const room = await roomMembers({ apiKeyId: tenant.apiKeyId, ...ids });
     expect(room.map((member) => member.connectionId)).toEqual([bob]);
@@ -530,7 +467,7 @@ describe('a connection past its frame budget (decisions §13)', () => {
     await send(ann, update);
     await send(bob, update);
 
-    expect(messagesTo(ann).map(reasonOf)).toEqual(['Too many messages.']);
+    expect(bytesTo(ann).map(reasonOf)).toEqual(['Too many messages.']);
     expect(deleted.filter((id) => id === ann)).toHaveLength(1);
     expect(await entryOf(tenant.apiKeyId, ids, ann)).toMatchObject({ revoked: true });
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);

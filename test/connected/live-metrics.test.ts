@@ -5,60 +5,19 @@
  * imported first); the handlers run as in live-handlers.test.ts, against DynamoDB Local with a recording Management API.
  */
 import { captureMetrics, metricSum, type EmfObject } from '../support/live-metrics';
-import { Readable } from 'node:stream';
-import type { Context } from 'aws-lambda';
 import * as Y from 'yjs';
-import { handler as connectHandler } from '../../functions/live/connect';
-import { handler as disconnectHandler } from '../../functions/live/disconnect';
-import { handler as messageHandler } from '../../functions/live/message';
 import { handler as addUsers } from '../../functions/users/add';
 import { handler as addDocuments } from '../../functions/documents/add';
 import { handler as authorizeHandler } from '../../functions/crdt/live-authorize';
-import { runAsSocketRoute, watchConnectionsClient } from '../../local/grant-check';
-import { connectionsClient, useLocalConnections } from '../../shared/adapters/live/connections';
 import { LIVE_METRICS } from '../../shared/core/metrics';
 import { encodeFrames } from '../../shared/domain/live/framing';
 import { updateMessage } from '../../shared/domain/live/protocol';
-import { socketRoutes, type SocketRouteKey } from '../../shared/routes';
+import type { SocketRouteKey } from '../../shared/routes';
 import { withFault } from '../support/faults';
+import { callSocket, failing, gone } from '../support/live-harness';
 import { newTenant } from '../support/fixtures';
 import { uniqueId } from '../support/ids';
 import { invoke } from '../support/invoke';
-
-/** Connections in `gone` answer GoneException, posts to those in `failing` a 500; the rest succeed. */
-const gone = new Set<string>();
-const failing = new Set<string>();
-
-useLocalConnections({
-  async handle(request: { method: string; path: string }) {
-    const connectionId = decodeURIComponent(request.path).replace(/^.*\/@connections\//, '');
-    const answer = (statusCode: number, error?: string) => ({
-      response: {
-        statusCode,
-        headers: (error === undefined ? {} : { 'x-amzn-errortype': error, 'content-type': 'application/json' }) as Record<string, string>,
-        body: Readable.from(error === undefined ? [] : [Buffer.from(JSON.stringify({ message: error }))]),
-      },
-    });
-    if (gone.has(connectionId)) return answer(410, 'GoneException');
-    if (failing.has(connectionId) && request.method === 'POST') return answer(500, 'InternalServerErrorException');
-    return answer(200);
-  },
-} as never);
-watchConnectionsClient(connectionsClient());
-
-const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
-const routeOf = (routeKey: SocketRouteKey) => socketRoutes.find((route) => route.routeKey === routeKey)!;
-
-function call(routeKey: SocketRouteKey, connectionId: string, extra: { query?: Record<string, string>; body?: string } = {}) {
-  const handler = routeKey === '$connect' ? connectHandler : routeKey === '$default' ? messageHandler : disconnectHandler;
-  const event = {
-    requestContext: { routeKey, connectionId, eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$default' ? 'MESSAGE' : 'DISCONNECT', domainName: 'example.execute-api', stage: 'test' },
-    isBase64Encoded: false,
-    ...(extra.query === undefined ? {} : { queryStringParameters: extra.query }),
-    ...(extra.body === undefined ? {} : { body: extra.body }),
-  };
-  return runAsSocketRoute(routeOf(routeKey), () => handler(event as never, context));
-}
 
 async function openRoom() {
   const tenant = await newTenant();
@@ -69,7 +28,7 @@ async function openRoom() {
     const connectionId = uniqueId('conn');
     const { token } = (await invoke(authorizeHandler, '/v2/crdt/live/authorize', { ...ids, userId, type: 'text' }, { headers: tenant.apiKeyHeaders })).body.result?.data as { token: string };
     // Captured to keep this file's output clean: only the acts' metrics are asserted.
-    const { outcome } = await captureMetrics(() => call('$connect', connectionId, { query: { token, encoding: 'base64' } }));
+    const { outcome } = await captureMetrics(() => callSocket('$connect', connectionId, { query: { token, encoding: 'base64' } }));
     expect(outcome).toEqual({ status: 'fulfilled', value: { statusCode: 200 } });
     return connectionId;
   };
@@ -106,7 +65,7 @@ describe('live metrics', () => {
     const ann = await open('ann');
     await open('bob');
 
-    const { emitted, outcome } = await captureMetrics(() => call('$default', ann, { body: edit('relayed') }));
+    const { emitted, outcome } = await captureMetrics(() => callSocket('$default', ann, { body: edit('relayed') }));
 
     expect(outcome).toEqual({ status: 'fulfilled', value: { statusCode: 200 } });
     expect(emitted).toHaveLength(1);
@@ -122,7 +81,7 @@ describe('live metrics', () => {
   it('counts a refused connection by reason class (never by id), at $connect', async () => {
     const connectionId = uniqueId('conn');
 
-    const { emitted } = await captureMetrics(() => call('$connect', connectionId, { query: { token: 'not-a-token', encoding: 'base64' } }));
+    const { emitted } = await captureMetrics(() => callSocket('$connect', connectionId, { query: { token: 'not-a-token', encoding: 'base64' } }));
 
     const refusals = emitted.filter((object) => LIVE_METRICS.refusals in object);
     expect(refusals).toHaveLength(1);
@@ -135,7 +94,7 @@ describe('live metrics', () => {
     const { open } = await openRoom();
     const ann = await open('ann');
 
-    const { emitted, outcome } = await captureMetrics(() => call('$default', ann, { body: '~bad' }));
+    const { emitted, outcome } = await captureMetrics(() => callSocket('$default', ann, { body: '~bad' }));
 
     expect(outcome).toEqual({ status: 'fulfilled', value: { statusCode: 200 } });
     expect(metricSum(emitted, LIVE_METRICS.refusals, { route: '$default', reason: 'malformed' })).toBe(1);
@@ -147,7 +106,7 @@ describe('live metrics', () => {
     const ann = await open('ann');
     await open('bob');
 
-    const { emitted, outcome } = await captureMetrics(() => withFault({ command: 'TransactWriteItems', nth: 1 }, () => call('$default', ann, { body: edit('lost?') })));
+    const { emitted, outcome } = await captureMetrics(() => withFault({ command: 'TransactWriteItems', nth: 1 }, () => callSocket('$default', ann, { body: edit('lost?') })));
 
     expect(outcome.status).toBe('rejected');
     expect(countsOf(emitted, '$default')).toEqual({ framesIn: 1, posts: 0, gone: 0, failures: 1, relayFailures: 0 });
@@ -162,7 +121,7 @@ describe('live metrics', () => {
     gone.add(bob);
     failing.add(cyd);
 
-    const { emitted, outcome } = await captureMetrics(() => call('$default', ann, { body: edit('partly relayed') }));
+    const { emitted, outcome } = await captureMetrics(() => callSocket('$default', ann, { body: edit('partly relayed') }));
 
     expect(outcome.status).toBe('rejected');
     expect(countsOf(emitted, '$default')).toEqual({ framesIn: 1, posts: 1, gone: 1, failures: 1, relayFailures: 1 });
@@ -173,9 +132,9 @@ describe('live metrics', () => {
     const ann = await open('ann');
 
     const { emitted } = await captureMetrics(async () => {
-      await call('$default', ann, { body: edit('one') });
-      await call('$connect', uniqueId('conn'), { query: { encoding: 'base64' } });
-      await call('$disconnect', ann);
+      await callSocket('$default', ann, { body: edit('one') });
+      await callSocket('$connect', uniqueId('conn'), { query: { encoding: 'base64' } });
+      await callSocket('$disconnect', ann);
     });
 
     const names = new Set(emitted.flatMap((object) => object._aws.CloudWatchMetrics.flatMap((directive) => directive.Dimensions.flat())));

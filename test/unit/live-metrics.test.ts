@@ -4,23 +4,10 @@
  * usual. test/connected/live-metrics.test.ts turns them on and reads them.
  */
 import { LIVE_METRICS, countLive, countRefusal, withLiveMetrics } from '../../shared/core/metrics';
+import { captureOutput } from '../support/capture-output';
 
-async function outputOf(work: () => Promise<unknown>): Promise<string> {
-  const lines: string[] = [];
-  const capture = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(capture);
-  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(capture);
-  try {
-    await work();
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
-  return lines.join('');
-}
+/** What `work` writes to stdout and stderr, the logger left silent as the tests keep it. */
+const outputOf = (work: () => Promise<unknown>) => captureOutput(work, { logLevel: 'SILENT' });
 
 describe('live metrics in the tests and on the local stack', () => {
   it('are disabled by the test environment, as the local stack disables them', () => {
