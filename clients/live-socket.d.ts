@@ -29,7 +29,9 @@ export declare function encodeBatch(messages: Uint8Array[]): string;
 
 /** Reassembles the text frames of one connection into messages. */
 export declare class FrameReader {
-  /** The message `text` completes, or null while chunks are missing; throws MalformedFrameError. */
+  /** The messages `text` completes, in order (several for a batch, none while chunks are missing); throws MalformedFrameError. */
+  readAll(text: string): Uint8Array[];
+  /** The message `text` (not a batch) completes, or null while chunks are missing; throws MalformedFrameError. */
   read(text: string): Uint8Array | null;
 }
 

@@ -41,8 +41,8 @@
  * - What the provider sends in one tick (sync step 1 and its presence on open, an update and its caret move) goes
  *   out as one frame, a batch, at the end of the tick (a microtask), in order: API Gateway bills every WebSocket
  *   message. A message too large for a batch is sent in chunks after what waits; close() sends what waits first, so
- *   the provider's goodbye, sent right before it closes, still goes out. The server reads batches; the adapter
- *   reads whole frames and chunks (the service sends no batches yet).
+ *   the provider's goodbye, sent right before it closes, still goes out. Both ends read batches: the service sends
+ *   what one frame of a client makes it send to another member (an edit and its caret move) as one.
  */
 
 /** The most base64 characters in one frame (framing.ts FRAME_TEXT_CHARS). */
@@ -215,11 +215,30 @@ export class FrameReader {
 
   /**
    * @param {string} text one text frame
+   * @returns {Uint8Array[]} the messages this frame completes, in order: one for a whole frame or a chunk that
+   *   completes its message, several for a batch, none while chunks are missing
+   * @throws {MalformedFrameError} for a frame not of the format
+   */
+  readAll (text) {
+    if (text[0] !== BATCH) {
+      const message = this.read(text)
+      return message === null ? [] : [message]
+    }
+    if (text.length - 1 > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a batch has at most ${FRAME_TEXT_CHARS} characters after the '!'.`)
+    const texts = text.slice(1).split(BATCH_SEPARATOR)
+    if (texts.length < 2) throw new MalformedFrameError('a batch holds at least 2 messages.')
+    // All or nothing: a batch with one part not of the format delivers none of it.
+    return texts.map(fromBase64)
+  }
+
+  /**
+   * @param {string} text one text frame, not a batch
    * @returns {Uint8Array | null} the message this frame completes, or null while chunks are missing
    * @throws {MalformedFrameError} for a frame not of the format
    */
   read (text) {
     if (text.length === 0) throw new MalformedFrameError('the frame is empty.')
+    if (text[0] === BATCH) throw new MalformedFrameError('a batch frame holds several messages: read it with readAll.')
     if (text[0] !== '~') {
       if (text.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a whole frame has at most ${FRAME_TEXT_CHARS} characters.`)
       return fromBase64(text)
@@ -567,16 +586,28 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
     _receive (data) {
       // After an auth denial or a malformed frame nothing more is delivered.
       if (this._ending !== null) return
-      let message
+      let messages
       try {
         if (typeof data !== 'string') throw new MalformedFrameError('a binary frame; encoding=base64 carries text frames only.')
-        message = this._reader.read(data)
+        messages = this._reader.readAll(data)
       } catch (error) {
         if (!(error instanceof MalformedFrameError)) throw error
         this._end(PROTOCOL_ERROR_CLOSE_CODE, error.message)
         return
       }
-      if (message === null) return
+      // In order, as if each had come in a frame of its own (a batch carries several).
+      for (const message of messages) {
+        if (this._ending !== null) return
+        this._deliver(message)
+      }
+    }
+
+    /**
+     * Hands one message to the provider.
+     * @private
+     * @param {Uint8Array} message
+     */
+    _deliver (message) {
       // Learnt before the provider sees the message: it passes remote presence on at once, from within onmessage.
       const entries = awarenessEntries(message)
       if (entries !== null) {

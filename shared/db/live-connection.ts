@@ -11,11 +11,19 @@
  *                                                              when its access was last checked, its clients'
  *                                                              presence (awareness clock and state per client id);
  *                                                              once closed: when, and whether its access ended
+ *   pk T#<key>#ORG#<org>#LIVE#<doc>       sk I#<editor>#<conn> its entries in the two revocation indexes (below), an
+ *                                                              item of its own so that presence writes, many per
+ *                                                              minute, update no index (1 write unit, not 3)
+ *   pk T#<key>#ORG#<org>#LIVE#<doc>       sk R#<editor>        the room's version: one more at every join, close and
+ *                                                              change of a member's role
  *   pk LIVECONN#<connection>              sk CHUNK#<id>#<nnnn> one part of a message that came in several frames
  *
- * A message names only its connection, so the connection item is read first (GetItem); the room is one strongly
- * consistent Query of the editor's prefix (a GSI read could miss a client that has just joined). One partition per
- * document holds every editor's room, so closing a document's connections (a migration) is one Query too.
+ * A message names only its connection, so the connection item is read first (GetItem, then kept per process). The
+ * room's members are read through `currentRoom`: one strongly consistent GetItem of the room's version, and the
+ * members (one strongly consistent Query of the editor's prefix; a GSI read could miss a client that has just
+ * joined) only when the version moved since this process last read them. A frame's reads are so constant in the
+ * room's size (issue 30). One partition per document holds every editor's room, so closing a document's connections
+ * (a migration) is one Query too.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -93,6 +101,8 @@ const roomPartition = (ref: Omit<LiveEditorRef, 'editorId'>) => key(organization
 const memberKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomPartition(ref), sk: key('C', segment(ref.editorId), segment(connectionId)) });
 /** A connection's room entry key (tests seed its state directly). */
 export const memberKeyOf = (apiKeyId: string, ref: Omit<LiveEditorRef, 'apiKeyId'>, connectionId: string) => memberKey({ apiKeyId, ...ref }, connectionId);
+const indexKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomPartition(ref), sk: key('I', segment(ref.editorId), segment(connectionId)) });
+const roomKey = (ref: LiveEditorRef) => ({ pk: roomPartition(ref), sk: key('R', segment(ref.editorId)) });
 const chunkKey = (connectionId: string, messageId: string, index: number) => ({
   pk: key('LIVECONN', segment(connectionId)),
   sk: key('CHUNK', segment(messageId), sortableNumber(index, 4)),
@@ -150,11 +160,13 @@ export async function putConnection(connection: Omit<LiveConnection, 'refused'>,
         encoding: connection.encoding,
         checkedAt: now,
         presence: {},
-        ...revocationIndexesOf(connection, now),
         ...expiry,
       },
     }),
   );
+  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...indexKey(connection, connection.connectionId), ...indexItemOf(connection, role, now), ...expiry } }));
+  // Last: a frame that reads the new version finds the entry.
+  await markRoomChanged(connection);
 }
 
 /** Records a refused connection: only what its first answer needs (nothing of the editor is read for it). */
@@ -238,18 +250,22 @@ export async function closeMember(ref: LiveEditorRef, connectionId: string, opti
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
-        // Out of the revocation indexes too: a closed connection has no access to lose.
-        UpdateExpression: 'SET closedAt = :now, revoked = :revoked, #ttl = :ttl REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
+        UpdateExpression: 'SET closedAt = :now, revoked = :revoked, #ttl = :ttl',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
         ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
         ExpressionAttributeValues: { ':now': now, ':revoked': options.revoked, ':ttl': ttl(now + TOMBSTONE_MS, 0) },
         ReturnValues: 'ALL_NEW',
       }),
     );
+    // Out of the revocation indexes too (a closed connection has no access to lose), and the room's version moves.
+    await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: indexKey(ref, connectionId) }));
+    await markRoomChanged(ref);
     return Attributes === undefined ? undefined : toMember(Attributes);
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    // Closed already: its index item too, should the closer have stopped between the two writes.
+    await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: indexKey(ref, connectionId) }));
+    return undefined;
   }
 }
 
@@ -258,7 +274,9 @@ export async function deleteTombstones(ref: LiveEditorRef, members: readonly Roo
   const old = members.filter((member) => member.closedAt !== undefined && now - member.closedAt > TOMBSTONE_MS);
   if (old.length === 0) return;
   for (const member of old) openConnections.delete(member.connectionId);
-  await batchWrite(old.flatMap((member) => [connectionKey(member.connectionId), memberKey(ref, member.connectionId)]).map((itemKey) => ({ DeleteRequest: { Key: itemKey } })));
+  await batchWrite(
+    old.flatMap((member) => [connectionKey(member.connectionId), memberKey(ref, member.connectionId), indexKey(ref, member.connectionId)]).map((itemKey) => ({ DeleteRequest: { Key: itemKey } })),
+  );
 }
 
 /** Removes a refused connection's item (it has no room entry). */
@@ -269,11 +287,13 @@ export async function deleteConnectionItem(connectionId: string): Promise<void> 
 
 /**
  * Records a fresh access check of a member: its role now and when. Conditional on the entry existing, so a check
- * racing the connection's close does not bring the entry back. Returns false when it is gone.
+ * racing the connection's close does not bring the entry back. Returns false when it is gone. A changed role moves
+ * the room's version (the message path drops a viewer's updates by the role it holds).
  */
 export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string, role: Role, now = Date.now()): Promise<boolean> {
+  let before: Item | undefined;
   try {
-    await db.send(
+    ({ Attributes: before } = await db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
@@ -281,30 +301,48 @@ export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
         ExpressionAttributeNames: { '#role': 'role' },
         ExpressionAttributeValues: { ':role': role, ':now': now },
+        ReturnValues: 'UPDATED_OLD',
       }),
-    );
-    return true;
+    ));
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+  if (before?.role !== role) await markRoomChanged(ref);
+  return true;
 }
+
+/** What recording presence found: recorded; the connection closed; or a clock recorded already as high (a stale read). */
+export type PresenceRecord = 'recorded' | 'closed' | 'stale';
 
 /**
  * Records the newest presence of some of a member's clients (one UpdateItem, whatever their number; a state of
- * `null` is kept too). Conditional on the connection being open: returns false when it has closed, and then the
- * presence must not be relayed (the room was, or is being, told its clients left at a clock above the recorded one).
+ * `null` is kept too), conditional on the connection being open and on each clock being above the one recorded (or
+ * equal, for a goodbye of a client whose state was recorded): a room read a moment ago may hold an older presence of
+ * the member than the table (another function instance handled its last message), and the recorded clock must stay
+ * the highest relayed. 'closed' means the presence must not be relayed (the room was, or is being, told its clients
+ * left at a clock above the recorded one); 'stale', that the caller's view of the member was old.
  */
-export async function recordPresence(ref: LiveEditorRef, connectionId: string, clients: ReadonlyMap<number, ClientPresence>): Promise<boolean> {
-  if (clients.size === 0) return true;
-  const names: Record<string, string> = { '#presence': 'presence' };
+export async function recordPresence(ref: LiveEditorRef, connectionId: string, clients: ReadonlyMap<number, ClientPresence>): Promise<PresenceRecord> {
+  if (clients.size === 0) return 'recorded';
+  const names: Record<string, string> = { '#presence': 'presence', '#clock': 'clock' };
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
+  const newer: string[] = [];
   let index = 0;
   for (const [clientId, presence] of clients) {
+    const path = `#presence.#c${index}`;
     names[`#c${index}`] = String(clientId);
     values[`:c${index}`] = presence;
-    sets.push(`#presence.#c${index} = :c${index}`);
+    values[`:k${index}`] = presence.clock;
+    sets.push(`${path} = :c${index}`);
+    let goodbye = '';
+    if (presence.state === 'null') {
+      names['#state'] = 'state';
+      values[':null'] = 'null';
+      goodbye = ` OR (${path}.#clock = :k${index} AND ${path}.#state <> :null)`;
+    }
+    newer.push(`(attribute_not_exists(${path}) OR ${path}.#clock < :k${index}${goodbye})`);
     index += 1;
   }
   try {
@@ -313,17 +351,72 @@ export async function recordPresence(ref: LiveEditorRef, connectionId: string, c
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
+        ConditionExpression: ['attribute_exists(pk) AND attribute_not_exists(closedAt)', ...newer].join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
     );
-    return true;
+    return 'recorded';
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
+  // Rare: which condition failed.
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: memberKey(ref, connectionId), ConsistentRead: true }));
+  return Item === undefined || Item.closedAt !== undefined ? 'closed' : 'stale';
 }
+
+/**
+ * Moves the room's version on (a join, a close, a changed role, a connection's first presence claiming its client
+ * ids): a process that read the room at an older version reads its members again before it next relays (see
+ * currentRoom).
+ */
+export async function markRoomChanged(ref: LiveEditorRef): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE_NAME,
+      Key: roomKey(ref),
+      UpdateExpression: 'ADD #version :one SET #ttl = :ttl',
+      ExpressionAttributeNames: { '#version': 'version', '#ttl': TTL_ATTRIBUTE },
+      // Past the last connection's items: a room without connections for that long starts again at a new version.
+      ExpressionAttributeValues: { ':one': 1, ':ttl': ttl(Date.now(), CONNECTION_TTL_SECONDS) },
+    }),
+  );
+}
+
+/** Rooms read by this process, by room: the version they were read at and their members. */
+const CACHED_ROOMS = 1_000;
+const rooms = new Map<string, { version: number; members: RoomMember[] }>();
+const roomCacheKey = (ref: LiveEditorRef) => JSON.stringify([ref.apiKeyId, ref.organizationId, ref.documentId, ref.editorId]);
+
+/**
+ * The editor's room as it is now, for the message path: its members read at the room's current version (one
+ * strongly consistent GetItem of the version; the members' Query only when the version moved since this process
+ * last read them, or when `fresh`). Joins, closes and role changes move the version; presence and access-check times
+ * do not, so a member's presence and `checkedAt` may be older than the table's (recordPresence guards the clocks).
+ * The members are copies: the caller may change them.
+ */
+export async function currentRoom(ref: LiveEditorRef, options: { fresh?: boolean } = {}): Promise<RoomMember[]> {
+  const cacheKey = roomCacheKey(ref);
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: roomKey(ref), ConsistentRead: true, ProjectionExpression: '#version', ExpressionAttributeNames: { '#version': 'version' } }));
+  const version = Number(Item?.version ?? 0);
+  const cached = rooms.get(cacheKey);
+  if (options.fresh !== true && cached !== undefined && cached.version === version) return cached.members.map(copyMember);
+  const members = await roomMembers(ref);
+  rooms.delete(cacheKey);
+  if (rooms.size >= CACHED_ROOMS) rooms.delete(rooms.keys().next().value as string);
+  rooms.set(cacheKey, { version, members: members.map(copyMember) });
+  return members;
+}
+
+/** Keeps what this process learnt of a member (its presence recorded, its access checked) in the room it read. */
+export function rememberMember(ref: LiveEditorRef, member: RoomMember): void {
+  const cached = rooms.get(roomCacheKey(ref));
+  if (cached === undefined) return;
+  const at = cached.members.findIndex((entry) => entry.connectionId === member.connectionId);
+  if (at >= 0) cached.members[at] = copyMember(member);
+}
+
+const copyMember = (member: RoomMember): RoomMember => ({ ...member, presence: Object.fromEntries(Object.entries(member.presence).map(([clientId, presence]) => [clientId, { ...presence }])) });
 
 /** Stores one part of a message that came in several frames. */
 export async function putChunk(connectionId: string, messageId: string, index: number, part: string, now = Date.now()): Promise<void> {
@@ -414,12 +507,18 @@ function accessCheckShard(connectionId: string): number {
   return hash % ACCESS_CHECK_SHARDS;
 }
 
-/** What a room entry carries for revocation: its room's ids and its two index entries (written by putConnection). */
-function revocationIndexesOf(connection: LiveEditorRef & { connectionId: string; userId: string }, now: number): Item {
+/** A connection's item in the revocation indexes (written by putConnection, deleted when it closes). */
+function indexItemOf(connection: LiveEditorRef & { connectionId: string; userId: string; encoding: LiveEncoding }, role: Role, now: number): Item {
   return {
     apiKeyId: connection.apiKeyId,
     organizationId: connection.organizationId,
     documentId: connection.documentId,
+    editorId: connection.editorId,
+    connectionId: connection.connectionId,
+    userId: connection.userId,
+    role,
+    encoding: connection.encoding,
+    checkedAt: now,
     gsi1pk: userConnectionsPartition(connection.apiKeyId, connection.organizationId, connection.userId),
     gsi1sk: key(segment(connection.documentId), segment(connection.editorId), segment(connection.connectionId)),
     gsi2pk: accessCheckPartition(accessCheckShard(connection.connectionId)),
@@ -461,17 +560,18 @@ export async function connectionsDueForCheck(shard: number, before: number, max 
 
 /**
  * Moves a connection's entry in the check index to `checkedAt` (its access was checked then). Conditional on the
- * room entry existing, so a check racing the connection's close does not bring it back; false when it is gone.
+ * index item existing (it is deleted when the connection closes), so a check racing the close does not bring it
+ * back; false when it is gone.
  */
 export async function scheduleAccessCheck(ref: LiveEditorRef, connectionId: string, checkedAt: number): Promise<boolean> {
   try {
     await db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
-        Key: memberKey(ref, connectionId),
-        UpdateExpression: 'SET gsi2sk = :sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closedAt)',
-        ExpressionAttributeValues: { ':sk': accessCheckSortKey(checkedAt, connectionId) },
+        Key: indexKey(ref, connectionId),
+        UpdateExpression: 'SET gsi2sk = :sk, checkedAt = :checked',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':sk': accessCheckSortKey(checkedAt, connectionId), ':checked': checkedAt },
       }),
     );
     return true;

@@ -13,6 +13,7 @@ import {
   MalformedFrameError,
   encodeBatch,
   encodeFrames,
+  encodeMessages,
   joinChunks,
   parseFrame,
 } from '../../shared/domain/live/framing';
@@ -349,5 +350,28 @@ describe('live framing batches: several whole messages in one frame', () => {
     ['whitespace between parts', '!AAEC, AAEC'],
   ])('are malformed with %s', (_name, frame) => {
     expect(malformed(() => parseFrame(frame))).toMatch(/^Malformed frame: /);
+  });
+});
+
+describe('live framing: what the service sends one connection at once', () => {
+  const sized = (length: number, seed: number) => Uint8Array.from({ length }, (_, i) => (i * 31 + seed) % 251);
+
+  it('packs consecutive messages into as few frames as fit, chunks one too large for a frame, and keeps the order', () => {
+    // 9,000 bytes are 12,000 base64 characters: two share a frame, a third does not fit beside them.
+    const messages = [sized(9_000, 1), sized(9_000, 2), sized(9_000, 3), sized(40_000, 4), sized(10, 5), sized(10, 6)];
+    let id = 0;
+
+    const frames = encodeMessages(messages, () => `m${id++}`);
+
+    expect(frames.map((frame) => parseFrame(frame).kind)).toEqual(['batch', 'whole', 'chunk', 'chunk', 'batch']);
+    expect(frames.every((frame) => frame.length <= FRAME_TEXT_CHARS + 1 + 40)).toBe(true);
+    const reader = new FrameReader();
+    const read = frames.flatMap((frame) => reader.readAll(frame));
+    expect(read.map((message) => Buffer.from(message).toString('base64'))).toEqual(messages.map((message) => Buffer.from(message).toString('base64')));
+  });
+
+  it('sends one message alone as it always did', () => {
+    const message = sized(100, 7);
+    expect(encodeMessages([message], () => 'x')).toEqual(encodeFrames(message, 'x'));
   });
 });

@@ -347,6 +347,29 @@ describe('live socket against an API Gateway-like server', () => {
     expect(sameBytes(seen.messages[1], big)).toBe(true);
   });
 
+  it('delivers the messages of a batch frame from the server one by one, in order', async () => {
+    const { seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+    const messages = [bytes(40, 4), bytes(300, 5), bytes(7, 6)];
+
+    gateway.connections[0].socket.send(encodeBatch(messages));
+
+    await waitFor(() => seen.messages.length === 3, { what: 'the three messages' });
+    seen.messages.forEach((message, i) => expect(sameBytes(message, messages[i])).toBe(true));
+    expect(seen.closes).toEqual([]);
+  });
+
+  it('closes with 1002 on a batch frame from the server with a part not of the format, delivering none of it', async () => {
+    const { seen } = track(openLive(`${gateway.url}/room-1`));
+    await waitFor(() => seen.opened, { what: 'the socket to open' });
+
+    gateway.connections[0].socket.send(`${encodeBatch([bytes(40, 4), bytes(30, 5)])},not*base64`);
+
+    await waitFor(() => seen.closes.length === 1, { what: 'the close' });
+    expect(seen.closes[0].code).toBe(1002);
+    expect(seen.messages).toEqual([]);
+  });
+
   it('sends what is sent in one tick as one batch frame, the messages in order', async () => {
     const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
     await waitFor(() => seen.opened, { what: 'the socket to open' });

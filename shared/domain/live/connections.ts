@@ -8,8 +8,10 @@
  * first answer and is closed: nothing of the editor is read for it or sent to it. Likewise the server's first sync
  * step goes out with the answer to the client's first message (its sync step 1, which the provider sends on open).
  *
- * Per message: one GetItem (the connection, once per process while it is open), one strongly consistent Query (the room, which also holds this
- * connection's role and last access check), and for an update one guarded write (the delta) before the relay.
+ * Per message: one GetItem (the connection, once per process while it is open), one strongly consistent GetItem (the
+ * room's version; its members, which hold this connection's role and last access check, are read again only when it
+ * moved, see currentRoom), for an update one guarded write (the delta), for presence one write; what a frame makes the
+ * service send goes out at its end, one post per member (Outbox). The reads are the same in a room of 2 or of 100.
  * Sync step 1 reads the editor (state and log) once per connection; nothing rebuilds a document per message.
  */
 import * as Y from 'yjs';
@@ -21,15 +23,18 @@ import { appendEditorUpdate, editorIncarnation, getEditor, MAX_DELTA_BYTES, upda
 import {
   ChunkCountMismatchError,
   countChunk,
+  currentRoom,
   deleteConnectionItem,
   getConnection,
   getOpenConnection,
   isOpen,
+  markRoomChanged,
   putChunk,
   putConnection,
   putRefusedConnection,
   recordAccessCheck,
   recordPresence,
+  rememberMember,
   roomMembers,
   type ClientPresence,
   type LiveConnection,
@@ -53,7 +58,7 @@ import {
   updateMessage,
   type AwarenessEntry,
 } from './protocol';
-import { currentMembers, departureOf, liveRoleOf, MAX_ROOM_CONNECTIONS, memberClosed, openMembers, refuse, removeMember, sendMessage, sendToMembers } from './room';
+import { departureOf, liveRoleOf, MAX_ROOM_CONNECTIONS, memberClosed, openMembers, Outbox, refuse, removeMember, sendMessage } from './room';
 import { roomOf } from './sessions';
 
 /** What the WebSocket API hands the connect handler. */
@@ -138,19 +143,26 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
     if (budget === 'exceeded') await removeMember(known, known, TOO_MANY_MESSAGES, { revoked: true }, 'rate');
     return;
   }
+  // What the frame's messages make the service send to the room, one post per member at the end (room.ts Outbox);
+  // sent also when a later message of the frame fails, since what it holds of an update is stored already.
+  const outbox = new Outbox();
   try {
     let closed = false;
     // In order, as if each had come in a frame of its own (a batch carries several).
-    for (const bytes of await messagesOf(known, frame, now)) {
-      try {
-        await handleMessage(known, bytes, now);
-      } catch (error) {
-        if (!(error instanceof ConnectionGoneError && error.connectionId === connectionId)) throw error;
-        // Closed while its message was handled: what it sent is handled as a late message would be, when it comes
-        // again; the rest of a batch is handled so now (its updates stored and relayed, the rest dropped).
-        if (!closed) await memberClosed(known, connectionId, { revoked: false });
-        closed = true;
+    try {
+      for (const bytes of await messagesOf(known, frame, now)) {
+        try {
+          await handleMessage(known, bytes, outbox, now);
+        } catch (error) {
+          if (!(error instanceof ConnectionGoneError && error.connectionId === connectionId)) throw error;
+          // Closed while its message was handled: what it sent is handled as a late message would be, when it comes
+          // again; the rest of a batch is handled so now (its updates stored and relayed, the rest dropped).
+          if (!closed) await memberClosed(known, connectionId, { revoked: false });
+          closed = true;
+        }
       }
+    } finally {
+      await outbox.send(known);
     }
   } catch (error) {
     if (error instanceof MessageTooLargeError) {
@@ -178,19 +190,20 @@ async function messagesOf(connection: LiveConnection, frame: Frame, now: number)
   return parts === undefined ? [] : [joinChunks(parts)];
 }
 
-async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now: number): Promise<void> {
+async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outbox: Outbox, now: number): Promise<void> {
   const message = readMessage(bytes);
   if (message.kind === 'auth') return;
-  const members = await roomMembers(connection);
-  const self = members.find((member) => member.connectionId === connection.connectionId);
+  // Presence is news only against the room as it is now: a presence or sync request reads it afresh when the
+  // process's copy may be older than the table (see currentRoom).
+  let members = await currentRoom(connection);
+  let self = members.find((member) => member.connectionId === connection.connectionId);
   if (self === undefined) {
     // No entry (never admitted, or closed long ago): nothing more for it.
     await closeConnection(connection.connectionId);
     return;
   }
-  const open = members.filter(isOpen);
   if (!isOpen(self)) {
-    await handleLateMessage(connection, self, message, open, now);
+    await handleLateMessage(connection, self, message, members.filter(isOpen), outbox, now);
     return;
   }
   if (now - self.checkedAt > config.liveAccessCheckMs) {
@@ -202,32 +215,56 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now:
     self.role = role;
     self.checkedAt = now;
     await recordAccessCheck(connection, connection.connectionId, role, now);
+    rememberMember(connection, self);
   }
-  const others = () => currentMembers(connection, open.filter((member) => member !== self), now);
+  const others = members.filter((member) => isOpen(member) && member !== self);
   switch (message.kind) {
     case 'syncStep1':
-      await answerSyncStep1(connection, open, message.stateVector);
+      await answerSyncStep1(connection, (await currentRoom(connection, { fresh: true })).filter(isOpen), message.stateVector);
       return;
     case 'syncStep2':
     case 'update':
       // A viewer's changes are dropped: never stored, never relayed (decisions §13).
       if (self.role !== 'editor' || isEmptyUpdate(message.update)) return;
-      await storeAndRelay(connection, message.update, await others(), now);
+      await storeAndRelay(connection, message.update, others, outbox, now);
       return;
     case 'awareness': {
-      await releaseClaimedClients(connection, members, self, message.entries);
-      const own = ownChanges(members, self, message.entries);
+      // A first presence claims its client ids: the room as it is now decides whose they are.
+      const claiming = Object.keys(self.presence).length === 0;
+      if (claiming) {
+        members = await currentRoom(connection, { fresh: true });
+        self = members.find((member) => member.connectionId === connection.connectionId);
+        if (self === undefined || !isOpen(self)) return;
+        await releaseClaimedClients(connection, members, self, message.entries);
+      }
+      let own = ownChanges(members, self, message.entries);
       if (own.length === 0) return;
-      const presence = new Map<number, ClientPresence>(own.map((entry) => [entry.clientId, { clock: entry.clock, state: entry.state }]));
+      const presenceOfOwn = () => new Map<number, ClientPresence>(own.map((entry) => [entry.clientId, { clock: entry.clock, state: entry.state }]));
       // Recorded before it is relayed, and not relayed once the connection has closed: the departure the room is
       // told then carries a clock above every one relayed (memberClosed).
-      if (!(await recordPresence(connection, connection.connectionId, presence))) return;
-      // To everyone, the sender too: the stock provider takes its own presence coming back as a sign of life.
-      await sendToMembers(connection, [self, ...(await others())], awarenessMessage(own));
+      let recorded = await recordPresence(connection, connection.connectionId, presenceOfOwn());
+      if (recorded === 'stale') {
+        // This process's copy of the member was older than the table: what is news is decided again from the table.
+        members = await currentRoom(connection, { fresh: true });
+        self = members.find((member) => member.connectionId === connection.connectionId);
+        if (self === undefined || !isOpen(self)) return;
+        own = ownChanges(members, self, message.entries);
+        if (own.length === 0) return;
+        recorded = await recordPresence(connection, connection.connectionId, presenceOfOwn());
+      }
+      if (recorded !== 'recorded') return;
+      for (const entry of own) self.presence[String(entry.clientId)] = { clock: entry.clock, state: entry.state };
+      rememberMember(connection, self);
+      // Other processes learn the claim before they judge this connection's next presence.
+      if (claiming) await markRoomChanged(connection);
+      // To the others; to the sender only when it is alone, where nothing else tells the stock provider within its
+      // 30 s that the connection lives (with others in the room, their renewals do).
+      const open = members.filter((member) => isOpen(member) && member !== self);
+      outbox.add(open.length > 0 ? open : [self], awarenessMessage(own));
       return;
     }
     case 'queryAwareness':
-      await sendMessage(connection, awarenessMessage(presenceOf(open)));
+      await sendMessage(connection, awarenessMessage(presenceOf((await currentRoom(connection, { fresh: true })).filter(isOpen))));
       return;
   }
 }
@@ -237,17 +274,20 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, now:
  * Gateway ran its `$disconnect` first): its updates are the user's work, stored and relayed to the room as if it
  * were open, unless its access ended (decisions §13). Nothing is sent to it; presence and sync requests are dropped.
  */
-async function handleLateMessage(connection: LiveConnection, self: RoomMember, message: ReturnType<typeof readMessage>, open: readonly RoomMember[], now: number): Promise<void> {
+async function handleLateMessage(connection: LiveConnection, self: RoomMember, message: ReturnType<typeof readMessage>, open: readonly RoomMember[], outbox: Outbox, now: number): Promise<void> {
   if (message.kind !== 'update' && message.kind !== 'syncStep2') return;
   if (self.role !== 'editor' || self.revoked === true || isEmptyUpdate(message.update)) return;
-  await storeAndRelay(connection, message.update, await currentMembers(connection, open, now), now);
+  await storeAndRelay(connection, message.update, open, outbox, now);
 }
 
-/** Stores an update, then relays it to `others`. @throws MalformedMessageError when it is not a Yjs update. */
-async function storeAndRelay(connection: LiveConnection, update: Uint8Array, others: readonly RoomMember[], now: number): Promise<void> {
+/**
+ * Stores an update, then puts it in the outbox for `others` (sent at the frame's end).
+ * @throws MalformedMessageError when it is not a Yjs update.
+ */
+async function storeAndRelay(connection: LiveConnection, update: Uint8Array, others: readonly RoomMember[], outbox: Outbox, now: number): Promise<void> {
   checkUpdate(update);
   await storeUpdate(connection, update, now);
-  await sendToMembers(connection, others, updateMessage(update));
+  outbox.add(others, updateMessage(update));
 }
 
 /**
@@ -280,8 +320,9 @@ async function releaseClaimedClients(connection: LiveConnection, members: RoomMe
  * The entries of an awareness message that are news about the sender's own clients. A provider passes on every
  * presence it learns (its awareness 'update' handler does not look at the origin), so the room would echo each change
  * once per member; like y-websocket's own server, only a newer clock (or a client leaving at the clock it had) is
- * news. A client id no member has yet is the sender's own; one another member holds, open or closed a moment ago,
- * is that member's to change (an echo of a closed connection's presence never brings it back).
+ * news. A client id no member has yet is the sender's own when this is its first presence (a provider has one client
+ * id); one another member holds, open or closed a moment ago, is that member's to change (an echo of a closed
+ * connection's presence never brings it back).
  */
 function ownChanges(members: readonly RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): AwarenessEntry[] {
   const known = new Map<number, ClientPresence & { owner: string }>();
@@ -291,7 +332,8 @@ function ownChanges(members: readonly RoomMember[], self: RoomMember, entries: r
   }
   return entries.filter((entry) => {
     const current = known.get(entry.clientId);
-    if (current === undefined) return true;
+    // Only a first presence claims client ids; an unknown id later is an echo of a client the room just learnt of.
+    if (current === undefined) return Object.keys(self.presence).length === 0;
     if (current.owner !== self.connectionId) return false;
     return entry.clock > current.clock || (entry.clock === current.clock && entry.state === 'null' && current.state !== 'null');
   });

@@ -126,6 +126,35 @@ export function encodeBatch(messages: readonly Uint8Array[]): string {
 }
 
 /**
+ * The frames that carry `messages` to one connection, in order, as few as the format allows (API Gateway bills each
+ * frame): consecutive messages whose texts fit one frame together go as a batch (one alone as a whole frame), a
+ * message too large for one frame in chunks under an id from `nextId`.
+ */
+export function encodeMessages(messages: readonly Uint8Array[], nextId: () => string): string[] {
+  const frames: string[] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  const flush = () => {
+    if (batch.length > 0) frames.push(batch.length === 1 ? batch[0] : `${BATCH}${batch.join(BATCH_SEPARATOR)}`);
+    batch = [];
+    chars = 0;
+  };
+  for (const message of messages) {
+    const text = Buffer.from(message.buffer, message.byteOffset, message.byteLength).toString('base64');
+    if (text.length > FRAME_TEXT_CHARS) {
+      flush();
+      frames.push(...encodeFrames(message, nextId()));
+      continue;
+    }
+    if (batch.length > 0 && chars + 1 + text.length > FRAME_TEXT_CHARS) flush();
+    chars += (batch.length > 0 ? 1 : 0) + text.length;
+    batch.push(text);
+  }
+  flush();
+  return frames;
+}
+
+/**
  * Reads one text frame a client sent: a whole message (decoded), one chunk (its part still base64 text, for
  * joinChunks once all `count` parts of `id` are there), or a batch (every message decoded).
  * @throws MalformedFrameError for anything not of the format, or a chunk count above MAX_CLIENT_CHUNKS.

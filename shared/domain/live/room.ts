@@ -4,21 +4,22 @@
  * closing connections with the reason said first. Every sender of the service goes through here: the message
  * handler, the REST writes of CRDT data, the migration.
  *
- * Access while connected: before the room is sent anything, members whose access was last checked more than
- * ACCESS_RECHECK_MS ago are checked again, so that no connection receives data more than a minute after its
- * user lost access, even one that never sends anything (its own messages check it more often, see connections.ts).
+ * Access while connected: a connection's own messages check its access every LIVE_ACCESS_CHECK_SECONDS
+ * (connections.ts); REST changes that take access away close the connections they concern at once, and a scheduled
+ * pass re-checks every connection unchecked for ACCESS_RECHECK_MS, so that none goes longer than a minute
+ * (revocation.ts). A relay reads no access: its cost stays the same whatever the room's size (issue 30).
  */
 import { randomBytes } from 'node:crypto';
 import { ConnectionGoneError, closeConnection, connectionIsOpen, sendFrame } from '../../adapters/live/connections';
 import { logger } from '../../core/logger';
 import { LIVE_METRICS, countLive, countRefusal, type RefusalReason } from '../../core/metrics';
-import { closeMember, deleteTombstones, documentConnections, isOpen, recordAccessCheck, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
+import { closeMember, deleteTombstones, documentConnections, isOpen, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
 import type { Role } from '../../db/membership';
 import { accessOfUsers } from '../access';
-import { encodeFrames } from './framing';
+import { encodeMessages } from './framing';
 import { awarenessMessage, permissionDeniedMessage, updateMessage, type AwarenessEntry } from './protocol';
 
-/** Members unchecked for this long are checked before they are sent anything: within decisions §13's 60 s. */
+/** Connections unchecked for this long are checked by the backstop pass (revocation.ts): within decisions §13's 60 s. */
 export const ACCESS_RECHECK_MS = 50_000;
 /** At most this many connections per editor (decisions §13); the next is refused with `Room is full.`. */
 export const MAX_ROOM_CONNECTIONS = 100;
@@ -31,15 +32,21 @@ export interface Recipient {
 
 const messageId = () => randomBytes(6).toString('base64url');
 
-/** Sends one protocol message. Throws ConnectionGoneError when the connection is closed. */
-export async function sendMessage(to: Recipient, message: Uint8Array): Promise<void> {
+/**
+ * Sends protocol messages to one connection, in order: in binary one frame each; in base64 as few frames as the
+ * format allows (a batch for those that fit one frame together). Throws ConnectionGoneError when it is closed.
+ */
+export async function sendMessages(to: Recipient, messages: readonly Uint8Array[]): Promise<void> {
   if (to.encoding === 'binary') {
-    await sendFrame(to.connectionId, message);
+    for (const message of messages) await sendFrame(to.connectionId, message);
     return;
   }
   // Chunks of one message go in order; a reader reassembles them whatever else arrives between.
-  for (const frame of encodeFrames(message, messageId())) await sendFrame(to.connectionId, frame);
+  for (const frame of encodeMessages(messages, messageId)) await sendFrame(to.connectionId, frame);
 }
+
+/** Sends one protocol message. Throws ConnectionGoneError when the connection is closed. */
+export const sendMessage = (to: Recipient, message: Uint8Array): Promise<void> => sendMessages(to, [message]);
 
 /** Says why in the auth message, then closes the connection. A connection already gone is closed. */
 export async function refuse(to: Recipient, reason: string): Promise<void> {
@@ -55,32 +62,6 @@ export async function refuse(to: Recipient, reason: string): Promise<void> {
 export async function liveRoleOf(ref: Omit<LiveEditorRef, 'editorId'>, userId: string, now = Date.now()): Promise<Role | null> {
   const roles = await accessOfUsers(ref.apiKeyId, ref.organizationId, ref.documentId, [userId], now);
   return roles.get(userId) ?? null;
-}
-
-/**
- * The members that may be sent to now: those checked within ACCESS_RECHECK_MS, and the others after a check (one
- * access read for all of them); a member whose user lost access is refused and removed, one whose role changed
- * gets it recorded.
- */
-export async function currentMembers(ref: LiveEditorRef, members: readonly RoomMember[], now = Date.now()): Promise<RoomMember[]> {
-  const stale = members.filter((member) => now - member.checkedAt > ACCESS_RECHECK_MS);
-  if (stale.length === 0) return [...members];
-  const roles = await accessOfUsers(ref.apiKeyId, ref.organizationId, ref.documentId, [...new Set(stale.map((member) => member.userId))], now);
-  const removed = new Set<string>();
-  await Promise.all(
-    stale.map(async (member) => {
-      const role = roles.get(member.userId) ?? null;
-      if (role === null) {
-        removed.add(member.connectionId);
-        await removeMember(ref, member, 'User has no access to this document.');
-      } else {
-        member.role = role;
-        member.checkedAt = now;
-        await recordAccessCheck(ref, member.connectionId, role, now);
-      }
-    }),
-  );
-  return members.filter((member) => !removed.has(member.connectionId));
 }
 
 /** How a member's connection ended: whether its access ended (its late messages are then dropped). */
@@ -125,19 +106,52 @@ export class RelayFailedError extends Error {
 }
 
 /**
- * Sends one message to each of `members` side by side. A member that is gone (API Gateway's GoneException) is
- * closed, never retried, and the others are told its clients left. A member the message could not reach for any
- * other reason would miss it for good (a client resyncs only when it reconnects), so it is closed and reconnects.
- * @throws RelayFailedError after every member was tried, when such a failure happened (the message counts as failed).
+ * Sends one message to each of `members` side by side (see deliver).
+ * @throws RelayFailedError as deliver does.
  */
 export async function sendToMembers(ref: LiveEditorRef, members: readonly RoomMember[], message: Uint8Array): Promise<void> {
+  await deliver(ref, members.map((member) => ({ member, messages: [message] })));
+}
+
+/**
+ * What one frame of a client makes the service send to the room, gathered while the frame is handled and sent at
+ * its end: one post per member in base64 (decisions §13 "Framing": API Gateway bills every frame), so an edit and its
+ * caret move reach each member as one frame, as they came.
+ */
+export class Outbox {
+  private readonly posts = new Map<string, { member: RoomMember; messages: Uint8Array[] }>();
+
+  /** Adds `message` for each of `members`, after what waits for them. */
+  add(members: readonly RoomMember[], message: Uint8Array): void {
+    for (const member of members) {
+      const post = this.posts.get(member.connectionId);
+      if (post === undefined) this.posts.set(member.connectionId, { member, messages: [message] });
+      else post.messages.push(message);
+    }
+  }
+
+  /** Sends what waits (see deliver), and empties the outbox. @throws RelayFailedError as deliver does. */
+  async send(ref: LiveEditorRef): Promise<void> {
+    const posts = [...this.posts.values()];
+    this.posts.clear();
+    if (posts.length > 0) await deliver(ref, posts);
+  }
+}
+
+/**
+ * Sends each member its messages, members side by side. A member that is gone (API Gateway's GoneException) is
+ * closed, never retried, and the others are told its clients left. A member the messages could not reach for any
+ * other reason would miss them for good (a client resyncs only when it reconnects), so it is closed and reconnects.
+ * @throws RelayFailedError after every member was tried, when such a failure happened (the message counts as failed).
+ */
+async function deliver(ref: LiveEditorRef, posts: ReadonlyArray<{ member: RoomMember; messages: readonly Uint8Array[] }>): Promise<void> {
   const gone: RoomMember[] = [];
   const failed: RoomMember[] = [];
   let cause: unknown;
   await Promise.all(
-    members.map(async (member) => {
+    posts.map(async ({ member, messages }) => {
       try {
-        await sendMessage(member, message);
+        await sendMessages(member, messages);
       } catch (error) {
         if (error instanceof ConnectionGoneError) {
           gone.push(member);
@@ -191,7 +205,7 @@ export async function relayEditorChange(ref: LiveEditorRef, update: Uint8Array):
   try {
     const members = (await roomMembers(ref)).filter(isOpen);
     if (members.length === 0) return;
-    await sendToMembers(ref, await currentMembers(ref, members), updateMessage(update));
+    await sendToMembers(ref, members, updateMessage(update));
   } catch (error) {
     logger.error('An editor change was not sent to its live connections (those it could not reach were closed to resync).', { error, editorId: ref.editorId });
   }
