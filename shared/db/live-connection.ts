@@ -308,8 +308,29 @@ export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
-  if (before?.role !== role) await markRoomChanged(ref);
+  if (before?.role !== role) {
+    await markRoomChanged(ref);
+    await updateIndexedRole(ref, connectionId, role);
+  }
   return true;
+}
+
+/** Keeps the role on the connection's index item with the room entry's (revocation reads it there). */
+async function updateIndexedRole(ref: LiveEditorRef, connectionId: string, role: Role): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: indexKey(ref, connectionId),
+        UpdateExpression: 'SET #role = :role',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
 /** What recording presence found: recorded; the connection closed; or a clock recorded already as high (a stale read). */
