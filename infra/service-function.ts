@@ -19,7 +19,7 @@ import type { Route, SocketRoute } from '../shared/routes';
 import { streamFiltersOf } from '../shared/db/item-change';
 import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type ScheduledWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
 import { HANDLER, bundleRuntimeEnvironment, functionCode } from './bundling';
-import { LIVE_SESSION_ROUTES, liveEndpoints, nagResourceName, type LiveApiReference, type LiveEndpoints } from './live';
+import { LIVE_SESSION_ROUTES, liveEndpoints, nagResourceName, type LiveApiReference, type LiveEndpoints } from './live-endpoints';
 import type { SesSending } from './ses';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';

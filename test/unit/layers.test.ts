@@ -49,7 +49,7 @@ function importsOf(file: string): string[] {
   const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]);
   return specifiers.map((specifier) => {
     const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/');
-    return target.endsWith('.ts') ? target : `${target}.ts`;
+    return target.endsWith('.ts') || target.endsWith('.js') ? target : `${target}.ts`;
   });
 }
 
@@ -72,8 +72,22 @@ function allFiles(folder: string): string[] {
   });
 }
 
+/**
+ * The rooms around the service's code, each importing only from the rooms named for it (downward: the entry points
+ * bin/ and bench/ use the libraries infra/ and local/, which use shared/; nothing of these imports bin/ or bench/).
+ * shared/ and functions/ import none of them (the layers above hold that).
+ */
+const ROOMS: ReadonlyArray<{ room: string; imports: readonly string[] }> = [
+  { room: 'infra/', imports: ['shared/'] },
+  { room: 'local/', imports: ['shared/'] },
+  { room: 'bin/', imports: ['shared/', 'functions/', 'infra/', 'local/'] },
+  { room: 'bench/', imports: ['shared/', 'functions/', 'infra/', 'local/', 'clients/', 'test/support/'] },
+];
+
 const files = [...sourceFiles('shared'), ...sourceFiles('functions')];
-const graph = new Map(files.map((file) => [file, importsOf(file).map((target) => (files.includes(target) ? target : target.replace(/\.ts$/, '/index.ts')))]));
+const roomFiles = ROOMS.flatMap(({ room }) => sourceFiles(room.slice(0, -1)));
+const everyFile = [...files, ...roomFiles];
+const graph = new Map(everyFile.map((file) => [file, importsOf(file).map((target) => (everyFile.includes(target) || target.endsWith('.js') ? target : target.replace(/\.ts$/, '/index.ts')))]));
 
 describe('layers', () => {
   it('puts every file of shared/ and functions/ in a layer', () => {
@@ -81,7 +95,7 @@ describe('layers', () => {
   });
 
   it('has no import from a higher layer', () => {
-    const upward = [...graph].flatMap(([file, targets]) =>
+    const upward = [...graph].filter(([file]) => files.includes(file)).flatMap(([file, targets]) =>
       targets
         .filter((target) => target.startsWith('shared/') || target.startsWith('functions/'))
         .filter((target) => layerOf(target) > layerOf(file))
@@ -92,7 +106,7 @@ describe('layers', () => {
   });
 
   it('has no import outside shared/ from shared/, and no handler imported by another file', () => {
-    const outside = [...graph].flatMap(([file, targets]) =>
+    const outside = [...graph].filter(([file]) => files.includes(file)).flatMap(([file, targets]) =>
       targets.filter((target) => !target.startsWith('shared/') || (target.startsWith('functions/') && file !== target)).map((target) => `${file} imports ${target}`),
     );
 
@@ -133,7 +147,19 @@ describe('layers', () => {
     expect(specifiers.filter((specifier) => !specifier.startsWith('node:'))).toEqual([]);
   });
 
-  it('has no import cycle', () => {
+  it('has infra/, local/, bin/ and bench/ import only from the rooms below them', () => {
+    const upward = roomFiles.flatMap((file) => {
+      const { room, imports } = ROOMS.find((entry) => file.startsWith(entry.room)) as (typeof ROOMS)[number];
+      return (graph.get(file) ?? [])
+        .filter((target) => !target.startsWith(room) && !imports.some((allowed) => target.startsWith(allowed)))
+        .map((target) => `${file} imports ${target}`);
+    });
+
+    expect(roomFiles).toContain('infra/stack.ts');
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import cycle, in shared/, functions/, infra/, local/, bin/ or bench/', () => {
     const cycles: string[] = [];
     const state = new Map<string, 'visiting' | 'done'>();
     const visit = (file: string, path: string[]) => {
@@ -146,7 +172,7 @@ describe('layers', () => {
       for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...path, file]);
       state.set(file, 'done');
     };
-    for (const file of files) visit(file, []);
+    for (const file of everyFile) visit(file, []);
 
     expect(cycles).toEqual([]);
   });
