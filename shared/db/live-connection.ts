@@ -429,6 +429,15 @@ export async function currentRoom(ref: LiveEditorRef, options: { fresh?: boolean
   return members;
 }
 
+/**
+ * The member as this process last read it in its room, without reading the table (undefined when it has not read
+ * it): for what never changes once set, like the client ids a connection's first presence claimed.
+ */
+export function knownMember(ref: LiveEditorRef, connectionId: string): RoomMember | undefined {
+  const member = rooms.get(roomCacheKey(ref))?.members.find((entry) => entry.connectionId === connectionId);
+  return member === undefined ? undefined : copyMember(member);
+}
+
 /** Keeps what this process learnt of a member (its presence recorded, its access checked) in the room it read. */
 export function rememberMember(ref: LiveEditorRef, member: RoomMember): void {
   const cached = rooms.get(roomCacheKey(ref));

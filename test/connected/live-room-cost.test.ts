@@ -65,6 +65,20 @@ describe('what a live frame costs as the room grows (issue 30)', () => {
     expect(capacity.write).toBe(1);
     expect(capacity.read).toBe(1);
   });
+
+  it("drops an echo of another member's presence (a stock provider passes it on) without a read or a write", async () => {
+    const { connections } = await roomOf(3);
+    const [ann, bob, cyd] = connections;
+    await callSocket('$default', ann, { body: caret(1000, 2, 5) });
+    for (const connectionId of connections) posted.delete(connectionId);
+    await meter.quiet(200);
+
+    // Bob's client is 1001; Ann's provider hands it back as it learnt it.
+    const { capacity } = await meter.measure(() => callSocket('$default', ann, { body: caret(1001, 1, 0) }));
+
+    expect(capacity).toMatchObject({ read: 0, write: 0 });
+    expect([posted.get(bob), posted.get(cyd), posted.get(ann)]).toEqual([undefined, undefined, undefined]);
+  });
 });
 
 describe('who is sent what, and in how many posts', () => {

@@ -28,6 +28,7 @@ import {
   getConnection,
   getOpenConnection,
   isOpen,
+  knownMember,
   markRoomChanged,
   putChunk,
   putConnection,
@@ -193,6 +194,7 @@ async function messagesOf(connection: LiveConnection, frame: Frame, now: number)
 async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outbox: Outbox, now: number): Promise<void> {
   const message = readMessage(bytes);
   if (message.kind === 'auth') return;
+  if (message.kind === 'awareness' && isEcho(connection, message.entries)) return;
   // Presence is news only against the room as it is now: a presence or sync request reads it afresh when the
   // process's copy may be older than the table (see currentRoom).
   let members = await currentRoom(connection);
@@ -267,6 +269,18 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outb
       await sendMessage(connection, awarenessMessage(presenceOf((await currentRoom(connection, { fresh: true })).filter(isOpen))));
       return;
   }
+}
+
+/**
+ * Whether an awareness message holds only clients that are not the sender's, known without a read: the client ids a
+ * connection's first presence claimed never change, so once this process has seen them, presence of any other
+ * client from that connection is an echo of what the room sent it (a stock provider without the adapter passes every
+ * remote change on), dropped before anything is read (issue 30).
+ */
+function isEcho(connection: LiveConnection, entries: readonly AwarenessEntry[]): boolean {
+  const self = knownMember(connection, connection.connectionId);
+  if (self === undefined || Object.keys(self.presence).length === 0) return false;
+  return entries.every((entry) => self.presence[String(entry.clientId)] === undefined);
 }
 
 /**
