@@ -183,7 +183,7 @@ async function main(): Promise<void> {
   const stack = await startLocalStack({ inMemory: true, port: 0 });
   // The modules the handlers use, loaded after the stack set the environment (as bench/harness.ts does).
   const { dynamodb } = await import('../shared/db/client');
-  const { connectionsClient } = await import('../shared/adapters/live/connections');
+  const { connectionsClient } = await import('../shared/adapters/live/management-api');
   meterDynamoDb(dynamodb);
   meterPosts(connectionsClient() as never);
 

@@ -73,7 +73,7 @@ export function installGrantCheck<DI extends object, DO extends object, KI exten
 }
 
 /**
- * Watches the live connections' Management API client (shared/adapters/live/connections.ts): every command it sends
+ * Watches the live connections' Management API client (shared/adapters/live/management-api.ts): every command it sends
  * needs `execute-api:ManageConnections`, which IAM grants on the WebSocket API's stage only to the functions that
  * declare `connections: 'manage'`.
  */

@@ -61,7 +61,7 @@ interface Connection {
 }
 
 export interface LiveSockets {
-  /** The Management API's request handler for the SDK client (shared/adapters/live/connections.ts). */
+  /** The Management API's request handler for the SDK client (shared/adapters/live/management-api.ts). */
   managementApi: ManagementApiHandler;
   /** Open connections (tests, the bench). */
   readonly size: number;

@@ -402,7 +402,7 @@ function resolveSocketHandler(routeKey: SocketRouteKey): LiveSocketHandler {
 
 /** Plugs the stand-in into the handlers' Management API client, and holds that client to the grants. */
 function useLiveConnectionsStandIn(sockets: LiveSockets): void {
-  const adapter = require(join(PROJECT_ROOT, 'shared', 'adapters', 'live', 'connections')) as typeof import('../shared/adapters/live/connections');
+  const adapter = require(join(PROJECT_ROOT, 'shared', 'adapters', 'live', 'management-api')) as typeof import('../shared/adapters/live/management-api');
   adapter.useLocalConnections(sockets.managementApi as never);
   watchConnectionsClient(adapter.connectionsClient());
 }

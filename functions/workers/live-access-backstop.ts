@@ -5,7 +5,8 @@
  * absent), which sets how old a check may be for the 60-s bound to hold. A failed connection stays due.
  */
 import { logger, withLogContext } from '../../shared/core/logger';
-import { backstopMaxAgeMs, recheckDueConnections, type RecheckOutcome } from '../../shared/domain/live/revocation';
+import { backstopMaxAgeMs } from '../../shared/domain/live/access';
+import { recheckDueConnections, type RecheckOutcome } from '../../shared/domain/live/revocation';
 import { liveAccessBackstopWorker } from '../../shared/workers';
 
 /** What the schedule hands each run. */

@@ -16,18 +16,18 @@
  *                                                              minute, update no index (1 write unit, not 3)
  *   pk T#<key>#ORG#<org>#LIVE#<doc>       sk R#<editor>        the room's version: one more at every join, close and
  *                                                              change of a member's role
- *   pk LIVECONN#<connection>              sk CHUNK#<id>#<nnnn> one part of a message that came in several frames
  *
  * A message names only its connection, so the connection item is read first (GetItem, then kept per process). The
  * room's members are read through `currentRoom`: one strongly consistent GetItem of the room's version, and the
  * members (one strongly consistent Query of the editor's prefix; a GSI read could miss a client that has just
- * joined) only when the version moved since this process last read them. A frame's reads are so constant in the
+ * joined) only when the version moved since this process last read them. The parts of a message that came in
+ * several frames are stored beside the connection item (shared/db/live-chunks.ts). A frame's reads are so constant in the
  * room's size (issue 30). One partition per document holds every editor's room, so closing a document's connections
  * (a migration) is one Query too.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { batchWrite, keyOfItem, type Item } from './batch';
+import { batchWrite, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
@@ -37,8 +37,8 @@ import type { Role } from './membership';
 
 /** API Gateway closes a connection after 2 hours; its items outlive that by an hour, then expire. */
 const CONNECTION_TTL_SECONDS = 3 * 60 * 60;
-/** Parts of a message in several frames: the frames arrive within seconds, or never. */
-const CHUNK_TTL_SECONDS = 10 * 60;
+/** A refused connection is answered on its first message, within seconds of opening, or never. */
+const REFUSED_TTL_SECONDS = 10 * 60;
 
 export type LiveEncoding = 'binary' | 'base64';
 
@@ -103,10 +103,6 @@ const memberKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomParti
 export const memberKeyOf = (apiKeyId: string, ref: Omit<LiveEditorRef, 'apiKeyId'>, connectionId: string) => memberKey({ apiKeyId, ...ref }, connectionId);
 const indexKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomPartition(ref), sk: key('I', segment(ref.editorId), segment(connectionId)) });
 const roomKey = (ref: LiveEditorRef) => ({ pk: roomPartition(ref), sk: key('R', segment(ref.editorId)) });
-const chunkKey = (connectionId: string, messageId: string, index: number) => ({
-  pk: key('LIVECONN', segment(connectionId)),
-  sk: key('CHUNK', segment(messageId), sortableNumber(index, 4)),
-});
 const ttl = (now: number, seconds: number) => Math.floor(now / 1000) + seconds;
 
 function toConnection(item: Item): LiveConnection {
@@ -179,7 +175,7 @@ export async function putRefusedConnection(
   await db.send(
     new PutCommand({
       TableName: TABLE_NAME,
-      Item: { ...connectionKey(connectionId), connectionId, encoding, refusedReason: refused.reason, refusedCode: refused.code, connectedAt: now, [TTL_ATTRIBUTE]: ttl(now, CHUNK_TTL_SECONDS) },
+      Item: { ...connectionKey(connectionId), connectionId, encoding, refusedReason: refused.reason, refusedCode: refused.code, connectedAt: now, [TTL_ATTRIBUTE]: ttl(now, REFUSED_TTL_SECONDS) },
     }),
   );
 }
@@ -447,59 +443,6 @@ export function rememberMember(ref: LiveEditorRef, member: RoomMember): void {
 }
 
 const copyMember = (member: RoomMember): RoomMember => ({ ...member, presence: Object.fromEntries(Object.entries(member.presence).map(([clientId, presence]) => [clientId, { ...presence }])) });
-
-/** Stores one part of a message that came in several frames. */
-export async function putChunk(connectionId: string, messageId: string, index: number, part: string, now = Date.now()): Promise<void> {
-  await db.send(
-    new PutCommand({ TableName: TABLE_NAME, Item: { ...chunkKey(connectionId, messageId, index), part, [TTL_ATTRIBUTE]: ttl(now, CHUNK_TTL_SECONDS) } }),
-  );
-}
-
-/** Chunks of one message that name different counts: the message is malformed. */
-export class ChunkCountMismatchError extends Error {
-  constructor() {
-    super('the chunks of one message disagree on their count.');
-  }
-}
-
-/**
- * Counts one more part of a message in; returns the parts in order once the last of `count` distinct parts is in,
- * to exactly one caller (frames of one message may be handled side by side, as API Gateway invokes a function per
- * frame): the count is one UpdateItem adding the part's index to a set, and only the write that completes the set
- * reads the parts (one Query) and deletes them. Undefined while parts are missing. The first part to arrive fixes
- * the message's count; a part that names another count is refused by the same write.
- * @throws ChunkCountMismatchError when the part's count differs from the count of the message's other parts.
- */
-export async function countChunk(connectionId: string, messageId: string, index: number, count: number, now = Date.now()): Promise<string[] | undefined> {
-  const counter = { pk: key('LIVECONN', segment(connectionId)), sk: key('CHUNKS', segment(messageId)) };
-  let Attributes: Item | undefined;
-  try {
-    ({ Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: counter,
-        UpdateExpression: 'ADD parts :index SET #ttl = if_not_exists(#ttl, :ttl), #count = if_not_exists(#count, :count)',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count = :count',
-        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE, '#count': 'count' },
-        ExpressionAttributeValues: { ':index': new Set([index]), ':ttl': ttl(now, CHUNK_TTL_SECONDS), ':count': count },
-        ReturnValues: 'UPDATED_OLD',
-      }),
-    ));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new ChunkCountMismatchError();
-    throw error;
-  }
-  // Exactly one write turns the set from count - 1 parts (without this one) into count.
-  const before = (Attributes?.parts as Set<number> | undefined) ?? new Set<number>();
-  if (before.has(index) || before.size !== count - 1) return undefined;
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :message)',
-    ExpressionAttributeValues: { ':pk': counter.pk, ':message': prefix('CHUNK', segment(messageId)) },
-    ConsistentRead: true,
-  });
-  await batchWrite([counter, ...items.map(keyOfItem)].map((itemKey) => ({ DeleteRequest: { Key: itemKey } })));
-  return items.slice(0, count).map((item) => String(item.part));
-}
 
 /**
  * Revocation (decisions §13 "Nothing lost, nothing stale"; shared/domain/live/revocation.ts). A REST change that

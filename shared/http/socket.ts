@@ -16,7 +16,7 @@
  * `$default`, a failure for a call that fails (what Lambda counts as an error), and the call's duration.
  */
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2, Context } from 'aws-lambda';
-import { closeConnection } from '../adapters/live/connections';
+import { deleteConnection } from '../adapters/live/management-api';
 import { logger, withLogContext } from '../core/logger';
 import { LIVE_METRICS, countLive, withLiveMetrics } from '../core/metrics';
 import { RelayFailedError } from '../domain/live/room';
@@ -95,7 +95,7 @@ async function withinDeadline(work: Promise<void>, routeKey: SocketRouteKey, con
 /** Closes the connection of a message that failed, so the client reconnects and resyncs; a failure here is logged. */
 async function closeAfterFailure(connectionId: string): Promise<void> {
   try {
-    await closeConnection(connectionId);
+    await deleteConnection(connectionId);
   } catch (error) {
     logger.error('The connection of a failed live message could not be closed.', { error });
   }

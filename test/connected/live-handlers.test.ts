@@ -11,7 +11,7 @@ import { handler as addUsers } from '../../functions/users/add';
 import { handler as addDocuments } from '../../functions/documents/add';
 import { handler as authorizeHandler } from '../../functions/crdt/live-authorize';
 import { AccessDeniedException, runAsRoute, runAsSocketRoute, takeViolations } from '../../local/grant-check';
-import { sendFrame } from '../../shared/adapters/live/connections';
+import { sendFrame } from '../../shared/adapters/live/management-api';
 import { getEditor } from '../../shared/db/crdt';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as deleteUsers } from '../../functions/users/delete';

@@ -12,7 +12,7 @@ import { handler as connectHandler } from '../../functions/live/connect';
 import { handler as disconnectHandler } from '../../functions/live/disconnect';
 import { handler as messageHandler } from '../../functions/live/message';
 import { runAsSocketRoute, watchConnectionsClient } from '../../local/grant-check';
-import { connectionsClient, useLocalConnections } from '../../shared/adapters/live/connections';
+import { connectionsClient, useLocalConnections } from '../../shared/adapters/live/management-api';
 import { TABLE_NAME, db } from '../../shared/db/client';
 import { memberKeyOf } from '../../shared/db/live-connection';
 import { joinChunks, parseFrame } from '../../shared/domain/live/framing';

@@ -2,8 +2,7 @@
  * How old a live connection's last access check may be when a backstop pass meets it (decisions §13: no connection
  * goes 60 s unchecked): a connection just under that age is left to the next pass, so age plus period stays in bound.
  */
-import { ACCESS_BOUND_MS, backstopMaxAgeMs } from '../../shared/domain/live/revocation';
-import { ACCESS_RECHECK_MS } from '../../shared/domain/live/room';
+import { ACCESS_BOUND_MS, ACCESS_RECHECK_MS, backstopMaxAgeMs } from '../../shared/domain/live/access';
 
 describe('the live access backstop\'s age bound', () => {
   it.each([1_000, 10_000, 30_000, 60_000, 120_000])('keeps the last check plus the time to the next pass within 60 s, for passes %i ms apart', (periodMs) => {

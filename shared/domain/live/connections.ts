@@ -15,25 +15,20 @@
  * Sync step 1 reads the editor (state and log) once per connection; nothing rebuilds a document per message.
  */
 import * as Y from 'yjs';
-import { ConnectionGoneError, closeConnection } from '../../adapters/live/connections';
+import { ConnectionGoneError, deleteConnection } from '../../adapters/live/management-api';
 import { config } from '../../core/config';
 import { logger } from '../../core/logger';
 import { countRefusal, type RefusalReason } from '../../core/metrics';
 import { appendEditorUpdate, editorIncarnation, getEditor, MAX_DELTA_BYTES, updateEditor, type EditorRef } from '../../db/crdt';
 import {
-  ChunkCountMismatchError,
-  countChunk,
   currentRoom,
   deleteConnectionItem,
   getConnection,
   getOpenConnection,
   isOpen,
-  knownMember,
   markRoomChanged,
-  putChunk,
   putConnection,
   putRefusedConnection,
-  recordAccessCheck,
   recordPresence,
   rememberMember,
   roomMembers,
@@ -43,6 +38,7 @@ import {
   type LiveEncoding,
   type RoomMember,
 } from '../../db/live-connection';
+import { ChunkCountMismatchError, countChunk, putChunk } from '../../db/live-chunks';
 import { LiveTokenError, readLiveToken } from '../../db/live-token';
 import { lockedDocuments } from '../../db/migration';
 import { documentsIn, transactGuarded } from '../document-locks';
@@ -59,8 +55,10 @@ import {
   updateMessage,
   type AwarenessEntry,
 } from './protocol';
-import { departureOf, liveRoleOf, MAX_ROOM_CONNECTIONS, memberClosed, openMembers, Outbox, refuse, removeMember, sendMessage } from './room';
+import { MAX_ROOM_CONNECTIONS, memberClosed, openMembers, Outbox, refuse, removeMember, sendMessage } from './room';
 import { roomOf } from './sessions';
+import { NO_ACCESS, checkOwnAccess, liveRoleOf } from './access';
+import { departureOf, isEcho, ownChanges, presenceOf } from './presence';
 
 /** What the WebSocket API hands the connect handler. */
 export interface OpenRequest {
@@ -72,7 +70,6 @@ export interface OpenRequest {
 /** One frame: text (base64 encoding) or bytes (binary encoding, local stack only). */
 export type Frame = { text: string } | { bytes: Uint8Array };
 
-const NO_ACCESS = 'User has no access to this document.';
 
 /** Records the connection, accepted or refused (see the module comment). Never throws for what the client sent. */
 export async function openConnection(request: OpenRequest, now = Date.now()): Promise<void> {
@@ -129,7 +126,7 @@ export async function handleFrame(connectionId: string, frame: Frame, now = Date
   const connection = await getOpenConnection(connectionId);
   if (connection === undefined) {
     // Unknown, or its items expired: nothing to serve it from.
-    await closeConnection(connectionId);
+    await deleteConnection(connectionId);
     return;
   }
   if (connection.refused !== undefined) {
@@ -201,24 +198,14 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outb
   let self = members.find((member) => member.connectionId === connection.connectionId);
   if (self === undefined) {
     // No entry (never admitted, or closed long ago): nothing more for it.
-    await closeConnection(connection.connectionId);
+    await deleteConnection(connection.connectionId);
     return;
   }
   if (!isOpen(self)) {
     await handleLateMessage(connection, self, message, members.filter(isOpen), outbox, now);
     return;
   }
-  if (now - self.checkedAt > config.liveAccessCheckMs) {
-    const role = await liveRoleOf(connection, connection.userId, now);
-    if (role === null) {
-      await removeMember(connection, self, NO_ACCESS);
-      return;
-    }
-    self.role = role;
-    self.checkedAt = now;
-    await recordAccessCheck(connection, connection.connectionId, role, now);
-    rememberMember(connection, self);
-  }
+  if (!(await checkOwnAccess(connection, self, now))) return;
   const others = members.filter((member) => isOpen(member) && member !== self);
   switch (message.kind) {
     case 'syncStep1':
@@ -272,18 +259,6 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outb
 }
 
 /**
- * Whether an awareness message holds only clients that are not the sender's, known without a read: the client ids a
- * connection's first presence claimed never change, so once this process has seen them, presence of any other
- * client from that connection is an echo of what the room sent it (a stock provider without the adapter passes every
- * remote change on), dropped before anything is read (issue 30).
- */
-function isEcho(connection: LiveConnection, entries: readonly AwarenessEntry[]): boolean {
-  const self = knownMember(connection, connection.connectionId);
-  if (self === undefined || Object.keys(self.presence).length === 0) return false;
-  return entries.every((entry) => self.presence[String(entry.clientId)] === undefined);
-}
-
-/**
  * A message handled after its connection closed (its tab closed right after typing, a send found it gone, or API
  * Gateway ran its `$disconnect` first): its updates are the user's work, stored and relayed to the room as if it
  * were open, unless its access ended (decisions §13). Nothing is sent to it; presence and sync requests are dropped.
@@ -328,38 +303,6 @@ async function releaseClaimedClients(connection: LiveConnection, members: RoomMe
     .map((entry) => ({ clientId: entry.clientId, clock: departed.get(entry.clientId) as number, state: 'null' }));
   for (const holder of holders) if (!stillOpen.has(holder)) members.splice(members.indexOf(holder), 1);
   if (behind.length > 0) await sendMessage(connection, awarenessMessage(behind));
-}
-
-/**
- * The entries of an awareness message that are news about the sender's own clients. A provider passes on every
- * presence it learns (its awareness 'update' handler does not look at the origin), so the room would echo each change
- * once per member; like y-websocket's own server, only a newer clock (or a client leaving at the clock it had) is
- * news. A client id no member has yet is the sender's own when this is its first presence (a provider has one client
- * id); one another member holds, open or closed a moment ago, is that member's to change (an echo of a closed
- * connection's presence never brings it back).
- */
-function ownChanges(members: readonly RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): AwarenessEntry[] {
-  const known = new Map<number, ClientPresence & { owner: string }>();
-  // Open members last: a client id an open connection holds is its, whatever tombstone also names it.
-  for (const member of [...members.filter((member) => !isOpen(member)), ...members.filter(isOpen)]) {
-    for (const [clientId, presence] of Object.entries(member.presence)) known.set(Number(clientId), { ...presence, owner: member.connectionId });
-  }
-  return entries.filter((entry) => {
-    const current = known.get(entry.clientId);
-    // Only a first presence claims client ids; an unknown id later is an echo of a client the room just learnt of.
-    if (current === undefined) return Object.keys(self.presence).length === 0;
-    if (current.owner !== self.connectionId) return false;
-    return entry.clock > current.clock || (entry.clock === current.clock && entry.state === 'null' && current.state !== 'null');
-  });
-}
-
-/** Every known presence of the room's members (clients that said goodbye left out). */
-function presenceOf(members: readonly RoomMember[]): AwarenessEntry[] {
-  return members.flatMap((member) =>
-    Object.entries(member.presence)
-      .filter(([, presence]) => presence.state !== 'null')
-      .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock, state: presence.state })),
-  );
 }
 
 /** Throws MalformedMessageError when the bytes are not a Yjs update. */

@@ -26,9 +26,8 @@ import {
   type IndexedMember,
 } from '../../db/live-connection';
 import type { Role } from '../../db/membership';
-import { ACCESS_RECHECK_MS, liveRoleOf, removeMember } from './room';
-
-export const NO_ACCESS = 'User has no access to this document.';
+import { ACCESS_RECHECK_MS, NO_ACCESS, liveRoleOf } from './access';
+import { removeMember } from './room';
 
 /** What a change of access concerns: one user's connections in an organization, or every connection of a document. */
 export type AccessScope =
@@ -138,15 +137,6 @@ async function recheck(entries: readonly IndexedMember[], now: number, kept?: (e
   return outcome;
 }
 
-/** Decisions §13: no open connection goes longer than this without its access checked. */
-export const ACCESS_BOUND_MS = 60_000;
-
-/**
- * How old a connection's last check may be when a backstop pass meets it, for passes `periodMs` apart: one checked
- * just too recently for this pass is checked by the next, so age plus period stays within ACCESS_BOUND_MS (50 s for
- * the local stack's 10-s passes; 0 for AWS's one-minute rule, so there each pass re-checks every connection).
- */
-export const backstopMaxAgeMs = (periodMs: number): number => Math.max(0, Math.min(ACCESS_RECHECK_MS, ACCESS_BOUND_MS - periodMs));
 
 /**
  * The backstop pass: re-checks, in every shard of the check index, the connections whose last check is older than

@@ -4,23 +4,17 @@
  * closing connections with the reason said first. Every sender of the service goes through here: the message
  * handler, the REST writes of CRDT data, the migration.
  *
- * Access while connected: a connection's own messages check its access every LIVE_ACCESS_CHECK_SECONDS
- * (connections.ts); REST changes that take access away close the connections they concern at once, and a scheduled
- * pass re-checks every connection unchecked for ACCESS_RECHECK_MS, so that none goes longer than a minute
- * (revocation.ts). A relay reads no access: its cost stays the same whatever the room's size (issue 30).
+ * Access while connected is access.ts's: a relay reads no access, so its cost stays the same whatever the room's size.
  */
 import { randomBytes } from 'node:crypto';
-import { ConnectionGoneError, closeConnection, connectionIsOpen, sendFrame } from '../../adapters/live/connections';
+import { ConnectionGoneError, deleteConnection, connectionIsOpen, sendFrame } from '../../adapters/live/management-api';
 import { logger } from '../../core/logger';
 import { LIVE_METRICS, countLive, countRefusal, type RefusalReason } from '../../core/metrics';
 import { closeMember, deleteTombstones, documentConnections, isOpen, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
-import type { Role } from '../../db/membership';
-import { accessOfUsers } from '../access';
 import { encodeMessages } from './framing';
-import { awarenessMessage, permissionDeniedMessage, updateMessage, type AwarenessEntry } from './protocol';
+import { departureOf } from './presence';
+import { awarenessMessage, permissionDeniedMessage, updateMessage } from './protocol';
 
-/** Connections unchecked for this long are checked by the backstop pass (revocation.ts): within decisions §13's 60 s. */
-export const ACCESS_RECHECK_MS = 50_000;
 /** At most this many connections per editor (decisions §13); the next is refused with `Room is full.`. */
 export const MAX_ROOM_CONNECTIONS = 100;
 
@@ -55,13 +49,7 @@ export async function refuse(to: Recipient, reason: string): Promise<void> {
   } catch (error) {
     if (!(error instanceof ConnectionGoneError)) throw error;
   }
-  await closeConnection(to.connectionId);
-}
-
-/** The user's role on the document now (decisions §4), or null without access. */
-export async function liveRoleOf(ref: Omit<LiveEditorRef, 'editorId'>, userId: string, now = Date.now()): Promise<Role | null> {
-  const roles = await accessOfUsers(ref.apiKeyId, ref.organizationId, ref.documentId, [userId], now);
-  return roles.get(userId) ?? null;
+  await deleteConnection(to.connectionId);
 }
 
 /** How a member's connection ended: whether its access ended (its late messages are then dropped). */
@@ -163,19 +151,9 @@ async function deliver(ref: LiveEditorRef, posts: ReadonlyArray<{ member: RoomMe
     }),
   );
   countLive(LIVE_METRICS.relayFailures, failed.length);
-  await Promise.all(failed.map((member) => closeConnection(member.connectionId).catch((error: unknown) => logger.error('Live connection not closed.', { error, connectionId: member.connectionId }))));
+  await Promise.all(failed.map((member) => deleteConnection(member.connectionId).catch((error: unknown) => logger.error('Live connection not closed.', { error, connectionId: member.connectionId }))));
   await Promise.all(gone.map((member) => memberClosed(ref, member.connectionId, { revoked: false })));
   if (failed.length > 0) throw new RelayFailedError(failed.map((member) => member.connectionId), cause);
-}
-
-/**
- * The null-state presence of a member's clients: what tells the others they left, at one above the clock recorded
- * (a client id whose goodbye was recorded already is left out: the others have it).
- */
-export function departureOf(member: RoomMember): AwarenessEntry[] {
-  return Object.entries(member.presence)
-    .filter(([, presence]) => presence.state !== 'null')
-    .map(([clientId, presence]) => ({ clientId: Number(clientId), clock: presence.clock + 1, state: 'null' }));
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Role } from '../../db/membership';
 import { getDocument, organizationExists } from '../../db/organization';
 import { addCrdtData } from '../crdt/operations';
 import { LOCAL_LIVE_PATH } from '../../routes';
-import { liveRoleOf } from './room';
+import { liveRoleOf } from './access';
 
 export const DEFAULT_EXPIRES_IN_SECONDS = 3600;
 

@@ -1,5 +1,5 @@
 /**
- * The live connections' sending side (decisions §13): the API Gateway Management API of the live WebSocket API —
+ * The API Gateway Management API of the live WebSocket API (decisions §13), the live connections' sending side —
  * PostToConnection to send a frame, DeleteConnection to close — through the SDK's client, built once per process.
  * In AWS the client calls the stage's endpoint (LIVE_CONNECTIONS_ENDPOINT) with the function's role, which holds
  * `execute-api:ManageConnections` on that stage only (shared/grants.ts). On the local stack the same client runs with
@@ -69,8 +69,8 @@ export async function sendFrame(connectionId: string, frame: string | Uint8Array
   }
 }
 
-/** Closes a connection; one that is already gone is closed. */
-export async function closeConnection(connectionId: string): Promise<void> {
+/** Closes a connection (DeleteConnection); one that is already gone is closed. */
+export async function deleteConnection(connectionId: string): Promise<void> {
   try {
     await connectionsClient().send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
   } catch (error) {
