@@ -2,25 +2,39 @@
  * Issue 30 item 4, hot spots and unbounded work on the CRDT write path:
  * - the migration lock a write checks is one per document, in a partition of its own: writes to two documents of
  *   one organization share no item (no per-organization cap), and a migration still refuses them (decisions §5);
+ * - compaction decides from the editor's log counters (one small item), and reads the whole editor only to fold;
+ * - a live append keeps the log bound (MAX_LOG_BYTES) that REST writes keep: when the log is full it folds instead,
+ *   and nothing the client sent is lost.
  */
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
 import * as Y from 'yjs';
+import { runAsWorker } from '../../local/grant-check';
 import { handler as addCrdt } from '../../functions/crdt/add';
 import { handler as getCrdt } from '../../functions/crdt/get';
 import { handler as updateCrdt } from '../../functions/crdt/update';
-import { dynamodb } from '../../shared/db/client';
+import { TABLE_NAME, db, dynamodb } from '../../shared/db/client';
 import { FailedPreconditionError } from '../../shared/core/errors';
-import { appendEditorUpdate, editorIncarnation, getEditor, type EditorRef } from '../../shared/db/crdt';
+import { MAX_DELTA_BYTES, MAX_LOG_BYTES, appendEditorUpdate, editorIncarnation, getEditor, type EditorRef } from '../../shared/db/crdt';
 import { startMigrationItems } from '../../shared/db/migration';
 import { organizationPartition } from '../../shared/db/organization';
 import { transactWrite } from '../../shared/db/transact';
 import { documentsIn, transactGuarded } from '../../shared/domain/document-locks';
+import { handler as compactionHandler } from '../../shared/domain/stream/crdt-compaction';
+import { encodeFrames } from '../../shared/domain/live/framing';
+import { updateMessage } from '../../shared/domain/live/protocol';
+import { crdtCompactionConsumer } from '../../shared/workers';
+import { CapacityMeter } from '../support/capacity-meter';
 import { newTenant, type Tenant } from '../support/fixtures';
 import { endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
+import { callSocket, openLiveRoom } from '../support/live-harness';
 
 const add = endpoint(addCrdt, '/v2/crdt/add');
 const get = endpoint(getCrdt, '/v2/crdt/get');
 const update = endpoint(updateCrdt, '/v2/crdt/update');
+const compact = (event: DynamoDBStreamEvent) => runAsWorker(crdtCompactionConsumer, () => compactionHandler(event));
 
 /** A client that loaded the stored editor: its edits are Yjs updates against the stored content. */
 async function client(tenant: Tenant, ref: EditorRef): Promise<Y.Doc> {
@@ -47,6 +61,20 @@ function liveAppend(tenant: Tenant, ref: EditorRef, incarnation: string, change:
   return appendEditorUpdate(tenant.apiKeyId, ref, incarnation, { update: change, lastUpdate: new Date().toISOString(), lastUpdatedBy: 'ann' }, guarded);
 }
 
+/** The stream records of the editor's deltas, as the changes reader hands them to the compaction consumer. */
+async function deltaRecords(tenant: Tenant, ref: EditorRef): Promise<DynamoDBStreamEvent> {
+  const stored = await getEditor(tenant.apiKeyId, ref);
+  const items = await Promise.all((stored?.deltas ?? []).map(async ({ key }) => (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: key, ConsistentRead: true }))).Item));
+  return {
+    Records: items.map((item, i) => ({
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      dynamodb: { Keys: marshall({ pk: item?.pk, sk: item?.sk }) as never, NewImage: marshall(item ?? {}, { removeUndefinedValues: true }) as never, SequenceNumber: String(i + 1).padStart(21, '0') },
+    })),
+  };
+}
+
+const logBytes = (editor: Awaited<ReturnType<typeof getEditor>>) => (editor?.deltas ?? []).reduce((sum, delta) => sum + delta.update.length, 0);
 const content = async (tenant: Tenant, ref: EditorRef) => (await get(tenant, { ...ref })).body.result?.data[0].data as string;
 
 /** The partition keys of every item in every transaction sent while `work` runs. */
@@ -120,6 +148,102 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       expect(rest.statusCode).toBe(400);
       expect((await getEditor(tenant.apiKeyId, ref))?.deltas).toEqual([]);
       expect(await content(tenant, ref)).toBe('Hello');
+    });
+  });
+
+  describe('compaction', () => {
+    it('decides from the log counters: a short log of a ~1 MB editor costs at most 1 read unit and no write', async () => {
+      const ref: EditorRef = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
+      const text = Buffer.from(Array.from({ length: 700_000 }, (_, i) => (i * 7919) % 251)).toString('base64').slice(0, 900_000);
+      expect((await add(tenant, { ...ref, type: 'text', data: text, userId: 'ann' })).statusCode).toBe(200);
+      const doc = await client(tenant, ref);
+      const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
+      for (const keystroke of ['a', 'b', 'c']) await liveAppend(tenant, ref, incarnation, typed(doc, keystroke));
+      const records = await deltaRecords(tenant, ref);
+      const meter = new CapacityMeter();
+      meter.attach(dynamodb);
+
+      let measured;
+      try {
+        measured = await meter.measure(() => compact(records));
+      } finally {
+        meter.detach();
+      }
+
+      expect(measured.value.batchItemFailures).toEqual([]);
+      expect(measured.capacity.read).toBeLessThanOrEqual(1);
+      expect(measured.capacity.write).toBe(0);
+      expect((await getEditor(tenant.apiKeyId, ref))?.deltas).toHaveLength(3);
+    });
+
+    it('deletes every delta a fold took in, also more than one transaction holds', async () => {
+      const ref: EditorRef = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
+      expect((await add(tenant, { ...ref, type: 'text', data: 'Hello', userId: 'ann' })).statusCode).toBe(200);
+      const doc = await client(tenant, ref);
+      const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
+      const edits = Array.from({ length: 150 }, (_, i) => ` ${i}`);
+      for (const edit of edits) await liveAppend(tenant, ref, incarnation, typed(doc, edit));
+
+      const result = await compact(await deltaRecords(tenant, ref));
+
+      expect(result.batchItemFailures).toEqual([]);
+      expect((await getEditor(tenant.apiKeyId, ref))?.deltas).toEqual([]);
+      expect(await content(tenant, ref)).toBe(`Hello${edits.join('')}`);
+    });
+  });
+
+  describe('a live append', () => {
+    /** Fills the editor's log to a few bytes short of MAX_LOG_BYTES (less than any edit) with two large appends. */
+    async function fillLog(ref: EditorRef, incarnation: string): Promise<string> {
+      const doc = await client(tenant, ref);
+      const firstText = 'a'.repeat(MAX_DELTA_BYTES - 1000);
+      const first = typed(doc, firstText);
+      const overhead = first.length - firstText.length;
+      const secondText = 'b'.repeat(MAX_LOG_BYTES - 5 - first.length - overhead);
+      const second = typed(doc, secondText);
+      // Yjs's variable-length integers make the overhead differ by a byte or two.
+      expect(first.length + second.length).toBeGreaterThan(MAX_LOG_BYTES - 12);
+      expect(first.length + second.length).toBeLessThan(MAX_LOG_BYTES);
+      for (const change of [first, second]) expect(await liveAppend(tenant, ref, incarnation, change)).not.toBe(false);
+      return firstText + secondText;
+    }
+
+    it(`is refused, writing nothing, when it would take the log past ${MAX_LOG_BYTES} bytes`, async () => {
+      const ref: EditorRef = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
+      expect((await add(tenant, { ...ref, type: 'text', data: 'Hello', userId: 'ann' })).statusCode).toBe(200);
+      const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
+      await fillLog(ref, incarnation);
+      const doc = await client(tenant, ref);
+
+      const before = logBytes(await getEditor(tenant.apiKeyId, ref));
+      const change = typed(doc, ' one more');
+      expect(before + change.length).toBeGreaterThan(MAX_LOG_BYTES);
+
+      const appended = await liveAppend(tenant, ref, incarnation, change);
+
+      expect(appended).toBe(false);
+      const stored = await getEditor(tenant.apiKeyId, ref);
+      expect(stored?.deltas).toHaveLength(2);
+      expect(logBytes(stored)).toBe(before);
+    });
+
+    it('through the live handler, folds when the log is full: the log stays bounded and the edit is stored', async () => {
+      const room = await openLiveRoom(tenant);
+      const ref: EditorRef = room.ids;
+      const ann = await room.open('ann');
+      const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
+      const filled = await fillLog(ref, incarnation);
+      const doc = await client(tenant, ref);
+
+      const change = typed(doc, 'Z');
+      expect(logBytes(await getEditor(tenant.apiKeyId, ref)) + change.length).toBeGreaterThan(MAX_LOG_BYTES);
+
+      const answer = await callSocket('$default', ann, { body: encodeFrames(updateMessage(change), 'm1')[0] });
+
+      expect(answer).toEqual({ statusCode: 200 });
+      const stored = await getEditor(tenant.apiKeyId, ref);
+      expect(logBytes(stored)).toBeLessThanOrEqual(MAX_LOG_BYTES);
+      expect(await content(tenant, ref)).toBe(`${filled}Z`);
     });
   });
 });
