@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { median, startBenchStack, type BenchStack } from './harness';
+import { transactionWriteUnits } from '../test/support/capacity-meter';
 
 /** Characters of text: the Add request stays just under the 1 MiB body limit, the state just under 1 MiB. */
 const TEXT_CHARS = 1_048_000;
@@ -118,4 +119,116 @@ export async function run(): Promise<void> {
   } finally {
     await bench.stack.stop();
   }
+}
+
+/**
+ * Issue 30 item 4: what a live edit costs in DynamoDB, its append and its share of compaction, on an editor of ~1 KB
+ * and of ~1 MB. Edits are appended in this process the way the live message handler stores them (the delta with the
+ * document's migration-lock check in one transaction; a fold when the log is full), and the local stack's stream
+ * reader runs compaction as in AWS. Only calls on the editor's partition and its document's lock are counted (the
+ * webhook events consumer, which reads the same stream records, is not part of this figure).
+ */
+const LIVE_EDITS = 4_200;
+
+/** Capacity of the calls that touch one of `partitions` (a key, an item or a key condition value names it). */
+class PartitionMeter {
+  read = 0;
+  write = 0;
+  calls = 0;
+  partitions: string[] = [];
+
+  attach(client: DynamoDBClient): void {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = context.commandName ?? '';
+        const touches = this.partitions.some((pk) => JSON.stringify(args.input).includes(JSON.stringify(pk).slice(1, -1)));
+        if (!touches || !/(Get|Query|Put|Update|Delete|Transact|Batch)/.test(command)) return next(args);
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+        const result = await next(args);
+        const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
+        const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+        if (command === 'TransactWriteItemsCommand') this.write += transactionWriteUnits(args.input);
+        else if (/^(Get|Query|BatchGet)/.test(command)) this.read += reported;
+        else this.write += reported;
+        this.calls += 1;
+        return result;
+      },
+      { step: 'initialize', name: 'benchCrdtPartitionMeter' },
+    );
+  }
+}
+
+/** List prices, us-east-1 on-demand since 1 November 2024: $0.625 per million WRU, $0.125 per million RRU. */
+const dollarsPer1000 = (read: number, write: number) => ((read * 0.125 + write * 0.625) / 1_000_000) * 1000;
+
+export async function runLiveEdits(): Promise<void> {
+  const bench = await startBenchStack();
+  try {
+    const { dynamodb } = await import('../shared/db/client');
+    const crdt = await import('../shared/db/crdt');
+    const locks = await import('../shared/domain/document-locks');
+    const migration = await import('../shared/db/migration');
+    const { editorState, mergeUpdate } = await import('../shared/domain/crdt/yjs-state');
+    const meter = new PartitionMeter();
+    meter.attach(dynamodb);
+    const { apiKeyId, headers } = await bench.newApiKey();
+    const rows: string[] = [];
+    for (const [label, chars] of [['~1 KB', 1_000], ['~1 MB', 1_000_000]] as const) {
+      const ref = { organizationId: 'bench-live-org', documentId: chars < 10_000 ? 'doc-small' : 'doc-large', editorId: 'body' };
+      const text = randomBytes(chars).toString('base64').slice(0, chars);
+      const added = await bench.post('/v2/crdt/add', { ...ref, type: 'text', data: text }, headers);
+      if (added.status !== 200) throw new Error(`add failed: ${JSON.stringify(added.body).slice(0, 300)}`);
+      const stored = await crdt.getEditor(apiKeyId, ref);
+      if (stored === undefined) throw new Error('The editor was not stored.');
+      const client = new Y.Doc();
+      Y.applyUpdate(client, stored.state);
+      const incarnation = stored.incarnation;
+      const write = (items: Parameters<typeof locks.transactGuarded>[1]) => locks.transactGuarded(apiKeyId, items, locks.documentsIn(ref.organizationId, [ref.documentId]));
+      await bench.meter.quiet(1500);
+      meter.partitions = [await partitionOf(apiKeyId, ref), migration.documentLockKey(apiKeyId, ref.organizationId, ref.documentId).pk];
+      const before = { read: meter.read, write: meter.write, calls: meter.calls };
+      const started = performance.now();
+      let folds = 0;
+      for (let i = 0; i < LIVE_EDITS; i += 1) {
+        let update: Uint8Array | undefined;
+        const capture = (change: Uint8Array) => (update = change);
+        client.on('update', capture);
+        client.getText('content').insert(client.getText('content').length, String.fromCharCode(97 + (i % 26)));
+        client.off('update', capture);
+        const change = { update: update as Uint8Array, lastUpdate: new Date().toISOString(), lastUpdatedBy: 'bench' };
+        // As the live message handler's storeUpdate: append, or fold when the log is full.
+        const appended = await crdt.appendEditorUpdate(apiKeyId, ref, incarnation, change, write);
+        if ((appended as unknown) === false) {
+          folds += 1;
+          await crdt.updateEditor(apiKeyId, ref, (current) => ({ state: mergeUpdate(editorState(current), change.update, current.type, current.contentKey), delta: change.update, ...change }), write);
+        }
+      }
+      const ms = performance.now() - started;
+      // The stream reader's compaction of the last edits.
+      await bench.meter.quiet(3000);
+      const read = meter.read - before.read;
+      const written = meter.write - before.write;
+      const after = await crdt.getEditor(apiKeyId, ref);
+      const content = Y.mergeUpdates([after!.state, ...after!.deltas.map((d) => d.update)]);
+      const check = new Y.Doc();
+      Y.applyUpdate(check, content);
+      if (check.getText('content').toString() !== client.getText('content').toString()) throw new Error('The stored content differs from the client\'s.');
+      rows.push(
+        `| ${label} (state ${stored.state.length} B) | ${LIVE_EDITS} | ${(read / LIVE_EDITS).toFixed(2)} | ${(written / LIVE_EDITS).toFixed(2)} | ${((meter.calls - before.calls) / LIVE_EDITS).toFixed(2)} | ${folds} | ${after!.deltas.length} | $${dollarsPer1000(read / LIVE_EDITS, written / LIVE_EDITS).toFixed(4)} | ${(ms / LIVE_EDITS).toFixed(1)} |`,
+      );
+    }
+    console.log('\nLive edits (one character each) appended as the live handler stores them, compacted by the stream reader; per edit');
+    console.log('Reads as DynamoDB Local reports them; transactional writes at 2 WCU per item per started KB. Prices: $0.125/M RRU, $0.625/M WRU.\n');
+    console.log('| editor | edits | RCU per edit | WCU per edit | calls per edit | folds by the appender (log full) | deltas left | $ per 1,000 edits | ms per append |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const row of rows) console.log(row);
+  } finally {
+    await bench.stack.stop();
+  }
+}
+
+/** The editor's CRDT partition (shared/db/crdt.ts; document ids here need no encoding). */
+async function partitionOf(apiKeyId: string, ref: { organizationId: string; documentId: string; editorId: string }): Promise<string> {
+  const { organizationPartition } = await import('../shared/db/organization');
+  return `${organizationPartition(apiKeyId, ref.organizationId)}#CRDT#${ref.documentId}`;
 }

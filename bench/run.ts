@@ -7,7 +7,7 @@ import { run as activityLayouts } from './activity-layouts';
 import { run as ai } from './ai';
 import { run as bundles } from './bundles';
 import { run as cost } from './cost';
-import { run as crdt } from './crdt';
+import { run as crdt, runLiveEdits as crdtEdits } from './crdt';
 import { run as emails } from './emails';
 import { run as live } from './live';
 import { run as migration } from './migration';
@@ -24,6 +24,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['activities', activities],
   ['activity-layouts', activityLayouts],
   ['crdt', crdt],
+  ['crdt-edits', crdtEdits],
   ['migration', migration],
   ['ai', ai],
   ['suggest', suggest],

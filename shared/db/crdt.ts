@@ -6,6 +6,8 @@
  *                                          lastUpdate and lastUpdatedBy, stamped with the editor's incarnation
  *   pk D   sk E#<editor>#HEAD              head: type, contentKey, version, writeId, incarnation, parts, stateBytes,
  *                                          lastUpdate, lastUpdatedBy, sessionId, and part 0 of the state (binary)
+ *   pk D   sk E#<editor>#LOG               the log's counters: logBytes and logItems (of the deltas counted in them),
+ *                                          stateBytes and incarnation as the last fold wrote them; under 1 KB
  *   pk D   sk E#<editor>#PART#<nnnn>       part n (1..parts-1) of the state (binary), stamped with the head's writeId
  *
  * One item holds at most 400 KB, and a state may be larger (docs/decisions.md §8), so the state is cut into parts of
@@ -19,6 +21,14 @@
  * deltas it folded in the same transaction. When another fold got in first, its change does not fail: it is
  * appended as a delta instead, which conflicts with nothing, and the next fold takes it in. Only a change too large
  * for one item, or one arriving while the deltas already fill MAX_LOG_BYTES, folds again after a jittered backoff.
+ *
+ * The log's size is kept on its own small item (LOG), not read from the deltas: every append adds to it in the same
+ * transaction as the delta, with a condition that keeps the log within MAX_LOG_BYTES and MAX_LOG_ITEMS (a live
+ * append that would pass them folds instead, as a REST write does), and every fold subtracts what it deleted. So
+ * appending and deciding whether to compact cost one small item each, whatever the size of the state: the head
+ * holds up to 300 KB of state, and an update of it would be billed by that size. A delta counted in LOG carries
+ * `counted` (deltas written before the counters existed do not) and is deleted with a condition that it still
+ * exists, so no delta is subtracted twice.
  *
  * Reads see no torn state. A Query spanning two 1 MB pages is not isolated from a transaction, so a reader compares
  * each part's `writeId` with the head's and reads again on a mismatch (a random id rather than the version, so
@@ -34,6 +44,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AbortedError } from '../core/errors';
+import { logger } from '../core/logger';
 import { keyOfItem, type Item, type ItemKey } from './batch';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db } from './client';
@@ -61,6 +72,13 @@ export const MAX_DELTA_BYTES = PART_BYTES;
  * state's size, and every delta within the first 1 MB page of a read, before the head.
  */
 export const MAX_LOG_BYTES = 512 * 1024;
+/**
+ * Deltas an editor may hold before writers fold instead of appending: a keystroke's delta is a few dozen bytes of
+ * update in an item of about 0.3 KB, so a log of this many costs about 3 MB to read (the largest state's size) even
+ * when its bytes of update are far below MAX_LOG_BYTES. Compaction keeps logs far shorter (COMPACT_LOG_ITEMS and
+ * compactionBounds); this is the bound when it falls behind.
+ */
+export const MAX_LOG_ITEMS = 10_000;
 
 const MAX_READ_ATTEMPTS = 5;
 /** Folds of one change that only folding can write (see MAX_DELTA_BYTES), spread by full-jitter backoff. */
@@ -87,6 +105,20 @@ export interface EditorDelta {
   key: ItemKey;
   /** A Yjs update (V1). */
   update: Uint8Array;
+  /** Counted in the editor's LOG item (every delta written since the counters exist). */
+  counted?: boolean;
+}
+
+/** The editor's LOG item: the size of its log of deltas, and of its state as the last fold wrote it. */
+export interface EditorLog {
+  /** Bytes of update in the counted deltas. */
+  bytes: number;
+  /** Counted deltas. */
+  items: number;
+  /** Bytes of the state; 0 when no fold has written it yet (an editor older than the counters). */
+  stateBytes: number;
+  /** The incarnation of the editor the last fold or creation wrote; undefined when none has. */
+  incarnation?: string;
 }
 
 export interface StoredEditor extends EditorRef, EditorWrite {
@@ -115,6 +147,12 @@ const partKey = (apiKeyId: string, ref: EditorRef, part: number): ItemKey => ({
   pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
   sk: key('E', segment(ref.editorId), 'PART', sortableNumber(part, 4)),
 });
+/** The log's counters: after the head, before the parts (`HEAD` < `LOG` < `PART`). */
+const logKey = (apiKeyId: string, ref: EditorRef): ItemKey => ({
+  pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
+  sk: key('E', segment(ref.editorId), 'LOG'),
+});
+const isLogItem = (item: Item) => typeof item.sk === 'string' && item.sk.endsWith('#LOG');
 /** Deltas sort before the head (`DELTA` < `HEAD`), in the order they were written (a timestamp, then a random id). */
 const deltaKey = (apiKeyId: string, ref: EditorRef, now: number): ItemKey => ({
   pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
@@ -136,6 +174,7 @@ function writeItems(
   editor: EditorHead,
   previous?: { version: number; parts: number },
   marks: { compaction?: true } = {},
+  folded: readonly EditorDelta[] = [],
 ): TransactItem[] {
   const parts = partCount(editor.state);
   const writeId = randomUUID();
@@ -169,7 +208,73 @@ function writeItems(
   for (let part = parts; part < (previous?.parts ?? 0); part += 1) {
     items.push({ Delete: { TableName: TABLE_NAME, Key: partKey(apiKeyId, editor, part) } });
   }
-  return items;
+  if (previous === undefined) {
+    // A new editor (a new incarnation) has no log: its counters start at zero.
+    const log = { ...logKey(apiKeyId, editor), editorId: editor.editorId, incarnation: editor.incarnation, stateBytes: editor.state.length, logBytes: 0, logItems: 0 };
+    items.push({ Put: { TableName: TABLE_NAME, Item: log } });
+  } else {
+    items.push(logUpdate(apiKeyId, editor, folded, { stateBytes: editor.state.length, incarnation: editor.incarnation }));
+  }
+  return items.concat(deltaDeletes(folded));
+}
+
+/** A delta a fold took in was deleted by another fold first (its leftovers, see deleteFolded): read again. */
+class DeltaGone extends Error {}
+
+/** Deletes of deltas a fold took in, each on condition that it still exists, so that none is subtracted twice. */
+function deltaDeletes(deltas: readonly EditorDelta[]): TransactItem[] {
+  return deltas.map((delta) => named({
+    Delete: { TableName: TABLE_NAME, Key: delta.key, ConditionExpression: 'attribute_exists(pk)' },
+  }, () => new DeltaGone()));
+}
+
+/** The LOG item's update when `deleted` leave the log (and, for a fold, the state's new size). */
+function logUpdate(apiKeyId: string, ref: EditorRef, deleted: readonly EditorDelta[], fold?: { stateBytes: number; incarnation: string }): TransactItem {
+  const counted = deleted.filter((delta) => delta.counted);
+  const values: Record<string, unknown> = {
+    ':editor': ref.editorId,
+    // `|| 0`: no -0 in the request.
+    ':bytes': -counted.reduce((sum, delta) => sum + delta.update.length, 0) || 0,
+    ':items': -counted.length || 0,
+  };
+  let set = 'SET editorId = :editor';
+  if (fold !== undefined) {
+    set += ', stateBytes = :state, incarnation = :incarnation';
+    values[':state'] = fold.stateBytes;
+    values[':incarnation'] = fold.incarnation;
+  }
+  return { Update: { TableName: TABLE_NAME, Key: logKey(apiKeyId, ref), UpdateExpression: `${set} ADD logBytes :bytes, logItems :items`, ExpressionAttributeValues: values } };
+}
+
+/**
+ * The transaction of a fold of `current` into `folded`: the state's items, the LOG item's update, and deletes of as
+ * many of the deltas it took in as one transaction holds beside them (one place is the caller's lock check); the
+ * rest are `leftover`, for deleteFolded.
+ */
+function foldItems(apiKeyId: string, folded: EditorHead, current: StoredEditor, marks: { compaction?: true } = {}): { items: TransactItem[]; leftover: EditorDelta[] } {
+  const previous = { version: current.version, parts: partCount(current.state) };
+  // The head and parts written, the parts of a longer state deleted, the LOG item.
+  const fixed = Math.max(partCount(folded.state), previous.parts) + 1;
+  const room = Math.max(0, MAX_TRANSACT_ITEMS - fixed - 1);
+  return { items: writeItems(apiKeyId, folded, previous, marks, current.deltas.slice(0, room)), leftover: current.deltas.slice(room) };
+}
+
+/**
+ * Deletes deltas a fold took in that its transaction had no room for: they are in the new state, so deleting them
+ * later changes no content, only what reads cost. Stops (leaving them for the next fold) when another fold deleted
+ * one first, or when a write check of the caller's fails (a migration started: the log moves with the document).
+ */
+async function deleteFolded(apiKeyId: string, ref: EditorRef, deltas: readonly EditorDelta[], write: TransactionWriter): Promise<void> {
+  const perTransaction = MAX_TRANSACT_ITEMS - 2;
+  for (let i = 0; i < deltas.length; i += perTransaction) {
+    const batch = deltas.slice(i, i + perTransaction);
+    try {
+      await write([logUpdate(apiKeyId, ref, batch), ...deltaDeletes(batch)]);
+    } catch (error) {
+      if (!(error instanceof DeltaGone)) logger.info('Folded CRDT deltas left for the next fold.', { editorId: ref.editorId, left: deltas.length - i, reason: String(error) });
+      return;
+    }
+  }
 }
 
 /** A binary attribute as the document client returns it (Uint8Array). */
@@ -208,7 +313,7 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
     version: Number(head.version),
     incarnation,
     state: new Uint8Array(state.buffer, state.byteOffset, state.length),
-    deltas: deltas.map((item) => ({ key: keyOfItem(item), update: bytes(item.delta) })),
+    deltas: deltas.map((item) => ({ key: keyOfItem(item), update: bytes(item.delta), counted: item.counted === true })),
     lastUpdate: String(newest.lastUpdate),
     lastUpdatedBy: typeof newest.lastUpdatedBy === 'string' ? newest.lastUpdatedBy : null,
     sessionId: null,
@@ -219,6 +324,7 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
 function assembleAll(items: readonly Item[]): StoredEditor[] | 'torn' {
   const groups = new Map<string, { head?: Item; parts: Item[]; deltas: Item[] }>();
   for (const item of items) {
+    if (isLogItem(item)) continue;
     const editorId = String(item.editorId);
     const group = groups.get(editorId) ?? { parts: [], deltas: [] };
     if (item.delta !== undefined) group.deltas.push(item);
@@ -343,32 +449,20 @@ export async function updateEditor(
     const next = change(current);
     const { lastUpdate, lastUpdatedBy } = newest(current, next);
     const folded: StoredEditor = { ...current, state: next.state, deltas: [], lastUpdate, lastUpdatedBy, version: current.version + 1 };
-    const items = writeItems(apiKeyId, folded, { version: current.version, parts: partCount(current.state) });
-    // Deltas folded in are deleted with the write, as many as the transaction holds (one item is the caller's lock
-    // check); any left over are in the new state too, and merging them again changes nothing.
-    const room = Math.max(0, MAX_TRANSACT_ITEMS - items.length - 1);
-    const deletes = current.deltas.slice(0, room).map(({ key: deltaItem }): TransactItem => ({ Delete: { TableName: TABLE_NAME, Key: deltaItem } }));
+    // Deltas folded in are deleted with the write, as many as the transaction holds, the rest right after it (they
+    // are in the new state too, and merging them again changes nothing).
+    const { items, leftover } = foldItems(apiKeyId, folded, current);
     try {
-      await write([...items, ...deletes]);
+      await write(items);
+      await deleteFolded(apiKeyId, ref, leftover, write);
       return folded;
     } catch (error) {
+      if (error instanceof DeltaGone && attempt < MAX_FOLD_ATTEMPTS) continue;
       if (!(error instanceof HeadChanged)) throw error;
     }
-    // Another write folded first. The change commutes with it: append it, unless it must fold.
-    const logBytes = current.deltas.reduce((sum, delta) => sum + delta.update.length, 0);
-    if (next.delta.length <= MAX_DELTA_BYTES && logBytes + next.delta.length <= MAX_LOG_BYTES) {
-      const delta: Item = {
-        ...deltaKey(apiKeyId, ref, Date.now()),
-        // Named so the events worker knows whose editor changed (shared/domain/webhooks/events.ts).
-        organizationId: ref.organizationId,
-        documentId: ref.documentId,
-        editorId: ref.editorId,
-        incarnation: current.incarnation,
-        delta: next.delta,
-        lastUpdate: next.lastUpdate,
-        lastUpdatedBy: next.lastUpdatedBy,
-      };
-      await write([{ Put: { TableName: TABLE_NAME, Item: delta } }]);
+    // Another write folded first. The change commutes with it: append it, unless it must fold (too large for one
+    // item, or the log is full).
+    if (next.delta.length <= MAX_DELTA_BYTES && (await appendDelta(apiKeyId, ref, current.incarnation, { update: next.delta, lastUpdate: next.lastUpdate, lastUpdatedBy: next.lastUpdatedBy }, write, Date.now()))) {
       return { ...current, state: next.state, deltas: [], lastUpdate, lastUpdatedBy };
     }
     if (attempt >= MAX_FOLD_ATTEMPTS) throw new AbortedError('The CRDT data was changed concurrently too often; retry.');
@@ -376,21 +470,58 @@ export async function updateEditor(
   }
 }
 
-/** Bounds of an editor's log of deltas past which compaction folds it into the state (see compactEditor). */
+/**
+ * Bounds of an editor's log of deltas past which compaction folds it into the state (see compactEditor), for a
+ * small state. A fold reads the state and writes it again (in a transaction: 2 WCU per KB), so for a larger state
+ * the bounds grow with it (compactionBounds): a fold then comes every COMPACT_STATE_BYTES_PER_ITEM bytes of state
+ * in deltas, which spreads its cost over the edits it takes in at about 1 WCU and 0.13 RCU each, whatever the size.
+ */
 export const COMPACT_LOG_BYTES = 64 * 1024;
 export const COMPACT_LOG_ITEMS = 100;
+export const COMPACT_STATE_BYTES_PER_ITEM = 512;
+
+/** The log sizes past which compaction folds an editor whose state has `stateBytes` (see COMPACT_LOG_BYTES). */
+export function compactionBounds(stateBytes: number): { bytes: number; items: number } {
+  return {
+    // At most half the hard bound, so appends rarely meet MAX_LOG_BYTES before compaction folds.
+    bytes: Math.min(MAX_LOG_BYTES / 2, Math.max(COMPACT_LOG_BYTES, Math.floor(stateBytes / 4))),
+    items: Math.min(MAX_LOG_ITEMS / 2, Math.max(COMPACT_LOG_ITEMS, Math.floor(stateBytes / COMPACT_STATE_BYTES_PER_ITEM))),
+  };
+}
 
 /** Whether the editor's log has grown past the bounds that compaction keeps it under. */
-export function logNeedsCompaction(editor: Pick<StoredEditor, 'deltas'>): boolean {
-  const bytes = editor.deltas.reduce((sum, delta) => sum + delta.update.length, 0);
-  return editor.deltas.length > COMPACT_LOG_ITEMS || bytes > COMPACT_LOG_BYTES;
+export function logNeedsCompaction(log: Pick<EditorLog, 'bytes' | 'items' | 'stateBytes'>): boolean {
+  const bounds = compactionBounds(log.stateBytes);
+  return log.items > bounds.items || log.bytes > bounds.bytes;
+}
+
+/** The log's size as read from the deltas themselves (an editor older than its LOG item). */
+function logOfDeltas(editor: StoredEditor): EditorLog {
+  return { bytes: editor.deltas.reduce((sum, delta) => sum + delta.update.length, 0), items: editor.deltas.length, stateBytes: editor.state.length };
 }
 
 /**
- * Folds the editor's log into its state when it has grown past the bounds: one write of the merged state (`merge`
- * of what was read) checked against the head's version, deleting the deltas it took in (as many as one transaction
- * holds; the next compaction takes the rest). Returns whether it folded: false when the editor has no data, its log
- * is within the bounds, or another write changed the head first (a write that folds takes the log in too).
+ * The editor's LOG item (one strongly consistent GetItem of an item under 1 KB: 1 RCU), or undefined when it has
+ * none (no editor, or one written before the counters existed).
+ */
+export async function editorLog(apiKeyId: string, ref: EditorRef): Promise<EditorLog | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: logKey(apiKeyId, ref), ConsistentRead: true }));
+  if (Item === undefined) return undefined;
+  return {
+    bytes: Number(Item.logBytes ?? 0),
+    items: Number(Item.logItems ?? 0),
+    stateBytes: Number(Item.stateBytes ?? 0),
+    ...(typeof Item.incarnation === 'string' ? { incarnation: Item.incarnation } : {}),
+  };
+}
+
+/**
+ * Folds the editor's log into its state when it has grown past the bounds: decided from the LOG item alone, so a
+ * log within them costs one small read whatever the size of the state; only a fold reads the whole editor. The fold
+ * is one write of the merged state (`merge` of what was read) checked against the head's version, deleting the
+ * deltas it took in (those one transaction has no room for right after). Returns whether it folded: false when the
+ * editor has no data, its log is within the bounds, or another write changed the head first (a write that folds
+ * takes the log in too).
  */
 export async function compactEditor(
   apiKeyId: string,
@@ -398,37 +529,43 @@ export async function compactEditor(
   merge: (editor: StoredEditor) => Uint8Array,
   write: TransactionWriter = transactWrite,
 ): Promise<boolean> {
+  const log = await editorLog(apiKeyId, ref);
+  if (log !== undefined && !logNeedsCompaction(log)) return false;
   const current = await getEditor(apiKeyId, ref);
-  if (current === undefined || !logNeedsCompaction(current)) return false;
+  if (current === undefined || current.deltas.length === 0) return false;
+  if (log === undefined && !logNeedsCompaction(logOfDeltas(current))) return false;
   const folded: EditorHead = { ...current, state: merge(current), version: current.version + 1 };
-  const items = writeItems(apiKeyId, folded, { version: current.version, parts: partCount(current.state) }, { compaction: true });
-  const room = Math.max(0, MAX_TRANSACT_ITEMS - items.length - 1);
-  const deletes = current.deltas.slice(0, room).map(({ key: deltaItem }): TransactItem => ({ Delete: { TableName: TABLE_NAME, Key: deltaItem } }));
+  const { items, leftover } = foldItems(apiKeyId, folded, current, { compaction: true });
   try {
-    await write([...items, ...deletes]);
-    return true;
+    await write(items);
   } catch (error) {
-    if (error instanceof HeadChanged) return false;
+    if (error instanceof HeadChanged || error instanceof DeltaGone) return false;
     throw error;
   }
+  await deleteFolded(apiKeyId, ref, leftover, write);
+  return true;
 }
 
+/** The LOG item's condition failed: the log is full, or the LOG item is of another incarnation of the editor. */
+class LogRefused extends Error {}
+
 /**
- * Appends one Yjs update to the editor's log (a live edit): one item, no read of the editor. `incarnation` is the
- * editor's, as read when the connection opened: an update for an editor that was since replaced under the same id
- * is never merged into the new one. The caller's `write` adds its checks (the document's migration lock).
+ * Appends a change as one counted delta: the delta and the LOG item's counters in one transaction (through `write`,
+ * which adds the caller's checks), on condition that the log stays within MAX_LOG_BYTES and MAX_LOG_ITEMS. Returns
+ * false, writing nothing, when it would not; true when appended. A change for an editor that was replaced under the
+ * same id since `incarnation` was read is appended uncounted, as before the counters: it is never merged.
  */
-export async function appendEditorUpdate(
+async function appendDelta(
   apiKeyId: string,
   ref: EditorRef,
   incarnation: string,
   change: { update: Uint8Array; lastUpdate: string; lastUpdatedBy: string | null },
-  write: TransactionWriter = transactWrite,
-  now = Date.now(),
-): Promise<void> {
-  if (change.update.length > MAX_DELTA_BYTES) throw new Error(`A live update is at most ${MAX_DELTA_BYTES} bytes; fold larger ones.`);
+  write: TransactionWriter,
+  now: number,
+): Promise<boolean> {
   const delta: Item = {
     ...deltaKey(apiKeyId, ref, now),
+    // Named so the events worker knows whose editor changed (shared/domain/webhooks/events.ts).
     organizationId: ref.organizationId,
     documentId: ref.documentId,
     editorId: ref.editorId,
@@ -437,7 +574,53 @@ export async function appendEditorUpdate(
     lastUpdate: change.lastUpdate,
     lastUpdatedBy: change.lastUpdatedBy,
   };
+  const counter = named({
+    Update: {
+      TableName: TABLE_NAME,
+      Key: logKey(apiKeyId, ref),
+      UpdateExpression: 'SET editorId = :editor ADD logBytes :bytes, logItems :one',
+      ConditionExpression:
+        '(attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)',
+      ExpressionAttributeValues: {
+        ':editor': ref.editorId,
+        ':bytes': change.update.length,
+        ':one': 1,
+        ':incarnation': incarnation,
+        ':room': MAX_LOG_BYTES - change.update.length,
+        ':items': MAX_LOG_ITEMS,
+      },
+    },
+  }, () => new LogRefused());
+  try {
+    await write([{ Put: { TableName: TABLE_NAME, Item: { ...delta, counted: true } } }, counter]);
+    return true;
+  } catch (error) {
+    if (!(error instanceof LogRefused)) throw error;
+  }
+  // Rare: find out which part of the condition failed (one small read).
+  const log = await editorLog(apiKeyId, ref);
+  if (log?.incarnation === undefined || log.incarnation === incarnation) return false;
   await write([{ Put: { TableName: TABLE_NAME, Item: delta } }]);
+  return true;
+}
+
+/**
+ * Appends one Yjs update to the editor's log (a live edit): the delta and the log's counters, no read of the editor.
+ * `incarnation` is the editor's, as read when the connection opened: an update for an editor that was since replaced
+ * under the same id is never merged into the new one. The caller's `write` adds its checks (the document's migration
+ * lock). Returns false, writing nothing, when the log is full (MAX_LOG_BYTES, MAX_LOG_ITEMS): the caller then folds
+ * the update into the state (updateEditor), as a REST write does, so the log stays bounded and nothing is lost.
+ */
+export async function appendEditorUpdate(
+  apiKeyId: string,
+  ref: EditorRef,
+  incarnation: string,
+  change: { update: Uint8Array; lastUpdate: string; lastUpdatedBy: string | null },
+  write: TransactionWriter = transactWrite,
+  now = Date.now(),
+): Promise<boolean> {
+  if (change.update.length > MAX_DELTA_BYTES) throw new Error(`A live update is at most ${MAX_DELTA_BYTES} bytes; fold larger ones.`);
+  return appendDelta(apiKeyId, ref, incarnation, change, write, now);
 }
 
 /** Every item (heads, parts and deltas) of a document's CRDT partition: what document migration moves. */

@@ -4,11 +4,14 @@
  *   pk O   sk MIGRATION#<id>             the migration: ids, status, error, attempts, timestamps
  *      gsi1 (while pending or in progress): SYSTEM#MIGRATIONS#ACTIVE / <createdAt>#<key>#<id>
  *   pk O   sk MIGRATION#<id>#PROGRESS    the worker's checkpoint: source index, cursor, items moved
- *   pk O   sk LOCK#DOC#<d>               a lock on a document id, held by one migration
+ *   pk O#LOCK#<d>   sk LOCK             a lock on a document id, held by one migration: one partition per document
  *
  * Migrate writes the migration and the locks of both document ids in one transaction, so two migrations never
  * hold the same document and a write that checks a lock in its own transaction (shared/domain/document-locks.ts)
- * either commits before the migration starts or fails. The checkpoint is an item of its own: the table's stream
+ * either commits before the migration starts or fails. Every write to a document's data checks its lock, so the
+ * lock is read as often as the document is written: it has a partition of its own per document (not a sort key in
+ * the organization's partition, which made one organization's writes share one partition's 1,000 WCU / 3,000 RCU,
+ * and made writes to different documents of an organization conflict as transactions on one partition). The checkpoint is an item of its own: the table's stream
  * wakes the worker for the migration item only (`recordType`), so saving progress does not wake it again.
  *
  * The active index is the operator's view across tenants (stuck migrations) and how the local stack resumes the
@@ -61,9 +64,10 @@ const progressKey = (apiKeyId: string, organizationId: string, migrationId: stri
   pk: organizationPartition(apiKeyId, organizationId),
   sk: key('MIGRATION', segment(migrationId), 'PROGRESS'),
 });
+/** The lock of a document id: its own partition, so checks of it spread with the documents (see the module comment). */
 export const documentLockKey = (apiKeyId: string, organizationId: string, documentId: string): ItemKey => ({
-  pk: organizationPartition(apiKeyId, organizationId),
-  sk: key('LOCK', 'DOC', segment(documentId)),
+  pk: key(organizationPartition(apiKeyId, organizationId), 'LOCK', segment(documentId)),
+  sk: 'LOCK',
 });
 
 const keyOf = (migration: MigrationRecord) => migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId);
@@ -147,7 +151,7 @@ export function documentUnlockedItem(apiKeyId: string, organizationId: string, d
   }, () => migratingError(documentId));
 }
 
-/** The document ids among `documentIds` that a migration holds (one consistent BatchGet per 100). */
+/** The document ids among `documentIds` that a migration holds (one consistent BatchGet per 100, 1 RCU per id). */
 export async function lockedDocuments(apiKeyId: string, organizationId: string, documentIds: readonly string[]): Promise<string[]> {
   const items = await batchGet(documentIds.map((documentId) => documentLockKey(apiKeyId, organizationId, documentId)));
   return items.map((item) => String(item.documentId));

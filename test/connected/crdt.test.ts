@@ -24,8 +24,13 @@ function clientDoc(state: string): Y.Doc {
   return doc;
 }
 
-/** Every stored item of an editor, whatever its key (tests only: requests never scan). */
+/** Every stored item of an editor, whatever its key (tests only: requests never scan), its LOG counters left out. */
 async function storedItems(editorId: string): Promise<Array<Record<string, unknown>>> {
+  return (await allItems(editorId)).filter((item) => !String(item.sk).endsWith('#LOG'));
+}
+
+/** Every stored item of an editor, its LOG counters included. */
+async function allItems(editorId: string): Promise<Array<Record<string, unknown>>> {
   const items: Array<Record<string, unknown>> = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -373,6 +378,8 @@ describe('CRDT data', () => {
       for (const text of reads) expect(text).toMatch(/^(<\d+>)*base$/);
       expect(appended).toBeGreaterThan(0);
       expect(await storedItems(editorId)).toHaveLength(1);
+      // The log's counters went up with every delta appended and down with every one folded.
+      expect((await allItems(editorId)).find((item) => String(item.sk).endsWith('#LOG'))).toMatchObject({ logBytes: 0, logItems: 0 });
       expect((await get(h, { ...ids(), editorId })).body.result?.data[0].data).toBe('folded 2');
     });
 

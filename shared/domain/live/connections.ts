@@ -340,14 +340,13 @@ async function answerSyncStep1(connection: LiveConnection, members: readonly Roo
 
 /**
  * Stores a live update in the editor's log before anything relays it, with the document's migration-lock check in
- * the same write: one delta item, or (an update larger than one item holds) a fold into the state.
+ * the same write: one delta item, or (an update larger than one item holds, or the log is full) a fold into the state.
  */
 async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: number): Promise<void> {
   const ref: EditorRef = connection;
   const write = (items: Parameters<typeof transactGuarded>[1]) => transactGuarded(connection.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
   const lastUpdate = new Date(now).toISOString();
-  if (update.length <= MAX_DELTA_BYTES) {
-    await appendEditorUpdate(connection.apiKeyId, ref, connection.incarnation, { update, lastUpdate, lastUpdatedBy: connection.userId }, write, now);
+  if (update.length <= MAX_DELTA_BYTES && (await appendEditorUpdate(connection.apiKeyId, ref, connection.incarnation, { update, lastUpdate, lastUpdatedBy: connection.userId }, write, now))) {
     return;
   }
   await updateEditor(
