@@ -7,7 +7,9 @@
  *   asks for it, transactions sized by its `transactionWriteUnits`): the live handlers (`$connect`, `$default`,
  *   `$disconnect`), the stream consumers (CRDT log compaction, webhook events), and the rest (REST requests);
  * - the live handlers' invocations, their time, and the bytes of each incoming frame (API Gateway bills a message
- *   per started 32 KB);
+ *   per started 32 KB); for `$default`, also by what the frame carried (frameKind: `awareness+update` for an edit
+ *   and its caret move in one batch), with the capacity and the posts of handling it, and the durations per kind;
+ * - the largest frame in and the largest post (API Gateway's 32 KB frame);
  * - the Management API's PostToConnection calls and their bytes (the messages out), per caller;
  * - the process's memory (after a full GC: the process runs with --expose-gc).
  *
@@ -31,9 +33,13 @@ const LIVE_ENTRIES: Record<string, string> = {
 };
 const STREAM_ENTRY = join(ROOT, 'functions/workers/stream-changes.ts');
 
-/** Who is calling: a live route key, `stream:<consumer>`, or nothing (a REST request, a poller). */
-const caller = new AsyncLocalStorage<string>();
-const callerName = () => caller.getStore() ?? 'other';
+/**
+ * Who is calling: a live route key, `stream:<consumer>`, or nothing (a REST request, a poller); for `$default`, also
+ * what the frame carried (frameKind), so that a figure can be read per kind of frame while other kinds run beside it.
+ */
+const caller = new AsyncLocalStorage<{ name: string; kind?: string }>();
+const callerName = () => caller.getStore()?.name ?? 'other';
+const callerKind = () => caller.getStore()?.kind;
 
 export interface Bucket {
   read: number;
@@ -49,13 +55,31 @@ export interface Invocations {
   bytes: number;
 }
 
+/** What the `$default` frames of one kind (frameKind) counted, everything done while handling them included. */
+export interface FrameKind {
+  count: number;
+  ms: number;
+  /** API Gateway's billed messages in (32 KB units). */
+  units: number;
+  read: number;
+  write: number;
+  /** PostToConnection calls made while handling them, and their 32 KB units. */
+  posts: number;
+  postUnits: number;
+}
+
 export interface Snapshot {
   dynamodb: Record<string, Bucket>;
+  /** `$default` frames by what they carried (frameKind): `update`, `awareness`, `awareness+update`, `chunk`... */
+  frames: Record<string, FrameKind>;
+  /** The largest frame a client sent and the largest post, in bytes (API Gateway: 32 KB a frame, 128 KB a message). */
+  largestFrameBytes: number;
+  largestPostBytes: number;
   invocations: Record<string, Invocations>;
   /** Stream consumers' records handled. */
   records: Record<string, number>;
   /** PostToConnection calls per caller, with their 32 KB units and bytes. */
-  posts: Record<string, { count: number; units: number; bytes: number }>;
+  posts: Record<string, { count: number; units: number; bytes: number; largestBytes: number }>;
   /** PostToConnection calls that failed, by error name, with the largest such message's bytes. */
   postErrors: Record<string, { count: number; largestBytes: number }>;
   /** Handler calls answered with a status other than 200 (API Gateway tells the client nothing), per route key. */
@@ -67,18 +91,54 @@ export interface Snapshot {
 const API_GATEWAY_MESSAGE_UNIT = 32 * 1024;
 const units = (bytes: number) => Math.max(1, Math.ceil(bytes / API_GATEWAY_MESSAGE_UNIT));
 
-const snapshot: Snapshot = { dynamodb: {}, invocations: {}, records: {}, posts: {}, postErrors: {}, failures: {}, open: 0 };
+const snapshot: Snapshot = { dynamodb: {}, frames: {}, largestFrameBytes: 0, largestPostBytes: 0, invocations: {}, records: {}, posts: {}, postErrors: {}, failures: {}, open: 0 };
 /** The `$default` durations, one per frame, for their distribution. */
 let defaultMs: number[] = [];
+/** The same by frame kind (frameKind), since the bench last asked for them ('kindMs'). */
+let kindMs: Record<string, number[]> = {};
 
 const bucketOf = <T>(record: Record<string, T>, name: string, empty: () => T): T => (record[name] ??= empty());
+const frameBucket = (kind: string) => bucketOf(snapshot.frames, kind, () => ({ count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 }));
+
+/** y-protocols message kinds by their first varints (message type, then the sync step). */
+function messageKind(bytes: Uint8Array): string {
+  if (bytes.length === 0) return 'empty';
+  switch (bytes[0]) {
+    case 0:
+      return ['syncStep1', 'syncStep2', 'update'][bytes[1]] ?? 'sync?';
+    case 1:
+      return 'awareness';
+    case 2:
+      return 'auth';
+    case 3:
+      return 'queryAwareness';
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * What a `$default` frame carried, read from the frame as it arrives (the framing of shared/domain/live/framing.ts:
+ * a whole message's base64, a batch `!<base64>,<base64>...`, or a chunk `~id:i/n:part`; binary frames are one
+ * message): the kinds of its messages, sorted and joined by `+`, so that an update and its caret move in one batch
+ * is `awareness+update`. A separate reading of the format, so that the bench counts whatever the service does.
+ */
+export function frameKind(event: { body?: unknown; isBase64Encoded?: boolean }): string {
+  if (typeof event.body !== 'string') return 'none';
+  if (event.isBase64Encoded === true) return messageKind(Buffer.from(event.body, 'base64'));
+  if (event.body.startsWith('~')) return 'chunk';
+  const texts = event.body.startsWith('!') ? event.body.slice(1).split(',') : [event.body];
+  return [...new Set(texts.map((text) => messageKind(Buffer.from(text, 'base64'))))].sort().join('+');
+}
 
 function timedLive(routeKey: string, handler: (event: any, context: unknown) => Promise<unknown>) {
   return async (event: any, context: unknown) => {
     const bytes = typeof event.body === 'string' ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body)) : 0;
+    const kind = routeKey === '$default' ? frameKind(event) : undefined;
+    if (routeKey === '$default') snapshot.largestFrameBytes = Math.max(snapshot.largestFrameBytes, bytes);
     const started = performance.now();
     try {
-      const result = await caller.run(routeKey, () => handler(event, context));
+      const result = await caller.run({ name: routeKey, kind }, () => handler(event, context));
       if (routeKey === '$connect') snapshot.open += 1;
       const status = (result as { statusCode?: number } | undefined)?.statusCode ?? 200;
       if (status !== 200) snapshot.failures[routeKey] = (snapshot.failures[routeKey] ?? 0) + 1;
@@ -91,6 +151,13 @@ function timedLive(routeKey: string, handler: (event: any, context: unknown) => 
       entry.bytes += bytes;
       entry.units += routeKey === '$default' ? units(bytes) : 0;
       if (routeKey === '$default') defaultMs.push(ms);
+      if (kind !== undefined) {
+        (kindMs[kind] ??= []).push(ms);
+        const frame = frameBucket(kind);
+        frame.count += 1;
+        frame.ms += ms;
+        frame.units += units(bytes);
+      }
       if (routeKey === '$disconnect') snapshot.open -= 1;
     }
   };
@@ -100,7 +167,7 @@ function timedConsumer(id: string, consume: (changes: readonly unknown[], contex
   return async (changes: readonly unknown[], context: unknown) => {
     const started = performance.now();
     try {
-      return await caller.run(`stream:${id}`, () => consume(changes, context));
+      return await caller.run({ name: `stream:${id}` }, () => consume(changes, context));
     } finally {
       const entry = bucketOf(snapshot.invocations, `stream:${id}`, () => ({ count: 0, ms: 0, units: 0, bytes: 0 }));
       entry.count += 1;
@@ -149,6 +216,11 @@ function meterDynamoDb(client: DynamoDBClient): void {
       if (reads.has(command)) bucket.read += counted;
       else bucket.write += counted;
       bucket.calls += 1;
+      const kind = callerKind();
+      if (kind !== undefined) {
+        if (reads.has(command)) frameBucket(kind).read += counted;
+        else frameBucket(kind).write += counted;
+      }
       return result;
     },
     { step: 'initialize', name: 'liveBenchCapacity' },
@@ -162,10 +234,17 @@ function meterPosts(client: { middlewareStack: DynamoDBClient['middlewareStack']
       const bytes = (args.input as { Data?: Uint8Array }).Data?.byteLength ?? 0;
       try {
         const result = await next(args);
-        const bucket = bucketOf(snapshot.posts, callerName(), () => ({ count: 0, units: 0, bytes: 0 }));
+        const bucket = bucketOf(snapshot.posts, callerName(), () => ({ count: 0, units: 0, bytes: 0, largestBytes: 0 }));
         bucket.count += 1;
         bucket.units += units(bytes);
         bucket.bytes += bytes;
+        bucket.largestBytes = Math.max(bucket.largestBytes, bytes);
+        snapshot.largestPostBytes = Math.max(snapshot.largestPostBytes, bytes);
+        const kind = callerKind();
+        if (kind !== undefined) {
+          frameBucket(kind).posts += 1;
+          frameBucket(kind).postUnits += units(bytes);
+        }
         return result;
       } catch (error) {
         const failed = bucketOf(snapshot.postErrors, (error as Error).name, () => ({ count: 0, largestBytes: 0 }));
@@ -198,6 +277,15 @@ async function main(): Promise<void> {
         send({ id: message.id, result: (user + system) / 1000 });
         return;
       }
+      case 'kindMs':
+        send({ id: message.id, result: kindMs });
+        kindMs = {};
+        return;
+      case 'resetLargest':
+        snapshot.largestFrameBytes = 0;
+        snapshot.largestPostBytes = 0;
+        send({ id: message.id, result: null });
+        return;
       case 'defaultMs': {
         send({ id: message.id, result: defaultMs });
         defaultMs = [];

@@ -19,6 +19,17 @@
  *    (the AWS path: base64 text frames): counted messages in and out in 32 KB units, `$default` invocations and
  *    their time, stream-consumer work, DynamoDB capacity, at the list prices below.
  * 5. Memory of the stack process with 500 open connections.
+ * 6. Issue 30 item 7 (and item 3's figure): what live sync costs as people use it, every figure from counts, at list
+ *    prices, through the adapter (base64 frames, as on AWS), each beside its goal and marked measured or modelled:
+ *    (a) per 1,000 keystrokes with 5 people typing (a keystroke: a character and its caret move in one tick, as an
+ *        editor binding does); (b) per idle room-hour of 5 stock providers with a presence, watched for 120 s of
+ *        renewals and scaled; (c) a room of 100 (the most one editor takes) joining, idle for 60 s, then 10 of them
+ *        typing, and its hour modelled from those windows with the limits it meets, the nearest first; (d) read units
+ *        per frame carrying an edit at 5 and at 100. The stack reads what each frame carried (bench/live-stack.ts
+ *        frameKind) and counts capacity and posts per kind, so a figure per kind holds while renewals run beside it.
+ *    Counted, never assumed: when the service changes how it reads a room, relays presence or batches its posts, a
+ *    re-run shows it. `LIVE_BENCH_COST_ONLY=1` runs this section alone (about 5 minutes). A goal missed is reported,
+ *    never a failure.
  */
 import './environment';
 import { fork, execFileSync, type ChildProcess } from 'node:child_process';
@@ -31,7 +42,9 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { createLiveSocket } from '../clients/live-socket.js';
 import { percentile, pool } from './harness';
-import type { Snapshot } from './live-stack';
+import { LIVE_STAGE_THROTTLE } from '../infra/limits';
+import { FRAMES_PER_SECOND } from '../shared/domain/live/frame-budget';
+import type { FrameKind, Snapshot } from './live-stack';
 
 // ---------------------------------------------------------------------------------------------------------------
 // List prices, us-east-1 (USD), written once. Sources: https://aws.amazon.com/api-gateway/pricing/ (WebSocket APIs:
@@ -46,11 +59,37 @@ const PRICES = {
   lambdaArmGbSecond: 0.0000133334,
   dynamodbWriteUnit: 0.625 / 1e6,
   dynamodbReadUnit: 0.125 / 1e6,
+  // https://aws.amazon.com/cloudwatch/pricing/ (Logs, standard: $0.50 per GB ingested) and
+  // https://aws.amazon.com/xray/pricing/ ($5.00 per million traces recorded, after the first 100,000 a month).
+  logsIngestedGb: 0.5,
+  xrayTrace: 5.0 / 1e6,
 } as const;
+/**
+ * Modelled, not measured (the local stack writes no Lambda logs): what one live invocation writes to CloudWatch Logs.
+ * The EMF object of the live metrics (shared/core/metrics.ts; 555 bytes, measured once with Powertools writing) with
+ * the runtime's line prefix, and Lambda's START, END and REPORT lines with the X-Ray fields: about 1,100 bytes.
+ */
+const LOG_BYTES_PER_INVOCATION = 1100;
+/**
+ * Modelled: the share of invocations X-Ray records under its default rule (the first request each second, then 5 %).
+ * The first-each-second part is per deployment, not per room (at most 3,600 traces an hour, $0.018), so a room's
+ * share is the 5 %.
+ */
+const XRAY_SAMPLED = 0.05;
 /** The live functions' memory (infra): 1,024 MB. */
 const LAMBDA_GB = 1;
 
-const GOALS = { p50Ms: 30, p99Ms: 200, restP95Ms: 300, firstSyncMs: 2000, costPer1000: 0.01 };
+const GOALS = {
+  p50Ms: 30,
+  p99Ms: 200,
+  restP95Ms: 300,
+  firstSyncMs: 2000,
+  costPer1000: 0.01,
+  // Issue 30 item 7, and item 3's figure.
+  keystrokesPer1000: 0.01,
+  idleRoomHour: 0.004,
+  readUnitsSpread: 0.1,
+};
 
 const EDITORS = 20;
 /** A second, lighter run: where the latency stands when the local stack keeps up. */
@@ -585,6 +624,486 @@ async function cost(stack: StackProcess, api: Api): Promise<{ edit: Counted; pre
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// 6. What live sync costs as people use it (issue 30 item 7) and a frame's reads against the room's size (item 3)
+
+/** Keystrokes a second of one typist: about 36 words a minute, kept up. */
+const TYPING_RATE = 3;
+/** Room of 5, everyone typing: 5 × 80 keystrokes (27 s at TYPING_RATE). */
+const KEYSTROKES_PER_TYPIST = 80;
+/** The idle room of 5: how long it is watched, after a wait for the providers' renewals to be in their rhythm. */
+const IDLE_SECONDS = 120;
+/** The stock provider renews its presence when it is 15 s old (y-protocols, outdatedTimeout / 2). */
+const RENEWAL_WARMUP_SECONDS = 16;
+/** The room of 100 (the most one editor takes) and its typists. */
+const BIG_ROOM = 100;
+const BIG_ROOM_TYPISTS = 10;
+const BIG_ROOM_TYPING_RATE = 2;
+const BIG_ROOM_KEYSTROKES_PER_TYPIST = 20;
+const BIG_ROOM_IDLE_SECONDS = 60;
+/** Limits a room meets (AWS quotas; the per-connection budget is the service's). */
+const LIMITS = {
+  /** API Gateway's throttle per account and region, across REST, HTTP and WebSocket APIs and the @connections posts. */
+  accountRequestsPerSecond: 10_000,
+  /** DynamoDB's per-partition throughput (on-demand too). */
+  partitionRcu: 3000,
+  partitionWcu: 1000,
+  /** Lambda's default concurrency quota per account and region (a new account's is often 10). */
+  lambdaConcurrency: 1000,
+  frameBytes: 32 * 1024,
+  messageBytes: 128 * 1024,
+} as const;
+
+/** What the stack counted between two snapshots, all of it billed on AWS. */
+interface Tally {
+  seconds: number;
+  /** `$default` invocations: the messages in. */
+  framesIn: number;
+  unitsIn: number;
+  postsOut: number;
+  unitsOut: number;
+  /**
+   * `$default` time as priced: each frame at the median time of its kind in the window. The local stack's tail is
+   * its shared machine's (DynamoDB Local and 100 clients on 2 cores), not Lambda's; defaultMsSum is the plain sum.
+   */
+  defaultMs: number;
+  defaultMsSum: number;
+  /** `$connect` and `$disconnect`. */
+  connectInvocations: number;
+  connectMs: number;
+  /** DynamoDB units of the live handlers. */
+  read: number;
+  write: number;
+  streamInvocations: number;
+  streamMs: number;
+  streamRead: number;
+  streamWrite: number;
+  /** `$default` frames by what they carried (bench/live-stack.ts frameKind), each with what handling them counted. */
+  frames: Record<string, FrameKind>;
+}
+
+function tally(before: Snapshot, after: Snapshot, seconds: number, durations: Record<string, number[]> = {}): Tally {
+  const inv = (s: Snapshot, key: string) => s.invocations[key] ?? { count: 0, ms: 0, units: 0, bytes: 0 };
+  const db = (s: Snapshot, key: string) => s.dynamodb[key] ?? { read: 0, write: 0, calls: 0 };
+  const keys = (record: (s: Snapshot) => Record<string, unknown>) => [...new Set([...Object.keys(record(before)), ...Object.keys(record(after))])];
+  const streamKeys = [...new Set([...keys((s) => s.invocations), ...keys((s) => s.dynamodb)])].filter((key) => key.startsWith('stream:'));
+  const delta = (list: string[], value: (s: Snapshot, key: string) => number) => list.reduce((total, key) => total + value(after, key) - value(before, key), 0);
+  const posts = (s: Snapshot) => Object.values(s.posts).reduce((total, p) => ({ count: total.count + p.count, units: total.units + p.units }), { count: 0, units: 0 });
+  const streamCalls = streamKeys.map((key) => inv(after, key).count - inv(before, key).count);
+  const frames: Record<string, FrameKind> = {};
+  for (const kind of keys((s) => s.frames ?? {})) {
+    const a = after.frames?.[kind];
+    const b = before.frames?.[kind] ?? { count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 };
+    if (a === undefined || a.count === b.count) continue;
+    frames[kind] = { count: a.count - b.count, ms: a.ms - b.ms, units: a.units - b.units, read: a.read - b.read, write: a.write - b.write, posts: a.posts - b.posts, postUnits: a.postUnits - b.postUnits };
+  }
+  const live = ['$connect', '$default', '$disconnect'];
+  return {
+    seconds,
+    framesIn: delta(['$default'], (s, k) => inv(s, k).count),
+    unitsIn: delta(['$default'], (s, k) => inv(s, k).units),
+    postsOut: posts(after).count - posts(before).count,
+    unitsOut: posts(after).units - posts(before).units,
+    defaultMs: Object.entries(frames).reduce((total, [kind, f]) => total + ((durations[kind]?.length ?? 0) > 0 ? f.count * percentile(durations[kind], 50) : f.ms), 0),
+    defaultMsSum: delta(['$default'], (s, k) => inv(s, k).ms),
+    connectInvocations: delta(['$connect', '$disconnect'], (s, k) => inv(s, k).count),
+    connectMs: delta(['$connect', '$disconnect'], (s, k) => inv(s, k).ms),
+    read: delta(live, (s, k) => db(s, k).read),
+    write: delta(live, (s, k) => db(s, k).write),
+    // The changes reader is invoked once per batch for all its consumers: the consumer called most often is the count.
+    streamInvocations: Math.max(0, ...streamCalls),
+    streamMs: delta(streamKeys, (s, k) => inv(s, k).ms),
+    streamRead: delta(streamKeys, (s, k) => db(s, k).read),
+    streamWrite: delta(streamKeys, (s, k) => db(s, k).write),
+    frames,
+  };
+}
+
+/** `t` scaled by `factor` (per keystroke, per hour...), or `a − b` with `factor` −1 added (see minus). */
+function scaled(t: Tally, factor: number): Tally {
+  const frames = Object.fromEntries(Object.entries(t.frames).map(([kind, f]) => [kind, Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v * factor])) as unknown as FrameKind]));
+  const numbers = Object.fromEntries(Object.entries(t).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, (v as number) * factor]));
+  return { ...(numbers as unknown as Tally), frames };
+}
+
+/** `a − b`, each figure at least 0 (the frames by kind are a's). */
+function minus(a: Tally, b: Tally): Tally {
+  const numbers = Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, Math.max(0, (v as number) - ((b as unknown as Record<string, number>)[k] ?? 0))]));
+  return { ...(numbers as unknown as Tally), frames: a.frames };
+}
+
+interface Bill {
+  messages: number;
+  lambda: number;
+  dynamodb: number;
+  connectionMinutes: number;
+  /** Modelled: CloudWatch Logs and X-Ray of the invocations (LOG_BYTES_PER_INVOCATION, XRAY_SAMPLED). */
+  observability: number;
+  total: number;
+}
+
+/** Dollars at the list prices for what `t` counts, plus `connectionMinutes`. */
+function bill(t: Tally, connectionMinutes: number): Bill {
+  const invocations = t.framesIn + t.connectInvocations + t.streamInvocations;
+  const messages = (t.unitsIn + t.unitsOut) * PRICES.apiGatewayMessage;
+  const lambda = invocations * PRICES.lambdaRequest + ((t.defaultMs + t.connectMs + t.streamMs) / 1000) * LAMBDA_GB * PRICES.lambdaArmGbSecond;
+  const dynamodb = (t.read + t.streamRead) * PRICES.dynamodbReadUnit + (t.write + t.streamWrite) * PRICES.dynamodbWriteUnit;
+  const minutes = connectionMinutes * PRICES.apiGatewayConnectionMinute;
+  const observability = invocations * ((LOG_BYTES_PER_INVOCATION / 1024 ** 3) * PRICES.logsIngestedGb + XRAY_SAMPLED * PRICES.xrayTrace);
+  return { messages, lambda, dynamodb, connectionMinutes: minutes, observability, total: messages + lambda + dynamodb + minutes + observability };
+}
+
+/** The frames that carried a document change (an update or sync step 2, alone or in a batch). */
+const editFrames = (t: Tally): FrameKind[] => Object.entries(t.frames).filter(([kind]) => /update|syncStep2/.test(kind)).map(([, f]) => f);
+const awarenessOnly = (t: Tally): FrameKind | undefined => t.frames.awareness;
+const sumFrames = (frames: FrameKind[]): FrameKind =>
+  frames.reduce((s, f) => ({ count: s.count + f.count, ms: s.ms + f.ms, units: s.units + f.units, read: s.read + f.read, write: s.write + f.write, posts: s.posts + f.posts, postUnits: s.postUnits + f.postUnits }), { count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 });
+
+/** Waits, at most `ceilingMs`, and says whether `check` came true: a room that does not settle is reported, not fatal. */
+async function softWait(check: () => boolean | Promise<boolean>, ceilingMs: number): Promise<boolean> {
+  try {
+    await waitFor(check, '', ceilingMs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Waits until nothing but presence moves: no frame carrying a change, no stream-consumer call, for `quietMs` (an
+ * idle room's renewals never stop, so quiet() would wait for its ceiling).
+ */
+async function changesSettled(stack: StackProcess, quietMs = 2000): Promise<void> {
+  const project = (s: Snapshot) =>
+    JSON.stringify([Object.entries(s.frames ?? {}).filter(([kind]) => kind !== 'awareness').map(([kind, f]) => [kind, f.count]), Object.entries(s.invocations).filter(([key]) => key.startsWith('stream:')), s.records]);
+  let last = project(await stack.snapshot());
+  let since = Date.now();
+  const deadline = Date.now() + CEILING_MS;
+  while (Date.now() - since < quietMs && Date.now() < deadline) {
+    await sleep(250);
+    const now = project(await stack.snapshot());
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    }
+  }
+}
+
+/** The `$default` durations by frame kind since the last call (the first call of a window starts it). */
+const durations = (stack: StackProcess) => stack.request<Record<string, number[]>>('kindMs');
+
+const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
+
+/** Opens `count` clients on `editorId` through the adapter, each with its user's presence set as an editor binding sets it. */
+async function openRoom(api: Api, editorId: string, count: number): Promise<{ clients: Client[]; synced: boolean }> {
+  const sessions: Session[] = [];
+  for (let i = 0; i < CLIENTS_PER_EDITOR; i += 1) sessions.push(await authorize(api, editorId, i));
+  const clients: Client[] = [];
+  let synced = true;
+  await pool(
+    Array.from({ length: count }, (_, i) => async () => {
+      const client = openClient(sessions[i % CLIENTS_PER_EDITOR], 'base64');
+      client.synced.catch(() => undefined);
+      client.provider.awareness.setLocalStateField('user', { name: `User ${i}`, color: `#${(0x30a0f0 + i * 0x10203).toString(16).slice(-6)}` });
+      clients.push(client);
+      await client.synced.catch(() => {
+        synced = false;
+      });
+    }),
+    10,
+  );
+  return { clients, synced };
+}
+
+/**
+ * Each typist types `perTypist` keystrokes at `rate` a second, spread over the second. A keystroke is what an editor
+ * binding does for one key: a character inserted at the typist's caret, then the caret moved past it (y-prosemirror
+ * keeps it as relative positions in the presence), in the same tick, so the provider sends both before the tick ends.
+ */
+async function typeKeystrokes(typists: Client[], perTypist: number, rate: number): Promise<void> {
+  const intervalMs = 1000 / rate;
+  await Promise.all(
+    typists.map(
+      (client, t) =>
+        new Promise<void>((resolveTyping) => {
+          let typed = 0;
+          let caret = Y.createRelativePositionFromTypeIndex(client.text, client.text.length);
+          const started = performance.now();
+          const phase = Math.random() * intervalMs;
+          const type = () => {
+            const index = Y.createAbsolutePositionFromRelativePosition(caret, client.doc)?.index ?? client.text.length;
+            client.text.insert(index, String.fromCharCode(97 + ((t + typed) % 26)));
+            caret = Y.createRelativePositionFromTypeIndex(client.text, index + 1);
+            const json = Y.relativePositionToJSON(caret);
+            client.provider.awareness.setLocalStateField('cursor', { anchor: json, head: json });
+            typed += 1;
+            if (typed === perTypist) resolveTyping();
+            else setTimeout(type, started + phase + typed * intervalMs - performance.now());
+          };
+          setTimeout(type, phase);
+        }),
+    ),
+  );
+}
+
+const converged = (clients: Client[], length: number) => () => clients.every((client) => client.text.length === length && client.text.toString() === clients[0].text.toString());
+
+interface PeopleCost {
+  /** (a) 5 people typing: the whole window, and per keystroke. */
+  keystrokes: number;
+  typing: Tally;
+  typingConverged: boolean;
+  /** (b) the idle room of 5: the window. */
+  idle: Tally;
+  /** (c) the room of 100. */
+  big: BigRoom;
+}
+
+interface BigRoom {
+  connected: number;
+  joined: boolean;
+  join: Tally;
+  idle: Tally;
+  typing: Tally;
+  keystrokes: number;
+  typingConverged: boolean;
+  largestFrameBytes: number;
+  largestPostBytes: number;
+}
+
+/** (a) and (b): a room of 5 through the adapter, everyone typing, then idle. */
+async function roomOfFive(stack: StackProcess, api: Api): Promise<Pick<PeopleCost, 'keystrokes' | 'typing' | 'typingConverged' | 'idle'>> {
+  const { clients } = await openRoom(api, 'people', CLIENTS_PER_EDITOR);
+  await softWait(() => clients.every((client) => client.provider.awareness.getStates().size === CLIENTS_PER_EDITOR), 30_000);
+  const keystrokes = CLIENTS_PER_EDITOR * KEYSTROKES_PER_TYPIST;
+  let before = await quiet(stack);
+  await durations(stack);
+  let started = performance.now();
+  await typeKeystrokes(clients, KEYSTROKES_PER_TYPIST, TYPING_RATE);
+  const typingConverged = await softWait(converged(clients, keystrokes), CEILING_MS);
+  await quiet(stack);
+  let after = await stack.snapshot();
+  const typing = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
+
+  progress(`an idle room of 5 (${RENEWAL_WARMUP_SECONDS} s for the renewals to start, then ${IDLE_SECONDS} s watched)`);
+  await sleep(RENEWAL_WARMUP_SECONDS * 1000);
+  before = await stack.snapshot();
+  await durations(stack);
+  started = performance.now();
+  await sleep(IDLE_SECONDS * 1000);
+  after = await stack.snapshot();
+  const idle = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
+  closeAll();
+  await softWait(async () => (await stack.snapshot()).open === 0, 30_000);
+  return { keystrokes, typing, typingConverged, idle };
+}
+
+/** (c) and item 3's figure at 100: a room of 100 through the adapter joins, idles, then 10 of them type. */
+async function roomOfHundred(stack: StackProcess, api: Api): Promise<BigRoom> {
+  let before = await quiet(stack);
+  await durations(stack);
+  let started = performance.now();
+  const { clients } = await openRoom(api, 'hundred', BIG_ROOM);
+  const joined = await softWait(() => clients.every((client) => client.provider.awareness.getStates().size === BIG_ROOM), CEILING_MS);
+  await changesSettled(stack);
+  let after = await stack.snapshot();
+  const join = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
+  const connected = after.open;
+
+  progress(`the room of ${BIG_ROOM} idle (${BIG_ROOM_IDLE_SECONDS} s watched)`);
+  await sleep(RENEWAL_WARMUP_SECONDS * 1000);
+  before = await stack.snapshot();
+  await durations(stack);
+  started = performance.now();
+  await sleep(BIG_ROOM_IDLE_SECONDS * 1000);
+  after = await stack.snapshot();
+  const idle = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
+
+  progress(`${BIG_ROOM_TYPISTS} of the ${BIG_ROOM} typing (${BIG_ROOM_KEYSTROKES_PER_TYPIST} keystrokes each at ${BIG_ROOM_TYPING_RATE}/s)`);
+  const keystrokes = BIG_ROOM_TYPISTS * BIG_ROOM_KEYSTROKES_PER_TYPIST;
+  const length = clients[0].text.length + keystrokes;
+  before = await stack.snapshot();
+  await durations(stack);
+  started = performance.now();
+  await typeKeystrokes(clients.slice(0, BIG_ROOM_TYPISTS), BIG_ROOM_KEYSTROKES_PER_TYPIST, BIG_ROOM_TYPING_RATE);
+  const typingConverged = await softWait(converged(clients, length), CEILING_MS);
+  await changesSettled(stack);
+  after = await stack.snapshot();
+  const typing = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
+  closeAll();
+  await softWait(async () => (await stack.snapshot()).open === 0, CEILING_MS);
+  return { connected, joined, join, idle, typing, keystrokes, typingConverged, largestFrameBytes: after.largestFrameBytes, largestPostBytes: after.largestPostBytes };
+}
+
+function add(a: Tally, b: Tally): Tally {
+  const numbers = Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, (v as number) + ((b as unknown as Record<string, number>)[k] ?? 0)]));
+  return { ...(numbers as unknown as Tally), frames: {} };
+}
+
+interface LimitRow {
+  limit: string;
+  load: number;
+  capacity: number;
+  unit: string;
+  /** Typists of the room (at the bench's pace) at which it is met; undefined where typing does not move it. */
+  typistsAtLimit?: number;
+  note: string;
+}
+
+/** The room of 100's hour, modelled from its measured windows: 10 typing without pause, 90 idle. */
+function bigRoomHour(big: BigRoom) {
+  const idleShare = (BIG_ROOM - BIG_ROOM_TYPISTS) / BIG_ROOM;
+  const idleHour = scaled(big.idle, (3600 / big.idle.seconds) * idleShare);
+  // The typing window less what the 90 who did not type sent meanwhile (their renewals, at the idle window's rate).
+  const perKeystroke = scaled(minus(big.typing, scaled(big.idle, (big.typing.seconds / big.idle.seconds) * idleShare)), 1 / big.keystrokes);
+  const keystrokesPerHour = BIG_ROOM_TYPISTS * BIG_ROOM_TYPING_RATE * 3600;
+  const typingHour = scaled(perKeystroke, keystrokesPerHour);
+  const hour = add(idleHour, typingHour);
+  const cost = bill(hour, BIG_ROOM * 60);
+  const perSecond = (value: number) => value / 3600;
+  const perTypist = (value: number) => value / 3600 / BIG_ROOM_TYPISTS;
+  const typistsAt = (capacity: number, idlePart: number, typistPart: number) => (typistPart <= 0 ? undefined : Math.max(0, (capacity - idlePart) / typistPart));
+  const limits: LimitRow[] = [
+    {
+      limit: `WebSocket stage throttle (LIVE_STAGE_THROTTLE, shared by every room of the deployment)`,
+      load: perSecond(hour.framesIn),
+      capacity: LIVE_STAGE_THROTTLE.rateLimit,
+      unit: 'frames in/s',
+      typistsAtLimit: typistsAt(LIVE_STAGE_THROTTLE.rateLimit, perSecond(idleHour.framesIn), perTypist(typingHour.framesIn)),
+      note: 'counts frames in only',
+    },
+    {
+      limit: "API Gateway's account throttle (10,000 requests/s per region: every API's requests and the @connections posts)",
+      load: perSecond(hour.framesIn + hour.postsOut),
+      capacity: LIMITS.accountRequestsPerSecond,
+      unit: 'frames in + posts/s',
+      typistsAtLimit: typistsAt(LIMITS.accountRequestsPerSecond, perSecond(idleHour.framesIn + idleHour.postsOut), perTypist(typingHour.framesIn + typingHour.postsOut)),
+      note: 'the posts out are what grows with the room',
+    },
+    {
+      limit: `per-connection frame budget (${FRAMES_PER_SECOND}/s, shared/domain/live/frame-budget.ts)`,
+      load: (perKeystroke.framesIn) * BIG_ROOM_TYPING_RATE,
+      capacity: FRAMES_PER_SECOND,
+      unit: "a typist's frames/s",
+      note: 'per connection: more typists do not move it',
+    },
+    {
+      limit: 'DynamoDB partition reads (3,000 RCU/s; all of the room on one partition, the upper bound)',
+      load: perSecond(hour.read + hour.streamRead),
+      capacity: LIMITS.partitionRcu,
+      unit: 'RRU/s',
+      typistsAtLimit: typistsAt(LIMITS.partitionRcu, perSecond(idleHour.read + idleHour.streamRead), perTypist(typingHour.read + typingHour.streamRead)),
+      note: '',
+    },
+    {
+      limit: 'DynamoDB partition writes (1,000 WCU/s, the same)',
+      load: perSecond(hour.write + hour.streamWrite),
+      capacity: LIMITS.partitionWcu,
+      unit: 'WRU/s',
+      typistsAtLimit: typistsAt(LIMITS.partitionWcu, perSecond(idleHour.write + idleHour.streamWrite), perTypist(typingHour.write + typingHour.streamWrite)),
+      note: '',
+    },
+    {
+      limit: 'Lambda concurrency (1,000 by default; a new account often has 10)',
+      load: perSecond((hour.defaultMs + hour.streamMs) / 1000),
+      capacity: LIMITS.lambdaConcurrency,
+      unit: 'busy functions (local ms)',
+      typistsAtLimit: typistsAt(LIMITS.lambdaConcurrency, perSecond((idleHour.defaultMs + idleHour.streamMs) / 1000), perTypist((typingHour.defaultMs + typingHour.streamMs) / 1000)),
+      note: 'from the local stack\'s handler time, which AWS will not match',
+    },
+    {
+      limit: 'API Gateway frame (32 KB): the largest frame in / post out in the room of 100',
+      load: Math.max(big.largestFrameBytes, big.largestPostBytes) / 1024,
+      capacity: LIMITS.frameBytes / 1024,
+      unit: 'KB',
+      note: `frame in ${fmt(big.largestFrameBytes)} B, post ${fmt(big.largestPostBytes)} B (a message over 32 KB goes in chunks, so 128 KB is not reached)`,
+    },
+  ];
+  return { idleHour, perKeystroke, typingHour, hour, cost, limits };
+}
+
+function printPeopleCost(people: PeopleCost): void {
+  const { typing, idle, big } = people;
+  // (a)
+  const perKeystroke = scaled(typing, 1 / people.keystrokes);
+  const typingMinutesPer1000 = CLIENTS_PER_EDITOR * (1000 / (CLIENTS_PER_EDITOR * TYPING_RATE) / 60);
+  const keystrokeBill = bill(scaled(typing, 1000 / people.keystrokes), typingMinutesPer1000);
+  // (b)
+  const idleHour = scaled(idle, 3600 / idle.seconds);
+  const idleBill = bill(idleHour, CLIENTS_PER_EDITOR * 60);
+  // (c)
+  const hour = bigRoomHour(big);
+  const first = [...hour.limits].sort((a, b) => b.load / b.capacity - a.load / a.capacity)[0];
+  // The room of 100's local handler time is mostly the local posts queueing behind 100 clients in one process: the
+  // same hour with each frame at the room of 5's priced time a frame, beside it.
+  const fiveMsPerFrame = typing.defaultMs / Math.max(1, typing.framesIn);
+  const hourAtFiveMs = bill({ ...hour.hour, defaultMs: hour.hour.framesIn * fiveMsPerFrame }, BIG_ROOM * 60);
+  // (d)
+  const edits5 = sumFrames(editFrames(typing));
+  const edits100 = sumFrames(editFrames(big.typing));
+  const rru5 = edits5.read / Math.max(1, edits5.count);
+  const rru100 = edits100.read / Math.max(1, edits100.count);
+  const spread = Math.abs(rru100 - rru5) / Math.max(rru5, 1e-9);
+  const renew5 = awarenessOnly(idle);
+  const renew100 = awarenessOnly(big.idle);
+
+  console.log('\nIssue 30 item 7 and item 3: what live sync costs as people use it, at list prices, from what the stack counted (stock providers through the adapter, base64 frames as on AWS).\n');
+  console.log('| figure | value | goal | | measured or modelled |');
+  console.log('|---|---:|---:|---|---|');
+  console.log(`| (a) per 1,000 keystrokes, 5 people in the room all typing (${TYPING_RATE}/s each; a keystroke = a character and its caret move in one tick) | ${dollars(keystrokeBill.total)} | ≤ $${GOALS.keystrokesPer1000} | ${verdict(keystrokeBill.total <= GOALS.keystrokesPer1000)}${people.typingConverged ? '' : '; the clients did not converge'} | measured: ${fmt(people.keystrokes)} keystrokes; logs and traces modelled |`);
+  console.log(`| (b) per idle room-hour, 5 stock providers with a presence | ${dollars(idleBill.total)} | ≤ $${GOALS.idleRoomHour} | ${verdict(idleBill.total <= GOALS.idleRoomHour)} | measured over ${fmt(idle.seconds)} s, scaled to the hour; logs and traces modelled |`);
+  console.log(`| (c) a room of ${BIG_ROOM}, ${BIG_ROOM_TYPISTS} typing without pause at ${BIG_ROOM_TYPING_RATE}/s, per hour | ${dollars(hour.cost.total)} (${dollars(hourAtFiveMs.total)} with Lambda at the room of 5's ${fmt(fiveMsPerFrame, 1)} ms a frame) | | | modelled from measured windows: ${fmt(big.connected)} connections joined, ${fmt(big.idle.seconds)} s idle, ${fmt(big.keystrokes)} keystrokes in a window of ${fmt(big.typing.seconds)} s${big.joined ? '' : ' (not every client saw the whole room)'}${big.typingConverged ? '' : ' (the clients did not converge)'} |`);
+  console.log(`| (c) the limit it meets first | ${first.limit}: ${fmt(first.load, 1)} of ${fmt(first.capacity)} ${first.unit} (${fmt((100 * first.load) / first.capacity, 1)} %)${first.typistsAtLimit === undefined ? '' : `, met at about ${fmt(first.typistsAtLimit)} such typists`} | | | modelled from the counts (table below) |`);
+  console.log(`| (d) read units per frame carrying an edit, room of 5 / room of ${BIG_ROOM} | ${fmt(rru5, 2)} / ${fmt(rru100, 2)} (${spread <= GOALS.readUnitsSpread ? 'within' : 'apart by'} ${fmt(100 * spread)} %) | equal within ${100 * GOALS.readUnitsSpread} % | ${verdict(spread <= GOALS.readUnitsSpread)} | measured: ${fmt(edits5.count)} and ${fmt(edits100.count)} frames |`);
+  console.log(`| the same for a presence-only frame (renewals), idle room of 5 / of ${BIG_ROOM} | ${renew5 === undefined ? '—' : fmt(renew5.read / renew5.count, 2)} / ${renew100 === undefined ? '—' : fmt(renew100.read / renew100.count, 2)} | | | measured |`);
+
+  console.log('\nWhat was counted, per keystroke (a, c) or per hour (b, c), and its price:\n');
+  console.log('| | frames in (32 KB units) | posts out (units) | `$default` calls, ms priced (mean) | `$connect`/`$disconnect` calls | stream-reader calls | RRU / WRU (live) | RRU / WRU (stream) | connection-min |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const row = (name: string, t: Tally, minutes: number, digits = 2) =>
+    console.log(
+      `| ${name} | ${fmt(t.framesIn, digits)} (${fmt(t.unitsIn, digits)}) | ${fmt(t.postsOut, digits)} (${fmt(t.unitsOut, digits)}) | ${fmt(t.framesIn, digits)}, ${fmt(t.defaultMs / Math.max(1e-9, t.framesIn), 1)} (${fmt(t.defaultMsSum / Math.max(1e-9, t.framesIn), 1)}) | ${fmt(t.connectInvocations, digits)} | ${fmt(t.streamInvocations, digits)} | ${fmt(t.read, digits)} / ${fmt(t.write, digits)} | ${fmt(t.streamRead, digits)} / ${fmt(t.streamWrite, digits)} | ${fmt(minutes, digits)} |`,
+    );
+  row('(a) a keystroke, room of 5 (measured)', perKeystroke, typingMinutesPer1000 / 1000, 3);
+  row('(b) an idle hour, room of 5 (measured, scaled)', idleHour, CLIENTS_PER_EDITOR * 60, 0);
+  row(`(c) a keystroke, room of ${BIG_ROOM} (measured less the idle room's rate)`, hour.perKeystroke, 0, 2);
+  row(`(c) an idle hour of the ${BIG_ROOM - BIG_ROOM_TYPISTS} not typing (measured, scaled)`, hour.idleHour, (BIG_ROOM - BIG_ROOM_TYPISTS) * 60, 0);
+  row(`(c) the hour, ${BIG_ROOM_TYPISTS} typing at ${BIG_ROOM_TYPING_RATE}/s + the rest idle (modelled)`, hour.hour, BIG_ROOM * 60, 0);
+  row(`the room of ${BIG_ROOM} joining, one connection at a time ×10 (measured, per join)`, scaled(big.join, 1 / Math.max(1, big.connected)), 0, 2);
+
+  console.log('\n| $ | API Gateway messages | Lambda | DynamoDB | connection-minutes | logs + traces (modelled) | total |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const [name, b] of [
+    ['(a) per 1,000 keystrokes, room of 5', keystrokeBill],
+    ['(b) per idle room-hour, room of 5', idleBill],
+    [`(c) per hour, room of ${BIG_ROOM} with ${BIG_ROOM_TYPISTS} typing`, hour.cost],
+  ] as const) {
+    console.log(`| ${name} | ${dollars(b.messages)} | ${dollars(b.lambda)} | ${dollars(b.dynamodb)} | ${dollars(b.connectionMinutes)} | ${dollars(b.observability)} | ${dollars(b.total)} |`);
+  }
+
+  console.log(`\n(c) The room of ${BIG_ROOM}'s limits at that load (modelled from the counts above), the nearest first:\n`);
+  console.log('| limit | load | of | used | typists of this room at which it is met | |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  for (const l of [...hour.limits].sort((a, b) => b.load / b.capacity - a.load / a.capacity)) {
+    console.log(`| ${l.limit} | ${fmt(l.load, 1)} ${l.unit} | ${fmt(l.capacity)} | ${fmt((100 * l.load) / l.capacity, 1)} % | ${l.typistsAtLimit === undefined ? '—' : fmt(l.typistsAtLimit)} | ${l.note} |`);
+  }
+
+  console.log('\nFrames by what they carried (the kinds the stack read from each frame), per window: count, RRU / WRU and posts per frame:\n');
+  console.log('| window | kind | frames | RRU / WRU per frame | posts per frame | mean ms (local) |');
+  console.log('|---|---|---:|---:|---:|---:|');
+  for (const [name, t] of [
+    ['(a) room of 5 typing', typing],
+    ['(b) room of 5 idle', idle],
+    [`room of ${BIG_ROOM} joining`, big.join],
+    [`(c) room of ${BIG_ROOM} idle`, big.idle],
+    [`(c) room of ${BIG_ROOM} typing`, big.typing],
+  ] as const) {
+    for (const [kind, f] of Object.entries(t.frames).sort((a, b) => b[1].count - a[1].count)) {
+      console.log(`| ${name} | ${kind} | ${fmt(f.count)} | ${fmt(f.read / f.count, 2)} / ${fmt(f.write / f.count, 2)} | ${fmt(f.posts / f.count, 2)} | ${fmt(f.ms / f.count, 1)} |`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // 5. Memory with 500 open connections
 
 interface Memory {
@@ -653,6 +1172,16 @@ export async function run(): Promise<void> {
     warm.text.insert(0, 'warm');
     closeAll();
 
+    // `LIVE_BENCH_COST_ONLY=1 npm run bench -- live`: only section 6 (about 5 minutes), for re-running the cost figures.
+    if (process.env.LIVE_BENCH_COST_ONLY === '1') {
+      progress(`5 people typing (${KEYSTROKES_PER_TYPIST} keystrokes each at ${TYPING_RATE}/s, through the adapter)`);
+      const five = await roomOfFive(stack, api);
+      progress(`a room of ${BIG_ROOM} joining through the adapter`);
+      await stack.request('resetLargest');
+      printPeopleCost({ ...five, big: await roomOfHundred(stack, api) });
+      return;
+    }
+
     // Memory first, on a stack that has served nothing but the warm-up: the later phases leave garbage and caches.
     progress('memory with 500 connections');
     const mem = await memory(stack, api);
@@ -666,6 +1195,11 @@ export async function run(): Promise<void> {
     const sync = await firstSync(stack, api);
     progress('cost per edit and per presence change');
     const costs = await cost(stack, api);
+    progress(`5 people typing (${KEYSTROKES_PER_TYPIST} keystrokes each at ${TYPING_RATE}/s, through the adapter)`);
+    const five = await roomOfFive(stack, api);
+    progress(`a room of ${BIG_ROOM} joining through the adapter`);
+    await stack.request('resetLargest');
+    const big = await roomOfHundred(stack, api);
 
     const p50 = percentile(relayed.samples, 50);
     const p99 = percentile(relayed.samples, 99);
@@ -717,6 +1251,7 @@ export async function run(): Promise<void> {
       console.log(`| ${name} | ${dollars(p.messages)} | ${dollars(p.lambda)} | ${dollars(p.streamLambda)} | ${dollars(p.dynamodb)} | ${dollars(p.connectionMinutes)} | ${dollars(p.total)} |`);
     }
     console.log(`\n${MEMORY_CONNECTIONS} raw connections (sync step 1 of an empty document, no presence) opened 20 at a time, each to its first sync, in ${fmt(mem.connectSeconds, 1)} s.`);
+    printPeopleCost({ ...five, big });
   } finally {
     closeAll();
     await stack.stop();

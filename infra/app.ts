@@ -17,10 +17,14 @@
  * - sesIdentityArn (default none): sending authorization, the ARN of another account's identity to send from;
  * - apiGatewayCloudWatchRole (default true): create API Gateway's account-level CloudWatch Logs role and set it for the
  *   account and region (the WebSocket stage's access logs need it; kept when the stack goes); false when the account's
- *   setting is managed elsewhere and already names a role.
+ *   setting is managed elsewhere and already names a role;
+ * - liveThrottleRate, liveThrottleBurst (default infra/limits.ts LIVE_STAGE_THROTTLE, 1,000 and 2,000): the live
+ *   WebSocket stage's throttle, frames in per second and its bucket; given the rate alone, the burst is the larger of
+ *   the default's and twice the rate. docs/operating.md says how to size them against the account's API Gateway quota.
  */
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { LIVE_STAGE_THROTTLE, type Throttle } from './limits';
 import { CollabStack, DEFAULT_STAGE, assertValidStage } from './stack';
 
 /** The stack name of a stage. */
@@ -56,6 +60,21 @@ function booleanContext(app: App, name: string): boolean | undefined {
   throw new Error(`Context ${name} must be true or false, got ${JSON.stringify(raw)}.`);
 }
 
+/**
+ * `-c liveThrottleRate=3000 -c liveThrottleBurst=6000`: the live stage's throttle, undefined when neither is given
+ * (the default). Each at least 1: a rate of 0 would refuse every frame.
+ */
+export function liveThrottleContext(app: App): Throttle | undefined {
+  const rate = integerContext(app, 'liveThrottleRate');
+  const burst = integerContext(app, 'liveThrottleBurst');
+  if (rate === undefined && burst === undefined) return undefined;
+  for (const [name, value] of [['liveThrottleRate', rate], ['liveThrottleBurst', burst]] as const) {
+    if (value === 0) throw new Error(`Context ${name} must be at least 1 (0 would refuse every frame of the live API).`);
+  }
+  const rateLimit = rate ?? LIVE_STAGE_THROTTLE.rateLimit;
+  return { rateLimit, burstLimit: burst ?? Math.max(LIVE_STAGE_THROTTLE.burstLimit, 2 * rateLimit) };
+}
+
 /** Adds the stack of the stage named by the app's context. Throws on a context value it cannot use. */
 export function buildApp(app: App): CollabStack {
   const stage = stringContext(app, 'stage') ?? DEFAULT_STAGE;
@@ -77,6 +96,7 @@ export function buildApp(app: App): CollabStack {
     alarmTopicArn: stringContext(app, 'alarmTopicArn'),
     webhookAllowPrivateUrls: booleanContext(app, 'webhookAllowPrivateUrls'),
     apiGatewayCloudWatchRole: booleanContext(app, 'apiGatewayCloudWatchRole'),
+    liveThrottle: liveThrottleContext(app),
     // Checked by the stack (infra/ses.ts): shapes, and that they name one identity.
     ses: {
       identity: stringContext(app, 'sesIdentity'),

@@ -35,9 +35,18 @@ export interface RouteLimits {
 export const STAGE_THROTTLE: Throttle = { rateLimit: 100, burstLimit: 200 };
 
 /**
- * The live WebSocket API's stage counts every frame: a typing user sends about 2 updates and 2 presence changes a
- * second, so the HTTP stage's 100/s would throttle a dozen writers. 1,000 frames/s (about 250 people typing at once;
- * a frame's function runs 30-60 ms, so about 50 busy functions) keeps the same fence against a runaway client.
+ * The live WebSocket API's stage throttle counts frames in (issue 30 item 5; the arithmetic in full in
+ * docs/operating.md, "Live sync: the stage's throttle"). The fixed traffic, echoes gone (the adapter sends only its
+ * own presence, and an edit with its caret move as one frame): 1 frame in per keystroke, and N/15 frames a second of
+ * presence renewals per idle room of N. So 1,000 frames/s serves 15,000 idle connections, or about 200 people typing
+ * fast (5 keystrokes/s) at once, or mixes of the two (1,000 rooms of 5: 333 frames/s of renewals, room for about 130
+ * typing fast). It is not raised further because the account's API Gateway throttle (10,000 requests/s per region,
+ * shared by every API and by the `@connections` posts) also counts the posts out, N − 1 per keystroke in a room of N:
+ * at 1,000 keystrokes/s in rooms of 5 the live path already takes 5,000 of it. Larger rooms meet the account's
+ * throttle before this one (bench/live.ts (c)). The burst, 2 s of the rate, absorbs reconnection waves (API
+ * Gateway admits 500 new connections/s per account, each sending its first frame or two). `-c liveThrottleRate` and
+ * `-c liveThrottleBurst` change it (infra/app.ts). The per-connection frame budget (shared/domain/live/frame-budget.ts)
+ * closes one client that floods, before it uses up this throttle for everyone.
  */
 export const LIVE_STAGE_THROTTLE: Throttle = { rateLimit: 1000, burstLimit: 2000 };
 

@@ -36,6 +36,11 @@ export interface CollabStackProps extends StackProps {
   readonly logLevel?: LogLevel;
   /** Stage-wide default for every route. @default STAGE_THROTTLE (infra/limits.ts) */
   readonly throttle?: Throttle;
+  /**
+   * The live WebSocket stage's throttle, frames in per second (`-c liveThrottleRate`, `-c liveThrottleBurst`).
+   * @default LIVE_STAGE_THROTTLE (infra/limits.ts, where its size is worked out)
+   */
+  readonly liveThrottle?: Throttle;
   /** Ask AI's provider endpoints, each an http(s) URL. @default the providers' public endpoints */
   readonly aiBaseUrls?: AiBaseUrls;
   /**
@@ -172,7 +177,7 @@ export class CollabStack extends Stack {
       name: `${SERVICE_NAME}-${stage}`,
       stage,
       description: `${SERVICE_NAME} (${stage}): live sync of Yjs documents over the y-websocket protocol`,
-      throttle: LIVE_STAGE_THROTTLE,
+      throttle: props.liveThrottle ?? LIVE_STAGE_THROTTLE,
       accountLogsRole: props.apiGatewayCloudWatchRole ?? true,
     });
 
