@@ -1,5 +1,5 @@
-import { closedConnection } from '../../shared/domain/live/connections';
+import { onDisconnect } from '../../shared/domain/live/socket-events';
 import { socketHandler } from '../../shared/http/socket';
 
 /** `$disconnect`: removes the connection and tells its room that its clients left. */
-export const handler = socketHandler('$disconnect', ({ connectionId }) => closedConnection(connectionId));
+export const handler = socketHandler('$disconnect', ({ connectionId }) => onDisconnect(connectionId));

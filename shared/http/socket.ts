@@ -1,7 +1,7 @@
 /**
  * The one wrapper of the live WebSocket API's handlers (functions/live/*.ts), as `operation` is for the HTTP routes:
  * it checks that the function serves the route key it was built for, gives each call its own log context, reads the
- * event into what the live domain takes (shared/domain/live/connections.ts), and answers API Gateway.
+ * event into what the live domain takes (shared/domain/live/socket-events.ts), and answers API Gateway.
  *
  * A failure is never silent (decisions §13 "Nothing lost, nothing stale"): API Gateway tells the client nothing of a
  * failed invocation, so a `$default` message the service failed to handle (a storage error, a timeout) would leave

@@ -20,7 +20,7 @@ import { TABLE_NAME, db } from '../../shared/db/client';
 import { getConnection, memberKeyOf, roomMembers } from '../../shared/db/live-connection';
 import { withFault } from '../support/faults';
 import { bytesTo, callSocket, deleted, failing, gone, posted } from '../support/live-harness';
-import { handleFrame } from '../../shared/domain/live/connections';
+import { onMessage } from '../../shared/domain/live/socket-events';
 import { FRAME_BURST } from '../../shared/domain/live/frame-budget';
 import { encodeBatch, encodeFrames } from '../../shared/domain/live/framing';
 import { awarenessMessage, readMessage, updateMessage } from '../../shared/domain/live/protocol';
@@ -440,7 +440,7 @@ describe('a connection past its frame budget (decisions §13)', () => {
     const at = Date.now();
     const frame = (message: Uint8Array) => ({ text: encodeFrames(message, uniqueId('m').slice(-8))[0] });
     const $default = socketRoutes.find((route) => route.routeKey === '$default')!;
-    const send = (connectionId: string, message: Uint8Array) => runAsSocketRoute($default, () => handleFrame(connectionId, frame(message), at));
+    const send = (connectionId: string, message: Uint8Array) => runAsSocketRoute($default, () => onMessage(connectionId, frame(message), at));
     const doc = new Y.Doc();
     doc.getText('content').insert(0, 'after the flood');
     const update = updateMessage(Y.encodeStateAsUpdate(doc));

@@ -3,7 +3,7 @@
  * what the room is told when a connection's clients leave. No I/O but this process's copy of the room
  * (`knownMember`), so the rules are unit-testable and any step of the message path may use them.
  *
- * A provider (a Yjs client) has one client id; a connection's first presence claims it (connections.ts
+ * A provider (a Yjs client) has one client id; a connection's first presence claims it (socket-events.ts
  * `releaseClaimedClients` settles an id another entry still holds), and it never changes after. The stock provider
  * passes on every presence it learns, so a connection also sends echoes of the others' presence, which are dropped.
  */

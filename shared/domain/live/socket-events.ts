@@ -1,7 +1,8 @@
 /**
- * Live sync's three moments of a connection (decisions §13, DESIGN "Live sync"), as the WebSocket API's handlers
- * call them: open (token and access checked, the connection recorded in its editor's room), each frame (sync,
- * updates stored before they are relayed, presence, access re-checks), close (presence removed for everyone).
+ * Live sync's three socket events (decisions §13, DESIGN "Live sync"), one function each, as the WebSocket API's
+ * handlers (functions/live/) call them: `onConnect` (token and access checked, the connection recorded in its
+ * editor's room), `onMessage` for each frame (sync, updates stored before they are relayed, presence, access
+ * re-checks), `onDisconnect` (the entry becomes a tombstone, presence removed for everyone).
  *
  * API Gateway cannot send to a connection during its own connect handler, so a connection is always accepted, and
  * a refused one (bad or expired token, no access, a migration, a full room) hears why in the auth message of its
@@ -72,7 +73,7 @@ export type Frame = { text: string } | { bytes: Uint8Array };
 
 
 /** Records the connection, accepted or refused (see the module comment). Never throws for what the client sent. */
-export async function openConnection(request: OpenRequest, now = Date.now()): Promise<void> {
+export async function onConnect(request: OpenRequest, now = Date.now()): Promise<void> {
   const encoding: LiveEncoding = request.query.encoding === 'base64' ? 'base64' : 'binary';
   const refusal = await refusalOf(request, encoding, now);
   if (!('reason' in refusal)) return;
@@ -122,7 +123,7 @@ async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: numb
  * throws for what the client sent: a bad frame closes its connection.
  * @throws what storing or reading failed on (the socket handler then closes the connection, so the client resyncs).
  */
-export async function handleFrame(connectionId: string, frame: Frame, now = Date.now()): Promise<void> {
+export async function onMessage(connectionId: string, frame: Frame, now = Date.now()): Promise<void> {
   const connection = await getOpenConnection(connectionId);
   if (connection === undefined) {
     // Unknown, or its items expired: nothing to serve it from.
@@ -358,7 +359,7 @@ async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: 
 }
 
 /** A connection closed (`$disconnect`): its entry becomes a tombstone and the room is told its clients left. */
-export async function closedConnection(connectionId: string): Promise<void> {
+export async function onDisconnect(connectionId: string): Promise<void> {
   const connection = await getConnection(connectionId);
   if (connection === undefined) return;
   if (connection.refused !== undefined) {
