@@ -19,6 +19,7 @@ import type { Route, SocketRoute } from '../shared/routes';
 import { streamFiltersOf } from '../shared/db/item-change';
 import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type ScheduledWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
 import { HANDLER, bundleRuntimeEnvironment, functionCode } from './bundling';
+import { deadLetterQueue } from './dead-letters';
 import { LIVE_SESSION_ROUTES, liveEndpoints, nagResourceName, type LiveApiReference, type LiveEndpoints } from './live-endpoints';
 import type { SesSending } from './ses';
 
@@ -388,15 +389,11 @@ export class ServiceFunction extends Construct {
   }
 
   private subscribeWorker(worker: Worker, table: ITable): sqs.Queue {
-    const deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(deadLetters).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of the stream worker: records the worker gave up on, kept for the operator.',
-    });
+    const deadLetters = deadLetterQueue(
+      this,
+      'DeadLetters',
+      'This queue is itself the dead-letter queue of the stream worker: records the worker gave up on, kept for the operator.',
+    );
     // The event source grants its own stream reads (ListStreams, DescribeStream, GetRecords, GetShardIterator on
     // the stream), separate from the data grants above.
     this.function.addEventSource(

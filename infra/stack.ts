@@ -20,6 +20,7 @@ import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
 import { deliveryQueueWorker, scheduledWorkers, workers } from '../shared/workers';
 import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, liveApiAlarms, metricsNamespace, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm, streamDeadLetterAlarm, tableThrottleAlarms } from './alarms';
+import { deadLetterQueue } from './dead-letters';
 import { DeployTaskRun } from './deploy-task';
 import { LIVE_STAGE_THROTTLE, ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
 import { QUEUE_WORKER_TIMEOUT, ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './service-function';
@@ -301,15 +302,11 @@ export class CollabStack extends Stack {
    * webhook attempt is not a failed receive: the worker records it and queues the next attempt itself.
    */
   private deliveryQueue(): sqs.Queue {
-    const deadLetters = new sqs.Queue(this, 'DeliveryDeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(deadLetters).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of the delivery queue: jobs the delivery worker kept failing, kept for the operator.',
-    });
+    const deadLetters = deadLetterQueue(
+      this,
+      'DeliveryDeadLetters',
+      'This queue is itself the dead-letter queue of the delivery queue: jobs the delivery worker kept failing, kept for the operator.',
+    );
     return new sqs.Queue(this, 'DeliveryQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -11,10 +11,10 @@
  * have one email however often the notification is seen or re-added.
  */
 import type { EmailTransportName } from '../adapters/email/email-transport';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchWrite, getTogether, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, segment, sortableNumber, tenantKey } from './keys';
 import { readPage, type Page } from './query';
 import { TTL_ATTRIBUTE } from './table-definition';
@@ -121,8 +121,8 @@ export async function getEmail(apiKeyId: string, emailId: string): Promise<Store
  * worker died lapses at `until`, and the job, handed out again, claims and sends.
  */
 export async function claimEmailAttempt(apiKeyId: string, email: StoredEmail, now: number, until: number): Promise<boolean> {
-  try {
-    await db.send(
+  const claimed = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: emailKey(apiKeyId, email.id),
@@ -131,12 +131,9 @@ export async function claimEmailAttempt(apiKeyId: string, email: StoredEmail, no
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':pending': 'pending', ':attempts': email.attempts, ':now': now, ':until': until },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return claimed !== undefined;
 }
 
 /** An attempt's outcome, as the email is after it. */
@@ -164,8 +161,8 @@ export async function recordEmailOutcome(apiKeyId: string, email: StoredEmail, o
       values[`:${name}`] = value;
     }
   }
-  try {
-    await db.send(
+  const recorded = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: emailKey(apiKeyId, email.id),
@@ -174,18 +171,15 @@ export async function recordEmailOutcome(apiKeyId: string, email: StoredEmail, o
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: values,
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return recorded !== undefined;
 }
 
 /** Clears `followUp` once the next attempt's job is queued (only while the email stands at `attempts`). */
 export async function clearEmailFollowUp(apiKeyId: string, emailId: string, attempts: number): Promise<void> {
-  try {
-    await db.send(
+  await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: emailKey(apiKeyId, emailId),
@@ -193,10 +187,8 @@ export async function clearEmailFollowUp(apiKeyId: string, emailId: string, atte
         ConditionExpression: 'attempts = :attempts',
         ExpressionAttributeValues: { ':attempts': attempts },
       }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }
 
 export interface EmailListing {

@@ -9,9 +9,9 @@
  * handler, the one whose part completes the set, reads and joins them.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { batchWrite, keyOfItem, type Item } from './batch';
+import { batchWrite, keyOfItem } from './batch';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, prefix, segment, sortableNumber } from './keys';
 import { queryAll } from './query';
 import { TTL_ATTRIBUTE } from './table-definition';
@@ -49,9 +49,8 @@ export class ChunkCountMismatchError extends Error {
  */
 export async function countChunk(connectionId: string, messageId: string, index: number, count: number, now = Date.now()): Promise<string[] | undefined> {
   const counter = { pk: key('LIVECONN', segment(connectionId)), sk: key('CHUNKS', segment(messageId)) };
-  let Attributes: Item | undefined;
-  try {
-    ({ Attributes } = await db.send(
+  const counted = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: counter,
@@ -61,13 +60,11 @@ export async function countChunk(connectionId: string, messageId: string, index:
         ExpressionAttributeValues: { ':index': new Set([index]), ':ttl': ttl(now, CHUNK_TTL_SECONDS), ':count': count },
         ReturnValues: 'UPDATED_OLD',
       }),
-    ));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new ChunkCountMismatchError();
-    throw error;
-  }
+    ),
+  );
+  if (counted === undefined) throw new ChunkCountMismatchError();
   // Exactly one write turns the set from count - 1 parts (without this one) into count.
-  const before = (Attributes?.parts as Set<number> | undefined) ?? new Set<number>();
+  const before = (counted.Attributes?.parts as Set<number> | undefined) ?? new Set<number>();
   if (before.has(index) || before.size !== count - 1) return undefined;
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :message)',

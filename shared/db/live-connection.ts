@@ -26,9 +26,9 @@
  * (a migration) is one Query too.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { batchWrite, type Item } from './batch';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, prefix, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { queryAll } from './query';
@@ -241,8 +241,8 @@ export async function documentConnections(ref: Omit<LiveEditorRef, 'editorId'>):
  * the connection is read through it.
  */
 export async function closeMember(ref: LiveEditorRef, connectionId: string, options: { revoked: boolean }, now = Date.now()): Promise<RoomMember | undefined> {
-  try {
-    const { Attributes } = await db.send(
+  const closed = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
@@ -252,17 +252,15 @@ export async function closeMember(ref: LiveEditorRef, connectionId: string, opti
         ExpressionAttributeValues: { ':now': now, ':revoked': options.revoked, ':ttl': ttl(now + TOMBSTONE_MS, 0) },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    // Out of the revocation indexes too (a closed connection has no access to lose), and the room's version moves.
-    await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: indexKey(ref, connectionId) }));
-    await markRoomChanged(ref);
-    return Attributes === undefined ? undefined : toMember(Attributes);
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    // Closed already: its index item too, should the closer have stopped between the two writes.
-    await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: indexKey(ref, connectionId) }));
-    return undefined;
-  }
+    ),
+  );
+  // Out of the revocation indexes too (a closed connection has no access to lose); when it was closed already, its
+  // index item too, should the closer have stopped between the two writes.
+  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: indexKey(ref, connectionId) }));
+  if (closed === undefined) return undefined;
+  // The room's version moves.
+  await markRoomChanged(ref);
+  return closed.Attributes === undefined ? undefined : toMember(closed.Attributes);
 }
 
 /** Removes the items of connections closed longer than TOMBSTONE_MS ago (their entries and connection items). */
@@ -287,9 +285,8 @@ export async function deleteConnectionItem(connectionId: string): Promise<void> 
  * the room's version (the message path drops a viewer's updates by the role it holds).
  */
 export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string, role: Role, now = Date.now()): Promise<boolean> {
-  let before: Item | undefined;
-  try {
-    ({ Attributes: before } = await db.send(
+  const checked = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
@@ -299,12 +296,10 @@ export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string
         ExpressionAttributeValues: { ':role': role, ':now': now },
         ReturnValues: 'UPDATED_OLD',
       }),
-    ));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-  if (before?.role !== role) {
+    ),
+  );
+  if (checked === undefined) return false;
+  if (checked.Attributes?.role !== role) {
     await markRoomChanged(ref);
     await updateIndexedRole(ref, connectionId, role);
   }
@@ -313,8 +308,8 @@ export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string
 
 /** Keeps the role on the connection's index item with the room entry's (revocation reads it there). */
 async function updateIndexedRole(ref: LiveEditorRef, connectionId: string, role: Role): Promise<void> {
-  try {
-    await db.send(
+  await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: indexKey(ref, connectionId),
@@ -323,10 +318,8 @@ async function updateIndexedRole(ref: LiveEditorRef, connectionId: string, role:
         ExpressionAttributeNames: { '#role': 'role' },
         ExpressionAttributeValues: { ':role': role },
       }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }
 
 /** What recording presence found: recorded; the connection closed; or a clock recorded already as high (a stale read). */
@@ -362,8 +355,8 @@ export async function recordPresence(ref: LiveEditorRef, connectionId: string, c
     newer.push(`(attribute_not_exists(${path}) OR ${path}.#clock < :k${index}${goodbye})`);
     index += 1;
   }
-  try {
-    await db.send(
+  const recorded = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: memberKey(ref, connectionId),
@@ -372,11 +365,9 @@ export async function recordPresence(ref: LiveEditorRef, connectionId: string, c
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
-    );
-    return 'recorded';
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
+  if (recorded !== undefined) return 'recorded';
   // Rare: which condition failed.
   const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: memberKey(ref, connectionId), ConsistentRead: true }));
   return Item === undefined || Item.closedAt !== undefined ? 'closed' : 'stale';
@@ -537,8 +528,8 @@ export async function connectionsDueForCheck(shard: number, before: number, max 
  * back; false when it is gone.
  */
 export async function scheduleAccessCheck(ref: LiveEditorRef, connectionId: string, checkedAt: number): Promise<boolean> {
-  try {
-    await db.send(
+  const written = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: indexKey(ref, connectionId),
@@ -546,10 +537,7 @@ export async function scheduleAccessCheck(ref: LiveEditorRef, connectionId: stri
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':sk': accessCheckSortKey(checkedAt, connectionId), ':checked': checkedAt },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== undefined;
 }

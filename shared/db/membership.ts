@@ -19,9 +19,9 @@
  */
 import { batchGet, type Item, type ItemKey } from './batch';
 import { mapPage, queryAll, queryPage, readPage, type Page, type QuerySpec } from './query';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, prefix, segment, tenantKey } from './keys';
 import { organizationPartition } from './organization';
 import { NotFoundError } from '../core/errors';
@@ -236,18 +236,14 @@ export async function writeProfileCopy(membership: ItemKey, copy: VersionedCopy)
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const { sets, removes } = copyClauses(copy, names, values);
-  try {
-    await db.send(new UpdateCommand({
-      TableName: TABLE_NAME,
-      Key: { pk: membership.pk, sk: membership.sk },
-      UpdateExpression: updateExpression(sets, removes),
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#profileVersion) OR #profileVersion <= :profileVersion)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    }));
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  await unlessConditionFails(db.send(new UpdateCommand({
+    TableName: TABLE_NAME,
+    Key: { pk: membership.pk, sk: membership.sk },
+    UpdateExpression: updateExpression(sets, removes),
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#profileVersion) OR #profileVersion <= :profileVersion)',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  })));
 }
 
 /**

@@ -21,6 +21,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { FailedPreconditionError } from '../core/errors';
@@ -187,8 +188,8 @@ export async function markInProgress(migration: MigrationRecord, now: number): P
  * stack restarts with migrations still running. Does nothing to a migration that has ended.
  */
 export async function wakeMigration(migration: MigrationRecord, now: number): Promise<void> {
-  try {
-    await db.send(
+  await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: keyOf(migration),
@@ -197,10 +198,8 @@ export async function wakeMigration(migration: MigrationRecord, now: number): Pr
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':one': 1, ':now': now, ':pending': 'pending', ':running': 'in_progress' },
       }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }
 
 /** Counts a failed run and keeps its error; returns how many runs have failed so far. */

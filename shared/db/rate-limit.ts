@@ -2,9 +2,9 @@
  * Rate-limit counters: one item per (scope, subject, fixed window), incremented atomically with a condition so
  * concurrent requests never exceed the limit. Items expire through TTL shortly after their window.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, segment } from './keys';
 
 export interface RateDecision {
@@ -27,8 +27,8 @@ export async function consumeRateLimit(
   const windowMs = windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const retryAfterSeconds = Math.ceil((windowStart + windowMs - now) / 1000);
-  try {
-    await db.send(
+  const counted = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: { pk: key('RATE', segment(scope), segment(subject)), sk: key('WINDOW', String(windowStart)) },
@@ -41,10 +41,7 @@ export async function consumeRateLimit(
           ':ttl': Math.ceil((windowStart + 2 * windowMs) / 1000),
         },
       }),
-    );
-    return { allowed: true, retryAfterSeconds };
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return { allowed: false, retryAfterSeconds };
-    throw error;
-  }
+    ),
+  );
+  return { allowed: counted !== undefined, retryAfterSeconds };
 }

@@ -13,9 +13,9 @@
  * tenants never see the item.
  */
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, segment } from './keys';
 
 /** The secret that signs page tokens (shared/db/page-token.ts). */
@@ -59,19 +59,16 @@ export async function readServerSecret(name: string): Promise<ServerSecret> {
 
 /** Creates the secret called `name` unless it exists; an existing secret is left as it is. Returns whether it created it. */
 export async function ensureServerSecret(name: string, now = Date.now()): Promise<boolean> {
-  try {
-    await db.send(
+  const written = await unlessConditionFails(
+    db.send(
       new PutCommand({
         TableName: TABLE_NAME,
         Item: { ...secretKey(name), value: newValue(), createdAt: now },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== undefined;
 }
 
 /**

@@ -14,11 +14,11 @@
  * count and the uids never disagree with the endpoints. Optional fields the caller never set are stored as null,
  * as the API shows them; `failingSince` and `previousSecret` are absent when they do not apply.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AlreadyExistsError, NotFoundError, ResourceExhaustedError } from '../core/errors';
 import type { Item, ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, prefix, segment, tenantKey } from './keys';
 import { queryAll, readPage } from './query';
@@ -236,8 +236,8 @@ export async function updateEndpointFields(apiKeyId: string, endpointId: string,
     names['#failingSince'] = 'failingSince';
     expression += ' REMOVE #failingSince';
   }
-  try {
-    const { Attributes: item } = await db.send(
+  const updated = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: endpointKey(apiKeyId, endpointId),
@@ -247,12 +247,10 @@ export async function updateEndpointFields(apiKeyId: string, endpointId: string,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return item === undefined ? undefined : toEndpoint(item);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+    ),
+  );
+  const item = updated?.Attributes;
+  return item === undefined ? undefined : toEndpoint(item);
 }
 
 /**
@@ -265,8 +263,8 @@ export async function replaceEndpointSecret(
   endpointId: string,
   rotation: { replaced: string; next: string; previousExpiresAt: number; now: number },
 ): Promise<boolean> {
-  try {
-    await db.send(
+  const written = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: endpointKey(apiKeyId, endpointId),
@@ -281,22 +279,14 @@ export async function replaceEndpointSecret(
           ':one': 1,
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== undefined;
 }
 
 /** Runs an UpdateItem whose condition includes that the endpoint exists; a deleted endpoint is not recreated. */
 async function updateIfPresent(input: UpdateCommandInput): Promise<Item | undefined> {
-  try {
-    return (await db.send(new UpdateCommand(input))).Attributes;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+  return (await unlessConditionFails(db.send(new UpdateCommand(input))))?.Attributes;
 }
 
 /**

@@ -21,11 +21,11 @@
  * (TTL), so the history costs nothing to keep. Message ids are derived from what caused them (see
  * shared/domain/webhooks/events.ts), so a message is written once however often its cause is seen.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { coalesced } from '../core/coalesce';
 import { batchGet, batchWrite, byKey, getTogether, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
+import { unlessConditionFails } from './conditional';
 import { key, segment, sortableNumber, tenantKey } from './keys';
 import { readPage, type Listing, type Page } from './query';
 import { TTL_ATTRIBUTE } from './table-definition';
@@ -218,11 +218,7 @@ export function newDelivery(message: Pick<StoredMessage, 'id' | 'type' | 'organi
 export async function createMissingDeliveries(apiKeyId: string, deliveries: readonly StoredDelivery[]): Promise<void> {
   await Promise.all(
     deliveries.map(async (delivery) => {
-      try {
-        await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryItem(apiKeyId, delivery), ConditionExpression: 'attribute_not_exists(pk)' }));
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      await unlessConditionFails(db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryItem(apiKeyId, delivery), ConditionExpression: 'attribute_not_exists(pk)' })));
     }),
   );
 }
@@ -302,8 +298,8 @@ export async function recordAttemptOutcome(
   const failedIndex = next.status === 'failed'
     ? { set: ', gsi2pk = :g2, gsi2sk = :g2sk', values: failedIndexValues(apiKeyId, delivery) }
     : { set: '', values: {} };
-  try {
-    await db.send(
+  const written = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
@@ -320,27 +316,24 @@ export async function recordAttemptOutcome(
           ...failedIndex.values,
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== undefined;
 }
 
 /** Clears `followUp` once the work after attempt `attempts` is done (nothing when the delivery moved on). */
 export async function clearFollowUp(apiKeyId: string, delivery: Pick<StoredDelivery, 'messageId' | 'endpointId'>, attempts: number): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: TABLE_NAME,
-      Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
-      UpdateExpression: 'REMOVE followUp',
-      ConditionExpression: 'attempts = :attempts',
-      ExpressionAttributeValues: { ':attempts': attempts },
-    }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  });
+  await unlessConditionFails(
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
+        UpdateExpression: 'REMOVE followUp',
+        ConditionExpression: 'attempts = :attempts',
+        ExpressionAttributeValues: { ':attempts': attempts },
+      }),
+    ),
+  );
 }
 
 /**
@@ -348,22 +341,22 @@ export async function clearFollowUp(apiKeyId: string, delivery: Pick<StoredDeliv
  * was made); recover can send it again.
  */
 export async function abandonDelivery(apiKeyId: string, delivery: StoredDelivery): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: TABLE_NAME,
-      Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
-      UpdateExpression: 'SET #status = :failed, gsi2pk = :g2, gsi2sk = :g2sk REMOVE nextAttemptAt',
-      ConditionExpression: '#status = :pending',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':failed': 'failed',
-        ':pending': 'pending',
-        ...failedIndexValues(apiKeyId, delivery),
-      },
-    }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  });
+  await unlessConditionFails(
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
+        UpdateExpression: 'SET #status = :failed, gsi2pk = :g2, gsi2sk = :g2sk REMOVE nextAttemptAt',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':pending': 'pending',
+          ...failedIndexValues(apiKeyId, delivery),
+        },
+      }),
+    ),
+  );
 }
 
 /**
@@ -372,17 +365,17 @@ export async function abandonDelivery(apiKeyId: string, delivery: StoredDelivery
  */
 export async function addDelivery(apiKeyId: string, message: StoredMessage, endpointId: string, now: number): Promise<void> {
   if (message.endpointIds.includes(endpointId)) return;
-  await db.send(
-    new UpdateCommand({
-      TableName: TABLE_NAME,
-      Key: messageKey(apiKeyId, message.id),
-      UpdateExpression: 'SET endpointIds = list_append(endpointIds, :endpoint)',
-      ConditionExpression: 'attribute_exists(pk) AND NOT contains(endpointIds, :endpointId)',
-      ExpressionAttributeValues: { ':endpoint': [endpointId], ':endpointId': endpointId },
-    }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  });
+  await unlessConditionFails(
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: messageKey(apiKeyId, message.id),
+        UpdateExpression: 'SET endpointIds = list_append(endpointIds, :endpoint)',
+        ConditionExpression: 'attribute_exists(pk) AND NOT contains(endpointIds, :endpointId)',
+        ExpressionAttributeValues: { ':endpoint': [endpointId], ':endpointId': endpointId },
+      }),
+    ),
+  );
   await createMissingDeliveries(apiKeyId, [newDelivery(message, endpointId, now)]);
 }
 
@@ -536,8 +529,8 @@ export async function editorChanges(apiKeyId: string, editor: EditorOfDocument):
  * emission stays scheduled and the caller emits again).
  */
 export async function finishEditorEmission(apiKeyId: string, editor: EditorOfDocument, emitted: number): Promise<boolean> {
-  try {
-    await db.send(
+  const written = await unlessConditionFails(
+    db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: debounceKey(apiKeyId, editor),
@@ -545,10 +538,7 @@ export async function finishEditorEmission(apiKeyId: string, editor: EditorOfDoc
         ConditionExpression: 'attribute_not_exists(changes) OR changes <= :emitted',
         ExpressionAttributeValues: { ':false': false, ':emitted': emitted },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== undefined;
 }

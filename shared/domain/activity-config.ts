@@ -9,6 +9,7 @@ import { getActivityConfig, writeActivityConfig, type ActivityServiceConfig } fr
 import type { ConfigCondition, ConfigSet, ConfigWrite } from '../db/versioned-item';
 import { invalidFields } from '../core/errors';
 import { withoutUndefined } from '../core/objects';
+import { planTriggerMap } from './trigger-map';
 
 /** The standard comment triggers (docs/decisions.md §7); seeding turns every one on. */
 export const STANDARD_COMMENT_TRIGGERS = [
@@ -96,21 +97,16 @@ export function planActivityUpdate(
 
   const set: ConfigSet[] = FIELDS.flatMap((field) => (update[field] === undefined ? [] : [{ path: [field], value: update[field] }]));
   const conditions: ConfigCondition[] = [];
-  const sent = update.triggers?.comment ?? {};
-  const storedComment = stored.triggers?.comment;
   if (stored.triggers === undefined && (update.isEnabled === true || update.triggers !== undefined)) {
     // Seeding, or the first triggers: the whole map, computed by the merge, while still no triggers are stored.
     conditions.push({ absent: TRIGGERS });
     set.push({ path: TRIGGERS, value: merged.triggers });
-  } else if (update.triggers !== undefined && storedComment === undefined) {
-    conditions.push({ exists: TRIGGERS }, { absent: COMMENT_TRIGGERS });
-    set.push({ path: COMMENT_TRIGGERS, value: { ...sent } });
-  } else if (storedComment !== undefined && Object.keys(sent).length > 0) {
-    // One path per trigger. The map may have grown since the read; the limit must hold for what it holds now.
-    const added = Object.keys(sent).filter((trigger) => !Object.hasOwn(storedComment, trigger)).length;
-    conditions.push({ exists: COMMENT_TRIGGERS });
-    if (added > 0) conditions.push({ atMost: COMMENT_TRIGGERS, entries: MAX_STORED_TRIGGERS - added });
-    for (const [trigger, on] of Object.entries(sent)) set.push({ path: [...COMMENT_TRIGGERS, trigger], value: on });
+  } else {
+    // The comment triggers sent (none: nothing to write), into the stored comment map or as a new one.
+    const sent = update.triggers === undefined ? undefined : (update.triggers.comment ?? {});
+    const triggers = planTriggerMap(COMMENT_TRIGGERS, stored.triggers?.comment, sent, MAX_STORED_TRIGGERS, TRIGGERS);
+    conditions.push(...triggers.conditions);
+    set.push(...triggers.set);
   }
   // Defaults the merge filled in from `now` (seeding's immutable, the first enabledTime) apply only while nothing
   // is stored there, so a concurrent update that set them first keeps its value.

@@ -17,6 +17,7 @@ import { invalidFields } from '../core/errors';
 import { logger } from '../core/logger';
 import { STANDARD_COMMENT_TRIGGERS } from './activity-config';
 import { withoutUndefined } from '../core/objects';
+import { planTriggerMap } from './trigger-map';
 
 /** The huddle triggers (docs/decisions.md §7); seeding turns them on with the standard comment triggers. */
 export const HUDDLE_TRIGGERS = ['huddle.create', 'huddle.join'] as const;
@@ -135,7 +136,6 @@ export function planEmailUpdate(
   const conditions: ConfigCondition[] = [{ exists: SETTINGS }];
   if (providerKey.action === 'keep' && providerKey.masked !== undefined) conditions.push({ equals: ['providerKey', 'masked'], value: providerKey.masked });
 
-  const storedTriggers = stored.emailServiceConfig.triggers;
   if (seedsDefaults(stored, update)) {
     // The whole trigger map, computed by the merge, while still no trigger is stored; the defaults the merge
     // filled in around it apply as in the merge.
@@ -143,15 +143,10 @@ export function planEmailUpdate(
     set.push({ path: TRIGGERS, value: merged.emailServiceConfig.triggers });
     if (sent.type === undefined) set.push({ path: [...SETTINGS, 'type'], value: 'custom', ifAbsent: true });
     if (update.useEmailService === undefined) set.push({ path: ['useEmailService'], value: true });
-  } else if (sent.triggers !== undefined && storedTriggers === undefined) {
-    conditions.push({ absent: TRIGGERS });
-    set.push({ path: TRIGGERS, value: { ...sent.triggers } });
-  } else if (sent.triggers !== undefined && storedTriggers !== undefined && Object.keys(sent.triggers).length > 0) {
-    // One path per trigger. The map may have grown since the read; the limit must hold for what it holds now.
-    const added = Object.keys(sent.triggers).filter((trigger) => !Object.hasOwn(storedTriggers, trigger)).length;
-    conditions.push({ exists: TRIGGERS });
-    if (added > 0) conditions.push({ atMost: TRIGGERS, entries: MAX_STORED_TRIGGERS - added });
-    for (const [trigger, on] of Object.entries(sent.triggers)) set.push({ path: [...TRIGGERS, trigger], value: on });
+  } else {
+    const triggers = planTriggerMap(TRIGGERS, stored.emailServiceConfig.triggers, sent.triggers, MAX_STORED_TRIGGERS);
+    conditions.push(...triggers.conditions);
+    set.push(...triggers.set);
   }
   return { update: { set, remove, conditions } };
 }
