@@ -57,9 +57,17 @@ export interface LiveConnection extends LiveEditorRef {
   /** The editor's incarnation when the connection opened (its live edits are stamped with it). */
   incarnation: string;
   connectedAt: number;
-  /** Set when the connection was refused: said in the auth message of its first answer, then it is closed. */
-  refused?: { reason: string; code: number };
 }
+
+/** A connection that was refused: the reason is said in the auth message of its first answer, then it is closed. */
+export interface RefusedConnection {
+  connectionId: string;
+  encoding: LiveEncoding;
+  refused: { reason: string; code: number };
+}
+
+/** A connection's item: accepted, or refused (tell them apart with `'refused' in connection`). */
+export type StoredConnection = LiveConnection | RefusedConnection;
 
 /** Presence of one client (a Yjs client id) of a connection: the newest clock seen and its state (JSON, or null). */
 export interface ClientPresence {
@@ -116,7 +124,6 @@ function toConnection(item: Item): LiveConnection {
     encoding: item.encoding === 'base64' ? 'base64' : 'binary',
     incarnation: String(item.incarnation ?? ''),
     connectedAt: Number(item.connectedAt),
-    ...(typeof item.refusedReason === 'string' ? { refused: { reason: item.refusedReason, code: Number(item.refusedCode) } } : {}),
   };
 }
 
@@ -141,7 +148,7 @@ function toMember(item: Item): RoomMember {
  * Records an accepted connection: its item and its room entry, one write each (a connection that fails between
  * them is refused on its first message, having no room entry to be relayed through).
  */
-export async function putConnection(connection: Omit<LiveConnection, 'refused'>, role: Role, now = Date.now()): Promise<void> {
+export async function putConnection(connection: LiveConnection, role: Role, now = Date.now()): Promise<void> {
   const expiry = { [TTL_ATTRIBUTE]: ttl(now, CONNECTION_TTL_SECONDS) };
   await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...connectionKey(connection.connectionId), ...connection, ...expiry } }));
   await db.send(
@@ -190,19 +197,19 @@ const CACHED_CONNECTIONS = 10_000;
 const openConnections = new Map<string, LiveConnection>();
 
 /** The connection, read once per process while it is open (see openConnections); undefined when it is unknown. */
-export async function getOpenConnection(connectionId: string): Promise<ReturnType<typeof getConnection>> {
+export async function getOpenConnection(connectionId: string): Promise<StoredConnection | undefined> {
   const cached = openConnections.get(connectionId);
   if (cached !== undefined) return cached;
   const connection = await getConnection(connectionId);
-  if (connection !== undefined && connection.refused === undefined) {
+  if (connection !== undefined && !('refused' in connection)) {
     if (openConnections.size >= CACHED_CONNECTIONS) openConnections.delete(openConnections.keys().next().value as string);
-    openConnections.set(connectionId, connection as LiveConnection);
+    openConnections.set(connectionId, connection);
   }
   return connection;
 }
 
 /** The connection, or undefined when it is unknown (closed, or expired). */
-export async function getConnection(connectionId: string): Promise<LiveConnection | (Pick<LiveConnection, 'connectionId' | 'encoding' | 'refused'> & { refused: { reason: string; code: number } }) | undefined> {
+export async function getConnection(connectionId: string): Promise<StoredConnection | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId), ConsistentRead: true }));
   if (Item === undefined) return undefined;
   if (typeof Item.refusedReason === 'string') {

@@ -130,16 +130,15 @@ export async function onMessage(connectionId: string, frame: Frame, now = Date.n
     await deleteConnection(connectionId);
     return;
   }
-  if (connection.refused !== undefined) {
+  if ('refused' in connection) {
     await refuse(connection, connection.refused.reason);
     await deleteConnectionItem(connectionId);
     return;
   }
-  const known = connection as LiveConnection;
   const budget = takeFrame(connectionId, now);
   if (budget !== 'allowed') {
     // Past its budget: closed once, its later frames dropped (the provider reconnects and resyncs what they held).
-    if (budget === 'exceeded') await removeMember(known, known, TOO_MANY_MESSAGES, { revoked: true }, 'rate');
+    if (budget === 'exceeded') await removeMember(connection, connection, TOO_MANY_MESSAGES, { revoked: true }, 'rate');
     return;
   }
   // What the frame's messages make the service send to the room, one post per member at the end (room.ts Outbox);
@@ -149,29 +148,29 @@ export async function onMessage(connectionId: string, frame: Frame, now = Date.n
     let closed = false;
     // In order, as if each had come in a frame of its own (a batch carries several).
     try {
-      for (const bytes of await messagesOf(known, frame, now)) {
+      for (const bytes of await messagesOf(connection, frame, now)) {
         try {
-          await handleMessage(known, bytes, outbox, now);
+          await handleMessage(connection, bytes, outbox, now);
         } catch (error) {
           if (!(error instanceof ConnectionGoneError && error.connectionId === connectionId)) throw error;
           // Closed while its message was handled: what it sent is handled as a late message would be, when it comes
           // again; the rest of a batch is handled so now (its updates stored and relayed, the rest dropped).
-          if (!closed) await memberClosed(known, connectionId, { revoked: false });
+          if (!closed) await memberClosed(connection, connectionId, { revoked: false });
           closed = true;
         }
       }
     } finally {
-      await outbox.send(known);
+      await outbox.send(connection);
     }
   } catch (error) {
     if (error instanceof MessageTooLargeError) {
       logger.info('Live connection closed: it sent a message over the limit.', { connectionId });
-      await removeMember(known, known, MESSAGE_TOO_LARGE_REASON, { revoked: false }, 'too-large');
+      await removeMember(connection, connection, MESSAGE_TOO_LARGE_REASON, { revoked: false }, 'too-large');
       return;
     }
     if (!(error instanceof MalformedFrameError || error instanceof MalformedMessageError || error instanceof ChunkCountMismatchError)) throw error;
     logger.info('Live connection closed: it sent a frame that is not a protocol message.', { connectionId, reason: error.message });
-    await removeMember(known, known, error instanceof ChunkCountMismatchError ? `Malformed frame: ${error.message}` : error.message, { revoked: false }, 'malformed');
+    await removeMember(connection, connection, error instanceof ChunkCountMismatchError ? `Malformed frame: ${error.message}` : error.message, { revoked: false }, 'malformed');
   }
 }
 
@@ -362,9 +361,9 @@ async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: 
 export async function onDisconnect(connectionId: string): Promise<void> {
   const connection = await getConnection(connectionId);
   if (connection === undefined) return;
-  if (connection.refused !== undefined) {
+  if ('refused' in connection) {
     await deleteConnectionItem(connectionId);
     return;
   }
-  await memberClosed(connection as LiveConnection, connectionId, { revoked: false });
+  await memberClosed(connection, connectionId, { revoked: false });
 }
