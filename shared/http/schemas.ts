@@ -317,6 +317,12 @@ export const CRDT_CONTENT_RULES = [
   // Content in a format is for xml editors only, and comes with its format.
   { if: requires('format', 'type'), then: { properties: { type: { const: 'xml' } } } },
   { if: requires('content'), then: requires('format') },
+  // HTML and Markdown are strings, ProseMirror JSON a document object (whose nodes the domain checks, as it parses XML).
+  { if: { properties: { format: { enum: ['html', 'markdown'] } }, required: ['format'] }, then: { properties: { content: { type: 'string' } } } },
+  {
+    if: { properties: { format: { const: 'prosemirror-json' } }, required: ['format'] },
+    then: { properties: { content: { type: 'object', properties: { type: { const: 'doc' } }, required: ['type'] } } },
+  },
   ...CRDT_TYPES.map((type) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: { properties: { data: CRDT_DATA[type] } } })),
 ];
 
