@@ -5,14 +5,17 @@
  */
 const transform = {
   // Transpile only: the type check is `npm run typecheck`. @middy/core and request-filtering-agent ship ESM only, so
-  // they are transformed too.
+  // they are transformed too; so are the ESM-only packages under linkedom (the formats' DOM: css-select, cssomnom and
+  // what css-select brings), which Node's require loads but Jest's module system does not.
   '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true } }],
 };
 const common = {
   transform,
   // Yjs loaded twice in one test file fails it (the module says why).
   setupFilesAfterEnv: ['<rootDir>/test/support/one-yjs.ts'],
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|request-filtering-agent)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@middy|request-filtering-agent|css-select|css-what|cssomnom|nth-check|boolbase|domhandler|domutils|dom-serializer|domelementtype|entities)/)',
+  ],
   testEnvironment: 'node',
 };
 

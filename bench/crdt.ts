@@ -8,6 +8,29 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { median, startBenchStack, type BenchStack } from './harness';
 import { transactionWriteUnits } from '../test/support/capacity-meter';
 
+/**
+ * Markdown of about `chars` characters as people write it: headings, paragraphs with bold, italic, links and code,
+ * lists, quotes, code blocks and a table, repeated; each section's text differs (a counter) so nothing compresses
+ * into repeats.
+ */
+export function sampleMarkdown(chars: number): string {
+  const sections: string[] = [];
+  let length = 0;
+  for (let i = 0; length < chars; i += 1) {
+    const section = [
+      `## Section ${i}`,
+      `Paragraph ${i} with **bold ${i}**, *italic*, ~~struck~~, \`code ${i}\` and a [link](https://example.com/${i}). ${'Plain words follow here. '.repeat(6)}`,
+      `- item ${i}.1 with **weight**\n- item ${i}.2\n- item ${i}.3`,
+      `> A quote of section ${i}.`,
+      `\`\`\`ts\nconst section${i} = ${i};\n\`\`\``,
+      `| key | value |\n| --- | --- |\n| k${i} | v${i} |`,
+    ].join('\n\n');
+    sections.push(section);
+    length += section.length + 2;
+  }
+  return sections.join('\n\n');
+}
+
 /** Characters of text: the Add request stays just under the 1 MiB body limit, the state just under 1 MiB. */
 const TEXT_CHARS = 1_048_000;
 const RUNS = 7;
@@ -110,6 +133,35 @@ export async function run(): Promise<void> {
       client.getText('content').insert(0, `client-${i}: `);
       return post('/v2/crdt/update', { editorId: 'e2', yjsUpdate: Buffer.from(Y.encodeStateAsUpdate(client, known)).toString('base64') });
     }));
+
+    // An xml editor whose Yjs state is ~1 MB (250 KB of Markdown) read as Markdown and HTML (decisions §15; issue 32 goal: export ≤ 500 ms).
+    const markdown = sampleMarkdown(250_000);
+    await post('/v2/crdt/add', { editorId: 'rich-warm', type: 'xml', format: 'markdown', content: '# warm' });
+    await post('/v2/crdt/get', { editorId: 'rich-warm', format: 'html' });
+    rows.push(await measured(bench, writes, `add xml from Markdown (${(markdown.length / 1e6).toFixed(2)} MB)`, 3, (i) =>
+      post('/v2/crdt/add', { editorId: `rich${i}`, type: 'xml', format: 'markdown', content: markdown }),
+    ));
+    const richState = (await post('/v2/crdt/get', { editorId: 'rich0', format: 'yjs' })).body.result.data[0].state as string;
+    const richBytes = Buffer.from(richState, 'base64').length;
+    for (const format of ['markdown', 'html', 'prosemirror-json', 'text']) {
+      rows.push(await measured(bench, writes, `get xml (Yjs state ${(richBytes / 1e6).toFixed(2)} MB), format ${format}`, RUNS, () =>
+        post('/v2/crdt/get', { editorId: 'rich0', format }),
+      ));
+    }
+    rows.push(await measured(bench, writes, 'update xml from Markdown, one paragraph changed', 3, (i) =>
+      post('/v2/crdt/update', { editorId: 'rich1', format: 'markdown', content: markdown.replace('Paragraph 5 ', `Paragraph 5 (edit ${i}) `) }),
+    ));
+    // The conversion alone, in this process, as the function runs it after reading the state.
+    const { renderXml } = await import('../shared/domain/crdt/formats/index');
+    const richStateBytes = Buffer.from(richState, 'base64');
+    for (const format of ['markdown', 'html'] as const) {
+      const samples = Array.from({ length: RUNS }, () => {
+        const started = performance.now();
+        renderXml(richStateBytes, 'content', format);
+        return performance.now() - started;
+      });
+      rows.push({ operation: `conversion alone (in process), ${format}`, ms: median(samples), read: 0, write: 0, calls: 0 });
+    }
 
     console.log(`\nCRDT data, one editor with a Yjs state of ${stateBytes} bytes (${Math.ceil(stateBytes / (300 * 1024))} items); medians`);
     console.log('Reads strongly consistent (1 RCU per 4 KB); transactional writes at 2 WCU per item per started KB.\n');

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { READ_FORMATS } from '../../shared/domain/crdt/format-rules';
 import { getCrdtData } from '../../shared/domain/crdt/reads';
 import { operation } from '../../shared/http/operation';
 import { answer, clientObject } from '../../shared/http/results';
@@ -8,8 +9,12 @@ export const schema = z.object({
   organizationId: clientId(),
   documentId: clientId(),
   editorId: z.optional(clientId()),
-  /** `yjs` adds each editor's Yjs state (base64), type and contentKey, for an editor to load. */
-  format: z.optional(z.enum(['json', 'yjs'])),
+  /**
+   * `json` (default): the plain value. `yjs` adds each editor's Yjs state (base64), type and contentKey, for an
+   * editor to load. xml editors also `prosemirror-json`, `html`, `markdown`, `text`; text editors `delta`
+   * (decisions §15); a format that does not fit an editor's type is INVALID_ARGUMENT.
+   */
+  format: z.optional(z.enum(READ_FORMATS)),
 });
 
 /** What every record has besides its content: the editor id, and when and by whom (null: not said) it was last changed. */
@@ -24,7 +29,11 @@ const array = () => z.array(z.unknown());
 const yjsRecord = <T extends string, D extends z.core.SomeType>(type: T, data: D) =>
   z.object({ data, ...head, state: z.string(), type: z.literal(type), contentKey: z.string() });
 
-/** One record per editor (none for an unknown editorId); `format: 'json'` (the default) gives the plain value only. */
+/**
+ * One record per editor (none for an unknown editorId); `format: 'json'` (the default) gives the plain value only,
+ * the readable formats `data` in that format: a string (html, markdown, text), a ProseMirror JSON object, or a
+ * text's delta (an array).
+ */
 export const result = answer(
   z.array(
     z.union([
@@ -43,6 +52,7 @@ export const handler = operation({
   result,
   handle: async ({ data, caller }) => ({
     message: 'CRDT data retrieved successfully.',
-    data: await getCrdtData(caller.apiKeyId, data),
+    // The converters (ProseMirror, markdown-it, a DOM) load only for a readable format: not at cold start.
+    data: await getCrdtData(caller.apiKeyId, data, () => import('../../shared/domain/crdt/formats/index')),
   }),
 });

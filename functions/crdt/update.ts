@@ -6,7 +6,8 @@ import { CRDT_CONTENT_RULES, crdtFields, documentedRules, requires } from '../..
 
 /**
  * Either the fields of Add (the content is replaced through Yjs operations; without `type` the stored type and
- * contentKey are kept) or `yjsUpdate`, merged as it is.
+ * contentKey are kept; an xml editor's content may come as `format` + `content`, decisions §15) or `yjsUpdate`,
+ * merged as it is.
  */
 export const schema = documentedRules(
   z.object({
@@ -16,10 +17,11 @@ export const schema = documentedRules(
   {
     required: ['organizationId', 'documentId', 'editorId'],
     allOf: CRDT_CONTENT_RULES,
-    // `data` (with its `type`, or keeping the stored one) or `yjsUpdate`, never both.
+    // `data` (with its `type`, or keeping the stored one), `format` + `content`, or `yjsUpdate`: one of them.
     anyOf: [
-      { ...requires('data'), not: requires('yjsUpdate') },
-      { ...requires('yjsUpdate'), not: { anyOf: [requires('type'), requires('data')] } },
+      { ...requires('data'), not: { anyOf: [requires('yjsUpdate'), requires('format'), requires('content')] } },
+      { ...requires('format', 'content'), not: { anyOf: [requires('yjsUpdate'), requires('data')] } },
+      { ...requires('yjsUpdate'), not: { anyOf: [requires('type'), requires('data'), requires('format'), requires('content')] } },
     ],
   },
 );
@@ -31,7 +33,8 @@ export const handler = operation({
   schema,
   result,
   handle: async ({ data, caller }) => {
-    await updateCrdtData(caller.apiKeyId, data);
+    // The converters (ProseMirror, markdown-it, a DOM) load only for content in a format: not at cold start.
+    await updateCrdtData(caller.apiKeyId, data, Date.now(), () => import('../../shared/domain/crdt/formats/index'));
     return { message: 'CRDT data updated successfully.' };
   },
 });

@@ -13,6 +13,8 @@ import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { CRDT_TYPES } from '../db/crdt';
 import { ACCESS_TYPES } from '../db/organization';
+import { WRITE_FORMATS } from '../domain/crdt/format-rules';
+import { clientObject } from './results';
 
 z.config(en());
 // A missing field reads "Required." rather than "expected string, received undefined".
@@ -298,6 +300,9 @@ export const crdtFields = () => ({
   data: z.optional(z.unknown()),
   contentKey: z.optional(clientId()),
   userId: z.optional(clientId()),
+  /** xml editors: `content` as ProseMirror JSON (an object), HTML or Markdown (strings), in place of `data` (decisions §15). */
+  format: z.optional(z.enum(WRITE_FORMATS)),
+  content: z.optional(z.union([z.string(), clientObject()])),
 });
 
 /** The `data` each CRDT type takes (checkContent in shared/domain/crdt/input-rules.ts), as JSON Schema. */
@@ -309,6 +314,15 @@ const CRDT_DATA: Record<(typeof CRDT_TYPES)[number], { type: string }> = { text:
  */
 export const CRDT_CONTENT_RULES = [
   { properties: { editorId: { minLength: 1 } } },
+  // Content in a format is for xml editors only, and comes with its format.
+  { if: requires('format', 'type'), then: { properties: { type: { const: 'xml' } } } },
+  { if: requires('content'), then: requires('format') },
+  // HTML and Markdown are strings, ProseMirror JSON a document object (whose nodes the domain checks, as it parses XML).
+  { if: { properties: { format: { enum: ['html', 'markdown'] } }, required: ['format'] }, then: { properties: { content: { type: 'string' } } } },
+  {
+    if: { properties: { format: { const: 'prosemirror-json' } }, required: ['format'] },
+    then: { properties: { content: { type: 'object', properties: { type: { const: 'doc' } }, required: ['type'] } } },
+  },
   ...CRDT_TYPES.map((type) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: { properties: { data: CRDT_DATA[type] } } })),
 ];
 

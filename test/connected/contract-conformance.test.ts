@@ -37,6 +37,9 @@ const NOT_IN_THE_DOCUMENT: RegExp[] = [
   // Content a schema cannot parse: a Yjs update that must decode, XML that must parse.
   /^yjsUpdate must be a base64-encoded Yjs update\.$/,
   /^Data is not valid XML: /,
+  // ProseMirror JSON whose nodes, marks and attributes must fit the schema of decisions §15 (as XML must parse).
+  /^Content is not valid ProseMirror JSON: /,
+  /^Content is not valid: /,
   // A public key must encrypt (the probe): a pattern cannot tell an RSA modulus from an even number.
   /^Cannot encrypt with this key: /,
 ];

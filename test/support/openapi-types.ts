@@ -4423,18 +4423,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: {
+                    data: ({
                         organizationId: string;
                         documentId: string;
                         editorId: "" | string;
                         /** @enum {string} */
                         type: "text" | "map" | "array" | "xml";
-                        data: unknown;
+                        data?: unknown;
                         contentKey?: string;
                         userId?: string;
+                        /** @enum {string} */
+                        format?: "prosemirror-json" | "html" | "markdown";
+                        content?: string | {
+                            [key: string]: unknown;
+                        };
                     } & ({
                         editorId: unknown;
-                    } & unknown & unknown & unknown & unknown);
+                    } & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown)) | {
+                        data: unknown;
+                    } | {
+                        format: unknown;
+                        content: unknown;
+                    };
                 };
             };
         };
@@ -4481,7 +4491,7 @@ export interface operations {
                         documentId: string;
                         editorId?: string;
                         /** @enum {string} */
-                        format?: "json" | "yjs";
+                        format?: "json" | "prosemirror-json" | "html" | "markdown" | "text" | "delta" | "yjs";
                     };
                 };
             };
@@ -4589,11 +4599,19 @@ export interface operations {
                         data?: unknown;
                         contentKey?: string;
                         userId?: string;
+                        /** @enum {string} */
+                        format?: "prosemirror-json" | "html" | "markdown";
+                        content?: string | {
+                            [key: string]: unknown;
+                        };
                         yjsUpdate?: string;
                     } & ({
                         editorId: unknown;
-                    } & unknown & unknown & unknown & unknown)) | {
+                    } & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown)) | {
                         data: unknown;
+                    } | {
+                        format: unknown;
+                        content: unknown;
                     } | {
                         yjsUpdate: unknown;
                     };

@@ -80,14 +80,23 @@ describe('the document states the cross-field rules', () => {
     expect(rules).toContainEqual({ if: { properties: { type: { const: 'map' } }, required: ['type'] }, then: { properties: { data: { type: 'object' } } } });
   });
 
-  it('crdt/update: data or yjsUpdate, never both; type is optional', () => {
+  it('crdt/update: data, format + content, or yjsUpdate, one of them; type is optional', () => {
     const data = request('/v2/crdt/update');
 
     expect(data.required).toEqual(['organizationId', 'documentId', 'editorId']);
     expect(data.anyOf).toEqual([
-      expect.objectContaining({ required: ['data'], not: expect.objectContaining({ required: ['yjsUpdate'] }) }),
+      expect.objectContaining({ required: ['data'], not: expect.objectContaining({ anyOf: expect.arrayContaining([expect.objectContaining({ required: ['yjsUpdate'] })]) }) }),
+      expect.objectContaining({ required: ['format', 'content'], not: expect.objectContaining({ anyOf: expect.arrayContaining([expect.objectContaining({ required: ['data'] })]) }) }),
       expect.objectContaining({ required: ['yjsUpdate'] }),
     ]);
+  });
+
+  it('crdt/add: data, or format + content (xml editors only)', () => {
+    const data = request('/v2/crdt/add');
+
+    expect(data.required).toEqual(['organizationId', 'documentId', 'editorId', 'type']);
+    expect(data.anyOf).toEqual([expect.objectContaining({ required: ['data'] }), expect.objectContaining({ required: ['format', 'content'] })]);
+    expect(data.allOf).toContainEqual({ if: expect.objectContaining({ required: ['format', 'type'] }), then: { properties: { type: { const: 'xml' } } } });
   });
 
   it('memory/suggest: documentId needs organizationId', () => {

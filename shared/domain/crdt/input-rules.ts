@@ -5,6 +5,7 @@
  */
 import type { CrdtType } from '../../db/crdt';
 import { InvalidArgumentError } from '../../core/errors';
+import { checkWriteFormat, type WriteFormat } from './format-rules';
 import { MAX_DEPTH, isObject, tooDeep, type JsonValue } from './json-value';
 import { parseXml, type XmlNode } from './xml';
 
@@ -61,4 +62,20 @@ function checkedContent(type: CrdtType, data: unknown): CheckedContent {
   checkDepth(data, 0);
   if (type === 'xml') return { type, data: data as JsonValue, parsedXml: parseXml(data as string) };
   return { type, data: data as JsonValue };
+}
+
+/**
+ * Content given as `format` + `content` (decisions §15) instead of `data`: both present, no `data` beside them,
+ * and the format one that `type` (when given) takes. Throws InvalidArgumentError; returns the format. `content`
+ * itself is checked when it is parsed (formats/).
+ */
+export function checkFormattedInput(input: { type?: CrdtType; data?: unknown; format?: WriteFormat; content?: unknown }): WriteFormat | undefined {
+  if (input.format === undefined) {
+    if (input.content !== undefined) throw new InvalidArgumentError('Content is only taken with a format (prosemirror-json, html or markdown).');
+    return undefined;
+  }
+  if (input.data !== undefined) throw new InvalidArgumentError('Provide either data or format and content, not both.');
+  if (input.content === undefined) throw new InvalidArgumentError('Content is required with a format.');
+  if (input.type !== undefined) checkWriteFormat(input.type, input.format);
+  return input.format;
 }

@@ -21,7 +21,8 @@ import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../d
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { relayEditorChange } from '../live/room';
-import { checkContent, checkContentOfStoredType, checkEditorId } from './input-rules';
+import { checkWriteFormat, type LoadFormats, type WriteFormat } from './format-rules';
+import { checkContent, checkContentOfStoredType, checkEditorId, checkFormattedInput } from './input-rules';
 import { buildState, editorState, mergeUpdate, replacementOf } from './yjs-state';
 
 export const DEFAULT_CONTENT_KEY = 'content';
@@ -34,6 +35,9 @@ export interface CrdtContentInput {
   data?: unknown;
   contentKey?: string;
   userId?: string;
+  /** xml editors: the content as ProseMirror JSON, HTML or Markdown (decisions §15), in place of `data`. */
+  format?: WriteFormat;
+  content?: unknown;
 }
 
 export interface CrdtUpdateInput extends CrdtContentInput {
@@ -49,21 +53,42 @@ function checkStateSize(state: Uint8Array): Uint8Array {
   return state;
 }
 
+/** The formats module, loaded by the caller's dynamic import (only the functions that convert pass one). */
+async function formatsFrom(loadFormats: LoadFormats | undefined) {
+  if (loadFormats === undefined) throw new Error('Content in a format needs the formats module.');
+  return loadFormats();
+}
+
 /** Sends an editor's writes with the document's migration-lock check in the same transaction. */
 const guardedBy = (apiKeyId: string, organizationId: string, documentId: string): TransactionWriter => (items) =>
   transactGuarded(apiKeyId, items, documentsIn(organizationId, [documentId]));
 
 /**
- * Creates the editor's data. The organization and document are created when missing (like a first write in an
- * editor), so the data is listed with its document and moves with it. Throws InvalidArgumentError for the
- * input rules, AlreadyExistsError when the editor already has data, FailedPreconditionError when the document
- * is being migrated.
+ * The type and first state of a new editor: from `data`, or for an xml editor from `format` + `content` (parsed and
+ * written as y-prosemirror writes a ProseMirror document). Throws InvalidArgumentError for the input rules.
  */
-export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now = Date.now()): Promise<void> {
+async function firstContent(input: CrdtContentInput, contentKey: string, loadFormats: LoadFormats | undefined): Promise<{ type: CrdtType; state: Uint8Array }> {
+  const format = checkFormattedInput(input);
+  if (format === undefined) {
+    const { type, data, parsedXml } = checkContent(input.type, input.data);
+    return { type, state: buildState(type, contentKey, data, parsedXml) };
+  }
+  if (input.type === undefined) throw new InvalidArgumentError('Type is required.');
+  const formats = await formatsFrom(loadFormats);
+  return { type: input.type, state: formats.xmlStateOf(contentKey, formats.parseContent(format, input.content)) };
+}
+
+/**
+ * Creates the editor's data. The organization and document are created when missing (like a first write in an
+ * editor), so the data is listed with its document and moves with it. Content in a `format` needs `loadFormats`
+ * (the caller's dynamic import of formats/). Throws InvalidArgumentError for the input rules, AlreadyExistsError
+ * when the editor already has data, FailedPreconditionError when the document is being migrated.
+ */
+export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now = Date.now(), loadFormats?: LoadFormats): Promise<void> {
   const editorId = checkEditorId(input.editorId);
-  const { type, data, parsedXml } = checkContent(input.type, input.data);
   const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
-  const state = checkStateSize(buildState(type, contentKey, data, parsedXml));
+  const { type, state: built } = await firstContent(input, contentKey, loadFormats);
+  const state = checkStateSize(built);
   const { organizationId, documentId } = input;
   const structure = (await getDocument(apiKeyId, organizationId, documentId))
     ? []
@@ -89,7 +114,8 @@ function checkContentKey(given: string | undefined, stored: string): void {
 }
 
 /**
- * Replaces the editor's content (`type` + `data`, applied as Yjs operations) or merges a client's `yjsUpdate`.
+ * Replaces the editor's content (`type` + `data`, applied as Yjs operations; or, for xml, `format` + `content`,
+ * applied as y-prosemirror's diff, which needs `loadFormats`) or merges a client's `yjsUpdate`.
  * Concurrent updates of one editor all succeed and merge as Yjs merges concurrent edits (shared/db/crdt.ts): a
  * replacement is the set of operations that turns the content it read into `data`, so replacements running at the
  * same time merge like two clients' edits, and one that starts after another answered makes the content exactly
@@ -98,15 +124,28 @@ function checkContentKey(given: string | undefined, stored: string): void {
  * input rules, NotFoundError when the editor has no data, FailedPreconditionError when the document is being
  * migrated.
  */
-export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, now = Date.now()): Promise<void> {
+export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, now = Date.now(), loadFormats?: LoadFormats): Promise<void> {
   const ref: EditorRef = { organizationId: input.organizationId, documentId: input.documentId, editorId: checkEditorId(input.editorId) };
   await assertDocumentsWritable(apiKeyId, documentsIn(ref.organizationId, [ref.documentId]));
   // The change to the editor's whole state (deltas included), and the same change as an update of its own.
   let change: (current: StoredEditor, state: Uint8Array) => { state: Uint8Array; delta: Uint8Array };
   if (input.yjsUpdate !== undefined) {
-    if (input.type !== undefined || input.data !== undefined) throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');
+    if (input.type !== undefined || input.data !== undefined || input.format !== undefined || input.content !== undefined) {
+      throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');
+    }
     const update = decodeUpdate(input.yjsUpdate);
     change = (current, state) => ({ state: mergeUpdate(state, update, current.type, current.contentKey), delta: update });
+  } else if (checkFormattedInput(input) !== undefined) {
+    // Parsed before storage is read: content that does not parse writes nothing.
+    const format = input.format!;
+    const formats = await formatsFrom(loadFormats);
+    const doc = formats.parseContent(format, input.content);
+    change = (current, state) => {
+      checkWriteFormat(current.type, format);
+      if (input.type !== undefined && input.type !== current.type) throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
+      checkContentKey(input.contentKey, current.contentKey);
+      return formats.replaceXmlContent(state, current.contentKey, doc);
+    };
   } else if (input.type === undefined) {
     // Without `type`, the content keeps the editor's type (and contentKey): its data is checked against it.
     if (input.data === undefined) throw new InvalidArgumentError('Data is required.');

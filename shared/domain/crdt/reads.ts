@@ -3,9 +3,11 @@
  * editor as the webhook worker presents it. Apart from the writes (operations.ts) so that a reader's bundle carries
  * neither the write path nor the live connections' client it relays through.
  */
-import { ServiceError } from '../../core/errors';
+import { FailedPreconditionError, ServiceError } from '../../core/errors';
 import { getEditor, listEditors, type StoredEditor } from '../../db/crdt';
-import { editorState, readContent, type CrdtContent, type CrdtValue } from './yjs-state';
+import type { JsonValue } from './json-value';
+import { checkReadFormat, isReadableXmlFormat, type LoadFormats, type ReadFormat } from './format-rules';
+import { editorState, readContent, textDelta, type CrdtContent, type CrdtValue } from './yjs-state';
 
 /**
  * A Lambda response holds at most 6 MB, and carries the body as a JSON string (escaped once more): records whose
@@ -13,7 +15,10 @@ import { editorState, readContent, type CrdtContent, type CrdtValue } from './yj
  */
 const MAX_RESPONSE_BYTES = 6_000_000;
 
-/** The record of Get CRDT Data in `format: 'json'`: the plain value and who changed it when. */
+/**
+ * The record of Get CRDT Data in `format: 'json'`: the plain value and who changed it when. In the readable formats
+ * (decisions §15) `data` is the content in that format: ProseMirror JSON, HTML, Markdown or text, or a text's delta.
+ */
 export interface CrdtJsonRecord {
   data: CrdtValue;
   id: string;
@@ -27,8 +32,27 @@ export type CrdtYjsRecord = Omit<CrdtJsonRecord, 'data'> & CrdtContent & { state
 
 export type CrdtRecord = CrdtJsonRecord | CrdtYjsRecord;
 
-function toRecord(editor: StoredEditor, format: 'json' | 'yjs'): CrdtRecord {
+/** Converts an xml editor's state to a readable format (formats/, loaded only by the functions that convert). */
+type XmlRenderer = Awaited<ReturnType<LoadFormats>>['renderXml'];
+
+/** The content of an editor in `format` (one that fits its type, see checkReadFormat): Get's `data`. */
+function formatted(editor: StoredEditor, state: Uint8Array, format: ReadFormat, renderXml: XmlRenderer | undefined): CrdtValue {
+  if (format === 'delta') return textDelta(state, editor.contentKey) as JsonValue[];
+  if (!isReadableXmlFormat(format) || renderXml === undefined) return readContent(state, editor.type, editor.contentKey).data;
+  try {
+    return renderXml(state, editor.contentKey, format);
+  } catch (error) {
+    // A stored fragment holds what a client wrote; one that no ProseMirror document can hold (text embeds, say) is
+    // the content's condition, not a server fault.
+    throw new FailedPreconditionError(`Editor ${editor.editorId} cannot be read in format ${format}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function toRecord(editor: StoredEditor, format: ReadFormat, renderXml?: XmlRenderer): CrdtRecord {
   const state = editorState(editor);
+  if (format !== 'json' && format !== 'yjs') {
+    return { data: formatted(editor, state, format, renderXml), id: editor.editorId, lastUpdate: editor.lastUpdate, lastUpdatedBy: editor.lastUpdatedBy, sessionId: editor.sessionId };
+  }
   const content = readContent(state, editor.type, editor.contentKey);
   const record: CrdtJsonRecord = {
     data: content.data,
@@ -43,18 +67,26 @@ function toRecord(editor: StoredEditor, format: 'json' | 'yjs'): CrdtRecord {
 }
 
 /**
- * The CRDT data of one editor (an empty array when it has none) or of every editor of the document. Throws
- * ServiceError OUT_OF_RANGE when the records would not fit a response.
+ * The CRDT data of one editor (an empty array when it has none) or of every editor of the document, in `format`
+ * (decisions §15; default `json`). The readable xml formats need `loadFormats` (the caller's dynamic import of
+ * formats/). Throws InvalidArgumentError when an editor's type has no such format (`Format html is not available
+ * for type text.`), FailedPreconditionError when stored xml content cannot be converted, ServiceError OUT_OF_RANGE
+ * when the records would not fit a response.
  */
 export async function getCrdtData(
   apiKeyId: string,
-  input: { organizationId: string; documentId: string; editorId?: string; format?: 'json' | 'yjs' },
+  input: { organizationId: string; documentId: string; editorId?: string; format?: ReadFormat },
+  loadFormats?: LoadFormats,
 ): Promise<CrdtRecord[]> {
   const { organizationId, documentId, editorId } = input;
+  const format = input.format ?? 'json';
   const editors = editorId === undefined
     ? await listEditors(apiKeyId, organizationId, documentId)
     : [await getEditor(apiKeyId, { organizationId, documentId, editorId })].filter((editor) => editor !== undefined);
-  const records = editors.map((editor) => toRecord(editor, input.format ?? 'json'));
+  for (const editor of editors) checkReadFormat(editor.type, format);
+  if (isReadableXmlFormat(format) && editors.length > 0 && loadFormats === undefined) throw new Error(`Format ${format} needs the formats module.`);
+  const renderXml = isReadableXmlFormat(format) && editors.length > 0 ? (await loadFormats!()).renderXml : undefined;
+  const records = editors.map((editor) => toRecord(editor, format, renderXml));
   if (Buffer.byteLength(JSON.stringify(JSON.stringify(records))) > MAX_RESPONSE_BYTES) {
     throw new ServiceError('OUT_OF_RANGE', 'The CRDT data requested exceeds the response size limit; read one editor at a time, in format json.');
   }

@@ -139,6 +139,21 @@ export function readContent(state: Uint8Array, type: CrdtType, contentKey: strin
   return rootContent(load(state), type, contentKey);
 }
 
+/**
+ * A text editor's content as its Y.Text delta (`[{insert, attributes?}]`, formatting attributes included); embeds
+ * as their plain JSON value.
+ */
+export function textDelta(state: Uint8Array, contentKey: string): Array<{ insert: JsonValue; attributes?: JsonObject }> {
+  const delta = load(state).getText(contentKey).toDelta() as Array<{ insert: unknown; attributes?: Record<string, unknown> }>;
+  return delta.map(({ insert, attributes }) => ({
+    insert: typeof insert === 'string' ? insert : plain(insert, 1),
+    ...(attributes === undefined ? {} : { attributes: plainMapOf(attributes) }),
+  }));
+}
+
+const plainMapOf = (attributes: Record<string, unknown>): JsonObject =>
+  Object.fromEntries(Object.entries(attributes).map(([key, value]) => [key, plain(value, 1)]));
+
 /** The plain value of a state: a string for text and xml (its canonical string form), an object, or an array. */
 export function readValue(state: Uint8Array, type: CrdtType, contentKey: string): CrdtValue {
   return readContent(state, type, contentKey).data;
