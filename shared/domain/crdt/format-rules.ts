@@ -5,12 +5,6 @@
 import type { CrdtType } from '../../db/crdt';
 import { InvalidArgumentError } from '../../core/errors';
 
-/**
- * Loads formats/ (ProseMirror, markdown-it, a DOM): the functions that convert pass `() => import(...)`, so the
- * libraries stay out of every other bundle and out of every cold start (infra/bundling.ts splits dynamic imports).
- */
-export type LoadFormats = () => Promise<typeof import('./formats/index')>;
-
 /** Every `format` of Get CRDT Data; `json` is the default. */
 export const READ_FORMATS = ['json', 'prosemirror-json', 'html', 'markdown', 'text', 'delta', 'yjs'] as const;
 export type ReadFormat = (typeof READ_FORMATS)[number];

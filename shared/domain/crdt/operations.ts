@@ -21,7 +21,8 @@ import { ensureOrganizationItem, getDocument, upsertDocumentItem } from '../../d
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../../core/errors';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { relayEditorChange } from '../live/room';
-import { checkWriteFormat, type LoadFormats, type WriteFormat } from './format-rules';
+import { checkWriteFormat, type WriteFormat } from './format-rules';
+import type { LoadFormats } from './formats/index';
 import { checkContent, checkContentOfStoredType, checkEditorId, checkFormattedInput } from './input-rules';
 import { buildState, editorState, mergeUpdate, replacementOf } from './yjs-state';
 

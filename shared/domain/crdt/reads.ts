@@ -6,7 +6,8 @@
 import { FailedPreconditionError, ServiceError } from '../../core/errors';
 import { getEditor, listEditors, type StoredEditor } from '../../db/crdt';
 import type { JsonValue } from './json-value';
-import { checkReadFormat, isReadableXmlFormat, type LoadFormats, type ReadFormat } from './format-rules';
+import { checkReadFormat, isReadableXmlFormat, type ReadFormat } from './format-rules';
+import type { LoadFormats } from './formats/index';
 import { editorState, readContent, textDelta, type CrdtContent, type CrdtValue } from './yjs-state';
 
 /**

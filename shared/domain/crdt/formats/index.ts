@@ -18,6 +18,21 @@ import { fromHtml, toHtml } from './html';
 import { markdownParser, toMarkdown } from './markdown';
 import { readingSchema, schema, type NodeJson } from './schema';
 
+/**
+ * Loads this module (ProseMirror, markdown-it, a DOM): the functions that convert pass `() => import(...)`, so the
+ * libraries stay out of every other bundle and out of every cold start (infra/bundling.ts splits dynamic imports).
+ * A type only: the modules that take a loader import nothing of this one at run time.
+ */
+export type LoadFormats = () => Promise<FormatsModule>;
+
+/** What the modules that take a loader use of this one. */
+export interface FormatsModule {
+  parseContent: typeof parseContent;
+  xmlStateOf: typeof xmlStateOf;
+  replaceXmlContent: typeof replaceXmlContent;
+  renderXml: typeof renderXml;
+}
+
 /** What an error message quotes of the content at most. */
 const QUOTE_CHARS = 200;
 const clip = (text: string) => (text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}…` : text);
