@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { routes, type AuthLevel, type Route } from '../shared/routes';
+import { routeDocs } from '../shared/route-docs';
+import { routes, type AuthLevel, type Route, type RoutePath } from '../shared/routes';
 import { STATUS_BY_CODE } from '../shared/core/errors';
 import * as z from 'zod/mini';
 
@@ -178,8 +179,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 };
 
 function descriptionOf(route: Route): string {
-  if (!route.description) throw new Error(`The route table's entry for ${route.path} has no description.`);
-  return route.description;
+  const description = routeDocs[route.path as RoutePath]?.description;
+  if (!description) throw new Error(`shared/route-docs.ts has no description for ${route.path}.`);
+  return description;
 }
 
 export function buildOpenApiDocument(): Record<string, unknown> {
@@ -194,7 +196,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       post: {
         operationId: operationIdOf(route.path),
         tags: [route.entry.split('/')[1]],
-        summary: route.summary,
+        summary: routeDocs[route.path].summary,
         description: descriptionOf(route),
         ...(route.path.startsWith('/v1/') ? { deprecated: true } : {}),
         security: SECURITY[route.auth],

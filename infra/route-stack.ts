@@ -5,11 +5,11 @@
  * stage, workers, deploy tasks) and one resource per nested stack.
  *
  * Grouping rule: the area is the path's first segment after the version (`/v2/organizations/documents/get` →
- * organizations). An area with more than ROUTES_PER_STACK routes is split, in route-table order, into nested stacks
- * of ROUTES_PER_STACK routes each. Because the split follows table order, a route added after its area's existing
- * entries moves no other route; one inserted before them shifts the later ones into the next nested stack, and
- * API Gateway refuses to create a route key that the old nested stack still holds until its cleanup (the deployment
- * fails and rolls back). Add routes after their area's existing entries.
+ * organizations), and each area's routes fill nested stacks of at most ROUTES_PER_STACK. Which stack a deployed route
+ * is in is recorded in infra/route-stacks.json and never derived from the table's order: a route that moved to
+ * another nested stack would fail the deployment (API Gateway refuses to create a route key the old nested stack still
+ * holds until its cleanup, and the update rolls back). A route not recorded yet goes to its area's last nested stack
+ * with room, or a new one; `npm run route-stacks` records it, and test/infra/route-stacks.test.ts fails until it is.
  */
 import { NestedStack, Validations } from 'aws-cdk-lib';
 import { type HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -17,6 +17,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { Construct } from 'constructs';
 import { routeId, type Route } from '../shared/routes';
 import { functionFaultAlarms } from './alarms';
+import recordedRouteStacks from './route-stacks.json';
 import { routeLimits } from './limits';
 import { ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings } from './service-function';
 
@@ -49,22 +50,57 @@ export interface RouteGroup {
   readonly routes: readonly Route[];
 }
 
-/** The routes' nested stacks: one per area, split in table order every `routesPerStack` routes. */
-export function groupRoutes(routes: readonly Route[], routesPerStack = ROUTES_PER_STACK): RouteGroup[] {
-  const byArea = new Map<string, Route[]>();
+/** The nested stack of each deployed route, by path (see the module comment). */
+export const RECORDED_ROUTE_STACKS: Readonly<Record<string, string>> = recordedRouteStacks;
+
+/** The construct id of an area's nested stack `part`: `OrganizationsRoutes`, then `OrganizationsRoutes2`, ... */
+const stackIdOf = (area: string, part: number) => `${routeId(`/${area}`)}Routes${part === 1 ? '' : part}`;
+
+/** The part of `area` a nested stack id names (`CrdtRoutes` 1, `CrdtRoutes2` 2), or undefined when it is another's. */
+function partOf(area: string, id: string): number | undefined {
+  const base = stackIdOf(area, 1);
+  if (id === base) return 1;
+  const rest = id.startsWith(base) ? id.slice(base.length) : '';
+  return /^(?:[2-9]|[1-9]\d+)$/.test(rest) ? Number(rest) : undefined;
+}
+
+/**
+ * The routes' nested stacks: each recorded route in its recorded stack, whatever its place in the table; then each
+ * route not recorded, in table order, in its area's last nested stack with room (fewer than `routesPerStack`), or a
+ * new one. Throws for a recorded stack that is not its route's area's, or one over `routesPerStack`.
+ */
+export function groupRoutes(routes: readonly Route[], routesPerStack = ROUTES_PER_STACK, recorded: Readonly<Record<string, string>> = RECORDED_ROUTE_STACKS): RouteGroup[] {
+  const byArea = new Map<string, Map<number, Route[]>>();
+  const partsOf = (area: string) => {
+    const parts = byArea.get(area) ?? new Map<number, Route[]>();
+    byArea.set(area, parts);
+    return parts;
+  };
+  const unrecorded: Route[] = [];
   for (const route of routes) {
     const area = areaOf(route.path);
-    byArea.set(area, [...(byArea.get(area) ?? []), route]);
-  }
-  const groups: RouteGroup[] = [];
-  for (const [area, areaRoutes] of byArea) {
-    const base = `${routeId(`/${area}`)}Routes`;
-    for (let start = 0; start < areaRoutes.length; start += routesPerStack) {
-      const part = start / routesPerStack + 1;
-      groups.push({ id: part === 1 ? base : `${base}${part}`, area, part, routes: areaRoutes.slice(start, start + routesPerStack) });
+    const parts = partsOf(area);
+    const id = recorded[route.path];
+    if (id === undefined) {
+      unrecorded.push(route);
+      continue;
     }
+    const part = partOf(area, id);
+    if (part === undefined) throw new Error(`infra/route-stacks.json puts ${route.path} in ${id}, which is not a nested stack of the ${area} area.`);
+    parts.set(part, [...(parts.get(part) ?? []), route]);
   }
-  return groups;
+  for (const route of unrecorded) {
+    const parts = partsOf(areaOf(route.path));
+    const last = Math.max(0, ...parts.keys());
+    const part = last > 0 && (parts.get(last)?.length ?? 0) < routesPerStack ? last : last + 1;
+    parts.set(part, [...(parts.get(part) ?? []), route]);
+  }
+  return [...byArea].flatMap(([area, parts]) =>
+    [...parts].sort(([a], [b]) => a - b).map(([part, partRoutes]) => {
+      if (partRoutes.length > routesPerStack) throw new Error(`${stackIdOf(area, part)} holds ${partRoutes.length} routes, more than ${routesPerStack}.`);
+      return { id: stackIdOf(area, part), area, part, routes: partRoutes };
+    }),
+  );
 }
 
 export interface RouteStackProps {

@@ -6,9 +6,9 @@
  * OpenAPI document is generated from them, and a test fails when a handler file has no entry or an entry no file.
  * This module imports nothing at runtime so that `infra/` can read it without pulling in handler code.
  *
- * Add a route after its area's last entry, never before it: the CDK stack puts an area's routes into nested stacks
- * of ROUTES_PER_STACK in table order (infra/route-stack.ts), and an entry inserted earlier shifts later routes into
- * the next nested stack, which API Gateway refuses while the old stack still holds their route keys.
+ * What each operation is, in words (its OpenAPI summary and description), is beside the table in route-docs.ts. The
+ * nested stack each route's function lives in is recorded in infra/route-stacks.json (`npm run route-stacks`), so a
+ * route may be added anywhere in the table.
  */
 
 import type { AccessDeclaration, TableAccess } from './grants';
@@ -28,14 +28,6 @@ export interface Route extends AccessDeclaration {
   readonly table: TableAccess;
   /** Services outside AWS the handler calls; none when omitted. */
   readonly calls?: readonly OutboundService[];
-  /** One line: the operation's OpenAPI `summary`. */
-  readonly summary: string;
-  /**
-   * What the operation does, its main fields and limits: the operation's OpenAPI `description`, and the "What" of
-   * its row in the endpoint table (docs/endpoints.md, written by `npm run openapi`). Every entry has one (the
-   * OpenAPI build fails without it); optional only for the placeholder route the middleware makes for an unserved path.
-   */
-  readonly description?: string;
   /** Not in docs/api-spec.md: an operation docs/decisions.md adds, marked (ext) there and in the endpoint table. */
   readonly extension?: true;
 }
@@ -47,16 +39,12 @@ export const routes = [
     auth: 'none',
     table: 'write',
     kms: ['encrypt'],
-    summary: 'Create a workspace with its first testing API key and auth token.',
-    description: "create a workspace, its first testing key and that key's token",
   },
   {
     path: '/v2/workspace/apikeys/get',
     entry: 'functions/workspace/apikeys-get.ts',
     auth: 'workspace',
     table: 'read',
-    summary: 'List the API keys of the workspace.',
-    description: "list the workspace's keys (`apiKeys` filter, `pageSize` ≤ 100, `result.nextPageToken`)",
   },
   {
     path: '/v2/workspace/apikey/create',
@@ -64,8 +52,6 @@ export const routes = [
     auth: 'workspace',
     table: 'write',
     kms: ['encrypt'],
-    summary: 'Create a testing API key in the workspace.',
-    description: 'create a testing key (`type: "production"` → PERMISSION_DENIED)',
     extension: true,
   },
   {
@@ -74,8 +60,6 @@ export const routes = [
     auth: 'workspace',
     table: 'read',
     kms: ['decrypt'],
-    summary: 'Read the auth tokens of one API key of the workspace.',
-    description: "read a key's tokens",
     extension: true,
   },
   {
@@ -84,8 +68,6 @@ export const routes = [
     auth: 'workspace',
     table: 'write',
     kms: ['encrypt'],
-    summary: 'Replace the auth tokens of one API key with a new one.',
-    description: "replace a key's tokens with one new token",
     extension: true,
   },
   {
@@ -93,16 +75,12 @@ export const routes = [
     entry: 'functions/workspace/activityconfig-update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Update the activity log configuration (deep merge; defaults seeded on first enable).',
-    description: 'deep-merge the activity config; seed defaults on first enable',
   },
   {
     path: '/v2/workspace/activityconfig/get',
     entry: 'functions/workspace/activityconfig-get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: 'Read the activity log configuration.',
-    description: 'read the activity config (`isEnabled:false` when never set)',
     extension: true,
   },
   {
@@ -110,16 +88,12 @@ export const routes = [
     entry: 'functions/workspace/advancedwebhookconfig-update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Update the advanced webhook configuration (partial; the first update must enable it).',
-    description: 'partial update of the advanced webhook configuration (`isEnabled`, `encodeData`, `encryptData`, `publicKey`, `enableDataProtection`); the first update must enable it; `encryptData` needs an RSA public key of ≥ 2048 bits',
   },
   {
     path: '/v2/workspace/advancedwebhookconfig/get',
     entry: 'functions/workspace/advancedwebhookconfig-get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: 'Read the advanced webhook configuration.',
-    description: 'the advanced webhook configuration, defaults when never set',
     extension: true,
   },
   {
@@ -129,8 +103,6 @@ export const routes = [
     table: 'write',
     // A changed profile's copies on the user's other memberships (gsi1, shared/domain/profile-copies.ts).
     indexes: ['gsi1'],
-    summary: 'Add users to an organization, a folder or a document.',
-    description: 'add users at organization, folder or document level (≤ 100; creates a missing organization; `createDocument` / `createFolder`)',
   },
   {
     path: '/v2/users/update',
@@ -139,8 +111,6 @@ export const routes = [
     table: 'write',
     // A changed profile's copies on the user's other memberships (gsi1, shared/domain/profile-copies.ts).
     indexes: ['gsi1'],
-    summary: 'Update the profile fields and the role of users at one level.',
-    description: 'update profile fields and role of users at one level; non-members `success:false`',
   },
   {
     path: '/v2/users/get',
@@ -148,8 +118,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     indexes: ['gsi1', 'gsi2'],
-    summary: 'List users of an organization, folder, document or all documents, with filters.',
-    description: 'users of a level or of all documents, filtered by `userIds` / `organizationUserGroupIds` (≤ 30 each), `result.nextPageToken`',
   },
   {
     path: '/v2/users/delete',
@@ -157,8 +125,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     indexes: ['gsi1'],
-    summary: 'Remove users from an organization (everything in it), a folder or a document.',
-    description: 'remove users from a document or folder, or from the organization with everything they have in it',
   },
   {
     path: '/v1/users/delete',
@@ -166,24 +132,18 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     indexes: ['gsi1'],
-    summary: 'Same as /v2/users/delete.',
-    description: 'remove users from a document or folder, or from the organization with everything they have in it',
   },
   {
     path: '/v2/auth/permissions/add',
     entry: 'functions/permissions/add.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Grant a user roles on resources, optionally expiring.',
-    description: 'grant roles on resources, optionally expiring (`expiresAt`, seconds)',
   },
   {
     path: '/v2/auth/permissions/get',
     entry: 'functions/permissions/get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: 'Read the active grants of a user.',
-    description: "a user's active grants",
     extension: true,
   },
   {
@@ -191,8 +151,6 @@ export const routes = [
     entry: 'functions/permissions/remove.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Remove grants of a user on resources.',
-    description: 'remove grants',
     extension: true,
   },
   {
@@ -200,8 +158,6 @@ export const routes = [
     entry: 'functions/usergroups/add.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Create or rename user groups of an organization.',
-    description: 'create or rename user groups',
     extension: true,
   },
   {
@@ -209,8 +165,6 @@ export const routes = [
     entry: 'functions/usergroups/users-add.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Add users to a user group.',
-    description: 'add users to a group',
     extension: true,
   },
   {
@@ -218,16 +172,12 @@ export const routes = [
     entry: 'functions/usergroups/users-delete.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Remove users (or all users) from a user group.',
-    description: 'remove `userIds`, or all users (`deleteAll`), from a group',
   },
   {
     path: '/v2/organizations/documents/add',
     entry: 'functions/documents/add.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Add documents to an organization.',
-    description: 'add documents (name, folder, access type)',
     extension: true,
   },
   {
@@ -236,8 +186,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     indexes: ['gsi1'],
-    summary: 'List or fetch documents of an organization.',
-    description: 'documents of an organization, a folder, or by id; `result.pageToken`',
     extension: true,
   },
   {
@@ -245,48 +193,36 @@ export const routes = [
     entry: 'functions/documents/update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Update document name, folder, access type and metadata.',
-    description: 'update name, folder, access type, metadata; unknown `success:false`',
   },
   {
     path: '/v1/organizations/documents/access/disablestate/update',
     entry: 'functions/documents/disablestate-update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Disable or enable documents for every user.',
-    description: 'disable or enable documents for every user',
   },
   {
     path: '/v2/organizations/documents/access/disablestate/update',
     entry: 'functions/documents/disablestate-update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Same as the /v1 path.',
-    description: 'disable or enable documents for every user',
   },
   {
     path: '/v2/organizations/documents/migrate',
     entry: 'functions/documents/migrate.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Start moving a document and all its data to a new document id.',
-    description: 'move a document and everything of it to a new id (`result.data.migrationId`); the stream worker does the move',
   },
   {
     path: '/v2/organizations/documents/migrate/status',
     entry: 'functions/documents/migrate-status.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: 'Read the status of a document migration.',
-    description: '`{migrationId, status}` (`pending`, `in_progress`, `completed`, `failed` with `error`)',
   },
   {
     path: '/v2/notifications/add',
     entry: 'functions/notifications/add.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: "Add (or update) a notification and deliver it to its recipients' feeds.",
-    description: "add or update a notification; deliver to `notifyUsers` and, with `notifyAll`, the organization's members; (ext) `eventType` (`<group>.<action>`): its email trigger decides whether the notification is emailed",
     extension: true,
   },
   {
@@ -295,8 +231,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     indexes: ['gsi1', 'gsi2'],
-    summary: "Read notifications of an organization, a document or a user's feed.",
-    description: "a user's feed, a document's or the organization's notifications, or named ones; `order`; `result.pageToken`",
     extension: true,
   },
   {
@@ -304,8 +238,6 @@ export const routes = [
     entry: 'functions/notifications/update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: "Update notifications and mark them read for users.",
-    description: 'update content, mark read (`readByUserIds`, `persistReadForUsers`); unknown `success:false`',
   },
   {
     path: '/v2/notifications/delete',
@@ -313,8 +245,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     indexes: ['gsi1', 'gsi2', 'gsi3'],
-    summary: "Delete notifications selected by filters (or remove them from one user's feed).",
-    description: "delete by filters, or (with `userId`) remove from one user's feed",
   },
   {
     path: '/v1/notifications/delete',
@@ -322,24 +252,18 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     indexes: ['gsi1', 'gsi2', 'gsi3'],
-    summary: "Same as /v2/notifications/delete.",
-    description: "delete by filters, or (with `userId`) remove from one user's feed",
   },
   {
     path: '/v2/notifications/config/get',
     entry: 'functions/notifications/config-get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: "Read the notification configuration of a user for documents or the organization.",
-    description: "a user's inbox/email levels for documents and/or the organization",
   },
   {
     path: '/v2/notifications/config/set',
     entry: 'functions/notifications/config-set.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: "Set the notification configuration of users.",
-    description: "set users' levels at the organization or at documents",
     extension: true,
   },
   {
@@ -347,8 +271,6 @@ export const routes = [
     entry: 'functions/activities/add.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: "Add activity log records (all or nothing).",
-    description: 'add activity records (≤ 100, all or nothing; needs the activity config enabled)',
   },
   {
     path: '/v2/activities/get',
@@ -356,8 +278,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     indexes: ['gsi6', 'gsi7', 'gsi8', 'gsi9'],
-    summary: "Read activity log records with filters, in time order.",
-    description: 'activity records by organization, document, target entity, user, types, ids; `order`; `result.pageToken`',
   },
   {
     path: '/v2/workspace/emailconfig/update',
@@ -365,16 +285,12 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     kms: ['encrypt'],
-    summary: "Update the email service configuration (deep merge; defaults seeded on first enable).",
-    description: 'deep-merge the email config; seed defaults on first enable; provider key encrypted, returned masked',
   },
   {
     path: '/v2/workspace/emailconfig/get',
     entry: 'functions/workspace/emailconfig-get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: "Read the email service configuration (provider key masked).",
-    description: 'read the email config (`{useEmailService:false, emailServiceConfig:{}}` when never set)',
     extension: true,
   },
   {
@@ -383,8 +299,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     kms: ['encrypt'],
-    summary: "Set or remove the AI provider API keys used by Ask AI (stored encrypted, returned masked).",
-    description: 'set or remove AI provider keys (`openai`, `anthropic`, `gemini`), merged per provider; encrypted, returned masked',
     extension: true,
   },
   {
@@ -392,8 +306,6 @@ export const routes = [
     entry: 'functions/workspace/apikeyconfig-get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: "Read the configured AI provider API keys (masked).",
-    description: 'the configured AI provider keys, masked (`{aiModelApiKey: []}` when none)',
     extension: true,
   },
   // Advanced webhook endpoints (docs/decisions.md §11): after the area's other entries (docs/operating.md, "Deploy").
@@ -403,16 +315,12 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     kms: ['encrypt'],
-    summary: 'Create an advanced webhook endpoint with a new signing secret.',
-    description: 'create an endpoint (`url`; `description`, `filterTypes`, `channels`, `disabled`, `rateLimit`, `uid`, `metadata`); the server makes its signing secret, never answered here (a `secret` sent is ignored); ≤ 50 per API key, past that RESOURCE_EXHAUSTED; `uid` taken → ALREADY_EXISTS',
   },
   {
     path: '/v2/workspace/advancedwebhook/endpoints/get',
     entry: 'functions/workspace/advancedwebhook-endpoints-get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: 'List the advanced webhook endpoints in creation order (iterator paging).',
-    description: 'the endpoints in creation order: `{limit? (1–250, default 50), iterator?}` → `{endpoints, iterator, prevIterator, done}`; an iterator `-<id>` pages backwards',
     extension: true,
   },
   {
@@ -420,8 +328,6 @@ export const routes = [
     entry: 'functions/workspace/advancedwebhook-endpoints-update.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Change fields of an advanced webhook endpoint (null clears an optional field).',
-    description: 'change the fields sent (at least one besides `endpointId`); `null` clears `description`, `filterTypes`, `channels`, `rateLimit`, `metadata`; `disabled: false` also ends a run of failures; answers the endpoint',
     extension: true,
   },
   {
@@ -429,8 +335,6 @@ export const routes = [
     entry: 'functions/workspace/advancedwebhook-endpoints-delete.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: 'Delete an advanced webhook endpoint.',
-    description: '`{endpointId}` → `{endpointId, deleted: true}`',
     extension: true,
   },
   {
@@ -439,8 +343,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     kms: ['decrypt'],
-    summary: "Read an advanced webhook endpoint's signing secret.",
-    description: '`{endpointId}` → `{endpointId, secret}`: the current signing secret (`whsec_…`)',
     extension: true,
   },
   {
@@ -449,8 +351,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     kms: ['encrypt'],
-    summary: "Replace an advanced webhook endpoint's signing secret; the replaced one keeps signing for 24 hours.",
-    description: '`{endpointId}` → `{endpointId, secret}`: a new signing secret; the replaced one keeps signing for 24 h',
     extension: true,
   },
   {
@@ -460,8 +360,6 @@ export const routes = [
     table: 'write',
     indexes: ['gsi2'],
     queue: 'send',
-    summary: "Attempt again every message that failed for an endpoint since a time (at most 14 days back).",
-    description: '`{endpointId, since, until?}` (ms, at most 14 days back) → `{endpointId, recovered}`: every message that failed for the endpoint in the window is attempted again, in a new round of the schedule',
     extension: true,
   },
   {
@@ -471,8 +369,6 @@ export const routes = [
     table: 'read',
     // The tenant's messages (gsi1), an organization's (gsi2), an endpoint's deliveries (gsi1).
     indexes: ['gsi1', 'gsi2'],
-    summary: 'List webhook messages, newest first, with their deliveries.',
-    description: 'webhook messages, newest first, each with its deliveries (`pending`/`success`/`failed`, attempts, next attempt); filters `endpointId`, `eventTypes`, `organizationId`, `since`; `pageSize` ≤ 250 (default 50), `pageToken`',
     extension: true,
   },
   {
@@ -481,8 +377,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'write',
     queue: 'send',
-    summary: 'Send a webhook message to an endpoint again.',
-    description: '`{messageId, endpointId}` → `{messageId, endpointId, status: "pending"}`: the message is sent to the endpoint again (or for the first time)',
     extension: true,
   },
   {
@@ -492,8 +386,6 @@ export const routes = [
     table: 'read',
     // A message's attempts are in its partition; an endpoint's in gsi1.
     indexes: ['gsi1'],
-    summary: 'List delivery attempts of a message or an endpoint, newest first.',
-    description: 'delivery attempts of a message and/or an endpoint, newest first: status, response status code (0 without one), first 1 KB of the answer, error, duration',
     extension: true,
   },
   // The email log (docs/decisions.md §12): after the area's other entries (docs/operating.md, "Deploy").
@@ -504,8 +396,6 @@ export const routes = [
     table: 'read',
     // The tenant's emails (gsi1), a notification's (gsi2), a user's (gsi3).
     indexes: ['gsi1', 'gsi2', 'gsi3'],
-    summary: 'List the emails of notifications (sent, pending, failed or skipped, and why), newest first.',
-    description: "the key's notification emails, newest first: `{id, notificationId, userId, to, subject, status, reason?, transport, attempts, timestamp}`, `status` `pending`/`sent`/`failed`/`skipped` with the `reason` of a skip, failure or retry; filters `notificationId`, `userId` (both: that notification's email to that user); `pageSize` ≤ 250 (default 50), `result.pageToken`; kept 30 days",
     extension: true,
   },
   {
@@ -515,16 +405,12 @@ export const routes = [
     table: 'write',
     // Sends the new editor's content to live connections already open on it (decisions §13).
     connections: 'manage',
-    summary: "Create the CRDT (Yjs) data of an editor.",
-    description: "create an editor's data as a Yjs document (`text`, `map`, `array`, `xml`)",
   },
   {
     path: '/v2/crdt/get',
     entry: 'functions/crdt/get.ts',
     auth: 'apiKey',
     table: 'read',
-    summary: "Read the CRDT data of a document or one editor (plain value, or the Yjs state).",
-    description: 'a document\'s or an editor\'s data as plain values (`format: "yjs"` adds the base64 state)',
   },
   {
     path: '/v2/crdt/update',
@@ -533,8 +419,6 @@ export const routes = [
     table: 'write',
     // Sends the change to the editor's open live connections (decisions §13).
     connections: 'manage',
-    summary: "Replace an editor's content through Yjs operations, or merge a client's Yjs update.",
-    description: "replace the content through Yjs operations, or merge a client's `yjsUpdate`",
     extension: true,
   },
   {
@@ -543,8 +427,6 @@ export const routes = [
     auth: 'apiKey',
     // Creates the editor empty when it does not exist and `type` is sent.
     table: 'write',
-    summary: "Authorize one of your users to edit (or view) one editor live, over the y-websocket protocol.",
-    description: "a live session for a user on one editor: `{organizationId, documentId, editorId, userId, type?, contentKey?, expiresIn?}` → `{token, serverUrl, room, accessRole, expiresAt}`; the browser connects with the stock `WebsocketProvider` (docs/live-sync.md)",
     extension: true,
   },
   {
@@ -552,8 +434,6 @@ export const routes = [
     entry: 'functions/recordings/add.ts',
     auth: 'apiKey',
     table: 'write',
-    summary: "Store recording annotations of a document.",
-    description: 'store recording annotations',
     extension: true,
   },
   {
@@ -562,8 +442,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     indexes: ['gsi1', 'gsi2'],
-    summary: "Read recording annotations of a document or organization.",
-    description: 'recording annotations of a document or organization, `recordingIds` filter, `result.pageToken`',
   },
   {
     path: '/v2/rewriter/ask-ai',
@@ -572,8 +450,6 @@ export const routes = [
     table: 'read',
     kms: ['decrypt'],
     calls: ['ai-providers'],
-    summary: "Send a prompt and a text to an OpenAI, Anthropic or Gemini model with the tenant's own provider key.",
-    description: '`{model, prompt, text}` to OpenAI, Anthropic or Gemini with the tenant\'s key; `{"result":{"success":true,"text"}}` or `{"result":{"success":false,"error"}}`',
   },
   {
     path: '/v2/memory/suggest',
@@ -581,8 +457,6 @@ export const routes = [
     auth: 'apiKey',
     table: 'read',
     indexes: ['gsi5'],
-    summary: "Suggest a decision (approve or reject) from past judgments on the same matter.",
-    description: '`{query, organizationId?, documentId?}` → `{result: {primary, conflict}}`: approve or reject, from past judgments on the same matter (see Suggest Decision in docs/project-decisions.md)',
   },
 ] as const satisfies readonly Route[];
 

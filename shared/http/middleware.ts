@@ -81,7 +81,7 @@ export function requestScope(declaredAuth: AuthLevel): Middleware {
       const route = findRoute(path);
       if (!route || route.auth !== declaredAuth) {
         // A deployment error, not a client error: the function serves a path it was not built for.
-        const placeholder: Route = { path, entry: '', auth: declaredAuth, table: 'read', summary: '' };
+        const placeholder: Route = { path, entry: '', auth: declaredAuth, table: 'read' };
         event.state = { requestId, startedAt: Date.now(), route: placeholder, sourceIp: '', headers: {} };
         throw new Error(`Route ${path} is not served by a handler with auth level ${declaredAuth}.`);
       }

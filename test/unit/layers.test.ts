@@ -11,7 +11,7 @@ const ROOT = join(__dirname, '..', '..');
 /** Layers by folder, lowest first; the first matching prefix decides. */
 const LAYERS: ReadonlyArray<{ name: string; prefixes: readonly string[] }> = [
   // The declaration tables: data that infra/ and the local runtime read as well as the handlers.
-  { name: 'tables', prefixes: ['shared/routes.ts', 'shared/grants.ts', 'shared/workers.ts', 'shared/deploy-tasks.ts'] },
+  { name: 'tables', prefixes: ['shared/routes.ts', 'shared/route-docs.ts', 'shared/grants.ts', 'shared/workers.ts', 'shared/deploy-tasks.ts'] },
   { name: 'core', prefixes: ['shared/core/'] },
   { name: 'crypto', prefixes: ['shared/crypto/'] },
   { name: 'adapters', prefixes: ['shared/adapters/'] },
