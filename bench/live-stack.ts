@@ -267,7 +267,7 @@ async function main(): Promise<void> {
   meterPosts(connectionsClient() as never);
 
   const send = (message: unknown) => process.send?.(message);
-  process.on('message', async (message: { id: number; command: string }) => {
+  process.on('message', (message: { id: number; command: string }) => {
     switch (message.command) {
       case 'snapshot':
         send({ id: message.id, result: snapshot });
@@ -298,9 +298,14 @@ async function main(): Promise<void> {
         return;
       }
       case 'stop':
-        await stack.stop();
-        send({ id: message.id, result: null });
-        process.exit(0);
+        // A stop that fails still ends the process: the bench is waiting for it.
+        void stack
+          .stop()
+          .catch((error: unknown) => console.error('The local stack did not stop cleanly:', error))
+          .finally(() => {
+            send({ id: message.id, result: null });
+            process.exit(0);
+          });
     }
   });
   // The bench gone (finished, failed, interrupted): the stack and its DynamoDB Local go too.

@@ -60,7 +60,6 @@ function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<strin
 
 /** The handler's request schema, and the schema of what it returns (`operation({ result })`). */
 function handlerSchemas(entry: string): { request: unknown; result: Record<string, unknown> } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const module = require(join(PROJECT_ROOT, entry)) as { schema?: z.ZodMiniType; handler?: { result?: z.ZodMiniType } };
   if (!module.schema) throw new Error(`${entry} does not export its schema.`);
   if (!module.handler?.result) throw new Error(`${entry} declares no result (operation({ result })).`);

@@ -9,7 +9,6 @@ import { findRoute } from '../../shared/routes';
 import { errorResponse, type HttpResult } from '../../shared/http/envelope';
 
 // A require, not an import: esbuild bundles the JSON, and the type checker does not parse 200 KB of it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const openApiDocument: unknown = require('../../openapi.json');
 
 export const handler = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {

@@ -157,7 +157,7 @@ const SWEEP_PAUSE_MS = 200;
 
 /** Moves the items of one page: every new item first, then the old keys, so a crash in between loses nothing. */
 async function movePage(mover: Mover, ref: MoveRef, items: readonly Item[]): Promise<void> {
-  const moved = (await Promise.all(items.map((item) => mover.move(ref, item)))).flat();
+  const moved = (await Promise.all(items.map(async (item) => mover.move(ref, item)))).flat();
   await batchWrite(moved.map(putRequest));
   if (mover.keyChanges) await batchWrite(items.map((item) => deleteRequest(keyOfItem(item))));
 }

@@ -144,7 +144,7 @@ async function writeUsersWithProfiles(
     if (failure === undefined) return { report: { written: () => true }, profiles };
     pending = pending.filter((i) => !written.has(i));
     if (!(failure instanceof ProfileChangedError) || round >= PROFILE_ATTEMPTS) {
-      if (written.size === 0) throw failure;
+      if (written.size === 0) throw failure instanceof Error ? failure : new Error(String(failure));
       logger.error('a write stopped part way', { partsWritten: written.size, cause: String(failure) });
       return { report: { written: (i) => written.has(i), failure }, profiles };
     }

@@ -124,7 +124,6 @@ describe('Authorize Live Session', () => {
       const previous = process.env.LIVE_URL;
       jest.isolateModules(() => {
         process.env.LIVE_URL = 'wss://live.example.com/prod/';
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         liveUrl = (require('../../shared/core/config') as { config: typeof config }).config.liveUrl;
       });
       if (previous === undefined) delete process.env.LIVE_URL;

@@ -7,7 +7,6 @@ function createWithLimit(limit: string): typeof CreateHandler {
   let handler: typeof CreateHandler | undefined;
   jest.isolateModules(() => {
     process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR = limit;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     handler = (require('../../functions/workspace/create') as { handler: typeof CreateHandler }).handler;
   });
   process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR = '0';

@@ -92,7 +92,6 @@ const root = join(__dirname, '..', '..');
 export function routeHandler(path: string): OperationHandler {
   const route = findRoute(path);
   if (route === undefined) throw new Error(`No route ${path}.`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require(join(root, route.entry)) as { handler: OperationHandler }).handler;
 }
 

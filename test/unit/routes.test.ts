@@ -43,7 +43,6 @@ describe('the route table', () => {
   });
 
   it.each(routes.map((route) => [route.path, route] as const))('%s: its handler was built for the route’s auth level', (_, route) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const module = require(join(root, route.entry)) as { handler?: { auth?: string; schema?: unknown } };
 
     expect(typeof module.handler).toBe('function');
@@ -54,7 +53,6 @@ describe('the route table', () => {
 
 describe('the socket route table', () => {
   it.each(socketRoutes.map((route) => [route.routeKey, route] as const))('%s: its handler file exports a handler', (_, route) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     expect(typeof (require(join(root, route.entry)) as { handler?: unknown }).handler).toBe('function');
   });
 
@@ -72,7 +70,6 @@ describe.each([
 
     expect(table.map((entry) => entry.entry).sort()).toEqual(files);
     for (const entry of table) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       expect(typeof (require(join(root, entry.entry)) as { handler?: unknown }).handler).toBe('function');
     }
   });

@@ -120,7 +120,7 @@ export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersO
       await Promise.all(
         declared.map(({ consumer, consume }) => {
           const mine = changes.filter((change) => wants(consumer.changes, change));
-          if (mine.length === 0) return undefined;
+          if (mine.length === 0) return Promise.resolve();
           // Each consumer in a log context of its own (shared/core/logger.ts): its lines name it.
           return withLogContext({ worker: worker.id, consumer: consumer.id }, async () => {
             const unhandled = await consumeWithRetries(
