@@ -31,11 +31,23 @@ const bugs = {
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'cdk.out/', '.cache/', '.data/', 'coverage/', 'examples/editor/node_modules/', 'examples/editor/public/'],
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      '.cache/',
+      '.data/',
+      'coverage/',
+      'examples/editor/node_modules/',
+      'examples/editor/public/',
+    ],
   },
   {
     files: ['**/*.{js,mjs,cjs}'],
-    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: { ...js.configs.recommended.languageOptions?.globals } },
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: 'module',
+      globals: { ...js.configs.recommended.languageOptions?.globals },
+    },
     rules: { ...bugs, 'no-unused-vars': ['error', { args: 'none', caughtErrors: 'none' }] },
   },
   {

@@ -7,7 +7,10 @@ const transform = {
   // Transpile only: the type check is `npm run typecheck`. @middy/core and request-filtering-agent ship ESM only, so
   // they are transformed too; so are the ESM-only packages under linkedom (the formats' DOM: css-select, cssomnom and
   // what css-select brings), which Node's require loads but Jest's module system does not.
-  '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true } }],
+  '^.+\\.[tj]s$': [
+    'ts-jest',
+    { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true, isolatedModules: true } },
+  ],
 };
 const common = {
   transform,
@@ -40,7 +43,12 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/dynamodb-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/dynamodb-global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/table-per-file.ts'],
-      setupFilesAfterEnv: [...common.setupFilesAfterEnv, '<rootDir>/test/support/internal-errors.ts', '<rootDir>/test/support/grant-check-setup.ts', '<rootDir>/test/support/create-table.ts'],
+      setupFilesAfterEnv: [
+        ...common.setupFilesAfterEnv,
+        '<rootDir>/test/support/internal-errors.ts',
+        '<rootDir>/test/support/grant-check-setup.ts',
+        '<rootDir>/test/support/create-table.ts',
+      ],
     },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
     {

@@ -28,7 +28,10 @@ function record(n: number) {
     actionUser: { userId: `user-${pad(n % 50)}`, name: `User ${pad(n % 50)}`, email: `user${pad(n % 50)}@example.com` },
     targetEntityId: `annotation-${pad(Math.floor(n / 10))}`,
     changes: { from: { status: 'open' }, to: { status: 'in_progress' } },
-    entityData: { text: `Comment number ${pad(n)} on the proposal, with enough words to look like a real one.`, n: pad(n) },
+    entityData: {
+      text: `Comment number ${pad(n)} on the proposal, with enough words to look like a real one.`,
+      n: pad(n),
+    },
     displayMessageTemplate: '{{actionUser.name}} changed the status of a comment to {{to.status}}',
     displayMessageTemplateData: { to: { status: 'in_progress' } },
     actionIcon: 'https://example.com/icons/status.svg',
@@ -42,7 +45,11 @@ async function seed(bench: BenchStack, headers: Record<string, string>, organiza
     Array.from({ length: total / BATCH }, (_, batch) => async () => {
       const activities = Array.from({ length: BATCH }, (_, i) => record(batch * BATCH + i));
       const callStarted = performance.now();
-      const response = await bench.post('/v2/activities/add', { organizationId, documentId: 'doc', activities }, headers);
+      const response = await bench.post(
+        '/v2/activities/add',
+        { organizationId, documentId: 'doc', activities },
+        headers,
+      );
       if (response.status !== 200) throw new Error(`Add Activities failed: ${JSON.stringify(response.body)}`);
       latencies.push(performance.now() - callStarted);
     }),
@@ -107,20 +114,42 @@ const matchingNothing = (size: number): Listing => ({
  * Capacity is that of the last run: the first one also pays once-per-process reads (credentials, the page-token
  * key).
  */
-async function readPages(bench: BenchStack, headers: Record<string, string>, organizationId: string, listing: Listing): Promise<PageFigures[]> {
+async function readPages(
+  bench: BenchStack,
+  headers: Record<string, string>,
+  organizationId: string,
+  listing: Listing,
+): Promise<PageFigures[]> {
   const figures = new Map<number, PageFigures>();
   const last = Math.max(...listing.report);
   for (let run = 0; run < RUNS; run += 1) {
     let pageToken: string | undefined;
     for (let page = 1; page <= last; page += 1) {
       const { value, ms, capacity } = await bench.meter.measure(() =>
-        bench.post('/v2/activities/get', { organizationId, ...listing.filter, pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) }, headers),
+        bench.post(
+          '/v2/activities/get',
+          { organizationId, ...listing.filter, pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) },
+          headers,
+        ),
       );
       if (value.status !== 200) throw new Error(`Get Activities failed: ${JSON.stringify(value.body)}`);
       pageToken = value.body.result.pageToken;
       if (listing.report.includes(page)) {
-        const entry: PageFigures = figures.get(page) ?? { query: listing.name, page, records: 0, ms: [], read: 0, calls: 0 };
-        figures.set(page, { ...entry, records: value.body.result.data.length, ms: [...entry.ms, ms], read: capacity.read, calls: capacity.calls });
+        const entry: PageFigures = figures.get(page) ?? {
+          query: listing.name,
+          page,
+          records: 0,
+          ms: [],
+          read: 0,
+          calls: 0,
+        };
+        figures.set(page, {
+          ...entry,
+          records: value.body.result.data.length,
+          ms: [...entry.ms, ms],
+          read: capacity.read,
+          calls: capacity.calls,
+        });
       }
       if (pageToken === undefined) break;
     }
@@ -145,18 +174,26 @@ export async function run(): Promise<void> {
       const { seconds, latencies } = await seed(bench, headers, log.organizationId, log.size);
       if (log === logs[0]) adds.push(...(await measuredAdds(bench, headers)));
       await settle(bench);
-      seeding.push(`| ${log.size.toLocaleString('en')} | ${latencies.length} | ${seconds.toFixed(1)} | ${median(latencies).toFixed(0)} | ${percentile(latencies, 95).toFixed(0)} |`);
+      seeding.push(
+        `| ${log.size.toLocaleString('en')} | ${latencies.length} | ${seconds.toFixed(1)} | ${median(latencies).toFixed(0)} | ${percentile(latencies, 95).toFixed(0)} |`,
+      );
       for (const listing of [byDocument, matchingNothing(log.size)]) {
         for (const page of await readPages(bench, headers, log.organizationId, listing)) {
-          rows.push(`| ${log.size.toLocaleString('en')} | ${page.query} | ${page.page} | ${page.records} | ${median(page.ms).toFixed(0)} | ${percentile(page.ms, 95).toFixed(0)} | ${page.read.toFixed(1)} | ${page.calls} |`);
+          rows.push(
+            `| ${log.size.toLocaleString('en')} | ${page.query} | ${page.page} | ${page.records} | ${median(page.ms).toFixed(0)} | ${percentile(page.ms, 95).toFixed(0)} | ${page.read.toFixed(1)} | ${page.calls} |`,
+          );
         }
       }
     }
 
     console.log(`\nAdd Activities, ${BATCH} records (~600 B each) per call`);
-    console.log('Transactional writes estimated at 2 WCU per item per KB (DynamoDB Local under-reports them); GSI writes not included (bench/cost.ts bills them).\n');
-    console.log(`one call at a time (${adds.length} calls, warm): latency median ${median(adds.map((a) => a.ms)).toFixed(0)} ms, ` +
-      `${median(adds.map((a) => a.write)).toFixed(0)} WCU, ${median(adds.map((a) => a.read)).toFixed(1)} RCU, ${median(adds.map((a) => a.calls))} DynamoDB calls\n`);
+    console.log(
+      'Transactional writes estimated at 2 WCU per item per KB (DynamoDB Local under-reports them); GSI writes not included (bench/cost.ts bills them).\n',
+    );
+    console.log(
+      `one call at a time (${adds.length} calls, warm): latency median ${median(adds.map((a) => a.ms)).toFixed(0)} ms, ` +
+        `${median(adds.map((a) => a.write)).toFixed(0)} WCU, ${median(adds.map((a) => a.read)).toFixed(1)} RCU, ${median(adds.map((a) => a.calls))} DynamoDB calls\n`,
+    );
     console.log(`| log size | calls (${CONCURRENCY} concurrent) | seeding s | latency median ms | p95 ms |`);
     console.log('|---:|---:|---:|---:|---:|');
     for (const line of seeding) console.log(line);

@@ -13,7 +13,14 @@
  *   index holds keys only, then a BatchGet of the 100 records, eventually consistent).
  * - WCU of moving one record to another document (document migration: a Put of the rebuilt item, no transaction).
  */
-import { BatchGetItemCommand, CreateTableCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  CreateTableCommand,
+  PutItemCommand,
+  QueryCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createHash } from 'node:crypto';
 import { key, segment, sortableNumber } from '../shared/db/keys';
@@ -39,15 +46,56 @@ interface Layout {
   copies: boolean;
 }
 
-const all = (projection: Projection): Record<Timeline, Projection> => ({ organization: projection, document: projection, target: projection, user: projection });
+const all = (projection: Projection): Record<Timeline, Projection> => ({
+  organization: projection,
+  document: projection,
+  target: projection,
+  user: projection,
+});
 
 const LAYOUTS: Layout[] = [
-  { name: 'before: JSON string, 4 ALL indexes', compressed: false, projections: all('ALL'), sharedPosition: false, copies: true },
-  { name: '(a) slim: JSON string, 4 slim INCLUDE indexes, one position', compressed: false, projections: all('SLIM'), sharedPosition: true, copies: false },
-  { name: '(b) compressed, 4 ALL indexes', compressed: true, projections: all('ALL'), sharedPosition: false, copies: false },
-  { name: '(c) compressed, org + doc slim, target + user keys', compressed: true, projections: { organization: 'SLIM', document: 'SLIM', target: 'KEYS', user: 'KEYS' }, sharedPosition: true, copies: false },
-  { name: '(d) compressed, 4 keys-only indexes', compressed: true, projections: all('KEYS'), sharedPosition: true, copies: false },
-  { name: 'chosen: compressed, 4 slim INCLUDE indexes, one position', compressed: true, projections: all('SLIM'), sharedPosition: true, copies: false },
+  {
+    name: 'before: JSON string, 4 ALL indexes',
+    compressed: false,
+    projections: all('ALL'),
+    sharedPosition: false,
+    copies: true,
+  },
+  {
+    name: '(a) slim: JSON string, 4 slim INCLUDE indexes, one position',
+    compressed: false,
+    projections: all('SLIM'),
+    sharedPosition: true,
+    copies: false,
+  },
+  {
+    name: '(b) compressed, 4 ALL indexes',
+    compressed: true,
+    projections: all('ALL'),
+    sharedPosition: false,
+    copies: false,
+  },
+  {
+    name: '(c) compressed, org + doc slim, target + user keys',
+    compressed: true,
+    projections: { organization: 'SLIM', document: 'SLIM', target: 'KEYS', user: 'KEYS' },
+    sharedPosition: true,
+    copies: false,
+  },
+  {
+    name: '(d) compressed, 4 keys-only indexes',
+    compressed: true,
+    projections: all('KEYS'),
+    sharedPosition: true,
+    copies: false,
+  },
+  {
+    name: 'chosen: compressed, 4 slim INCLUDE indexes, one position',
+    compressed: true,
+    projections: all('SLIM'),
+    sharedPosition: true,
+    copies: false,
+  },
 ];
 
 const FILTERS = ['documentId', 'featureType', 'actionType', 'userId'];
@@ -68,14 +116,18 @@ function tableInput(layout: Layout, tableName: string) {
     ],
     GlobalSecondaryIndexes: TIMELINES.map((timeline) => {
       const projection = layout.projections[timeline];
-      const included = projection === 'SLIM' ? [...PAGE_FIELDS, ...(layout.copies ? ['contentHash', 'timestamp'] : [])] : FILTERS;
+      const included =
+        projection === 'SLIM' ? [...PAGE_FIELDS, ...(layout.copies ? ['contentHash', 'timestamp'] : [])] : FILTERS;
       return {
         IndexName: timeline,
         KeySchema: [
           { AttributeName: pkOf(timeline), KeyType: 'HASH' as const },
           { AttributeName: skOf(layout, timeline), KeyType: 'RANGE' as const },
         ],
-        Projection: projection === 'ALL' ? { ProjectionType: 'ALL' as const } : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: included },
+        Projection:
+          projection === 'ALL'
+            ? { ProjectionType: 'ALL' as const }
+            : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: included },
       };
     }),
   };
@@ -86,12 +138,21 @@ const ORG = key('T', segment('k_0123456789abcdef01'), 'ORG', segment('acme'));
 const partitionOf = (timeline: Timeline, content: Content, documentId: string): string | undefined => {
   if (timeline === 'organization') return key(ORG, 'ACTS');
   if (timeline === 'document') return key(ORG, 'ACTS', 'DOC', segment(documentId));
-  if (timeline === 'target') return content.targetEntityId === undefined ? undefined : key(ORG, 'ACTS', 'TARGET', segment(content.targetEntityId));
+  if (timeline === 'target')
+    return content.targetEntityId === undefined
+      ? undefined
+      : key(ORG, 'ACTS', 'TARGET', segment(content.targetEntityId));
   return content.actionUser === undefined ? undefined : key(ORG, 'ACTS', 'USER', segment(content.actionUser.userId));
 };
 
 /** The item a layout stores for a record (the service's own, shared/db/activity.ts, is the chosen layout's). */
-function itemOf(layout: Layout, content: Content, documentId: string, timestamp: number, seq: number): Record<string, unknown> {
+function itemOf(
+  layout: Layout,
+  content: Content,
+  documentId: string,
+  timestamp: number,
+  seq: number,
+): Record<string, unknown> {
   const position = key(sortableNumber(timestamp), sortableNumber(seq, 3), segment(content.id));
   const json = JSON.stringify(content);
   const item: Record<string, unknown> = {
@@ -103,8 +164,17 @@ function itemOf(layout: Layout, content: Content, documentId: string, timestamp:
     actionType: content.actionType,
     userId: content.actionUser?.userId,
     timestamp,
-    ...(layout.compressed ? encodeContent(content as never) : { content: json, ...(layout.copies ? {} : { size: json.length }) }),
-    ...(layout.copies ? { targetEntityId: content.targetEntityId, contentHash: createHash('sha256').update(documentId + json).digest('base64url') } : {}),
+    ...(layout.compressed
+      ? encodeContent(content as never)
+      : { content: json, ...(layout.copies ? {} : { size: json.length }) }),
+    ...(layout.copies
+      ? {
+          targetEntityId: content.targetEntityId,
+          contentHash: createHash('sha256')
+            .update(documentId + json)
+            .digest('base64url'),
+        }
+      : {}),
   };
   for (const timeline of TIMELINES) {
     const partition = partitionOf(timeline, content, documentId);
@@ -129,7 +199,13 @@ interface Figures {
  * where an index key changed, the old entry deleted and the new one put), in one total.
  */
 async function put(client: DynamoDBClient, tableName: string, item: Record<string, unknown>): Promise<number> {
-  const result = await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item, { removeUndefinedValues: true }), ReturnConsumedCapacity: 'TOTAL' }));
+  const result = await client.send(
+    new PutItemCommand({
+      TableName: tableName,
+      Item: marshall(item, { removeUndefinedValues: true }),
+      ReturnConsumedCapacity: 'TOTAL',
+    }),
+  );
   return result.ConsumedCapacity?.CapacityUnits ?? 0;
 }
 
@@ -138,12 +214,20 @@ async function put(client: DynamoDBClient, tableName: string, item: Record<strin
  * per KB of the item; DynamoDB Local reports a flat 4 for a transaction, so the item's share is added from its
  * size), and 2 for the lock check.
  */
-const transactionUnits = (putUnits: number, item: Record<string, unknown>) => putUnits + Math.max(1, Math.ceil(itemSize(item) / 1024)) + 2;
+const transactionUnits = (putUnits: number, item: Record<string, unknown>) =>
+  putUnits + Math.max(1, Math.ceil(itemSize(item) / 1024)) + 2;
 
 function itemSize(item: Record<string, unknown>): number {
   const marshalled: Record<string, AttributeValue> = marshall(item, { removeUndefinedValues: true });
   return Object.entries(marshalled).reduce((sum, [name, value]) => {
-    const bytes = value.S !== undefined ? Buffer.byteLength(value.S) : value.B !== undefined ? value.B.byteLength : value.N !== undefined ? Math.ceil(value.N.length / 2) + 1 : 1;
+    const bytes =
+      value.S !== undefined
+        ? Buffer.byteLength(value.S)
+        : value.B !== undefined
+          ? value.B.byteLength
+          : value.N !== undefined
+            ? Math.ceil(value.N.length / 2) + 1
+            : 1;
     return sum + Buffer.byteLength(name) + bytes;
   }, 0);
 }
@@ -151,7 +235,9 @@ function itemSize(item: Record<string, unknown>): number {
 async function measureLayout(client: DynamoDBClient, layout: Layout, index: number): Promise<Figures> {
   const tableName = `activity-layout-${index}-${Date.now()}`;
   await client.send(new CreateTableCommand(tableInput(layout, tableName)));
-  const records = Array.from({ length: 101 }, (_, n) => activityRecord(`act_${String(n).padStart(4, '0')}${'0'.repeat(28)}`, 1536));
+  const records = Array.from({ length: 101 }, (_, n) =>
+    activityRecord(`act_${String(n).padStart(4, '0')}${'0'.repeat(28)}`, 1536),
+  );
   const start = 1_712_345_678_901;
   const writes: number[] = [];
   for (const [n, content] of records.entries()) {
@@ -180,7 +266,9 @@ async function measureLayout(client: DynamoDBClient, layout: Layout, index: numb
     let read = query.ConsumedCapacity?.CapacityUnits ?? 0;
     if (layout.projections[timeline] === 'KEYS') {
       const keys = (query.Items ?? []).slice(0, 100).map((entry) => ({ pk: entry.pk, sk: entry.sk }));
-      const got = await client.send(new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: keys } }, ReturnConsumedCapacity: 'TOTAL' }));
+      const got = await client.send(
+        new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: keys } }, ReturnConsumedCapacity: 'TOTAL' }),
+      );
       read += (got.ConsumedCapacity ?? []).reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
     }
     pages[timeline] = read;
@@ -208,9 +296,15 @@ export async function run(): Promise<void> {
     const sample = activityRecord('act_sample', 1536);
     const json = JSON.stringify(sample);
     const compressed = encodeContent(sample as never).content.byteLength;
-    console.log(`\nActivity item layouts: one 1.5 KB record (${json.length} B of JSON; brotli ${compressed} B, ${(json.length / compressed).toFixed(2)}×), DynamoDB Local's units.`);
-    console.log('Add: one record in a transaction with the lock check (a batch of 100 has no check: 2 less per record). Page: 100 records, newest first.\n');
-    console.log('| layout | item B | add, 4 timelines | add, org + doc | page org | page doc | page target | page user | move to another document |');
+    console.log(
+      `\nActivity item layouts: one 1.5 KB record (${json.length} B of JSON; brotli ${compressed} B, ${(json.length / compressed).toFixed(2)}×), DynamoDB Local's units.`,
+    );
+    console.log(
+      'Add: one record in a transaction with the lock check (a batch of 100 has no check: 2 less per record). Page: 100 records, newest first.\n',
+    );
+    console.log(
+      '| layout | item B | add, 4 timelines | add, org + doc | page org | page doc | page target | page user | move to another document |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of rows) {
       const pages = TIMELINES.map((timeline) => row.pages[timeline].toFixed(1)).join(' | ');

@@ -17,17 +17,26 @@ export async function run(): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { headers } = await bench.newApiKey();
-    const aiModelApiKey = Object.keys(MODELS).map((provider) => ({ provider, customerApiKey: `sk-bench-${randomUUID()}` }));
+    const aiModelApiKey = Object.keys(MODELS).map((provider) => ({
+      provider,
+      customerApiKey: `sk-bench-${randomUUID()}`,
+    }));
     const updated = await bench.post('/v2/workspace/apikeyconfig/update', { aiModelApiKey }, headers);
     if (updated.status !== 200) throw new Error(`key update failed: ${JSON.stringify(updated.body)}`);
-    const ask = (model: string) => bench.post('/v2/rewriter/ask-ai', { model, prompt: 'Rewrite politely.', text: 'Send it now.' }, headers);
+    const ask = (model: string) =>
+      bench.post('/v2/rewriter/ask-ai', { model, prompt: 'Rewrite politely.', text: 'Send it now.' }, headers);
 
-    console.log(`\nAsk AI against providers that answer at once (the service's own latency; ${RUNS} warm calls each)\n`);
-    console.log('| provider | first call ms (SDK load + decrypt) | warm median ms | warm p95 ms | read capacity per call | DynamoDB calls |');
+    console.log(
+      `\nAsk AI against providers that answer at once (the service's own latency; ${RUNS} warm calls each)\n`,
+    );
+    console.log(
+      '| provider | first call ms (SDK load + decrypt) | warm median ms | warm p95 ms | read capacity per call | DynamoDB calls |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const [provider, model] of Object.entries(MODELS)) {
       const first = await bench.meter.measure(() => ask(model));
-      if (first.value.body.result?.success !== true) throw new Error(`ask-ai failed: ${JSON.stringify(first.value.body)}`);
+      if (first.value.body.result?.success !== true)
+        throw new Error(`ask-ai failed: ${JSON.stringify(first.value.body)}`);
       const warm = [];
       for (let i = 0; i < RUNS; i += 1) warm.push(await bench.meter.measure(() => ask(model)));
       const ms = warm.map((sample) => sample.ms);

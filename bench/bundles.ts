@@ -58,10 +58,14 @@ function groupOf(declarations: ReadonlyArray<AccessDeclaration & { calls?: reado
 function deployedEntries(): Entry[] {
   const declarations = [...routes, ...workers, ...queueWorkers, ...deployTasks];
   const entries = [...new Set(declarations.map((declaration) => declaration.entry)), NOT_ROUTED_ENTRY];
-  return entries.map((entry) => ({ entry, group: groupOf(declarations.filter((declaration) => declaration.entry === entry)) }));
+  return entries.map((entry) => ({
+    entry,
+    group: groupOf(declarations.filter((declaration) => declaration.entry === entry)),
+  }));
 }
 
-const kb = (metafile: Metafile, files: string[]): number => files.reduce((sum, file) => sum + metafile.outputs[file].bytes, 0) / 1024;
+const kb = (metafile: Metafile, files: string[]): number =>
+  files.reduce((sum, file) => sum + metafile.outputs[file].bytes, 0) / 1024;
 
 const env = {
   ...process.env,
@@ -84,7 +88,10 @@ const median = (samples: number[]): number => [...samples].sort((a, b) => a - b)
  */
 function importMs(file: string, baseline: string): { importMs: number; baselineMs: number } {
   const samples = Array.from({ length: RUNS }, () => ({ baseline: importOnce(baseline), ms: importOnce(file) }));
-  return { importMs: median(samples.map((sample) => sample.ms)), baselineMs: median(samples.map((sample) => sample.baseline)) };
+  return {
+    importMs: median(samples.map((sample) => sample.ms)),
+    baselineMs: median(samples.map((sample) => sample.baseline)),
+  };
 }
 
 function bundle({ entry, group }: Entry, out: string): Bundle {
@@ -96,7 +103,10 @@ function bundle({ entry, group }: Entry, out: string): Bundle {
     entry,
     group,
     eagerKb: kb(metafile, loadedAtColdStart(metafile)),
-    totalKb: kb(metafile, Object.keys(metafile.outputs).filter((file) => !file.endsWith('.map'))),
+    totalKb: kb(
+      metafile,
+      Object.keys(metafile.outputs).filter((file) => !file.endsWith('.map')),
+    ),
     file: join(outdir, ENTRY_FILE),
   };
 }
@@ -114,10 +124,14 @@ export async function run(): Promise<void> {
     const baselineMs = median(rows.map((row) => row.baselineMs));
     const ratio = (row: Row): number => row.importMs / row.baselineMs;
 
-    console.log(`\nBundles as deployed (${RUNS} fresh imports of each entry, each beside one of the baseline; medians)\n`);
+    console.log(
+      `\nBundles as deployed (${RUNS} fresh imports of each entry, each beside one of the baseline; medians)\n`,
+    );
     console.log('| function | goal | loaded at cold start KB | all chunks KB | import ms | × baseline |');
     console.log('|---|---|---:|---:|---:|---:|');
-    console.log(`| Baseline (DynamoDB document client) | | ${baseline.eagerKb.toFixed(1)} | ${baseline.totalKb.toFixed(1)} | ${baselineMs.toFixed(1)} | 1.00 |`);
+    console.log(
+      `| Baseline (DynamoDB document client) | | ${baseline.eagerKb.toFixed(1)} | ${baseline.totalKb.toFixed(1)} | ${baselineMs.toFixed(1)} | 1.00 |`,
+    );
     for (const row of rows) {
       console.log(
         `| ${row.name} | ${row.group} ≤ ${GOALS[row.group]}× | ${row.eagerKb.toFixed(1)} | ${row.totalKb.toFixed(1)} | ${row.importMs.toFixed(1)} | ${ratio(row).toFixed(2)} |`,
@@ -127,7 +141,10 @@ export async function run(): Promise<void> {
     console.log('\n| group | functions | × baseline (median, worst) | goal | met |');
     console.log('|---|---:|---|---:|:-:|');
     for (const [group, goal] of Object.entries(GOALS) as Array<[Group, number]>) {
-      const ratios = rows.filter((row) => row.group === group).map(ratio).sort((a, b) => a - b);
+      const ratios = rows
+        .filter((row) => row.group === group)
+        .map(ratio)
+        .sort((a, b) => a - b);
       const worst = ratios[ratios.length - 1];
       console.log(
         `| ${group} | ${ratios.length} | ${ratios[Math.floor(ratios.length / 2)].toFixed(2)}, ${worst.toFixed(2)} | ≤ ${goal}× | ${worst <= goal ? 'met' : 'NOT MET'} |`,

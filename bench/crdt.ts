@@ -44,7 +44,8 @@ function size(value: unknown): number {
   if (typeof value === 'string') return Buffer.byteLength(value);
   if (typeof value === 'number') return String(value).length;
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + size(item), 0);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).reduce((sum, [name, item]) => sum + Buffer.byteLength(name) + size(item), 0);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).reduce((sum, [name, item]) => sum + Buffer.byteLength(name) + size(item), 0);
   return 1;
 }
 
@@ -60,7 +61,10 @@ class TransactionWriteMeter {
       (next, context) => async (args) => {
         if (context.commandName === 'TransactWriteItemsCommand') {
           const items = (args.input as { TransactItems?: Array<{ Put?: { Item?: unknown } }> }).TransactItems ?? [];
-          this.units += items.reduce((sum, item) => sum + 2 * Math.max(1, Math.ceil(size(item.Put?.Item ?? {}) / 1024)), 0);
+          this.units += items.reduce(
+            (sum, item) => sum + 2 * Math.max(1, Math.ceil(size(item.Put?.Item ?? {}) / 1024)),
+            0,
+          );
         }
         return next(args);
       },
@@ -117,40 +121,80 @@ export async function run(): Promise<void> {
     await post('/v2/crdt/update', { editorId: 'warm', type: 'text', data: 'y' });
 
     const rows: Row[] = [];
-    rows.push(await measured(bench, writes, 'add (new editor, ~1 MiB text)', 3, (i) => post('/v2/crdt/add', { editorId: `e${i}`, type: 'text', data: text })));
+    rows.push(
+      await measured(bench, writes, 'add (new editor, ~1 MiB text)', 3, (i) =>
+        post('/v2/crdt/add', { editorId: `e${i}`, type: 'text', data: text }),
+      ),
+    );
     const state = (await post('/v2/crdt/get', { editorId: 'e0', format: 'yjs' })).body.result.data[0].state as string;
     const stateBytes = Buffer.from(state, 'base64').length;
-    rows.push(await measured(bench, writes, 'get one editor, format json', RUNS, () => post('/v2/crdt/get', { editorId: 'e0' })));
-    rows.push(await measured(bench, writes, 'get one editor, format yjs', RUNS, () => post('/v2/crdt/get', { editorId: 'e0', format: 'yjs' })));
-    rows.push(await measured(bench, writes, 'get the document (3 editors + warm-up)', 3, () => post('/v2/crdt/get', {})));
-    rows.push(await measured(bench, writes, 'update: replace one character', 3, (i) =>
-      post('/v2/crdt/update', { editorId: 'e1', type: 'text', data: `${String.fromCharCode(65 + i)}${text.slice(1)}` }),
-    ));
-    rows.push(await measured(bench, writes, 'update: merge a 10-character client update', 3, (i) => {
-      const client = new Y.Doc();
-      Y.applyUpdate(client, Buffer.from(state, 'base64'));
-      const known = Y.encodeStateVector(client);
-      client.getText('content').insert(0, `client-${i}: `);
-      return post('/v2/crdt/update', { editorId: 'e2', yjsUpdate: Buffer.from(Y.encodeStateAsUpdate(client, known)).toString('base64') });
-    }));
+    rows.push(
+      await measured(bench, writes, 'get one editor, format json', RUNS, () =>
+        post('/v2/crdt/get', { editorId: 'e0' }),
+      ),
+    );
+    rows.push(
+      await measured(bench, writes, 'get one editor, format yjs', RUNS, () =>
+        post('/v2/crdt/get', { editorId: 'e0', format: 'yjs' }),
+      ),
+    );
+    rows.push(
+      await measured(bench, writes, 'get the document (3 editors + warm-up)', 3, () => post('/v2/crdt/get', {})),
+    );
+    rows.push(
+      await measured(bench, writes, 'update: replace one character', 3, (i) =>
+        post('/v2/crdt/update', {
+          editorId: 'e1',
+          type: 'text',
+          data: `${String.fromCharCode(65 + i)}${text.slice(1)}`,
+        }),
+      ),
+    );
+    rows.push(
+      await measured(bench, writes, 'update: merge a 10-character client update', 3, (i) => {
+        const client = new Y.Doc();
+        Y.applyUpdate(client, Buffer.from(state, 'base64'));
+        const known = Y.encodeStateVector(client);
+        client.getText('content').insert(0, `client-${i}: `);
+        return post('/v2/crdt/update', {
+          editorId: 'e2',
+          yjsUpdate: Buffer.from(Y.encodeStateAsUpdate(client, known)).toString('base64'),
+        });
+      }),
+    );
 
     // An xml editor whose Yjs state is ~1 MB (250 KB of Markdown) read as Markdown and HTML (decisions §15; issue 32 goal: export ≤ 500 ms).
     const markdown = sampleMarkdown(250_000);
     await post('/v2/crdt/add', { editorId: 'rich-warm', type: 'xml', format: 'markdown', content: '# warm' });
     await post('/v2/crdt/get', { editorId: 'rich-warm', format: 'html' });
-    rows.push(await measured(bench, writes, `add xml from Markdown (${(markdown.length / 1e6).toFixed(2)} MB)`, 3, (i) =>
-      post('/v2/crdt/add', { editorId: `rich${i}`, type: 'xml', format: 'markdown', content: markdown }),
-    ));
-    const richState = (await post('/v2/crdt/get', { editorId: 'rich0', format: 'yjs' })).body.result.data[0].state as string;
+    rows.push(
+      await measured(bench, writes, `add xml from Markdown (${(markdown.length / 1e6).toFixed(2)} MB)`, 3, (i) =>
+        post('/v2/crdt/add', { editorId: `rich${i}`, type: 'xml', format: 'markdown', content: markdown }),
+      ),
+    );
+    const richState = (await post('/v2/crdt/get', { editorId: 'rich0', format: 'yjs' })).body.result.data[0]
+      .state as string;
     const richBytes = Buffer.from(richState, 'base64').length;
     for (const format of ['markdown', 'html', 'prosemirror-json', 'text']) {
-      rows.push(await measured(bench, writes, `get xml (Yjs state ${(richBytes / 1e6).toFixed(2)} MB), format ${format}`, RUNS, () =>
-        post('/v2/crdt/get', { editorId: 'rich0', format }),
-      ));
+      rows.push(
+        await measured(
+          bench,
+          writes,
+          `get xml (Yjs state ${(richBytes / 1e6).toFixed(2)} MB), format ${format}`,
+          RUNS,
+          () => post('/v2/crdt/get', { editorId: 'rich0', format }),
+        ),
+      );
     }
-    rows.push(await measured(bench, writes, 'update xml from Markdown, one paragraph changed', 3, (i) =>
-      post('/v2/crdt/update', { editorId: 'rich1', format: 'markdown', content: markdown.replace('Paragraph 5 ', `Paragraph 5 (edit ${i}) `) }),
-    ));
+    rows.push(
+      await measured(bench, writes, 'update xml from Markdown, one paragraph changed', 3, (i) =>
+        post('/v2/crdt/update', {
+          editorId: 'rich1',
+          format: 'markdown',
+          content: markdown.replace('Paragraph 5 ', `Paragraph 5 (edit ${i}) `),
+        }),
+      ),
+    );
     // The conversion alone, in this process, as the function runs it after reading the state.
     const { renderXml } = await import('../shared/domain/crdt/formats/index');
     const richStateBytes = Buffer.from(richState, 'base64');
@@ -160,14 +204,25 @@ export async function run(): Promise<void> {
         renderXml(richStateBytes, 'content', format);
         return performance.now() - started;
       });
-      rows.push({ operation: `conversion alone (in process), ${format}`, ms: median(samples), read: 0, write: 0, calls: 0 });
+      rows.push({
+        operation: `conversion alone (in process), ${format}`,
+        ms: median(samples),
+        read: 0,
+        write: 0,
+        calls: 0,
+      });
     }
 
-    console.log(`\nCRDT data, one editor with a Yjs state of ${stateBytes} bytes (${Math.ceil(stateBytes / (300 * 1024))} items); medians`);
+    console.log(
+      `\nCRDT data, one editor with a Yjs state of ${stateBytes} bytes (${Math.ceil(stateBytes / (300 * 1024))} items); medians`,
+    );
     console.log('Reads strongly consistent (1 RCU per 4 KB); transactional writes at 2 WCU per item per started KB.\n');
     console.log('| operation | latency ms | read capacity | write capacity | DynamoDB calls |');
     console.log('|---|---:|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.operation} | ${r.ms.toFixed(0)} | ${r.read.toFixed(1)} | ${r.write.toFixed(1)} | ${r.calls} |`);
+    for (const r of rows)
+      console.log(
+        `| ${r.operation} | ${r.ms.toFixed(0)} | ${r.read.toFixed(1)} | ${r.write.toFixed(1)} | ${r.calls} |`,
+      );
   } finally {
     await bench.stack.stop();
   }
@@ -193,12 +248,19 @@ class PartitionMeter {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const command = context.commandName ?? '';
-        const touches = this.partitions.some((pk) => JSON.stringify(args.input).includes(JSON.stringify(pk).slice(1, -1)));
+        const touches = this.partitions.some((pk) =>
+          JSON.stringify(args.input).includes(JSON.stringify(pk).slice(1, -1)),
+        );
         if (!touches || !/(Get|Query|Put|Update|Delete|Transact|Batch)/.test(command)) return next(args);
         (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
         const result = await next(args);
-        const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
-        const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+        const consumed = (
+          result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }
+        ).ConsumedCapacity;
+        const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
+          (sum, c) => sum + (c.CapacityUnits ?? 0),
+          0,
+        );
         if (command === 'TransactWriteItemsCommand') this.write += transactionWriteUnits(args.input);
         else if (/^(Get|Query|BatchGet)/.test(command)) this.read += reported;
         else this.write += reported;
@@ -225,8 +287,15 @@ export async function runLiveEdits(): Promise<void> {
     meter.attach(dynamodb);
     const { apiKeyId, headers } = await bench.newApiKey();
     const rows: string[] = [];
-    for (const [label, chars] of [['~1 KB', 1_000], ['~1 MB', 1_000_000]] as const) {
-      const ref = { organizationId: 'bench-live-org', documentId: chars < 10_000 ? 'doc-small' : 'doc-large', editorId: 'body' };
+    for (const [label, chars] of [
+      ['~1 KB', 1_000],
+      ['~1 MB', 1_000_000],
+    ] as const) {
+      const ref = {
+        organizationId: 'bench-live-org',
+        documentId: chars < 10_000 ? 'doc-small' : 'doc-large',
+        editorId: 'body',
+      };
       const text = randomBytes(chars).toString('base64').slice(0, chars);
       const added = await bench.post('/v2/crdt/add', { ...ref, type: 'text', data: text }, headers);
       if (added.status !== 200) throw new Error(`add failed: ${JSON.stringify(added.body).slice(0, 300)}`);
@@ -235,9 +304,13 @@ export async function runLiveEdits(): Promise<void> {
       const client = new Y.Doc();
       Y.applyUpdate(client, stored.state);
       const incarnation = stored.incarnation;
-      const write = (items: Parameters<typeof locks.transactGuarded>[1]) => locks.transactGuarded(apiKeyId, items, locks.documentsIn(ref.organizationId, [ref.documentId]));
+      const write = (items: Parameters<typeof locks.transactGuarded>[1]) =>
+        locks.transactGuarded(apiKeyId, items, locks.documentsIn(ref.organizationId, [ref.documentId]));
       await bench.meter.quiet(1500);
-      meter.partitions = [await partitionOf(apiKeyId, ref), migration.documentLockKey(apiKeyId, ref.organizationId, ref.documentId).pk];
+      meter.partitions = [
+        await partitionOf(apiKeyId, ref),
+        migration.documentLockKey(apiKeyId, ref.organizationId, ref.documentId).pk,
+      ];
       const before = { read: meter.read, write: meter.write, calls: meter.calls };
       const started = performance.now();
       let folds = 0;
@@ -252,7 +325,16 @@ export async function runLiveEdits(): Promise<void> {
         const appended = await crdt.appendEditorUpdate(apiKeyId, ref, incarnation, change, write);
         if ((appended as unknown) === false) {
           folds += 1;
-          await crdt.updateEditor(apiKeyId, ref, (current) => ({ state: mergeUpdate(editorState(current), change.update, current.type, current.contentKey), delta: change.update, ...change }), write);
+          await crdt.updateEditor(
+            apiKeyId,
+            ref,
+            (current) => ({
+              state: mergeUpdate(editorState(current), change.update, current.type, current.contentKey),
+              delta: change.update,
+              ...change,
+            }),
+            write,
+          );
         }
       }
       const ms = performance.now() - started;
@@ -264,14 +346,21 @@ export async function runLiveEdits(): Promise<void> {
       const content = Y.mergeUpdates([after!.state, ...after!.deltas.map((d) => d.update)]);
       const check = new Y.Doc();
       Y.applyUpdate(check, content);
-      if (check.getText('content').toString() !== client.getText('content').toString()) throw new Error('The stored content differs from the client\'s.');
+      if (check.getText('content').toString() !== client.getText('content').toString())
+        throw new Error("The stored content differs from the client's.");
       rows.push(
         `| ${label} (state ${stored.state.length} B) | ${LIVE_EDITS} | ${(read / LIVE_EDITS).toFixed(2)} | ${(written / LIVE_EDITS).toFixed(2)} | ${((meter.calls - before.calls) / LIVE_EDITS).toFixed(2)} | ${folds} | ${after!.deltas.length} | $${dollarsPer1000(read / LIVE_EDITS, written / LIVE_EDITS).toFixed(4)} | ${(ms / LIVE_EDITS).toFixed(1)} |`,
       );
     }
-    console.log('\nLive edits (one character each) appended as the live handler stores them, compacted by the stream reader; per edit');
-    console.log('Reads as DynamoDB Local reports them; transactional writes at 2 WCU per item per started KB. Prices: $0.125/M RRU, $0.625/M WRU.\n');
-    console.log('| editor | edits | RCU per edit | WCU per edit | calls per edit | folds by the appender (log full) | deltas left | $ per 1,000 edits | ms per append |');
+    console.log(
+      '\nLive edits (one character each) appended as the live handler stores them, compacted by the stream reader; per edit',
+    );
+    console.log(
+      'Reads as DynamoDB Local reports them; transactional writes at 2 WCU per item per started KB. Prices: $0.125/M RRU, $0.625/M WRU.\n',
+    );
+    console.log(
+      '| editor | edits | RCU per edit | WCU per edit | calls per edit | folds by the appender (log full) | deltas left | $ per 1,000 edits | ms per append |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of rows) console.log(row);
   } finally {
@@ -280,7 +369,10 @@ export async function runLiveEdits(): Promise<void> {
 }
 
 /** The editor's CRDT partition (shared/db/crdt.ts; document ids here need no encoding). */
-async function partitionOf(apiKeyId: string, ref: { organizationId: string; documentId: string; editorId: string }): Promise<string> {
+async function partitionOf(
+  apiKeyId: string,
+  ref: { organizationId: string; documentId: string; editorId: string },
+): Promise<string> {
   const { organizationPartition } = await import('../shared/db/organization');
   return `${organizationPartition(apiKeyId, ref.organizationId)}#CRDT#${ref.documentId}`;
 }

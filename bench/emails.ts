@@ -23,9 +23,16 @@ export async function run(): Promise<void> {
       if (response.status !== 200) throw new Error(`${path}: ${JSON.stringify(response.body)}`);
       return response.body;
     };
-    await ok('/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default', fromEmail: 'notify@bench.example', fromCompany: 'Bench' } });
+    await ok('/v2/workspace/emailconfig/update', {
+      useEmailService: true,
+      emailServiceConfig: { type: 'default', fromEmail: 'notify@bench.example', fromCompany: 'Bench' },
+    });
     for (let first = 0; first < MEMBERS; first += USERS_PER_REQUEST) {
-      const users = Array.from({ length: USERS_PER_REQUEST }, (_, i) => ({ userId: `u${first + i}`, name: `User ${first + i}`, email: `u${first + i}@bench.example` }));
+      const users = Array.from({ length: USERS_PER_REQUEST }, (_, i) => ({
+        userId: `u${first + i}`,
+        name: `User ${first + i}`,
+        email: `u${first + i}@bench.example`,
+      }));
       await ok('/v2/users/add', { organizationId: 'bench-org', createOrganization: true, users });
     }
     await ok('/v2/organizations/documents/add', { organizationId: 'bench-org', documents: [{ documentId: 'doc' }] });
@@ -57,13 +64,23 @@ export async function run(): Promise<void> {
 
     const seconds = (lastAt - answered) / 1000;
     const rows: Array<[string, string, string]> = [
-      [`notifyAll to ${MEMBERS} members: Add Notification's answer to the last email in the mailbox`, `${seconds.toFixed(1)} s`, ''],
+      [
+        `notifyAll to ${MEMBERS} members: Add Notification's answer to the last email in the mailbox`,
+        `${seconds.toFixed(1)} s`,
+        '',
+      ],
       ['emails per second', (MEMBERS / seconds).toFixed(0), ''],
       ['read capacity per email (planning and sending)', ((pipeline.read + tail.read) / MEMBERS).toFixed(2), ''],
-      ['write capacity per email (log item with its 3 index entries, claim, outcome)', ((pipeline.write + tail.write) / MEMBERS).toFixed(2), ''],
+      [
+        'write capacity per email (log item with its 3 index entries, claim, outcome)',
+        ((pipeline.write + tail.write) / MEMBERS).toFixed(2),
+        '',
+      ],
       [`Add Notification itself (1,000 feed entries, the notification)`, `${requestOnly.write.toFixed(0)} WCU`, ''],
     ];
-    console.log(`\nNotification emails on the local stack (DynamoDB Local; time on this machine, capacity as DynamoDB bills it)\n`);
+    console.log(
+      `\nNotification emails on the local stack (DynamoDB Local; time on this machine, capacity as DynamoDB bills it)\n`,
+    );
     console.log('| measure | value | target |');
     console.log('|---|---:|---:|');
     for (const [name, value, target] of rows) console.log(`| ${name} | ${value} | ${target} |`);

@@ -39,11 +39,22 @@ export async function startBenchStack(): Promise<BenchStack> {
     const created = await post('/v2/workspace/create', { ownerEmail: `bench-${randomUUID()}@example.com` });
     const { id, authToken, apiKeyList } = created.body.result.data;
     const apiKeyId = Object.keys(apiKeyList)[0];
-    const tokens = await post('/v2/workspace/authtokens/get', { apiKey: apiKeyId }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });
-    return { apiKeyId, headers: { 'x-service-api-key': apiKeyId, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token } };
+    const tokens = await post(
+      '/v2/workspace/authtokens/get',
+      { apiKey: apiKeyId },
+      { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken },
+    );
+    return {
+      apiKeyId,
+      headers: { 'x-service-api-key': apiKeyId, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token },
+    };
   };
   const enableActivityLogs = async (headers: Record<string, string>) => {
-    const enabled = await post('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, headers);
+    const enabled = await post(
+      '/v2/workspace/activityconfig/update',
+      { activityServiceConfig: { isEnabled: true } },
+      headers,
+    );
     if (enabled.status !== 200) throw new Error(`enabling activity logs failed: ${JSON.stringify(enabled.body)}`);
   };
   return { stack, meter, post, newApiKey, enableActivityLogs };

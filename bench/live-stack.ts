@@ -91,14 +91,26 @@ export interface Snapshot {
 const API_GATEWAY_MESSAGE_UNIT = 32 * 1024;
 const units = (bytes: number) => Math.max(1, Math.ceil(bytes / API_GATEWAY_MESSAGE_UNIT));
 
-const snapshot: Snapshot = { dynamodb: {}, frames: {}, largestFrameBytes: 0, largestPostBytes: 0, invocations: {}, records: {}, posts: {}, postErrors: {}, failures: {}, open: 0 };
+const snapshot: Snapshot = {
+  dynamodb: {},
+  frames: {},
+  largestFrameBytes: 0,
+  largestPostBytes: 0,
+  invocations: {},
+  records: {},
+  posts: {},
+  postErrors: {},
+  failures: {},
+  open: 0,
+};
 /** The `$default` durations, one per frame, for their distribution. */
 let defaultMs: number[] = [];
 /** The same by frame kind (frameKind), since the bench last asked for them ('kindMs'). */
 let kindMs: Record<string, number[]> = {};
 
 const bucketOf = <T>(record: Record<string, T>, name: string, empty: () => T): T => (record[name] ??= empty());
-const frameBucket = (kind: string) => bucketOf(snapshot.frames, kind, () => ({ count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 }));
+const frameBucket = (kind: string) =>
+  bucketOf(snapshot.frames, kind, () => ({ count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 }));
 
 /** y-protocols message kinds by their first varints (message type, then the sync step). */
 function messageKind(bytes: Uint8Array): string {
@@ -133,7 +145,12 @@ export function frameKind(event: { body?: unknown; isBase64Encoded?: boolean }):
 
 function timedLive(routeKey: string, handler: (event: any, context: unknown) => Promise<unknown>) {
   return async (event: any, context: unknown) => {
-    const bytes = typeof event.body === 'string' ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body)) : 0;
+    const bytes =
+      typeof event.body === 'string'
+        ? event.isBase64Encoded
+          ? Buffer.from(event.body, 'base64').length
+          : Buffer.byteLength(event.body)
+        : 0;
     const kind = routeKey === '$default' ? frameKind(event) : undefined;
     if (routeKey === '$default') snapshot.largestFrameBytes = Math.max(snapshot.largestFrameBytes, bytes);
     const started = performance.now();
@@ -191,7 +208,12 @@ function wrapLoadedModules(): void {
         request,
         routeKey !== undefined
           ? { ...loaded, handler: timedLive(routeKey, loaded.handler) }
-          : { ...loaded, consumers: Object.fromEntries(Object.entries(loaded.consumers).map(([id, consume]) => [id, timedConsumer(id, consume as never)])) },
+          : {
+              ...loaded,
+              consumers: Object.fromEntries(
+                Object.entries(loaded.consumers).map(([id, consume]) => [id, timedConsumer(id, consume as never)]),
+              ),
+            },
       );
     }
     return wrapped.get(request);
@@ -199,8 +221,20 @@ function wrapLoadedModules(): void {
 }
 
 function meterDynamoDb(client: DynamoDBClient): void {
-  const reads = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
-  const writes = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+  const reads = new Set([
+    'GetItemCommand',
+    'BatchGetItemCommand',
+    'QueryCommand',
+    'ScanCommand',
+    'TransactGetItemsCommand',
+  ]);
+  const writes = new Set([
+    'PutItemCommand',
+    'UpdateItemCommand',
+    'DeleteItemCommand',
+    'BatchWriteItemCommand',
+    'TransactWriteItemsCommand',
+  ]);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
@@ -208,8 +242,13 @@ function meterDynamoDb(client: DynamoDBClient): void {
       const name = callerName();
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
-      const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      const consumed = (
+        result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }
+      ).ConsumedCapacity;
+      const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
+        (sum, c) => sum + (c.CapacityUnits ?? 0),
+        0,
+      );
       const bucket = bucketOf(snapshot.dynamodb, name, () => ({ read: 0, write: 0, calls: 0 }));
       // DynamoDB Local reports a flat 4 units for any transaction: sized as DynamoDB bills it (capacity-meter.ts).
       const counted = command === 'TransactWriteItemsCommand' ? transactionWriteUnits(args.input) : reported;
@@ -234,7 +273,12 @@ function meterPosts(client: { middlewareStack: DynamoDBClient['middlewareStack']
       const bytes = (args.input as { Data?: Uint8Array }).Data?.byteLength ?? 0;
       try {
         const result = await next(args);
-        const bucket = bucketOf(snapshot.posts, callerName(), () => ({ count: 0, units: 0, bytes: 0, largestBytes: 0 }));
+        const bucket = bucketOf(snapshot.posts, callerName(), () => ({
+          count: 0,
+          units: 0,
+          bytes: 0,
+          largestBytes: 0,
+        }));
         bucket.count += 1;
         bucket.units += units(bytes);
         bucket.bytes += bytes;

@@ -116,7 +116,10 @@ class StackProcess {
   private next = 0;
   private pending = new Map<number, (result: unknown) => void>();
 
-  private constructor(readonly child: ChildProcess, readonly baseUrl: string) {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly baseUrl: string,
+  ) {
     child.on('message', (message: { id?: number; result?: unknown }) => {
       if (message.id === undefined) return;
       this.pending.get(message.id)?.(message.result);
@@ -134,7 +137,9 @@ class StackProcess {
       child.on('message', (message: { ready?: string }) => {
         if (message.ready !== undefined) resolveReady(message.ready);
       });
-      child.once('exit', (code) => reject(new Error(`The live bench's stack exited before it was ready (exit ${code}).`)));
+      child.once('exit', (code) =>
+        reject(new Error(`The live bench's stack exited before it was ready (exit ${code}).`)),
+      );
     });
     return new StackProcess(child, baseUrl);
   }
@@ -166,8 +171,12 @@ class StackProcess {
 
   /** The RSS of the stack's DynamoDB Local (its java child), in bytes. */
   javaRss(): number {
-    const lines = execFileSync('ps', ['-o', 'rss=,args=', '--ppid', String(this.child.pid)], { encoding: 'utf8' }).split('\n');
-    return lines.filter((line) => line.includes('java')).reduce((sum, line) => sum + Number.parseInt(line.trim(), 10) * 1024, 0);
+    const lines = execFileSync('ps', ['-o', 'rss=,args=', '--ppid', String(this.child.pid)], {
+      encoding: 'utf8',
+    }).split('\n');
+    return lines
+      .filter((line) => line.includes('java'))
+      .reduce((sum, line) => sum + Number.parseInt(line.trim(), 10) * 1024, 0);
   }
 
   async stop(): Promise<void> {
@@ -195,20 +204,38 @@ interface Api {
 
 async function newApi(baseUrl: string): Promise<Api> {
   const post = async (path: string, data: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) });
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ data }),
+    });
     const body = (await response.json()) as any;
-    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
+    if (response.status !== 200)
+      throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
     return body.result.data;
   };
   const created = await post('/v2/workspace/create', { ownerEmail: `bench-${randomUUID()}@example.com` });
   const apiKey = Object.keys(created.apiKeyList)[0];
-  const tokens = await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': created.id, 'x-service-workspace-auth-token': created.authToken });
+  const tokens = await post(
+    '/v2/workspace/authtokens/get',
+    { apiKey },
+    { 'x-service-workspace-id': created.id, 'x-service-workspace-auth-token': created.authToken },
+  );
   const headers = { 'x-service-api-key': apiKey, 'x-service-auth-token': tokens.authTokens[0].token };
   const organizationId = 'bench-live-org';
   const documentId = 'bench-live-doc';
-  const users = Array.from({ length: CLIENTS_PER_EDITOR }, (_, i) => ({ userId: `u${i}`, name: `User ${i}`, email: `u${i}@example.com`, accessRole: 'editor' }));
+  const users = Array.from({ length: CLIENTS_PER_EDITOR }, (_, i) => ({
+    userId: `u${i}`,
+    name: `User ${i}`,
+    email: `u${i}@example.com`,
+    accessRole: 'editor',
+  }));
   await post('/v2/users/add', { organizationId, createOrganization: true, users }, headers);
-  await post('/v2/organizations/documents/add', { organizationId, documents: [{ documentId, documentName: 'Live bench' }] }, headers);
+  await post(
+    '/v2/organizations/documents/add',
+    { organizationId, documents: [{ documentId, documentName: 'Live bench' }] },
+    headers,
+  );
   return { post, headers, organizationId, documentId };
 }
 
@@ -216,7 +243,13 @@ async function newApi(baseUrl: string): Promise<Api> {
 async function authorize(api: Api, editorId: string, user: number, create = true): Promise<Session> {
   return api.post(
     '/v2/crdt/live/authorize',
-    { organizationId: api.organizationId, documentId: api.documentId, editorId, userId: `u${user}`, ...(create ? { type: 'text' } : {}) },
+    {
+      organizationId: api.organizationId,
+      documentId: api.documentId,
+      editorId,
+      userId: `u${user}`,
+      ...(create ? { type: 'text' } : {}),
+    },
     api.headers,
   );
 }
@@ -244,9 +277,15 @@ function openClient(session: Session, encoding: 'binary' | 'base64' = 'binary', 
     disableBc: true,
   });
   const closes: string[] = [];
-  provider.on('connection-close', (event: { code?: number; reason?: string } | null) => closes.push(`${event?.code} ${event?.reason ?? ''}`.trim()));
+  provider.on('connection-close', (event: { code?: number; reason?: string } | null) =>
+    closes.push(`${event?.code} ${event?.reason ?? ''}`.trim()),
+  );
   const synced = new Promise<void>((resolveSynced, reject) => {
-    const timer = setTimeout(() => reject(new Error(`A client did not sync within ${ceilingMs} ms (its closes: ${closes.join(', ') || 'none'}).`)), ceilingMs);
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`A client did not sync within ${ceilingMs} ms (its closes: ${closes.join(', ') || 'none'}).`)),
+      ceilingMs,
+    );
     provider.once('sync', () => {
       clearTimeout(timer);
       resolveSynced();
@@ -272,7 +311,9 @@ const closeAll = () => [...open].forEach(closeClient);
 
 /** The Yjs ids (client:clock) of the items an update carries. */
 function idsOf(update: Uint8Array): string[] {
-  return Y.decodeUpdate(update).structs.filter((struct) => struct instanceof Y.Item).map((struct) => `${struct.id.client}:${struct.id.clock}`);
+  return Y.decodeUpdate(update)
+    .structs.filter((struct) => struct instanceof Y.Item)
+    .map((struct) => `${struct.id.client}:${struct.id.clock}`);
 }
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, ceilingMs = CEILING_MS): Promise<void> {
@@ -301,7 +342,8 @@ async function quiet(stack: StackProcess, quietMs = 1500): Promise<Snapshot> {
   }
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -334,7 +376,10 @@ async function relay(stack: StackProcess, api: Api, editorCount: number): Promis
   );
   const sent = new Map<string, number>();
   const samples: number[] = [];
-  const rooms = editors.map(({ editorId, sessions }) => ({ editorId, clients: sessions.map((session) => openClient(session)) }));
+  const rooms = editors.map(({ editorId, sessions }) => ({
+    editorId,
+    clients: sessions.map((session) => openClient(session)),
+  }));
   for (const room of rooms) {
     for (const client of room.clients) {
       client.doc.on('update', (update: Uint8Array, origin: unknown) => {
@@ -390,17 +435,35 @@ async function relay(stack: StackProcess, api: Api, editorCount: number): Promis
   const words = (client: Client) => client.text.toString().split(' ').filter(Boolean).length;
   const divergent: string[] = [];
   try {
-    await waitFor(() => rooms.every((room) => room.clients.every((client) => words(client) === expectedWords && client.text.toString() === room.clients[0].text.toString())), 'the clients to converge');
+    await waitFor(
+      () =>
+        rooms.every((room) =>
+          room.clients.every(
+            (client) => words(client) === expectedWords && client.text.toString() === room.clients[0].text.toString(),
+          ),
+        ),
+      'the clients to converge',
+    );
   } catch {
     for (const room of rooms) {
       const texts = new Set(room.clients.map((client) => client.text.toString()));
-      if (texts.size > 1 || words(room.clients[0]) !== expectedWords) divergent.push(`${room.editorId}: ${texts.size} different texts, ${room.clients.map(words).join('/')} of ${expectedWords} words`);
+      if (texts.size > 1 || words(room.clients[0]) !== expectedWords)
+        divergent.push(
+          `${room.editorId}: ${texts.size} different texts, ${room.clients.map(words).join('/')} of ${expectedWords} words`,
+        );
     }
   }
   for (const room of rooms) {
     const local = room.clients[0].text.toString();
-    const stored = await api.post('/v2/crdt/get', { organizationId: api.organizationId, documentId: api.documentId, editorId: room.editorId }, api.headers);
-    if (stored[0].data !== local) divergent.push(`${room.editorId}: /v2/crdt/get differs from the clients (${String(stored[0].data).length} against ${local.length} characters)`);
+    const stored = await api.post(
+      '/v2/crdt/get',
+      { organizationId: api.organizationId, documentId: api.documentId, editorId: room.editorId },
+      api.headers,
+    );
+    if (stored[0].data !== local)
+      divergent.push(
+        `${room.editorId}: /v2/crdt/get differs from the clients (${String(stored[0].data).length} against ${local.length} characters)`,
+      );
   }
   const convergedSeconds = (performance.now() - started) / 1000;
   const cpuAfter = await stack.cpu();
@@ -441,13 +504,26 @@ async function restToLive(api: Api): Promise<{ fromStart: number[]; fromAnswer: 
     const arrivals: number[] = [];
     const listeners = clients.map((client) => {
       const listener = (received: Uint8Array, origin: unknown) => {
-        if (origin === client.provider && Y.decodeUpdate(received).structs.some((struct) => struct.id.client === writer.clientID)) arrivals.push(performance.now());
+        if (
+          origin === client.provider &&
+          Y.decodeUpdate(received).structs.some((struct) => struct.id.client === writer.clientID)
+        )
+          arrivals.push(performance.now());
       };
       client.doc.on('update', listener);
       return () => client.doc.off('update', listener);
     });
     const started = performance.now();
-    await api.post('/v2/crdt/update', { organizationId: api.organizationId, documentId: api.documentId, editorId, yjsUpdate: Buffer.from(update).toString('base64') }, api.headers);
+    await api.post(
+      '/v2/crdt/update',
+      {
+        organizationId: api.organizationId,
+        documentId: api.documentId,
+        editorId,
+        yjsUpdate: Buffer.from(update).toString('base64'),
+      },
+      api.headers,
+    );
     const answered = performance.now();
     await waitFor(() => arrivals.length === clients.length, 'the REST update to reach every client');
     for (const arrival of arrivals) {
@@ -473,11 +549,22 @@ interface SyncFailure {
 /** 10× the goal: a first sync that takes longer is reported as failed, with the stack's errors meanwhile. */
 const FIRST_SYNC_CEILING_MS = 10 * GOALS.firstSyncMs;
 
-async function firstSync(stack: StackProcess, api: Api): Promise<{ stateBytes: number; binary: number[]; base64: number[]; failures: SyncFailure[] }> {
+async function firstSync(
+  stack: StackProcess,
+  api: Api,
+): Promise<{ stateBytes: number; binary: number[]; base64: number[]; failures: SyncFailure[] }> {
   const editorId = 'big';
   const text = randomBytes(BIG_TEXT_CHARS).toString('base64').slice(0, BIG_TEXT_CHARS);
-  await api.post('/v2/crdt/add', { organizationId: api.organizationId, documentId: api.documentId, editorId, type: 'text', data: text }, api.headers);
-  const stored = await api.post('/v2/crdt/get', { organizationId: api.organizationId, documentId: api.documentId, editorId, format: 'yjs' }, api.headers);
+  await api.post(
+    '/v2/crdt/add',
+    { organizationId: api.organizationId, documentId: api.documentId, editorId, type: 'text', data: text },
+    api.headers,
+  );
+  const stored = await api.post(
+    '/v2/crdt/get',
+    { organizationId: api.organizationId, documentId: api.documentId, editorId, format: 'yjs' },
+    api.headers,
+  );
   const stateBytes = Buffer.from(stored[0].state as string, 'base64').length;
   const session = await authorize(api, editorId, 0, false);
   const times = { binary: [] as number[], base64: [] as number[] };
@@ -491,16 +578,24 @@ async function firstSync(stack: StackProcess, api: Api): Promise<{ stateBytes: n
       try {
         await client.synced;
         const ms = performance.now() - started;
-        if (client.text.length !== BIG_TEXT_CHARS) throw new Error(`First sync (${encoding}) gave ${client.text.length} characters, not ${BIG_TEXT_CHARS}.`);
+        if (client.text.length !== BIG_TEXT_CHARS)
+          throw new Error(`First sync (${encoding}) gave ${client.text.length} characters, not ${BIG_TEXT_CHARS}.`);
         times[encoding].push(ms);
       } catch (error) {
         const after = await stack.snapshot();
         const errors = Object.entries(after.postErrors)
-          .map(([name, e]) => ({ name, count: e.count - (before.postErrors[name]?.count ?? 0), largestBytes: e.largestBytes }))
+          .map(([name, e]) => ({
+            name,
+            count: e.count - (before.postErrors[name]?.count ?? 0),
+            largestBytes: e.largestBytes,
+          }))
           .filter((e) => e.count > 0)
           .map((e) => `PostToConnection failed ${e.count}× with ${e.name} (a message of ${fmt(e.largestBytes)} bytes)`);
         const failed = (after.failures.$default ?? 0) - (before.failures.$default ?? 0);
-        failures.push({ encoding, why: `${(error as Error).message} ${[...errors, `\`$default\` answered 500 ${failed}×`].join('; ')}` });
+        failures.push({
+          encoding,
+          why: `${(error as Error).message} ${[...errors, `\`$default\` answered 500 ${failed}×`].join('; ')}`,
+        });
       }
       closeClient(client);
     }
@@ -532,9 +627,16 @@ function counted(before: Snapshot, after: Snapshot, operations: number, seconds:
   const inv = (s: Snapshot, key: string) => s.invocations[key] ?? { count: 0, ms: 0, units: 0, bytes: 0 };
   const db = (s: Snapshot, key: string) => s.dynamodb[key] ?? { read: 0, write: 0, calls: 0 };
   const live = ['$default'];
-  const streamKeys = [...new Set([...Object.keys(after.invocations), ...Object.keys(after.dynamodb)])].filter((key) => key.startsWith('stream:'));
-  const sum = (keys: string[], value: (s: Snapshot, key: string) => number) => keys.reduce((total, key) => total + value(after, key) - value(before, key), 0);
-  const posts = (s: Snapshot) => Object.values(s.posts).reduce((total, p) => ({ count: total.count + p.count, units: total.units + p.units }), { count: 0, units: 0 });
+  const streamKeys = [...new Set([...Object.keys(after.invocations), ...Object.keys(after.dynamodb)])].filter((key) =>
+    key.startsWith('stream:'),
+  );
+  const sum = (keys: string[], value: (s: Snapshot, key: string) => number) =>
+    keys.reduce((total, key) => total + value(after, key) - value(before, key), 0);
+  const posts = (s: Snapshot) =>
+    Object.values(s.posts).reduce((total, p) => ({ count: total.count + p.count, units: total.units + p.units }), {
+      count: 0,
+      units: 0,
+    });
   // The event source mapping invokes the changes reader once per batch, for all its consumers: the consumer called
   // most often is the count; their time is summed (they run side by side, so this is an upper bound).
   const streamCalls = streamKeys.map((key) => inv(after, key).count - inv(before, key).count);
@@ -571,13 +673,22 @@ interface Priced {
  */
 function priced(c: Counted, connections: number): Priced {
   const per = 1000 / c.operations;
-  const lambdaCost = (invocations: number, ms: number) => invocations * PRICES.lambdaRequest + (ms / 1000) * LAMBDA_GB * PRICES.lambdaArmGbSecond;
+  const lambdaCost = (invocations: number, ms: number) =>
+    invocations * PRICES.lambdaRequest + (ms / 1000) * LAMBDA_GB * PRICES.lambdaArmGbSecond;
   const messages = (c.unitsIn + c.unitsOut) * PRICES.apiGatewayMessage * per;
   const lambda = lambdaCost(c.invocations, c.handlerMs) * per;
   const streamLambda = lambdaCost(c.streamInvocations, c.streamMs) * per;
-  const dynamodb = ((c.read + c.streamRead) * PRICES.dynamodbReadUnit + (c.write + c.streamWrite) * PRICES.dynamodbWriteUnit) * per;
+  const dynamodb =
+    ((c.read + c.streamRead) * PRICES.dynamodbReadUnit + (c.write + c.streamWrite) * PRICES.dynamodbWriteUnit) * per;
   const connectionMinutes = connections * (1000 / UPDATES_PER_SECOND / 60) * PRICES.apiGatewayConnectionMinute;
-  return { messages, lambda, streamLambda, dynamodb, connectionMinutes, total: messages + lambda + streamLambda + dynamodb + connectionMinutes };
+  return {
+    messages,
+    lambda,
+    streamLambda,
+    dynamodb,
+    connectionMinutes,
+    total: messages + lambda + streamLambda + dynamodb + connectionMinutes,
+  };
 }
 
 async function cost(stack: StackProcess, api: Api): Promise<{ edit: Counted; presence: Counted }> {
@@ -614,7 +725,11 @@ async function cost(stack: StackProcess, api: Api): Promise<{ edit: Counted; pre
   started = performance.now();
   for (let i = 0; i < COST_OPERATIONS; i += 1) {
     writer.provider.awareness.setLocalStateField('cursor', { anchor: i, head: i });
-    await waitFor(() => others.every((client) => client.provider.awareness.getStates().get(writer.doc.clientID)?.cursor?.anchor === i), 'a caret move to reach the other clients');
+    await waitFor(
+      () =>
+        others.every((client) => client.provider.awareness.getStates().get(writer.doc.clientID)?.cursor?.anchor === i),
+      'a caret move to reach the other clients',
+    );
   }
   seconds = (performance.now() - started) / 1000;
   const afterPresence = await quiet(stack);
@@ -684,17 +799,34 @@ interface Tally {
 function tally(before: Snapshot, after: Snapshot, seconds: number, durations: Record<string, number[]> = {}): Tally {
   const inv = (s: Snapshot, key: string) => s.invocations[key] ?? { count: 0, ms: 0, units: 0, bytes: 0 };
   const db = (s: Snapshot, key: string) => s.dynamodb[key] ?? { read: 0, write: 0, calls: 0 };
-  const keys = (record: (s: Snapshot) => Record<string, unknown>) => [...new Set([...Object.keys(record(before)), ...Object.keys(record(after))])];
-  const streamKeys = [...new Set([...keys((s) => s.invocations), ...keys((s) => s.dynamodb)])].filter((key) => key.startsWith('stream:'));
-  const delta = (list: string[], value: (s: Snapshot, key: string) => number) => list.reduce((total, key) => total + value(after, key) - value(before, key), 0);
-  const posts = (s: Snapshot) => Object.values(s.posts).reduce((total, p) => ({ count: total.count + p.count, units: total.units + p.units }), { count: 0, units: 0 });
+  const keys = (record: (s: Snapshot) => Record<string, unknown>) => [
+    ...new Set([...Object.keys(record(before)), ...Object.keys(record(after))]),
+  ];
+  const streamKeys = [...new Set([...keys((s) => s.invocations), ...keys((s) => s.dynamodb)])].filter((key) =>
+    key.startsWith('stream:'),
+  );
+  const delta = (list: string[], value: (s: Snapshot, key: string) => number) =>
+    list.reduce((total, key) => total + value(after, key) - value(before, key), 0);
+  const posts = (s: Snapshot) =>
+    Object.values(s.posts).reduce((total, p) => ({ count: total.count + p.count, units: total.units + p.units }), {
+      count: 0,
+      units: 0,
+    });
   const streamCalls = streamKeys.map((key) => inv(after, key).count - inv(before, key).count);
   const frames: Record<string, FrameKind> = {};
   for (const kind of keys((s) => s.frames ?? {})) {
     const a = after.frames?.[kind];
     const b = before.frames?.[kind] ?? { count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 };
     if (a === undefined || a.count === b.count) continue;
-    frames[kind] = { count: a.count - b.count, ms: a.ms - b.ms, units: a.units - b.units, read: a.read - b.read, write: a.write - b.write, posts: a.posts - b.posts, postUnits: a.postUnits - b.postUnits };
+    frames[kind] = {
+      count: a.count - b.count,
+      ms: a.ms - b.ms,
+      units: a.units - b.units,
+      read: a.read - b.read,
+      write: a.write - b.write,
+      posts: a.posts - b.posts,
+      postUnits: a.postUnits - b.postUnits,
+    };
   }
   const live = ['$connect', '$default', '$disconnect'];
   return {
@@ -703,7 +835,11 @@ function tally(before: Snapshot, after: Snapshot, seconds: number, durations: Re
     unitsIn: delta(['$default'], (s, k) => inv(s, k).units),
     postsOut: posts(after).count - posts(before).count,
     unitsOut: posts(after).units - posts(before).units,
-    defaultMs: Object.entries(frames).reduce((total, [kind, f]) => total + ((durations[kind]?.length ?? 0) > 0 ? f.count * percentile(durations[kind], 50) : f.ms), 0),
+    defaultMs: Object.entries(frames).reduce(
+      (total, [kind, f]) =>
+        total + ((durations[kind]?.length ?? 0) > 0 ? f.count * percentile(durations[kind], 50) : f.ms),
+      0,
+    ),
     defaultMsSum: delta(['$default'], (s, k) => inv(s, k).ms),
     connectInvocations: delta(['$connect', '$disconnect'], (s, k) => inv(s, k).count),
     connectMs: delta(['$connect', '$disconnect'], (s, k) => inv(s, k).ms),
@@ -720,14 +856,27 @@ function tally(before: Snapshot, after: Snapshot, seconds: number, durations: Re
 
 /** `t` scaled by `factor` (per keystroke, per hour...), or `a − b` with `factor` −1 added (see minus). */
 function scaled(t: Tally, factor: number): Tally {
-  const frames = Object.fromEntries(Object.entries(t.frames).map(([kind, f]) => [kind, Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v * factor])) as unknown as FrameKind]));
-  const numbers = Object.fromEntries(Object.entries(t).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, (v as number) * factor]));
+  const frames = Object.fromEntries(
+    Object.entries(t.frames).map(([kind, f]) => [
+      kind,
+      Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v * factor])) as unknown as FrameKind,
+    ]),
+  );
+  const numbers = Object.fromEntries(
+    Object.entries(t)
+      .filter(([, v]) => typeof v === 'number')
+      .map(([k, v]) => [k, (v as number) * factor]),
+  );
   return { ...(numbers as unknown as Tally), frames };
 }
 
 /** `a − b`, each figure at least 0 (the frames by kind are a's). */
 function minus(a: Tally, b: Tally): Tally {
-  const numbers = Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, Math.max(0, (v as number) - ((b as unknown as Record<string, number>)[k] ?? 0))]));
+  const numbers = Object.fromEntries(
+    Object.entries(a)
+      .filter(([, v]) => typeof v === 'number')
+      .map(([k, v]) => [k, Math.max(0, (v as number) - ((b as unknown as Record<string, number>)[k] ?? 0))]),
+  );
   return { ...(numbers as unknown as Tally), frames: a.frames };
 }
 
@@ -745,18 +894,43 @@ interface Bill {
 function bill(t: Tally, connectionMinutes: number): Bill {
   const invocations = t.framesIn + t.connectInvocations + t.streamInvocations;
   const messages = (t.unitsIn + t.unitsOut) * PRICES.apiGatewayMessage;
-  const lambda = invocations * PRICES.lambdaRequest + ((t.defaultMs + t.connectMs + t.streamMs) / 1000) * LAMBDA_GB * PRICES.lambdaArmGbSecond;
-  const dynamodb = (t.read + t.streamRead) * PRICES.dynamodbReadUnit + (t.write + t.streamWrite) * PRICES.dynamodbWriteUnit;
+  const lambda =
+    invocations * PRICES.lambdaRequest +
+    ((t.defaultMs + t.connectMs + t.streamMs) / 1000) * LAMBDA_GB * PRICES.lambdaArmGbSecond;
+  const dynamodb =
+    (t.read + t.streamRead) * PRICES.dynamodbReadUnit + (t.write + t.streamWrite) * PRICES.dynamodbWriteUnit;
   const minutes = connectionMinutes * PRICES.apiGatewayConnectionMinute;
-  const observability = invocations * ((LOG_BYTES_PER_INVOCATION / 1024 ** 3) * PRICES.logsIngestedGb + XRAY_SAMPLED * PRICES.xrayTrace);
-  return { messages, lambda, dynamodb, connectionMinutes: minutes, observability, total: messages + lambda + dynamodb + minutes + observability };
+  const observability =
+    invocations * ((LOG_BYTES_PER_INVOCATION / 1024 ** 3) * PRICES.logsIngestedGb + XRAY_SAMPLED * PRICES.xrayTrace);
+  return {
+    messages,
+    lambda,
+    dynamodb,
+    connectionMinutes: minutes,
+    observability,
+    total: messages + lambda + dynamodb + minutes + observability,
+  };
 }
 
 /** The frames that carried a document change (an update or sync step 2, alone or in a batch). */
-const editFrames = (t: Tally): FrameKind[] => Object.entries(t.frames).filter(([kind]) => /update|syncStep2/.test(kind)).map(([, f]) => f);
+const editFrames = (t: Tally): FrameKind[] =>
+  Object.entries(t.frames)
+    .filter(([kind]) => /update|syncStep2/.test(kind))
+    .map(([, f]) => f);
 const awarenessOnly = (t: Tally): FrameKind | undefined => t.frames.awareness;
 const sumFrames = (frames: FrameKind[]): FrameKind =>
-  frames.reduce((s, f) => ({ count: s.count + f.count, ms: s.ms + f.ms, units: s.units + f.units, read: s.read + f.read, write: s.write + f.write, posts: s.posts + f.posts, postUnits: s.postUnits + f.postUnits }), { count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 });
+  frames.reduce(
+    (s, f) => ({
+      count: s.count + f.count,
+      ms: s.ms + f.ms,
+      units: s.units + f.units,
+      read: s.read + f.read,
+      write: s.write + f.write,
+      posts: s.posts + f.posts,
+      postUnits: s.postUnits + f.postUnits,
+    }),
+    { count: 0, ms: 0, units: 0, read: 0, write: 0, posts: 0, postUnits: 0 },
+  );
 
 /** Waits, at most `ceilingMs`, and says whether `check` came true: a room that does not settle is reported, not fatal. */
 async function softWait(check: () => boolean | Promise<boolean>, ceilingMs: number): Promise<boolean> {
@@ -774,7 +948,13 @@ async function softWait(check: () => boolean | Promise<boolean>, ceilingMs: numb
  */
 async function changesSettled(stack: StackProcess, quietMs = 2000): Promise<void> {
   const project = (s: Snapshot) =>
-    JSON.stringify([Object.entries(s.frames ?? {}).filter(([kind]) => kind !== 'awareness').map(([kind, f]) => [kind, f.count]), Object.entries(s.invocations).filter(([key]) => key.startsWith('stream:')), s.records]);
+    JSON.stringify([
+      Object.entries(s.frames ?? {})
+        .filter(([kind]) => kind !== 'awareness')
+        .map(([kind, f]) => [kind, f.count]),
+      Object.entries(s.invocations).filter(([key]) => key.startsWith('stream:')),
+      s.records,
+    ]);
   let last = project(await stack.snapshot());
   let since = Date.now();
   const deadline = Date.now() + CEILING_MS;
@@ -803,7 +983,10 @@ async function openRoom(api: Api, editorId: string, count: number): Promise<{ cl
     Array.from({ length: count }, (_, i) => async () => {
       const client = openClient(sessions[i % CLIENTS_PER_EDITOR], 'base64');
       client.synced.catch(() => undefined);
-      client.provider.awareness.setLocalStateField('user', { name: `User ${i}`, color: `#${(0x30a0f0 + i * 0x10203).toString(16).slice(-6)}` });
+      client.provider.awareness.setLocalStateField('user', {
+        name: `User ${i}`,
+        color: `#${(0x30a0f0 + i * 0x10203).toString(16).slice(-6)}`,
+      });
       clients.push(client);
       await client.synced.catch(() => {
         synced = false;
@@ -845,7 +1028,8 @@ async function typeKeystrokes(typists: Client[], perTypist: number, rate: number
   );
 }
 
-const converged = (clients: Client[], length: number) => () => clients.every((client) => client.text.length === length && client.text.toString() === clients[0].text.toString());
+const converged = (clients: Client[], length: number) => () =>
+  clients.every((client) => client.text.length === length && client.text.toString() === clients[0].text.toString());
 
 interface PeopleCost {
   /** (a) 5 people typing: the whole window, and per keystroke. */
@@ -871,9 +1055,15 @@ interface BigRoom {
 }
 
 /** (a) and (b): a room of 5 through the adapter, everyone typing, then idle. */
-async function roomOfFive(stack: StackProcess, api: Api): Promise<Pick<PeopleCost, 'keystrokes' | 'typing' | 'typingConverged' | 'idle'>> {
+async function roomOfFive(
+  stack: StackProcess,
+  api: Api,
+): Promise<Pick<PeopleCost, 'keystrokes' | 'typing' | 'typingConverged' | 'idle'>> {
   const { clients } = await openRoom(api, 'people', CLIENTS_PER_EDITOR);
-  await softWait(() => clients.every((client) => client.provider.awareness.getStates().size === CLIENTS_PER_EDITOR), 30_000);
+  await softWait(
+    () => clients.every((client) => client.provider.awareness.getStates().size === CLIENTS_PER_EDITOR),
+    30_000,
+  );
   const keystrokes = CLIENTS_PER_EDITOR * KEYSTROKES_PER_TYPIST;
   let before = await quiet(stack);
   await durations(stack);
@@ -903,7 +1093,10 @@ async function roomOfHundred(stack: StackProcess, api: Api): Promise<BigRoom> {
   await durations(stack);
   let started = performance.now();
   const { clients } = await openRoom(api, 'hundred', BIG_ROOM);
-  const joined = await softWait(() => clients.every((client) => client.provider.awareness.getStates().size === BIG_ROOM), CEILING_MS);
+  const joined = await softWait(
+    () => clients.every((client) => client.provider.awareness.getStates().size === BIG_ROOM),
+    CEILING_MS,
+  );
   await changesSettled(stack);
   let after = await stack.snapshot();
   const join = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
@@ -918,7 +1111,9 @@ async function roomOfHundred(stack: StackProcess, api: Api): Promise<BigRoom> {
   after = await stack.snapshot();
   const idle = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
 
-  progress(`${BIG_ROOM_TYPISTS} of the ${BIG_ROOM} typing (${BIG_ROOM_KEYSTROKES_PER_TYPIST} keystrokes each at ${BIG_ROOM_TYPING_RATE}/s)`);
+  progress(
+    `${BIG_ROOM_TYPISTS} of the ${BIG_ROOM} typing (${BIG_ROOM_KEYSTROKES_PER_TYPIST} keystrokes each at ${BIG_ROOM_TYPING_RATE}/s)`,
+  );
   const keystrokes = BIG_ROOM_TYPISTS * BIG_ROOM_KEYSTROKES_PER_TYPIST;
   const length = clients[0].text.length + keystrokes;
   before = await stack.snapshot();
@@ -931,11 +1126,25 @@ async function roomOfHundred(stack: StackProcess, api: Api): Promise<BigRoom> {
   const typing = tally(before, after, (performance.now() - started) / 1000, await durations(stack));
   closeAll();
   await softWait(async () => (await stack.snapshot()).open === 0, CEILING_MS);
-  return { connected, joined, join, idle, typing, keystrokes, typingConverged, largestFrameBytes: after.largestFrameBytes, largestPostBytes: after.largestPostBytes };
+  return {
+    connected,
+    joined,
+    join,
+    idle,
+    typing,
+    keystrokes,
+    typingConverged,
+    largestFrameBytes: after.largestFrameBytes,
+    largestPostBytes: after.largestPostBytes,
+  };
 }
 
 function add(a: Tally, b: Tally): Tally {
-  const numbers = Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, (v as number) + ((b as unknown as Record<string, number>)[k] ?? 0)]));
+  const numbers = Object.fromEntries(
+    Object.entries(a)
+      .filter(([, v]) => typeof v === 'number')
+      .map(([k, v]) => [k, (v as number) + ((b as unknown as Record<string, number>)[k] ?? 0)]),
+  );
   return { ...(numbers as unknown as Tally), frames: {} };
 }
 
@@ -954,34 +1163,47 @@ function bigRoomHour(big: BigRoom) {
   const idleShare = (BIG_ROOM - BIG_ROOM_TYPISTS) / BIG_ROOM;
   const idleHour = scaled(big.idle, (3600 / big.idle.seconds) * idleShare);
   // The typing window less what the 90 who did not type sent meanwhile (their renewals, at the idle window's rate).
-  const perKeystroke = scaled(minus(big.typing, scaled(big.idle, (big.typing.seconds / big.idle.seconds) * idleShare)), 1 / big.keystrokes);
+  const perKeystroke = scaled(
+    minus(big.typing, scaled(big.idle, (big.typing.seconds / big.idle.seconds) * idleShare)),
+    1 / big.keystrokes,
+  );
   const keystrokesPerHour = BIG_ROOM_TYPISTS * BIG_ROOM_TYPING_RATE * 3600;
   const typingHour = scaled(perKeystroke, keystrokesPerHour);
   const hour = add(idleHour, typingHour);
   const cost = bill(hour, BIG_ROOM * 60);
   const perSecond = (value: number) => value / 3600;
   const perTypist = (value: number) => value / 3600 / BIG_ROOM_TYPISTS;
-  const typistsAt = (capacity: number, idlePart: number, typistPart: number) => (typistPart <= 0 ? undefined : Math.max(0, (capacity - idlePart) / typistPart));
+  const typistsAt = (capacity: number, idlePart: number, typistPart: number) =>
+    typistPart <= 0 ? undefined : Math.max(0, (capacity - idlePart) / typistPart);
   const limits: LimitRow[] = [
     {
       limit: `WebSocket stage throttle (LIVE_STAGE_THROTTLE, shared by every room of the deployment)`,
       load: perSecond(hour.framesIn),
       capacity: LIVE_STAGE_THROTTLE.rateLimit,
       unit: 'frames in/s',
-      typistsAtLimit: typistsAt(LIVE_STAGE_THROTTLE.rateLimit, perSecond(idleHour.framesIn), perTypist(typingHour.framesIn)),
+      typistsAtLimit: typistsAt(
+        LIVE_STAGE_THROTTLE.rateLimit,
+        perSecond(idleHour.framesIn),
+        perTypist(typingHour.framesIn),
+      ),
       note: 'counts frames in only',
     },
     {
-      limit: "API Gateway's account throttle (10,000 requests/s per region: every API's requests and the @connections posts)",
+      limit:
+        "API Gateway's account throttle (10,000 requests/s per region: every API's requests and the @connections posts)",
       load: perSecond(hour.framesIn + hour.postsOut),
       capacity: LIMITS.accountRequestsPerSecond,
       unit: 'frames in + posts/s',
-      typistsAtLimit: typistsAt(LIMITS.accountRequestsPerSecond, perSecond(idleHour.framesIn + idleHour.postsOut), perTypist(typingHour.framesIn + typingHour.postsOut)),
+      typistsAtLimit: typistsAt(
+        LIMITS.accountRequestsPerSecond,
+        perSecond(idleHour.framesIn + idleHour.postsOut),
+        perTypist(typingHour.framesIn + typingHour.postsOut),
+      ),
       note: 'the posts out are what grows with the room',
     },
     {
       limit: `per-connection frame budget (${FRAMES_PER_SECOND}/s, shared/domain/live/frame-budget.ts)`,
-      load: (perKeystroke.framesIn) * BIG_ROOM_TYPING_RATE,
+      load: perKeystroke.framesIn * BIG_ROOM_TYPING_RATE,
       capacity: FRAMES_PER_SECOND,
       unit: "a typist's frames/s",
       note: 'per connection: more typists do not move it',
@@ -991,7 +1213,11 @@ function bigRoomHour(big: BigRoom) {
       load: perSecond(hour.read + hour.streamRead),
       capacity: LIMITS.partitionRcu,
       unit: 'RRU/s',
-      typistsAtLimit: typistsAt(LIMITS.partitionRcu, perSecond(idleHour.read + idleHour.streamRead), perTypist(typingHour.read + typingHour.streamRead)),
+      typistsAtLimit: typistsAt(
+        LIMITS.partitionRcu,
+        perSecond(idleHour.read + idleHour.streamRead),
+        perTypist(typingHour.read + typingHour.streamRead),
+      ),
       note: '',
     },
     {
@@ -999,7 +1225,11 @@ function bigRoomHour(big: BigRoom) {
       load: perSecond(hour.write + hour.streamWrite),
       capacity: LIMITS.partitionWcu,
       unit: 'WRU/s',
-      typistsAtLimit: typistsAt(LIMITS.partitionWcu, perSecond(idleHour.write + idleHour.streamWrite), perTypist(typingHour.write + typingHour.streamWrite)),
+      typistsAtLimit: typistsAt(
+        LIMITS.partitionWcu,
+        perSecond(idleHour.write + idleHour.streamWrite),
+        perTypist(typingHour.write + typingHour.streamWrite),
+      ),
       note: '',
     },
     {
@@ -1007,8 +1237,12 @@ function bigRoomHour(big: BigRoom) {
       load: perSecond((hour.defaultMs + hour.streamMs) / 1000),
       capacity: LIMITS.lambdaConcurrency,
       unit: 'busy functions (local ms)',
-      typistsAtLimit: typistsAt(LIMITS.lambdaConcurrency, perSecond((idleHour.defaultMs + idleHour.streamMs) / 1000), perTypist((typingHour.defaultMs + typingHour.streamMs) / 1000)),
-      note: 'from the local stack\'s handler time, which AWS will not match',
+      typistsAtLimit: typistsAt(
+        LIMITS.lambdaConcurrency,
+        perSecond((idleHour.defaultMs + idleHour.streamMs) / 1000),
+        perTypist((typingHour.defaultMs + typingHour.streamMs) / 1000),
+      ),
+      note: "from the local stack's handler time, which AWS will not match",
     },
     {
       limit: 'API Gateway frame (32 KB): the largest frame in / post out in the room of 100',
@@ -1046,18 +1280,34 @@ function printPeopleCost(people: PeopleCost): void {
   const renew5 = awarenessOnly(idle);
   const renew100 = awarenessOnly(big.idle);
 
-  console.log('\nIssue 30 item 7 and item 3: what live sync costs as people use it, at list prices, from what the stack counted (stock providers through the adapter, base64 frames as on AWS).\n');
+  console.log(
+    '\nIssue 30 item 7 and item 3: what live sync costs as people use it, at list prices, from what the stack counted (stock providers through the adapter, base64 frames as on AWS).\n',
+  );
   console.log('| figure | value | goal | | measured or modelled |');
   console.log('|---|---:|---:|---|---|');
-  console.log(`| (a) per 1,000 keystrokes, 5 people in the room all typing (${TYPING_RATE}/s each; a keystroke = a character and its caret move in one tick) | ${dollars(keystrokeBill.total)} | ≤ $${GOALS.keystrokesPer1000} | ${verdict(keystrokeBill.total <= GOALS.keystrokesPer1000)}${people.typingConverged ? '' : '; the clients did not converge'} | measured: ${fmt(people.keystrokes)} keystrokes; logs and traces modelled |`);
-  console.log(`| (b) per idle room-hour, 5 stock providers with a presence | ${dollars(idleBill.total)} | ≤ $${GOALS.idleRoomHour} | ${verdict(idleBill.total <= GOALS.idleRoomHour)} | measured over ${fmt(idle.seconds)} s, scaled to the hour; logs and traces modelled |`);
-  console.log(`| (c) a room of ${BIG_ROOM}, ${BIG_ROOM_TYPISTS} typing without pause at ${BIG_ROOM_TYPING_RATE}/s, per hour | ${dollars(hour.cost.total)} (${dollars(hourAtFiveMs.total)} with Lambda at the room of 5's ${fmt(fiveMsPerFrame, 1)} ms a frame) | | | modelled from measured windows: ${fmt(big.connected)} connections joined, ${fmt(big.idle.seconds)} s idle, ${fmt(big.keystrokes)} keystrokes in a window of ${fmt(big.typing.seconds)} s${big.joined ? '' : ' (not every client saw the whole room)'}${big.typingConverged ? '' : ' (the clients did not converge)'} |`);
-  console.log(`| (c) the limit it meets first | ${first.limit}: ${fmt(first.load, 1)} of ${fmt(first.capacity)} ${first.unit} (${fmt((100 * first.load) / first.capacity, 1)} %)${first.typistsAtLimit === undefined ? '' : `, met at about ${fmt(first.typistsAtLimit)} such typists`} | | | modelled from the counts (table below) |`);
-  console.log(`| (d) read units per frame carrying an edit, room of 5 / room of ${BIG_ROOM} | ${fmt(rru5, 2)} / ${fmt(rru100, 2)} (${spread <= GOALS.readUnitsSpread ? 'within' : 'apart by'} ${fmt(100 * spread)} %) | equal within ${100 * GOALS.readUnitsSpread} % | ${verdict(spread <= GOALS.readUnitsSpread)} | measured: ${fmt(edits5.count)} and ${fmt(edits100.count)} frames |`);
-  console.log(`| the same for a presence-only frame (renewals), idle room of 5 / of ${BIG_ROOM} | ${renew5 === undefined ? '—' : fmt(renew5.read / renew5.count, 2)} / ${renew100 === undefined ? '—' : fmt(renew100.read / renew100.count, 2)} | | | measured |`);
+  console.log(
+    `| (a) per 1,000 keystrokes, 5 people in the room all typing (${TYPING_RATE}/s each; a keystroke = a character and its caret move in one tick) | ${dollars(keystrokeBill.total)} | ≤ $${GOALS.keystrokesPer1000} | ${verdict(keystrokeBill.total <= GOALS.keystrokesPer1000)}${people.typingConverged ? '' : '; the clients did not converge'} | measured: ${fmt(people.keystrokes)} keystrokes; logs and traces modelled |`,
+  );
+  console.log(
+    `| (b) per idle room-hour, 5 stock providers with a presence | ${dollars(idleBill.total)} | ≤ $${GOALS.idleRoomHour} | ${verdict(idleBill.total <= GOALS.idleRoomHour)} | measured over ${fmt(idle.seconds)} s, scaled to the hour; logs and traces modelled |`,
+  );
+  console.log(
+    `| (c) a room of ${BIG_ROOM}, ${BIG_ROOM_TYPISTS} typing without pause at ${BIG_ROOM_TYPING_RATE}/s, per hour | ${dollars(hour.cost.total)} (${dollars(hourAtFiveMs.total)} with Lambda at the room of 5's ${fmt(fiveMsPerFrame, 1)} ms a frame) | | | modelled from measured windows: ${fmt(big.connected)} connections joined, ${fmt(big.idle.seconds)} s idle, ${fmt(big.keystrokes)} keystrokes in a window of ${fmt(big.typing.seconds)} s${big.joined ? '' : ' (not every client saw the whole room)'}${big.typingConverged ? '' : ' (the clients did not converge)'} |`,
+  );
+  console.log(
+    `| (c) the limit it meets first | ${first.limit}: ${fmt(first.load, 1)} of ${fmt(first.capacity)} ${first.unit} (${fmt((100 * first.load) / first.capacity, 1)} %)${first.typistsAtLimit === undefined ? '' : `, met at about ${fmt(first.typistsAtLimit)} such typists`} | | | modelled from the counts (table below) |`,
+  );
+  console.log(
+    `| (d) read units per frame carrying an edit, room of 5 / room of ${BIG_ROOM} | ${fmt(rru5, 2)} / ${fmt(rru100, 2)} (${spread <= GOALS.readUnitsSpread ? 'within' : 'apart by'} ${fmt(100 * spread)} %) | equal within ${100 * GOALS.readUnitsSpread} % | ${verdict(spread <= GOALS.readUnitsSpread)} | measured: ${fmt(edits5.count)} and ${fmt(edits100.count)} frames |`,
+  );
+  console.log(
+    `| the same for a presence-only frame (renewals), idle room of 5 / of ${BIG_ROOM} | ${renew5 === undefined ? '—' : fmt(renew5.read / renew5.count, 2)} / ${renew100 === undefined ? '—' : fmt(renew100.read / renew100.count, 2)} | | | measured |`,
+  );
 
   console.log('\nWhat was counted, per keystroke (a, c) or per hour (b, c), and its price:\n');
-  console.log('| | frames in (32 KB units) | posts out (units) | `$default` calls, ms priced (mean) | `$connect`/`$disconnect` calls | stream-reader calls | RRU / WRU (live) | RRU / WRU (stream) | connection-min |');
+  console.log(
+    '| | frames in (32 KB units) | posts out (units) | `$default` calls, ms priced (mean) | `$connect`/`$disconnect` calls | stream-reader calls | RRU / WRU (live) | RRU / WRU (stream) | connection-min |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   const row = (name: string, t: Tally, minutes: number, digits = 2) =>
     console.log(
@@ -1066,28 +1316,53 @@ function printPeopleCost(people: PeopleCost): void {
   row('(a) a keystroke, room of 5 (measured)', perKeystroke, typingMinutesPer1000 / 1000, 3);
   row('(b) an idle hour, room of 5 (measured, scaled)', idleHour, CLIENTS_PER_EDITOR * 60, 0);
   row(`(c) a keystroke, room of ${BIG_ROOM} (measured less the idle room's rate)`, hour.perKeystroke, 0, 2);
-  row(`(c) an idle hour of the ${BIG_ROOM - BIG_ROOM_TYPISTS} not typing (measured, scaled)`, hour.idleHour, (BIG_ROOM - BIG_ROOM_TYPISTS) * 60, 0);
-  row(`(c) the hour, ${BIG_ROOM_TYPISTS} typing at ${BIG_ROOM_TYPING_RATE}/s + the rest idle (modelled)`, hour.hour, BIG_ROOM * 60, 0);
-  row(`the room of ${BIG_ROOM} joining, one connection at a time ×10 (measured, per join)`, scaled(big.join, 1 / Math.max(1, big.connected)), 0, 2);
+  row(
+    `(c) an idle hour of the ${BIG_ROOM - BIG_ROOM_TYPISTS} not typing (measured, scaled)`,
+    hour.idleHour,
+    (BIG_ROOM - BIG_ROOM_TYPISTS) * 60,
+    0,
+  );
+  row(
+    `(c) the hour, ${BIG_ROOM_TYPISTS} typing at ${BIG_ROOM_TYPING_RATE}/s + the rest idle (modelled)`,
+    hour.hour,
+    BIG_ROOM * 60,
+    0,
+  );
+  row(
+    `the room of ${BIG_ROOM} joining, one connection at a time ×10 (measured, per join)`,
+    scaled(big.join, 1 / Math.max(1, big.connected)),
+    0,
+    2,
+  );
 
-  console.log('\n| $ | API Gateway messages | Lambda | DynamoDB | connection-minutes | logs + traces (modelled) | total |');
+  console.log(
+    '\n| $ | API Gateway messages | Lambda | DynamoDB | connection-minutes | logs + traces (modelled) | total |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const [name, b] of [
     ['(a) per 1,000 keystrokes, room of 5', keystrokeBill],
     ['(b) per idle room-hour, room of 5', idleBill],
     [`(c) per hour, room of ${BIG_ROOM} with ${BIG_ROOM_TYPISTS} typing`, hour.cost],
   ] as const) {
-    console.log(`| ${name} | ${dollars(b.messages)} | ${dollars(b.lambda)} | ${dollars(b.dynamodb)} | ${dollars(b.connectionMinutes)} | ${dollars(b.observability)} | ${dollars(b.total)} |`);
+    console.log(
+      `| ${name} | ${dollars(b.messages)} | ${dollars(b.lambda)} | ${dollars(b.dynamodb)} | ${dollars(b.connectionMinutes)} | ${dollars(b.observability)} | ${dollars(b.total)} |`,
+    );
   }
 
-  console.log(`\n(c) The room of ${BIG_ROOM}'s limits at that load (modelled from the counts above), the nearest first:\n`);
+  console.log(
+    `\n(c) The room of ${BIG_ROOM}'s limits at that load (modelled from the counts above), the nearest first:\n`,
+  );
   console.log('| limit | load | of | used | typists of this room at which it is met | |');
   console.log('|---|---:|---:|---:|---:|---|');
   for (const l of [...hour.limits].sort((a, b) => b.load / b.capacity - a.load / a.capacity)) {
-    console.log(`| ${l.limit} | ${fmt(l.load, 1)} ${l.unit} | ${fmt(l.capacity)} | ${fmt((100 * l.load) / l.capacity, 1)} % | ${l.typistsAtLimit === undefined ? '—' : fmt(l.typistsAtLimit)} | ${l.note} |`);
+    console.log(
+      `| ${l.limit} | ${fmt(l.load, 1)} ${l.unit} | ${fmt(l.capacity)} | ${fmt((100 * l.load) / l.capacity, 1)} % | ${l.typistsAtLimit === undefined ? '—' : fmt(l.typistsAtLimit)} | ${l.note} |`,
+    );
   }
 
-  console.log('\nFrames by what they carried (the kinds the stack read from each frame), per window: count, RRU / WRU and posts per frame:\n');
+  console.log(
+    '\nFrames by what they carried (the kinds the stack read from each frame), per window: count, RRU / WRU and posts per frame:\n',
+  );
   console.log('| window | kind | frames | RRU / WRU per frame | posts per frame | mean ms (local) |');
   console.log('|---|---|---:|---:|---:|---:|');
   for (const [name, t] of [
@@ -1098,7 +1373,9 @@ function printPeopleCost(people: PeopleCost): void {
     [`(c) room of ${BIG_ROOM} typing`, big.typing],
   ] as const) {
     for (const [kind, f] of Object.entries(t.frames).sort((a, b) => b[1].count - a[1].count)) {
-      console.log(`| ${name} | ${kind} | ${fmt(f.count)} | ${fmt(f.read / f.count, 2)} / ${fmt(f.write / f.count, 2)} | ${fmt(f.posts / f.count, 2)} | ${fmt(f.ms / f.count, 1)} |`);
+      console.log(
+        `| ${name} | ${kind} | ${fmt(f.count)} | ${fmt(f.read / f.count, 2)} / ${fmt(f.write / f.count, 2)} | ${fmt(f.posts / f.count, 2)} | ${fmt(f.ms / f.count, 1)} |`,
+      );
     }
   }
 }
@@ -1122,7 +1399,8 @@ interface Memory {
  */
 async function memory(stack: StackProcess, api: Api): Promise<Memory> {
   const sessions: Session[] = [];
-  for (let e = 0; e < MEMORY_EDITORS; e += 1) sessions.push(await authorize(api, `memory-${e}`, e % CLIENTS_PER_EDITOR));
+  for (let e = 0; e < MEMORY_EDITORS; e += 1)
+    sessions.push(await authorize(api, `memory-${e}`, e % CLIENTS_PER_EDITOR));
   await waitFor(async () => (await stack.snapshot()).open === 0, 'the earlier connections to close');
   await quiet(stack);
   const before = await stack.request<NodeJS.MemoryUsage>('memory');
@@ -1141,13 +1419,18 @@ async function memory(stack: StackProcess, api: Api): Promise<Memory> {
           if (data[0] === 0 && data[1] === 1) resolveSynced();
         });
         socket.once('error', reject);
-        socket.once('close', (code: number) => reject(new Error(`A memory-phase socket closed (${code}) before it synced.`)));
+        socket.once('close', (code: number) =>
+          reject(new Error(`A memory-phase socket closed (${code}) before it synced.`)),
+        );
       });
     }),
     20,
   );
   const connectSeconds = (performance.now() - started) / 1000;
-  await waitFor(async () => (await stack.snapshot()).open === MEMORY_CONNECTIONS, `the stack to hold ${MEMORY_CONNECTIONS} connections`);
+  await waitFor(
+    async () => (await stack.snapshot()).open === MEMORY_CONNECTIONS,
+    `the stack to hold ${MEMORY_CONNECTIONS} connections`,
+  );
   await quiet(stack);
   const after = await stack.request<NodeJS.MemoryUsage>('memory');
   const javaAfter = stack.javaRss();
@@ -1213,44 +1496,88 @@ export async function run(): Promise<void> {
     const presenceCost = priced(costs.presence, CLIENTS_PER_EDITOR);
     const rssDelta = mem.after.rss - mem.before.rss;
 
-    console.log(`\nLive sync: relay (${EDITORS} editors × ${CLIENTS_PER_EDITOR} clients, ${UPDATES_PER_SECOND} updates/s each for ${TYPING_SECONDS} s, binary frames; ${fmt(relayed.samples.length)} arrivals of ${fmt(relayed.updates)} updates), REST → live, first sync, cost, memory. The stack runs in its own process.\n`);
+    console.log(
+      `\nLive sync: relay (${EDITORS} editors × ${CLIENTS_PER_EDITOR} clients, ${UPDATES_PER_SECOND} updates/s each for ${TYPING_SECONDS} s, binary frames; ${fmt(relayed.samples.length)} arrivals of ${fmt(relayed.updates)} updates), REST → live, first sync, cost, memory. The stack runs in its own process.\n`,
+    );
     console.log('| figure | measured | goal | |');
     console.log('|---|---:|---:|---|');
-    console.log(`| relay latency, sender to the other clients, p50 | ${fmt(p50, 1)} ms | ≤ ${GOALS.p50Ms} ms | ${verdict(p50 <= GOALS.p50Ms, latencyReason(relayed))} |`);
-    console.log(`| relay latency, p99 | ${fmt(p99)} ms | ≤ ${GOALS.p99Ms} ms | ${verdict(p99 <= GOALS.p99Ms, p50 <= GOALS.p50Ms ? latencyReason(relayed) : 'the same queue')} |`);
-    console.log(`| the same with ${LIGHT_EDITORS} editors × ${CLIENTS_PER_EDITOR} clients (${fmt(light.framesPerSecond)} frames/s), p50 / p99 | ${fmt(lightP50, 1)} / ${fmt(lightP99)} ms | ≤ ${GOALS.p50Ms} / ${GOALS.p99Ms} ms | ${verdict(lightP50 <= GOALS.p50Ms && lightP99 <= GOALS.p99Ms, latencyReason(light))} |`);
+    console.log(
+      `| relay latency, sender to the other clients, p50 | ${fmt(p50, 1)} ms | ≤ ${GOALS.p50Ms} ms | ${verdict(p50 <= GOALS.p50Ms, latencyReason(relayed))} |`,
+    );
+    console.log(
+      `| relay latency, p99 | ${fmt(p99)} ms | ≤ ${GOALS.p99Ms} ms | ${verdict(p99 <= GOALS.p99Ms, p50 <= GOALS.p50Ms ? latencyReason(relayed) : 'the same queue')} |`,
+    );
+    console.log(
+      `| the same with ${LIGHT_EDITORS} editors × ${CLIENTS_PER_EDITOR} clients (${fmt(light.framesPerSecond)} frames/s), p50 / p99 | ${fmt(lightP50, 1)} / ${fmt(lightP99)} ms | ≤ ${GOALS.p50Ms} / ${GOALS.p99Ms} ms | ${verdict(lightP50 <= GOALS.p50Ms && lightP99 <= GOALS.p99Ms, latencyReason(light))} |`,
+    );
     const divergent = [...relayed.divergent, ...light.divergent];
-    console.log(`| divergence at the end (5 clients of each editor and \`/v2/crdt/get\`, both runs) | ${divergent.length === 0 ? 'none' : divergent.join('; ')} | none | ${verdict(divergent.length === 0)} |`);
-    console.log(`| REST \`/v2/crdt/update\` to the 5 open clients, p95 from the request's start | ${fmt(restP95Start)} ms | ≤ ${GOALS.restP95Ms} ms | ${verdict(restP95Start <= GOALS.restP95Ms)} |`);
+    console.log(
+      `| divergence at the end (5 clients of each editor and \`/v2/crdt/get\`, both runs) | ${divergent.length === 0 ? 'none' : divergent.join('; ')} | none | ${verdict(divergent.length === 0)} |`,
+    );
+    console.log(
+      `| REST \`/v2/crdt/update\` to the 5 open clients, p95 from the request's start | ${fmt(restP95Start)} ms | ≤ ${GOALS.restP95Ms} ms | ${verdict(restP95Start <= GOALS.restP95Ms)} |`,
+    );
     // The REST write relays before it answers (relayEditorChange is awaited), so arrivals can precede the answer.
-    console.log(`| the same from the REST answer, p95 | ${restP95Answer <= 0 ? `${fmt(-restP95Answer)} ms before the answer (the write relays, then answers)` : `${fmt(restP95Answer)} ms`} | | |`);
+    console.log(
+      `| the same from the REST answer, p95 | ${restP95Answer <= 0 ? `${fmt(-restP95Answer)} ms before the answer (the write relays, then answers)` : `${fmt(restP95Answer)} ms`} | | |`,
+    );
     for (const encoding of ['binary', 'base64'] as const) {
       const runs = sync[encoding];
       const failure = sync.failures.find((f) => f.encoding === encoding);
-      const label = encoding === 'binary' ? `first sync of ${fmt(sync.stateBytes)} bytes of Yjs state to a new client, binary (runs)` : 'the same, base64 through the adapter (runs)';
-      const measured = failure !== undefined ? `${runs.length > 0 ? `${runs.map((ms) => fmt(ms)).join(', ')} ms, then ` : ''}no sync within ${fmt(FIRST_SYNC_CEILING_MS)} ms` : `${runs.map((ms) => fmt(ms)).join(', ')} ms`;
+      const label =
+        encoding === 'binary'
+          ? `first sync of ${fmt(sync.stateBytes)} bytes of Yjs state to a new client, binary (runs)`
+          : 'the same, base64 through the adapter (runs)';
+      const measured =
+        failure !== undefined
+          ? `${runs.length > 0 ? `${runs.map((ms) => fmt(ms)).join(', ')} ms, then ` : ''}no sync within ${fmt(FIRST_SYNC_CEILING_MS)} ms`
+          : `${runs.map((ms) => fmt(ms)).join(', ')} ms`;
       const met = failure === undefined && Math.max(...runs) <= GOALS.firstSyncMs;
       console.log(`| ${label} | ${measured} | ≤ ${fmt(GOALS.firstSyncMs)} ms | ${verdict(met, failure?.why ?? '')} |`);
     }
-    console.log(`| cost on AWS per 1,000 edits, 5 connections on the editor | ${dollars(editCost.total)} | ≤ $${GOALS.costPer1000} | ${verdict(editCost.total <= GOALS.costPer1000)} |`);
+    console.log(
+      `| cost on AWS per 1,000 edits, 5 connections on the editor | ${dollars(editCost.total)} | ≤ $${GOALS.costPer1000} | ${verdict(editCost.total <= GOALS.costPer1000)} |`,
+    );
     console.log(`| cost on AWS per 1,000 presence changes (caret moves) | ${dollars(presenceCost.total)} | | |`);
-    console.log(`| stack process RSS, before → with ${mem.connected} connections | ${mb(mem.before.rss)} → ${mb(mem.after.rss)} (${fmt(rssDelta / MEMORY_CONNECTIONS / 1024, 1)} KB per connection) | | |`);
-    console.log(`| its JS heap in use, before → after | ${mb(mem.before.heapUsed)} → ${mb(mem.after.heapUsed)} (${fmt((mem.after.heapUsed - mem.before.heapUsed) / MEMORY_CONNECTIONS / 1024, 1)} KB per connection) | | |`);
+    console.log(
+      `| stack process RSS, before → with ${mem.connected} connections | ${mb(mem.before.rss)} → ${mb(mem.after.rss)} (${fmt(rssDelta / MEMORY_CONNECTIONS / 1024, 1)} KB per connection) | | |`,
+    );
+    console.log(
+      `| its JS heap in use, before → after | ${mb(mem.before.heapUsed)} → ${mb(mem.after.heapUsed)} (${fmt((mem.after.heapUsed - mem.before.heapUsed) / MEMORY_CONNECTIONS / 1024, 1)} KB per connection) | | |`,
+    );
     console.log(`| DynamoDB Local (java) RSS, before → after | ${mb(mem.javaBefore)} → ${mb(mem.javaAfter)} | | |`);
 
-    console.log('\nWhat one operation counts, 5 connections through the adapter (base64 text frames, as on AWS); per operation, then $ per 1,000:\n');
-    console.log('| | messages in (32 KB units) | messages out (units) | `$default` invocations, mean ms | stream-reader invocations, ms | DynamoDB RRU / WRU (handler) | RRU / WRU (stream consumers) |');
+    console.log(
+      '\nWhat one operation counts, 5 connections through the adapter (base64 text frames, as on AWS); per operation, then $ per 1,000:\n',
+    );
+    console.log(
+      '| | messages in (32 KB units) | messages out (units) | `$default` invocations, mean ms | stream-reader invocations, ms | DynamoDB RRU / WRU (handler) | RRU / WRU (stream consumers) |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|');
-    for (const [name, c] of [['edit (1 character)', costs.edit], ['presence change (caret move)', costs.presence]] as const) {
+    for (const [name, c] of [
+      ['edit (1 character)', costs.edit],
+      ['presence change (caret move)', costs.presence],
+    ] as const) {
       const per = (value: number) => fmt(value / c.operations, 2);
-      console.log(`| ${name} | ${per(c.messagesIn)} (${per(c.unitsIn)}) | ${per(c.messagesOut)} (${per(c.unitsOut)}) | ${per(c.invocations)}, ${fmt(c.handlerMs / Math.max(1, c.invocations), 1)} | ${per(c.streamInvocations)}, ${per(c.streamMs)} | ${per(c.read)} / ${per(c.write)} | ${per(c.streamRead)} / ${per(c.streamWrite)} |`);
+      console.log(
+        `| ${name} | ${per(c.messagesIn)} (${per(c.unitsIn)}) | ${per(c.messagesOut)} (${per(c.unitsOut)}) | ${per(c.invocations)}, ${fmt(c.handlerMs / Math.max(1, c.invocations), 1)} | ${per(c.streamInvocations)}, ${per(c.streamMs)} | ${per(c.read)} / ${per(c.write)} | ${per(c.streamRead)} / ${per(c.streamWrite)} |`,
+      );
     }
-    console.log('\n| $ per 1,000 | API Gateway messages | `$default` Lambda | stream-reader Lambda | DynamoDB | connection minutes (1 typist, 2/s) | total |');
+    console.log(
+      '\n| $ per 1,000 | API Gateway messages | `$default` Lambda | stream-reader Lambda | DynamoDB | connection minutes (1 typist, 2/s) | total |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|');
-    for (const [name, p] of [['edits', editCost], ['presence changes', presenceCost]] as const) {
-      console.log(`| ${name} | ${dollars(p.messages)} | ${dollars(p.lambda)} | ${dollars(p.streamLambda)} | ${dollars(p.dynamodb)} | ${dollars(p.connectionMinutes)} | ${dollars(p.total)} |`);
+    for (const [name, p] of [
+      ['edits', editCost],
+      ['presence changes', presenceCost],
+    ] as const) {
+      console.log(
+        `| ${name} | ${dollars(p.messages)} | ${dollars(p.lambda)} | ${dollars(p.streamLambda)} | ${dollars(p.dynamodb)} | ${dollars(p.connectionMinutes)} | ${dollars(p.total)} |`,
+      );
     }
-    console.log(`\n${MEMORY_CONNECTIONS} raw connections (sync step 1 of an empty document, no presence) opened 20 at a time, each to its first sync, in ${fmt(mem.connectSeconds, 1)} s.`);
+    console.log(
+      `\n${MEMORY_CONNECTIONS} raw connections (sync step 1 of an empty document, no presence) opened 20 at a time, each to its first sync, in ${fmt(mem.connectSeconds, 1)} s.`,
+    );
     printPeopleCost({ ...five, big });
   } finally {
     closeAll();

@@ -20,15 +20,19 @@ export async function run(): Promise<void> {
     const runs: Array<{ ms: number; read: number; write: number; calls: number }> = [];
     for (let i = 0; i < RUNS; i += 1) {
       const { value, ms, capacity } = await bench.meter.measure(() =>
-        bench.post('/v2/notifications/add', {
-          organizationId,
-          documentId: 'doc',
-          createDocument: true,
-          notificationId: `broadcast-${i}`,
-          actionUser: { userId: 'member-0' },
-          displayHeadlineMessageTemplate: '{{actionUser}} posted an update',
-          notifyAll: true,
-        }, headers),
+        bench.post(
+          '/v2/notifications/add',
+          {
+            organizationId,
+            documentId: 'doc',
+            createDocument: true,
+            notificationId: `broadcast-${i}`,
+            actionUser: { userId: 'member-0' },
+            displayHeadlineMessageTemplate: '{{actionUser}} posted an update',
+            notifyAll: true,
+          },
+          headers,
+        ),
       );
       if (value.status !== 200) throw new Error(`notifyAll failed: ${JSON.stringify(value.body)}`);
       runs.push({ ms, read: capacity.read, write: capacity.write, calls: capacity.calls });
@@ -36,8 +40,12 @@ export async function run(): Promise<void> {
     console.log(`\nAdd Notification with notifyAll, organization of ${MEMBERS} users (${RUNS} runs)\n`);
     console.log('| run | latency ms | write capacity | read capacity | DynamoDB calls |');
     console.log('|---:|---:|---:|---:|---:|');
-    runs.forEach((r, i) => console.log(`| ${i + 1} | ${r.ms.toFixed(0)} | ${r.write.toFixed(1)} | ${r.read.toFixed(1)} | ${r.calls} |`));
-    console.log(`\nmedian latency ${median(runs.map((r) => r.ms)).toFixed(0)} ms; write capacity includes the gsi3 entry of each feed item (2 WCU per recipient).`);
+    runs.forEach((r, i) =>
+      console.log(`| ${i + 1} | ${r.ms.toFixed(0)} | ${r.write.toFixed(1)} | ${r.read.toFixed(1)} | ${r.calls} |`),
+    );
+    console.log(
+      `\nmedian latency ${median(runs.map((r) => r.ms)).toFixed(0)} ms; write capacity includes the gsi3 entry of each feed item (2 WCU per recipient).`,
+    );
   } finally {
     await bench.stack.stop();
   }

@@ -12,9 +12,26 @@ const BATCH = 100;
 const CONCURRENCY = 8;
 const DOCUMENTS = 20;
 const REVIEWERS = 40;
-const SUBJECTS = ['checkout button', 'pricing page', 'onboarding wizard', 'invoice template', 'login form', 'search bar', 'settings menu', 'profile avatar', 'export dialog', 'billing address'];
+const SUBJECTS = [
+  'checkout button',
+  'pricing page',
+  'onboarding wizard',
+  'invoice template',
+  'login form',
+  'search bar',
+  'settings menu',
+  'profile avatar',
+  'export dialog',
+  'billing address',
+];
 const CHANGES = ['rename', 'recolour', 'remove', 'translate', 'resize'];
-const REASONS = ['Matches the brand guide', 'Confuses first-time users', 'Requested by support', 'Breaks the mobile layout', 'Legal asked for it'];
+const REASONS = [
+  'Matches the brand guide',
+  'Confuses first-time users',
+  'Requested by support',
+  'Breaks the mobile layout',
+  'Legal asked for it',
+];
 
 /**
  * Judgment `n`: a suggestion accepted or rejected, ~400 bytes as sent. Even matters lean approve, odd ones
@@ -31,12 +48,23 @@ function judgment(n: number) {
     actionType: approve ? 'comment_annotation.suggestion_accept' : 'comment_annotation.suggestion_reject',
     actionUser: { userId: `reviewer-${reviewer}`, name: `Reviewer ${reviewer}` },
     targetEntityId: `annotation-${n}`,
-    entityTargetData: { suggestion: `${CHANGES[Math.floor(matter / SUBJECTS.length)]} the ${SUBJECTS[matter % SUBJECTS.length]}`, section: `Section ${n % 12}` },
-    entityData: { reason: REASONS[n % REASONS.length], comment: `Reviewed in round ${Math.floor(n / 100)} together with the rest of the batch.` },
+    entityTargetData: {
+      suggestion: `${CHANGES[Math.floor(matter / SUBJECTS.length)]} the ${SUBJECTS[matter % SUBJECTS.length]}`,
+      section: `Section ${n % 12}`,
+    },
+    entityData: {
+      reason: REASONS[n % REASONS.length],
+      comment: `Reviewed in round ${Math.floor(n / 100)} together with the rest of the batch.`,
+    },
   };
 }
 
-async function seed(bench: BenchStack, headers: Record<string, string>, organizationId: string, total: number): Promise<number> {
+async function seed(
+  bench: BenchStack,
+  headers: Record<string, string>,
+  organizationId: string,
+  total: number,
+): Promise<number> {
   const started = performance.now();
   await pool(
     Array.from({ length: total / BATCH }, (_, batch) => async () => {
@@ -56,28 +84,51 @@ interface Case {
 }
 
 const cases = (organizationId: string): Case[] => [
-  { name: 'document scope (doc has precedent)', data: { query: 'rename the checkout button', organizationId, documentId: 'doc-00' } },
+  {
+    name: 'document scope (doc has precedent)',
+    data: { query: 'rename the checkout button', organizationId, documentId: 'doc-00' },
+  },
   { name: 'organization scope', data: { query: 'rename the checkout button', organizationId } },
-  { name: 'document without precedent → organization', data: { query: 'rename the checkout button', organizationId, documentId: 'doc-new' } },
-  { name: 'no precedent anywhere (document → organization → all content)', data: { query: 'quarterly revenue forecast', organizationId, documentId: 'doc-00' } },
+  {
+    name: 'document without precedent → organization',
+    data: { query: 'rename the checkout button', organizationId, documentId: 'doc-new' },
+  },
+  {
+    name: 'no precedent anywhere (document → organization → all content)',
+    data: { query: 'quarterly revenue forecast', organizationId, documentId: 'doc-00' },
+  },
 ];
 
 /** Each case RUNS times, one call at a time; capacity is that of the last call (the first pays once-per-process reads). */
-async function measure(bench: BenchStack, headers: Record<string, string>, size: number, organizationId: string): Promise<string[]> {
+async function measure(
+  bench: BenchStack,
+  headers: Record<string, string>,
+  size: number,
+  organizationId: string,
+): Promise<string[]> {
   const rows: string[] = [];
   for (const { name, data } of cases(organizationId)) {
     const ms: number[] = [];
     let last = { read: 0, calls: 0 };
     let outcome = '';
     for (let run = 0; run < RUNS; run += 1) {
-      const { value, ms: elapsed, capacity } = await bench.meter.measure(() => bench.post('/v2/memory/suggest', data, headers));
+      const {
+        value,
+        ms: elapsed,
+        capacity,
+      } = await bench.meter.measure(() => bench.post('/v2/memory/suggest', data, headers));
       if (value.status !== 200) throw new Error(`Suggest failed: ${JSON.stringify(value.body)}`);
       ms.push(elapsed);
       last = capacity;
       const primary = value.body.result.primary;
-      outcome = primary === null ? 'null' : `${primary.recommendation} ${primary.confidence} (${primary.scope}, ${primary.basedOn})`;
+      outcome =
+        primary === null
+          ? 'null'
+          : `${primary.recommendation} ${primary.confidence} (${primary.scope}, ${primary.basedOn})`;
     }
-    rows.push(`| ${size.toLocaleString('en')} | ${name} | ${outcome} | ${median(ms).toFixed(0)} | ${percentile(ms, 95).toFixed(0)} | ${last.read.toFixed(1)} | ${last.calls} |`);
+    rows.push(
+      `| ${size.toLocaleString('en')} | ${name} | ${outcome} | ${median(ms).toFixed(0)} | ${percentile(ms, 95).toFixed(0)} | ${last.read.toFixed(1)} | ${last.calls} |`,
+    );
   }
   return rows;
 }
@@ -91,11 +142,15 @@ export async function run(): Promise<void> {
       const { headers } = await bench.newApiKey();
       await bench.enableActivityLogs(headers);
       const organizationId = `bench-${size}`;
-      seeding.push(`${size.toLocaleString('en')} judgments seeded in ${(await seed(bench, headers, organizationId, size)).toFixed(1)} s`);
+      seeding.push(
+        `${size.toLocaleString('en')} judgments seeded in ${(await seed(bench, headers, organizationId, size)).toFixed(1)} s`,
+      );
       rows.push(...(await measure(bench, headers, size, organizationId)));
     }
     console.log(`\nSuggest Decision, ${RUNS} calls per case, one at a time (${seeding.join('; ')})\n`);
-    console.log('| judgments in the organization | case | primary (scope, basedOn) | latency median ms | p95 ms | read capacity | DynamoDB calls |');
+    console.log(
+      '| judgments in the organization | case | primary (scope, basedOn) | latency median ms | p95 ms | read capacity | DynamoDB calls |',
+    );
     console.log('|---:|---|---|---:|---:|---:|---:|');
     for (const row of rows) console.log(row);
   } finally {

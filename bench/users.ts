@@ -18,7 +18,9 @@ export async function run(): Promise<void> {
         const n = batch * BATCH + i;
         return { userId: `user-${String(n).padStart(5, '0')}`, name: `User ${n}`, email: `user${n}@example.com` };
       });
-      const { value, ms, capacity } = await bench.meter.measure(() => bench.post('/v2/users/add', { organizationId, users }, headers));
+      const { value, ms, capacity } = await bench.meter.measure(() =>
+        bench.post('/v2/users/add', { organizationId, users }, headers),
+      );
       if (value.status !== 200) throw new Error(`Add Users failed: ${JSON.stringify(value.body)}`);
       adds.push({ ms, read: capacity.read, write: capacity.write });
     }
@@ -35,17 +37,25 @@ export async function run(): Promise<void> {
       pageToken = value.body.result.nextPageToken;
     }
 
-    console.log(`\nAdd Users, ${BATCH} users per call (${adds.length} calls, organization growing to ${ORG_USERS} users)`);
-    console.log('Transactional writes estimated at 2 WCU per item per KB (DynamoDB Local under-reports them); GSI writes not included.\n');
+    console.log(
+      `\nAdd Users, ${BATCH} users per call (${adds.length} calls, organization growing to ${ORG_USERS} users)`,
+    );
+    console.log(
+      'Transactional writes estimated at 2 WCU per item per KB (DynamoDB Local under-reports them); GSI writes not included.\n',
+    );
     console.log('| latency median ms | p95 ms | write capacity per call (median) | read capacity per call (median) |');
     console.log('|---:|---:|---:|---:|');
     console.log(
-      `| ${median(adds.map((a) => a.ms)).toFixed(0)} | ${percentile(adds.map((a) => a.ms), 95).toFixed(0)} | ${median(adds.map((a) => a.write)).toFixed(1)} | ${median(adds.map((a) => a.read)).toFixed(1)} |`,
+      `| ${median(adds.map((a) => a.ms)).toFixed(0)} | ${percentile(
+        adds.map((a) => a.ms),
+        95,
+      ).toFixed(0)} | ${median(adds.map((a) => a.write)).toFixed(1)} | ${median(adds.map((a) => a.read)).toFixed(1)} |`,
     );
     console.log(`\nGet Users, pageSize 1000, organization of ${ORG_USERS} users\n`);
     console.log('| page | users | latency ms | read capacity | DynamoDB calls |');
     console.log('|---:|---:|---:|---:|---:|');
-    for (const p of pages) console.log(`| ${p.page} | ${p.users} | ${p.ms.toFixed(0)} | ${p.read.toFixed(1)} | ${p.calls} |`);
+    for (const p of pages)
+      console.log(`| ${p.page} | ${p.users} | ${p.ms.toFixed(0)} | ${p.read.toFixed(1)} | ${p.calls} |`);
   } finally {
     await bench.stack.stop();
   }

@@ -86,7 +86,8 @@ function sender(client: DynamoDBClient): Record<string, (input: object) => Promi
     UpdateItemCommand: (input) => client.send(new UpdateItemCommand(input as UpdateItemCommandInput)),
     DeleteItemCommand: (input) => client.send(new DeleteItemCommand(input as DeleteItemCommandInput)),
     BatchWriteItemCommand: (input) => client.send(new BatchWriteItemCommand(input as BatchWriteItemCommandInput)),
-    TransactWriteItemsCommand: (input) => client.send(new TransactWriteItemsCommand(input as TransactWriteItemsCommandInput)),
+    TransactWriteItemsCommand: (input) =>
+      client.send(new TransactWriteItemsCommand(input as TransactWriteItemsCommandInput)),
   };
 }
 
@@ -100,7 +101,12 @@ class CommandRecorder {
       (next, context) => async (args) => {
         const log = this.active.getStore();
         if (log === undefined) return next(args);
-        const entry: RecordedCommand = { name: context.commandName ?? '', input: structuredClone(args.input), sentAt: performance.now(), doneAt: 0 };
+        const entry: RecordedCommand = {
+          name: context.commandName ?? '',
+          input: structuredClone(args.input),
+          sentAt: performance.now(),
+          doneAt: 0,
+        };
         log.push(entry);
         const output = await next(args);
         entry.doneAt = performance.now();
@@ -136,7 +142,8 @@ function replaced(value: unknown, from: string, to: string): unknown {
   if (typeof value === 'string') return value.split(from).join(to);
   if (value instanceof Uint8Array) return value;
   if (Array.isArray(value)) return value.map((item) => replaced(item, from, to));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaced(v, from, to)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaced(v, from, to)]));
   return value;
 }
 
@@ -145,12 +152,20 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
 /** A POST over one keep-alive connection (lighter on the shared CPU than fetch); the status and body text. */
 function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent: keepAlive,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -177,17 +192,27 @@ async function time(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-async function measureOverhead(bench: BenchStack, headers: Record<string, string>, operation: Operation, counter: { next: number }): Promise<OverheadRow> {
+async function measureOverhead(
+  bench: BenchStack,
+  headers: Record<string, string>,
+  operation: Operation,
+  counter: { next: number },
+): Promise<OverheadRow> {
   const { dynamodb } = await import('../shared/db/client');
   const { invoke, routeHandler } = await import('../test/support/invoke');
   const send = sender(dynamodb);
   const handler = routeHandler(operation.path);
   const inProcess = async (n: number) => {
     const response = await invoke(handler, operation.path, operation.data(n), { headers, contract: false });
-    if (response.statusCode !== 200) throw new Error(`${operation.name} failed in-process: ${JSON.stringify(response.body)}`);
+    if (response.statusCode !== 200)
+      throw new Error(`${operation.name} failed in-process: ${JSON.stringify(response.body)}`);
   };
   const overHttp = async (n: number) => {
-    const response = await post(`${bench.stack.baseUrl}${operation.path}`, JSON.stringify({ data: operation.data(n) }), headers);
+    const response = await post(
+      `${bench.stack.baseUrl}${operation.path}`,
+      JSON.stringify({ data: operation.data(n) }),
+      headers,
+    );
     if (response.status !== 200) throw new Error(`${operation.name} failed over HTTP: ${response.text}`);
   };
 
@@ -204,13 +229,19 @@ async function measureOverhead(bench: BenchStack, headers: Record<string, string
   const replayOf = (n: number) => {
     const from = operation.variable?.(recordedAs);
     const to = operation.variable?.(n);
-    const prepared = plan.map((wave) => wave.map((c) => ({ name: c.name, input: from === undefined || to === undefined ? c.input : (replaced(c.input, from, to) as object) })));
+    const prepared = plan.map((wave) =>
+      wave.map((c) => ({
+        name: c.name,
+        input: from === undefined || to === undefined ? c.input : (replaced(c.input, from, to) as object),
+      })),
+    );
     return () =>
       runAsRoute(operation.path, async () => {
         for (const wave of prepared) await Promise.all(wave.map((c) => send[c.name](c.input)));
       });
   };
-  for (const command of recorded) if (send[command.name] === undefined) throw new Error(`No replay for ${command.name}.`);
+  for (const command of recorded)
+    if (send[command.name] === undefined) throw new Error(`No replay for ${command.name}.`);
   for (let i = 0; i < WARM_UP; i += 1) await replayOf(counter.next++)();
 
   const ms: Latencies = { direct: [], inProcess: [], http: [] };
@@ -232,15 +263,26 @@ interface ThroughputRow {
 }
 
 /** autocannon in a child process (its own event loop), `[<id>]` in the body replaced by a fresh id per request. */
-async function throughput(bench: BenchStack, headers: Record<string, string>, name: string, path: string, body: string): Promise<ThroughputRow> {
+async function throughput(
+  bench: BenchStack,
+  headers: Record<string, string>,
+  name: string,
+  path: string,
+  body: string,
+): Promise<ThroughputRow> {
   const args = [
     require.resolve('autocannon/autocannon.js'),
-    '-c', String(CONNECTIONS),
-    '-d', String(SECONDS),
-    '-m', 'POST',
-    '-H', 'content-type=application/json',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(SECONDS),
+    '-m',
+    'POST',
+    '-H',
+    'content-type=application/json',
     ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
-    '-b', body,
+    '-b',
+    body,
     '-I',
     '-j',
     `${bench.stack.baseUrl}${path}`,
@@ -250,7 +292,11 @@ async function throughput(bench: BenchStack, headers: Record<string, string>, na
   return { name, result: JSON.parse(last) as AutocannonResult };
 }
 
-const userRecord = (n: number) => ({ userId: `user-${String(n).padStart(5, '0')}`, name: `User ${n}`, email: `user${n}@example.com` });
+const userRecord = (n: number) => ({
+  userId: `user-${String(n).padStart(5, '0')}`,
+  name: `User ${n}`,
+  email: `user${n}@example.com`,
+});
 const activityId = (n: number) => `warm-act-${String(n).padStart(9, '0')}`;
 const smallActivity = (id: string) => ({
   id,
@@ -278,7 +324,11 @@ export async function run(): Promise<void> {
 
     const operations: Operation[] = [
       { name: 'Get Activity Config', path: '/v2/workspace/activityconfig/get', data: () => ({}) },
-      { name: `Get Users, page 1 of ${PAGE_SIZE} (of ${ORG_USERS.toLocaleString('en')})`, path: '/v2/users/get', data: () => ({ organizationId: 'warm-org', pageSize: PAGE_SIZE }) },
+      {
+        name: `Get Users, page 1 of ${PAGE_SIZE} (of ${ORG_USERS.toLocaleString('en')})`,
+        path: '/v2/users/get',
+        data: () => ({ organizationId: 'warm-org', pageSize: PAGE_SIZE }),
+      },
       {
         name: 'Add Activities, 1 record',
         path: '/v2/activities/add',
@@ -292,32 +342,66 @@ export async function run(): Promise<void> {
 
     const rates: ThroughputRow[] = [];
     if (process.env.WARM_THROUGHPUT !== '0') {
-      rates.push(await throughput(bench, headers, 'Get Activity Config', '/v2/workspace/activityconfig/get', JSON.stringify({ data: {} })));
-      rates.push(await throughput(bench, headers, `Get Users, page 1 of ${PAGE_SIZE}`, '/v2/users/get', JSON.stringify({ data: { organizationId: 'warm-org', pageSize: PAGE_SIZE } })));
       rates.push(
-        await throughput(bench, headers, 'Add Activities, 1 record', '/v2/activities/add',
-          JSON.stringify({ data: { organizationId: 'warm-rps', documentId: 'doc', activities: [smallActivity('[<id>]')] } })),
+        await throughput(
+          bench,
+          headers,
+          'Get Activity Config',
+          '/v2/workspace/activityconfig/get',
+          JSON.stringify({ data: {} }),
+        ),
+      );
+      rates.push(
+        await throughput(
+          bench,
+          headers,
+          `Get Users, page 1 of ${PAGE_SIZE}`,
+          '/v2/users/get',
+          JSON.stringify({ data: { organizationId: 'warm-org', pageSize: PAGE_SIZE } }),
+        ),
+      );
+      rates.push(
+        await throughput(
+          bench,
+          headers,
+          'Add Activities, 1 record',
+          '/v2/activities/add',
+          JSON.stringify({
+            data: { organizationId: 'warm-rps', documentId: 'doc', activities: [smallActivity('[<id>]')] },
+          }),
+        ),
       );
     }
 
-    console.log(`\nWarm overhead: ${ROUNDS} rounds after ${WARM_UP} warm-up, one request at a time (goal ≤ ${GOAL}× direct)\n`);
-    console.log('| operation | DynamoDB calls (sequential steps) | direct median / p99 ms | in-process median / p99 ms | × direct | HTTP median / p99 ms | × direct |');
+    console.log(
+      `\nWarm overhead: ${ROUNDS} rounds after ${WARM_UP} warm-up, one request at a time (goal ≤ ${GOAL}× direct)\n`,
+    );
+    console.log(
+      '| operation | DynamoDB calls (sequential steps) | direct median / p99 ms | in-process median / p99 ms | × direct | HTTP median / p99 ms | × direct |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const row of overhead) {
       const { direct, inProcess, http } = row.ms;
       const base = median(direct);
       const cell = (values: number[]) => `${fixed(median(values))} / ${fixed(percentile(values, 99))}`;
-      const ratio = (values: number[]) => `${(median(values) / base).toFixed(2)}${median(values) / base <= GOAL ? '' : ' ✗'}`;
-      console.log(`| ${row.operation.name} | ${row.calls} (${row.waves}) | ${cell(direct)} | ${cell(inProcess)} | ${ratio(inProcess)} | ${cell(http)} | ${ratio(http)} |`);
+      const ratio = (values: number[]) =>
+        `${(median(values) / base).toFixed(2)}${median(values) / base <= GOAL ? '' : ' ✗'}`;
+      console.log(
+        `| ${row.operation.name} | ${row.calls} (${row.waves}) | ${cell(direct)} | ${cell(inProcess)} | ${ratio(inProcess)} | ${cell(http)} | ${ratio(http)} |`,
+      );
     }
     console.log('');
     for (const row of overhead) console.log(`${row.operation.name}: ${row.steps}`);
     if (rates.length === 0) return;
-    console.log(`\nThroughput over HTTP: autocannon, ${CONNECTIONS} connections, ${SECONDS} s each (DynamoDB Local, the stack and autocannon on ${availableParallelism()} cores)\n`);
+    console.log(
+      `\nThroughput over HTTP: autocannon, ${CONNECTIONS} connections, ${SECONDS} s each (DynamoDB Local, the stack and autocannon on ${availableParallelism()} cores)\n`,
+    );
     console.log('| operation | requests | req/s (mean) | latency p50 ms | p99 ms | non-2xx | errors |');
     console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const { name, result } of rates) {
-      console.log(`| ${name} | ${result.requests.total} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${result.non2xx} | ${result.errors + result.timeouts} |`);
+      console.log(
+        `| ${name} | ${result.requests.total} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${result.non2xx} | ${result.errors + result.timeouts} |`,
+      );
     }
   } finally {
     await bench.stack.stop();

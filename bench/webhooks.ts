@@ -30,7 +30,11 @@ async function tenant(bench: BenchStack, options: { webhooks: boolean; receivers
   if (options.webhooks) {
     await bench.post('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
     for (const receiver of options.receivers ?? []) {
-      const created = await bench.post('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url }, headers);
+      const created = await bench.post(
+        '/v2/workspace/advancedwebhook/endpoints/create',
+        { url: receiver.url },
+        headers,
+      );
       if (created.status !== 200) throw new Error(`endpoint: ${JSON.stringify(created.body)}`);
     }
   }
@@ -43,10 +47,13 @@ const activityIdOf = (body: string) => (JSON.parse(body) as { data: { id: string
 async function addMany(bench: BenchStack, who: Tenant, prefix: string, count: number): Promise<void> {
   const requests = [];
   for (let first = 0; first < count; first += PER_REQUEST) {
-    const activities = Array.from({ length: Math.min(PER_REQUEST, count - first) }, (_, i) => activity(`${prefix}-${first + i}`));
+    const activities = Array.from({ length: Math.min(PER_REQUEST, count - first) }, (_, i) =>
+      activity(`${prefix}-${first + i}`),
+    );
     requests.push(bench.post('/v2/activities/add', { organizationId: 'bench-org', activities }, who.headers));
   }
-  for (const response of await Promise.all(requests)) if (response.status !== 200) throw new Error(JSON.stringify(response.body));
+  for (const response of await Promise.all(requests))
+    if (response.status !== 200) throw new Error(JSON.stringify(response.body));
 }
 
 /** Write capacity of the whole run (requests and workers), from the first request until every delivery settled. */
@@ -75,7 +82,11 @@ export async function run(): Promise<void> {
     const latencies: number[] = [];
     for (let i = 0; i < LATENCY_RUNS; i += 1) {
       const id = `lat-${i}`;
-      await bench.post('/v2/activities/add', { organizationId: 'bench-org', activities: [activity(id)] }, single.headers);
+      await bench.post(
+        '/v2/activities/add',
+        { organizationId: 'bench-org', activities: [activity(id)] },
+        single.headers,
+      );
       const answered = Date.now();
       while (!quick.requests.some((request) => activityIdOf(request.body) === id)) await sleep(2);
       const arrived = quick.requests.find((request) => activityIdOf(request.body) === id)?.at ?? Date.now();
@@ -84,8 +95,14 @@ export async function run(): Promise<void> {
 
     // 2. Throughput and write capacity: no webhooks (baseline), one endpoint, two endpoints.
     const baseline = await tenant(bench, { webhooks: false });
-    const baselineWrites = await writesOf(bench, () => addMany(bench, baseline, 'base', THROUGHPUT_MESSAGES), () => true);
-    const { capacity: requestOnly } = await bench.meter.measure(() => addMany(bench, baseline, 'base2', THROUGHPUT_MESSAGES));
+    const baselineWrites = await writesOf(
+      bench,
+      () => addMany(bench, baseline, 'base', THROUGHPUT_MESSAGES),
+      () => true,
+    );
+    const { capacity: requestOnly } = await bench.meter.measure(() =>
+      addMany(bench, baseline, 'base2', THROUGHPUT_MESSAGES),
+    );
     const { capacity: afterRequests } = await bench.meter.measure(() => sleep(3000));
 
     // Throughput runs THROUGHPUT_RUNS times, each on a new key and receiver: the median is reported (this machine's
@@ -95,21 +112,38 @@ export async function run(): Promise<void> {
       const fast = await receiver();
       const one = await tenant(bench, { webhooks: true, receivers: [fast] });
       const started = Date.now();
-      const writes = await writesOf(bench, () => addMany(bench, one, `one${run}`, THROUGHPUT_MESSAGES), () => fast.requests.length >= THROUGHPUT_MESSAGES);
+      const writes = await writesOf(
+        bench,
+        () => addMany(bench, one, `one${run}`, THROUGHPUT_MESSAGES),
+        () => fast.requests.length >= THROUGHPUT_MESSAGES,
+      );
       const times = fast.requests.map((request) => request.at);
       const firstAt = Math.min(...times);
       const lastAt = Math.max(...times);
-      runs.push({ perSecond: THROUGHPUT_MESSAGES / ((lastAt - firstAt) / 1000), endToEnd: (lastAt - started) / 1000, writes });
-      console.log(`throughput run ${run + 1}: first delivery ${firstAt - started} ms after the first request, last ${lastAt - started} ms`);
+      runs.push({
+        perSecond: THROUGHPUT_MESSAGES / ((lastAt - firstAt) / 1000),
+        endToEnd: (lastAt - started) / 1000,
+        writes,
+      });
+      console.log(
+        `throughput run ${run + 1}: first delivery ${firstAt - started} ms after the first request, last ${lastAt - started} ms`,
+      );
     }
     const perSecond = runs.map((run) => run.perSecond).sort((a, b) => a - b);
     const oneWrites = runs[0].writes;
-    const endToEnd = percentile(runs.map((run) => run.endToEnd), 50);
+    const endToEnd = percentile(
+      runs.map((run) => run.endToEnd),
+      50,
+    );
 
     const left = await receiver();
     const right = await receiver();
     const two = await tenant(bench, { webhooks: true, receivers: [left, right] });
-    const twoWrites = await writesOf(bench, () => addMany(bench, two, 'two', THROUGHPUT_MESSAGES), () => left.requests.length >= THROUGHPUT_MESSAGES && right.requests.length >= THROUGHPUT_MESSAGES);
+    const twoWrites = await writesOf(
+      bench,
+      () => addMany(bench, two, 'two', THROUGHPUT_MESSAGES),
+      () => left.requests.length >= THROUGHPUT_MESSAGES && right.requests.length >= THROUGHPUT_MESSAGES,
+    );
 
     // 3. A receiver that fails the first two attempts of every message.
     const seen = new Map<string, number>();
@@ -121,7 +155,11 @@ export async function run(): Promise<void> {
     });
     const failing = await tenant(bench, { webhooks: true, receivers: [flaky] });
     const baselineSmall = (baselineWrites / THROUGHPUT_MESSAGES) * FAILING_MESSAGES;
-    const failingWrites = await writesOf(bench, () => addMany(bench, failing, 'flaky', FAILING_MESSAGES), () => flaky.requests.length >= 3 * FAILING_MESSAGES);
+    const failingWrites = await writesOf(
+      bench,
+      () => addMany(bench, failing, 'flaky', FAILING_MESSAGES),
+      () => flaky.requests.length >= 3 * FAILING_MESSAGES,
+    );
 
     const perMessageAndDelivery = (oneWrites - baselineWrites) / THROUGHPUT_MESSAGES;
     const perDelivery = (twoWrites - oneWrites) / THROUGHPUT_MESSAGES;
@@ -134,16 +172,36 @@ export async function run(): Promise<void> {
         '≥ 200',
       ],
       [`end to end: first request to last delivery (median)`, `${endToEnd.toFixed(1)} s`, ''],
-      ['write capacity per message (message item, its queueing; no delivery)', (perMessageAndDelivery - perDelivery).toFixed(2), ''],
-      ['write capacity per delivery that succeeds at once (delivery item, attempt, outcome)', perDelivery.toFixed(2), ''],
-      ['write capacity per message with a receiver failing twice (3 attempts)', ((failingWrites - baselineSmall) / FAILING_MESSAGES).toFixed(2), ''],
-      ['writes by the pipeline for an API key without webhooks (after its requests)', afterRequests.write.toFixed(1), '0'],
+      [
+        'write capacity per message (message item, its queueing; no delivery)',
+        (perMessageAndDelivery - perDelivery).toFixed(2),
+        '',
+      ],
+      [
+        'write capacity per delivery that succeeds at once (delivery item, attempt, outcome)',
+        perDelivery.toFixed(2),
+        '',
+      ],
+      [
+        'write capacity per message with a receiver failing twice (3 attempts)',
+        ((failingWrites - baselineSmall) / FAILING_MESSAGES).toFixed(2),
+        '',
+      ],
+      [
+        'writes by the pipeline for an API key without webhooks (after its requests)',
+        afterRequests.write.toFixed(1),
+        '0',
+      ],
     ];
-    console.log(`\nWebhook pipeline on the local stack (DynamoDB Local; latency on this machine, capacity as DynamoDB bills it)\n`);
+    console.log(
+      `\nWebhook pipeline on the local stack (DynamoDB Local; latency on this machine, capacity as DynamoDB bills it)\n`,
+    );
     console.log('| measure | value | target |');
     console.log('|---|---:|---:|');
     for (const [name, value, target] of rows) console.log(`| ${name} | ${value} | ${target} |`);
-    console.log(`\n(Add Activities itself: ${(requestOnly.write / THROUGHPUT_MESSAGES).toFixed(2)} WCU per record, left out above.)`);
+    console.log(
+      `\n(Add Activities itself: ${(requestOnly.write / THROUGHPUT_MESSAGES).toFixed(2)} WCU per record, left out above.)`,
+    );
   } finally {
     await Promise.all(receivers.map((r) => r.close()));
     await bench.stack.stop();

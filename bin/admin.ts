@@ -38,7 +38,9 @@ function configureTarget(): void {
   if (process.env.TABLE_NAME) return;
   const stateFile = join(resolve(process.env.DATA_DIR ?? join(__dirname, '..', '.data')), 'local-stack.json');
   if (!existsSync(stateFile)) {
-    throw new Error(`No running local stack found (${stateFile} is missing): run \`npm start\`, or set TABLE_NAME to use a table in AWS.`);
+    throw new Error(
+      `No running local stack found (${stateFile} is missing): run \`npm start\`, or set TABLE_NAME to use a table in AWS.`,
+    );
   }
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalStackState;
   process.env.TABLE_NAME = state.tableName;
@@ -52,7 +54,9 @@ async function productionKey(workspaceId: string, apiKeyName: string): Promise<v
   const { issueApiKey } = await import('../shared/domain/credentials');
   const { apiKey } = await issueApiKey({ workspaceId, apiKeyName, type: 'production', createAuthToken: true });
   console.log(apiKey.id);
-  console.error(`Issued production key ${apiKey.id} to ${workspaceId}; read its token with /v2/workspace/authtokens/get.`);
+  console.error(
+    `Issued production key ${apiKey.id} to ${workspaceId}; read its token with /v2/workspace/authtokens/get.`,
+  );
 }
 
 async function workspaces(email: string, json: boolean): Promise<void> {
@@ -90,7 +94,17 @@ async function replayDeadLetters(dryRun: boolean, consumerId: string | undefined
       dryRun,
       ...(consumerId === undefined ? {} : { consumerId }),
       report: ({ letter, status, error }) =>
-        console.log([status, letter.readerId, letter.consumerId, letter.eventId, new Date(letter.failedAt).toISOString(), `failures=${letter.failures}`, error ?? letter.error].join('\t')),
+        console.log(
+          [
+            status,
+            letter.readerId,
+            letter.consumerId,
+            letter.eventId,
+            new Date(letter.failedAt).toISOString(),
+            `failures=${letter.failures}`,
+            error ?? letter.error,
+          ].join('\t'),
+        ),
     },
   );
   const failed = outcomes.filter((outcome) => outcome.status === 'failed').length;

@@ -28,13 +28,18 @@ const STOP_DEADLINE_MS = stopDeadlineMs(process.env.STOP_DEADLINE_SECONDS);
 function stopDeadlineMs(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 9_000;
   const seconds = Number(raw);
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 300) throw new Error(`STOP_DEADLINE_SECONDS must be a whole number of seconds from 1 to 300, got "${raw}".`);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 300)
+    throw new Error(`STOP_DEADLINE_SECONDS must be a whole number of seconds from 1 to 300, got "${raw}".`);
   return seconds * 1000;
 }
 
 const USAGE = 'Usage: npm start [-- --in-memory]';
 
-function optionsFromCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv, defaultPort: number): LocalStackOptions {
+function optionsFromCommandLine(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  defaultPort: number,
+): LocalStackOptions {
   const unknown = argv.filter((arg) => arg !== '--in-memory');
   if (unknown.length > 0) throw new UsageError(`Unknown argument ${unknown[0]}. ${USAGE}`);
   return {
@@ -70,7 +75,9 @@ async function main(): Promise<void> {
     console.error(`Local stack: ${reason}, stopping.`);
     abort.abort();
     setTimeout(() => {
-      console.error(`Local stack: not stopped within ${STOP_DEADLINE_MS / 1000} s; killing DynamoDB Local and leaving.`);
+      console.error(
+        `Local stack: not stopped within ${STOP_DEADLINE_MS / 1000} s; killing DynamoDB Local and leaving.`,
+      );
       process.exit(0);
     }, STOP_DEADLINE_MS);
     // During startup there is no stack yet: the code below sees the abort and stops what was started.

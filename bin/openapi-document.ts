@@ -54,7 +54,10 @@ const errorEnvelope = {
 };
 
 function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -78,25 +81,49 @@ function successBody(result: Record<string, unknown>): Record<string, unknown> {
     type: 'object',
     required: ['result'],
     properties: {
-      result: { ...result, properties: { status: { type: 'string', const: 'success' }, ...properties }, required: ['status', ...required] },
+      result: {
+        ...result,
+        properties: { status: { type: 'string', const: 'success' }, ...properties },
+        required: ['status', ...required],
+      },
     },
     additionalProperties: false,
   };
 }
 
 /** The error responses, as components each operation references (`#/components/responses/<name>`). */
-const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } };
+const retryAfter = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+};
 const ERROR_RESPONSES = {
-  InvalidArgument: { status: '400', description: 'INVALID_ARGUMENT (with `details.issues`), FAILED_PRECONDITION or OUT_OF_RANGE.' },
+  InvalidArgument: {
+    status: '400',
+    description: 'INVALID_ARGUMENT (with `details.issues`), FAILED_PRECONDITION or OUT_OF_RANGE.',
+  },
   Unauthenticated: { status: '401', description: 'UNAUTHENTICATED: credentials missing.' },
-  PermissionDenied: { status: '403', description: 'PERMISSION_DENIED: credentials wrong, or the operation is not allowed to them.' },
-  NotFound: { status: '404', description: 'NOT_FOUND: a named organization, document, key or other resource does not exist.' },
-  MethodNotAllowed: { status: '405', description: 'A method other than POST (status INVALID_ARGUMENT).', headers: { Allow: { description: 'POST', schema: { type: 'string' } } } },
-  Conflict: { status: '409', description: 'ALREADY_EXISTS, or ABORTED (a conflict or an Idempotency-Key still in use; with Retry-After).', headers: retryAfter },
+  PermissionDenied: {
+    status: '403',
+    description: 'PERMISSION_DENIED: credentials wrong, or the operation is not allowed to them.',
+  },
+  NotFound: {
+    status: '404',
+    description: 'NOT_FOUND: a named organization, document, key or other resource does not exist.',
+  },
+  MethodNotAllowed: {
+    status: '405',
+    description: 'A method other than POST (status INVALID_ARGUMENT).',
+    headers: { Allow: { description: 'POST', schema: { type: 'string' } } },
+  },
+  Conflict: {
+    status: '409',
+    description: 'ALREADY_EXISTS, or ABORTED (a conflict or an Idempotency-Key still in use; with Retry-After).',
+    headers: retryAfter,
+  },
   PayloadTooLarge: { status: '413', description: 'The body is over 1 MiB (status INVALID_ARGUMENT).' },
   TooManyRequests: {
     status: '429',
-    description: 'RESOURCE_EXHAUSTED: a rate limit, with Retry-After (when it lifts), or a count limit, without (no wait lifts it).',
+    description:
+      'RESOURCE_EXHAUSTED: a rate limit, with Retry-After (when it lifts), or a count limit, without (no wait lifts it).',
     headers: retryAfter,
   },
   Internal: { status: '500', description: 'INTERNAL: never carries internals.' },
@@ -111,11 +138,42 @@ type ErrorResponseName = keyof typeof ERROR_RESPONSES;
  */
 function errorsOf(auth: AuthLevel): ErrorResponseName[] {
   const tenantErrors: ErrorResponseName[] = auth === 'none' ? [] : ['Unauthenticated', 'NotFound'];
-  return ['InvalidArgument', ...tenantErrors, 'PermissionDenied', 'MethodNotAllowed', 'Conflict', 'PayloadTooLarge', 'TooManyRequests', 'Internal', 'Unavailable'];
+  return [
+    'InvalidArgument',
+    ...tenantErrors,
+    'PermissionDenied',
+    'MethodNotAllowed',
+    'Conflict',
+    'PayloadTooLarge',
+    'TooManyRequests',
+    'Internal',
+    'Unavailable',
+  ];
 }
 
-const VERBS = new Set(['get', 'add', 'update', 'delete', 'create', 'reset', 'set', 'remove', 'migrate', 'suggest', 'ask-ai', 'rotate']);
-const camel = (parts: string[]) => parts.map((part, i) => part.split('-').map((word, j) => (i === 0 && j === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join('')).join('');
+const VERBS = new Set([
+  'get',
+  'add',
+  'update',
+  'delete',
+  'create',
+  'reset',
+  'set',
+  'remove',
+  'migrate',
+  'suggest',
+  'ask-ai',
+  'rotate',
+]);
+const camel = (parts: string[]) =>
+  parts
+    .map((part, i) =>
+      part
+        .split('-')
+        .map((word, j) => (i === 0 && j === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
+        .join(''),
+    )
+    .join('');
 
 /** `/v2/users/get` → `getUsers`; `/v1/users/delete` → `deleteUsersV1`; a path not ending in a verb keeps its order. */
 export function operationIdOf(path: string): string {
@@ -164,16 +222,17 @@ export function endpointTable(): string {
 
 /** The areas (tags), named after the handler folders under functions/. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  workspace: 'Workspaces, API keys and auth tokens, the workspace-wide configurations (activity log, email, AI provider keys, advanced webhooks), the advanced webhook endpoints, messages and attempts, and the email log.',
+  workspace:
+    'Workspaces, API keys and auth tokens, the workspace-wide configurations (activity log, email, AI provider keys, advanced webhooks), the advanced webhook endpoints, messages and attempts, and the email log.',
   users: 'Users of an organization, a folder or a document, with their roles.',
   permissions: 'Grants of roles on organizations, folders and documents, optionally expiring.',
   usergroups: 'User groups of an organization and their members.',
   documents: 'Documents and folders of an organization, their access type and disabled state, and document migration.',
-  notifications: 'Notifications, users\' feeds and per-user notification settings.',
+  notifications: "Notifications, users' feeds and per-user notification settings.",
   activities: 'Activity logs of organizations and documents.',
   crdt: 'Collaborative editor (CRDT) data: text, map, array and XML editors.',
   recordings: 'Recording annotations of documents.',
-  rewriter: 'Ask AI: rewriting text through the tenant\'s AI provider.',
+  rewriter: "Ask AI: rewriting text through the tenant's AI provider.",
   memory: 'Suggest Decision: a recommendation drawn from past judgments.',
 };
 
@@ -184,13 +243,19 @@ function descriptionOf(route: Route): string {
 }
 
 export function buildOpenApiDocument(): Record<string, unknown> {
-  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+    license: string;
+  };
   const examples = readExamples();
   const paths: Record<string, unknown> = {};
   for (const route of routes) {
     const schemas = handlerSchemas(route.entry);
     const example = examples[route.path];
-    if (example === undefined) throw new Error(`docs/openapi-examples.json has no example for ${route.path} (UPDATE_OPENAPI_EXAMPLES=1, see docs/api.md).`);
+    if (example === undefined)
+      throw new Error(
+        `docs/openapi-examples.json has no example for ${route.path} (UPDATE_OPENAPI_EXAMPLES=1, see docs/api.md).`,
+      );
     paths[route.path] = {
       post: {
         operationId: operationIdOf(route.path),
@@ -209,7 +274,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           },
         },
         responses: {
-          '200': { description: 'Success.', content: { 'application/json': { schema: successBody(schemas.result), ...recordedExample(example.response) } } },
+          '200': {
+            description: 'Success.',
+            content: {
+              'application/json': { schema: successBody(schemas.result), ...recordedExample(example.response) },
+            },
+          },
           ...Object.fromEntries(
             errorsOf(route.auth)
               .map((name) => [ERROR_RESPONSES[name].status, { $ref: `#/components/responses/${name}` }] as const)
@@ -229,7 +299,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     servers: [
       { url: 'http://localhost:3000', description: 'The local stack (`npm start`).' },
-      { url: 'https://{apiId}.execute-api.{region}.amazonaws.com', description: 'A deployed stack (the ApiUrl output of `cdk deploy`).', variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } } },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        description: 'A deployed stack (the ApiUrl output of `cdk deploy`).',
+        variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } },
+      },
     ],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags: [...new Set(routes.map((route) => route.entry.split('/')[1]))].map((name) => {

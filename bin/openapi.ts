@@ -10,7 +10,8 @@ process.env.TABLE_NAME ??= 'openapi';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const { buildOpenApiDocument, endpointTable, ENDPOINTS_FILE } = require('./openapi-document') as typeof import('./openapi-document');
+const { buildOpenApiDocument, endpointTable, ENDPOINTS_FILE } =
+  require('./openapi-document') as typeof import('./openapi-document');
 
 const { openApiTypes, TYPES_FILE } = require('./openapi-types') as typeof import('./openapi-types');
 

@@ -13,4 +13,6 @@ const FILE = join(__dirname, '..', 'infra', 'route-stacks.json');
 const recorded: Record<string, string> = {};
 for (const group of groupRoutes(routes)) for (const route of group.routes) recorded[route.path] = group.id;
 writeFileSync(FILE, `${JSON.stringify(recorded, null, 2)}\n`);
-console.log(`Wrote ${FILE}: ${Object.keys(recorded).length} routes in ${new Set(Object.values(recorded)).size} nested stacks.`);
+console.log(
+  `Wrote ${FILE}: ${Object.keys(recorded).length} routes in ${new Set(Object.values(recorded)).size} nested stacks.`,
+);

@@ -14,9 +14,17 @@ function synthesize(context: Record<string, string>): SynthesizedStack[] {
   // Version reporting on, as cdk synth and cdk deploy have it: the CDKMetadata resources count towards the limit.
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:version-reporting': true, ...context } });
   const stack = buildApp(app);
-  return [stack, ...stack.nestedStacks].map((each) => ({ name: each.node.id, resources: Template.fromStack(each).toJSON().Resources }));
+  return [stack, ...stack.nestedStacks].map((each) => ({
+    name: each.node.id,
+    resources: Template.fromStack(each).toJSON().Resources,
+  }));
 }
 
 const page = renderFigures(stackFigures(synthesize({}), synthesize({ reserveConcurrency: 'true' })));
-if (process.argv.includes('--write')) console.log(writeFigures(page) ? `${FIGURES_FILE}: stack figures rewritten.` : `${FIGURES_FILE}: the stack figures were up to date.`);
+if (process.argv.includes('--write'))
+  console.log(
+    writeFigures(page)
+      ? `${FIGURES_FILE}: stack figures rewritten.`
+      : `${FIGURES_FILE}: the stack figures were up to date.`,
+  );
 else process.stdout.write(page);

@@ -46,48 +46,48 @@
  */
 
 /** The most base64 characters in one frame (framing.ts FRAME_TEXT_CHARS). */
-export const FRAME_TEXT_CHARS = 30000
+export const FRAME_TEXT_CHARS = 30000;
 
 /** The close code reported when the service denied access: in 4400–4499, so the provider does not reconnect. */
-export const PERMISSION_DENIED_CLOSE_CODE = 4403
+export const PERMISSION_DENIED_CLOSE_CODE = 4403;
 
 /** The close code reported when the server sent a frame that is not of the format. */
-export const PROTOCOL_ERROR_CLOSE_CODE = 1002
+export const PROTOCOL_ERROR_CLOSE_CODE = 1002;
 
 /**
  * The close code reported when the service refused a message over its 1 MiB limit (its auth message's reason starts
  * with MESSAGE_TOO_LARGE_PREFIX, framing.ts MESSAGE_TOO_LARGE_REASON): WebSocket's "message too big".
  */
-export const MESSAGE_TOO_LARGE_CLOSE_CODE = 1009
-export const MESSAGE_TOO_LARGE_PREFIX = 'Message too large'
+export const MESSAGE_TOO_LARGE_CLOSE_CODE = 1009;
+export const MESSAGE_TOO_LARGE_PREFIX = 'Message too large';
 
 /**
  * The close code reported when the service closed the connection for sending too many messages (its auth message's
  * reason is TOO_MANY_MESSAGES_REASON, frame-budget.ts TOO_MANY_MESSAGES): WebSocket's "try again later", so the
  * provider reconnects (with its backoff) and resyncs what it sent.
  */
-export const TOO_MANY_MESSAGES_CLOSE_CODE = 1013
-export const TOO_MANY_MESSAGES_REASON = 'Too many messages.'
+export const TOO_MANY_MESSAGES_CLOSE_CODE = 1013;
+export const TOO_MANY_MESSAGES_REASON = 'Too many messages.';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-const DECODE = new Int8Array(128).fill(-1)
-for (let i = 0; i < ALPHABET.length; i += 1) DECODE[ALPHABET.charCodeAt(i)] = i
-const PAD = 61 // '='
-const ID = /^[A-Za-z0-9_-]{1,16}$/
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const DECODE = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i += 1) DECODE[ALPHABET.charCodeAt(i)] = i;
+const PAD = 61; // '='
+const ID = /^[A-Za-z0-9_-]{1,16}$/;
 /** The first character of a batch frame, and what separates its messages' texts. */
-const BATCH = '!'
-const BATCH_SEPARATOR = ','
-const CHUNK = /^~([^:]*):(0|[1-9][0-9]{0,8})\/(0|[1-9][0-9]{0,8}):([\s\S]*)$/
+const BATCH = '!';
+const BATCH_SEPARATOR = ',';
+const CHUNK = /^~([^:]*):(0|[1-9][0-9]{0,8})\/(0|[1-9][0-9]{0,8}):([\s\S]*)$/;
 
 /** The y-protocols message type of awareness (y-websocket's messageAwareness). */
-const MESSAGE_AWARENESS = 1
+const MESSAGE_AWARENESS = 1;
 
 /** A frame that is not of the format, or chunks that do not join into a message. */
 export class MalformedFrameError extends Error {
   /** @param {string} message */
-  constructor (message) {
-    super(`Malformed frame: ${message}`)
-    this.name = 'MalformedFrameError'
+  constructor(message) {
+    super(`Malformed frame: ${message}`);
+    this.name = 'MalformedFrameError';
   }
 }
 
@@ -96,29 +96,30 @@ export class MalformedFrameError extends Error {
  * @param {Uint8Array} bytes
  * @returns {string}
  */
-function toBase64 (bytes) {
-  const codes = new Uint8Array(4 * Math.ceil(bytes.length / 3))
-  const full = bytes.length - (bytes.length % 3)
-  let o = 0
+function toBase64(bytes) {
+  const codes = new Uint8Array(4 * Math.ceil(bytes.length / 3));
+  const full = bytes.length - (bytes.length % 3);
+  let o = 0;
   for (let i = 0; i < full; i += 3) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2]
-    codes[o++] = ALPHABET.charCodeAt(n >> 18)
-    codes[o++] = ALPHABET.charCodeAt((n >> 12) & 63)
-    codes[o++] = ALPHABET.charCodeAt((n >> 6) & 63)
-    codes[o++] = ALPHABET.charCodeAt(n & 63)
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    codes[o++] = ALPHABET.charCodeAt(n >> 18);
+    codes[o++] = ALPHABET.charCodeAt((n >> 12) & 63);
+    codes[o++] = ALPHABET.charCodeAt((n >> 6) & 63);
+    codes[o++] = ALPHABET.charCodeAt(n & 63);
   }
-  const rest = bytes.length - full
+  const rest = bytes.length - full;
   if (rest > 0) {
-    const n = (bytes[full] << 16) | (rest === 2 ? bytes[full + 1] << 8 : 0)
-    codes[o++] = ALPHABET.charCodeAt(n >> 18)
-    codes[o++] = ALPHABET.charCodeAt((n >> 12) & 63)
-    codes[o++] = rest === 2 ? ALPHABET.charCodeAt((n >> 6) & 63) : PAD
-    codes[o++] = PAD
+    const n = (bytes[full] << 16) | (rest === 2 ? bytes[full + 1] << 8 : 0);
+    codes[o++] = ALPHABET.charCodeAt(n >> 18);
+    codes[o++] = ALPHABET.charCodeAt((n >> 12) & 63);
+    codes[o++] = rest === 2 ? ALPHABET.charCodeAt((n >> 6) & 63) : PAD;
+    codes[o++] = PAD;
   }
   // In slices: String.fromCharCode takes its codes as arguments, and engines bound the argument count.
-  let text = ''
-  for (let i = 0; i < codes.length; i += 8192) text += String.fromCharCode.apply(null, /** @type {any} */ (codes.subarray(i, i + 8192)))
-  return text
+  let text = '';
+  for (let i = 0; i < codes.length; i += 8192)
+    text += String.fromCharCode.apply(null, /** @type {any} */ (codes.subarray(i, i + 8192)));
+  return text;
 }
 
 /**
@@ -126,9 +127,9 @@ function toBase64 (bytes) {
  * @param {number} i
  * @returns {number} the 6-bit value of the character at i, or -1 when it is not in the alphabet
  */
-function sextet (text, i) {
-  const code = text.charCodeAt(i)
-  return code < 128 ? DECODE[code] : -1
+function sextet(text, i) {
+  const code = text.charCodeAt(i);
+  return code < 128 ? DECODE[code] : -1;
 }
 
 /**
@@ -137,28 +138,33 @@ function sextet (text, i) {
  * @param {string} text
  * @returns {Uint8Array}
  */
-function fromBase64 (text) {
-  const length = text.length
-  if (length === 0 || length % 4 !== 0) throw new MalformedFrameError('the text is not canonical base64 of a message.')
-  const pad = text.charCodeAt(length - 1) !== PAD ? 0 : text.charCodeAt(length - 2) === PAD ? 2 : 1
-  const bytes = new Uint8Array((length / 4) * 3 - pad)
-  const body = pad === 0 ? length : length - 4
-  let o = 0
+function fromBase64(text) {
+  const length = text.length;
+  if (length === 0 || length % 4 !== 0) throw new MalformedFrameError('the text is not canonical base64 of a message.');
+  const pad = text.charCodeAt(length - 1) !== PAD ? 0 : text.charCodeAt(length - 2) === PAD ? 2 : 1;
+  const bytes = new Uint8Array((length / 4) * 3 - pad);
+  const body = pad === 0 ? length : length - 4;
+  let o = 0;
   for (let i = 0; i < body; i += 4) {
-    const a = sextet(text, i); const b = sextet(text, i + 1); const c = sextet(text, i + 2); const d = sextet(text, i + 3)
-    if ((a | b | c | d) < 0) throw new MalformedFrameError('the text is not canonical base64 of a message.')
-    bytes[o++] = (a << 2) | (b >> 4)
-    bytes[o++] = ((b & 15) << 4) | (c >> 2)
-    bytes[o++] = ((c & 3) << 6) | d
+    const a = sextet(text, i);
+    const b = sextet(text, i + 1);
+    const c = sextet(text, i + 2);
+    const d = sextet(text, i + 3);
+    if ((a | b | c | d) < 0) throw new MalformedFrameError('the text is not canonical base64 of a message.');
+    bytes[o++] = (a << 2) | (b >> 4);
+    bytes[o++] = ((b & 15) << 4) | (c >> 2);
+    bytes[o++] = ((c & 3) << 6) | d;
   }
   if (pad > 0) {
-    const a = sextet(text, body); const b = sextet(text, body + 1); const c = pad === 1 ? sextet(text, body + 2) : 0
-    const zeroBits = pad === 2 ? (b & 15) === 0 : (c & 3) === 0
-    if ((a | b | c) < 0 || !zeroBits) throw new MalformedFrameError('the text is not canonical base64 of a message.')
-    bytes[o++] = (a << 2) | (b >> 4)
-    if (pad === 1) bytes[o++] = ((b & 15) << 4) | (c >> 2)
+    const a = sextet(text, body);
+    const b = sextet(text, body + 1);
+    const c = pad === 1 ? sextet(text, body + 2) : 0;
+    const zeroBits = pad === 2 ? (b & 15) === 0 : (c & 3) === 0;
+    if ((a | b | c) < 0 || !zeroBits) throw new MalformedFrameError('the text is not canonical base64 of a message.');
+    bytes[o++] = (a << 2) | (b >> 4);
+    if (pad === 1) bytes[o++] = ((b & 15) << 4) | (c >> 2);
   }
-  return bytes
+  return bytes;
 }
 
 /**
@@ -167,9 +173,9 @@ function fromBase64 (text) {
  * @param {string} id 1–16 characters of [A-Za-z0-9_-], unique per sender per connection
  * @returns {string[]}
  */
-export function encodeFrames (message, id) {
-  if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.')
-  return framesOfText(toBase64(message), id)
+export function encodeFrames(message, id) {
+  if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.');
+  return framesOfText(toBase64(message), id);
 }
 
 /**
@@ -178,15 +184,15 @@ export function encodeFrames (message, id) {
  * @param {string} id
  * @returns {string[]}
  */
-function framesOfText (text, id) {
-  if (!ID.test(id)) throw new RangeError(`A chunk id is 1-16 characters of [A-Za-z0-9_-]; got ${JSON.stringify(id)}.`)
-  if (text.length <= FRAME_TEXT_CHARS) return [text]
-  const count = Math.ceil(text.length / FRAME_TEXT_CHARS)
-  const frames = []
+function framesOfText(text, id) {
+  if (!ID.test(id)) throw new RangeError(`A chunk id is 1-16 characters of [A-Za-z0-9_-]; got ${JSON.stringify(id)}.`);
+  if (text.length <= FRAME_TEXT_CHARS) return [text];
+  const count = Math.ceil(text.length / FRAME_TEXT_CHARS);
+  const frames = [];
   for (let index = 0; index < count; index += 1) {
-    frames.push(`~${id}:${index}/${count}:${text.slice(index * FRAME_TEXT_CHARS, (index + 1) * FRAME_TEXT_CHARS)}`)
+    frames.push(`~${id}:${index}/${count}:${text.slice(index * FRAME_TEXT_CHARS, (index + 1) * FRAME_TEXT_CHARS)}`);
   }
-  return frames
+  return frames;
 }
 
 /**
@@ -194,12 +200,14 @@ function framesOfText (text, id) {
  * @param {Uint8Array[]} messages at least 2, none empty, their texts and commas at most FRAME_TEXT_CHARS together
  * @returns {string}
  */
-export function encodeBatch (messages) {
-  if (messages.length < 2) throw new RangeError('A batch holds at least 2 messages.')
-  if (messages.some((message) => message.length === 0)) throw new RangeError('An empty message is no protocol message and has no frame.')
-  const body = messages.map(toBase64).join(BATCH_SEPARATOR)
-  if (body.length > FRAME_TEXT_CHARS) throw new RangeError(`A batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`)
-  return BATCH + body
+export function encodeBatch(messages) {
+  if (messages.length < 2) throw new RangeError('A batch holds at least 2 messages.');
+  if (messages.some((message) => message.length === 0))
+    throw new RangeError('An empty message is no protocol message and has no frame.');
+  const body = messages.map(toBase64).join(BATCH_SEPARATOR);
+  if (body.length > FRAME_TEXT_CHARS)
+    throw new RangeError(`A batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`);
+  return BATCH + body;
 }
 
 /**
@@ -208,9 +216,9 @@ export function encodeBatch (messages) {
  * documents of any stored size.
  */
 export class FrameReader {
-  constructor () {
+  constructor() {
     /** @type {Map<string, {count: number, parts: string[], received: number}>} */
-    this.pending = new Map()
+    this.pending = new Map();
   }
 
   /**
@@ -219,16 +227,17 @@ export class FrameReader {
    *   completes its message, several for a batch, none while chunks are missing
    * @throws {MalformedFrameError} for a frame not of the format
    */
-  readAll (text) {
+  readAll(text) {
     if (text[0] !== BATCH) {
-      const message = this.read(text)
-      return message === null ? [] : [message]
+      const message = this.read(text);
+      return message === null ? [] : [message];
     }
-    if (text.length - 1 > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a batch has at most ${FRAME_TEXT_CHARS} characters after the '!'.`)
-    const texts = text.slice(1).split(BATCH_SEPARATOR)
-    if (texts.length < 2) throw new MalformedFrameError('a batch holds at least 2 messages.')
+    if (text.length - 1 > FRAME_TEXT_CHARS)
+      throw new MalformedFrameError(`a batch has at most ${FRAME_TEXT_CHARS} characters after the '!'.`);
+    const texts = text.slice(1).split(BATCH_SEPARATOR);
+    if (texts.length < 2) throw new MalformedFrameError('a batch holds at least 2 messages.');
     // All or nothing: a batch with one part not of the format delivers none of it.
-    return texts.map(fromBase64)
+    return texts.map(fromBase64);
   }
 
   /**
@@ -236,33 +245,38 @@ export class FrameReader {
    * @returns {Uint8Array | null} the message this frame completes, or null while chunks are missing
    * @throws {MalformedFrameError} for a frame not of the format
    */
-  read (text) {
-    if (text.length === 0) throw new MalformedFrameError('the frame is empty.')
-    if (text[0] === BATCH) throw new MalformedFrameError('a batch frame holds several messages: read it with readAll.')
+  read(text) {
+    if (text.length === 0) throw new MalformedFrameError('the frame is empty.');
+    if (text[0] === BATCH) throw new MalformedFrameError('a batch frame holds several messages: read it with readAll.');
     if (text[0] !== '~') {
-      if (text.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a whole frame has at most ${FRAME_TEXT_CHARS} characters.`)
-      return fromBase64(text)
+      if (text.length > FRAME_TEXT_CHARS)
+        throw new MalformedFrameError(`a whole frame has at most ${FRAME_TEXT_CHARS} characters.`);
+      return fromBase64(text);
     }
-    const match = CHUNK.exec(text)
-    if (!match) throw new MalformedFrameError('a chunk is ~<id>:<index>/<count>:<part>.')
-    const id = match[1]; const index = Number(match[2]); const count = Number(match[3]); const part = match[4]
-    if (!ID.test(id)) throw new MalformedFrameError('a chunk id is 1-16 characters of [A-Za-z0-9_-].')
-    if (count < 2) throw new MalformedFrameError('a chunked message has at least 2 chunks.')
-    if (index >= count) throw new MalformedFrameError('a chunk index is below the chunk count.')
-    if (part.length === 0 || part.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a chunk part has 1 to ${FRAME_TEXT_CHARS} characters.`)
-    let entry = this.pending.get(id)
+    const match = CHUNK.exec(text);
+    if (!match) throw new MalformedFrameError('a chunk is ~<id>:<index>/<count>:<part>.');
+    const id = match[1];
+    const index = Number(match[2]);
+    const count = Number(match[3]);
+    const part = match[4];
+    if (!ID.test(id)) throw new MalformedFrameError('a chunk id is 1-16 characters of [A-Za-z0-9_-].');
+    if (count < 2) throw new MalformedFrameError('a chunked message has at least 2 chunks.');
+    if (index >= count) throw new MalformedFrameError('a chunk index is below the chunk count.');
+    if (part.length === 0 || part.length > FRAME_TEXT_CHARS)
+      throw new MalformedFrameError(`a chunk part has 1 to ${FRAME_TEXT_CHARS} characters.`);
+    let entry = this.pending.get(id);
     if (entry === undefined) {
-      entry = { count, parts: [], received: 0 }
-      this.pending.set(id, entry)
+      entry = { count, parts: [], received: 0 };
+      this.pending.set(id, entry);
     } else if (entry.count !== count) {
-      throw new MalformedFrameError(`chunks of message ${id} disagree on the chunk count.`)
+      throw new MalformedFrameError(`chunks of message ${id} disagree on the chunk count.`);
     }
-    if (entry.parts[index] !== undefined) throw new MalformedFrameError(`chunk ${index} of message ${id} came twice.`)
-    entry.parts[index] = part
-    entry.received += 1
-    if (entry.received < count) return null
-    this.pending.delete(id)
-    return fromBase64(entry.parts.join(''))
+    if (entry.parts[index] !== undefined) throw new MalformedFrameError(`chunk ${index} of message ${id} came twice.`);
+    entry.parts[index] = part;
+    entry.received += 1;
+    if (entry.received < count) return null;
+    this.pending.delete(id);
+    return fromBase64(entry.parts.join(''));
   }
 }
 
@@ -273,21 +287,21 @@ export class FrameReader {
  * @param {string} providerUrl
  * @returns {string}
  */
-export function liveUrl (providerUrl) {
-  const url = new URL(providerUrl)
-  const segments = url.pathname.split('/')
-  const segment = segments.pop() ?? ''
-  if (segment === '') throw new TypeError(`No room at the end of the path of ${providerUrl}.`)
-  let room = segment
+export function liveUrl(providerUrl) {
+  const url = new URL(providerUrl);
+  const segments = url.pathname.split('/');
+  const segment = segments.pop() ?? '';
+  if (segment === '') throw new TypeError(`No room at the end of the path of ${providerUrl}.`);
+  let room = segment;
   try {
-    room = decodeURIComponent(segment)
+    room = decodeURIComponent(segment);
   } catch {
     // A stray % stays as it is.
   }
-  url.pathname = segments.join('/') || '/'
-  const query = url.search.length > 1 ? `${url.search}&` : '?'
-  url.search = `${query}room=${encodeURIComponent(room)}&encoding=base64`
-  return url.toString()
+  url.pathname = segments.join('/') || '/';
+  const query = url.search.length > 1 ? `${url.search}&` : '?';
+  url.search = `${query}room=${encodeURIComponent(room)}&encoding=base64`;
+  return url.toString();
 }
 
 /**
@@ -296,10 +310,10 @@ export function liveUrl (providerUrl) {
  * @param {string} reason
  * @returns {number}
  */
-function closeCodeOf (reason) {
-  if (reason.startsWith(MESSAGE_TOO_LARGE_PREFIX)) return MESSAGE_TOO_LARGE_CLOSE_CODE
-  if (reason === TOO_MANY_MESSAGES_REASON) return TOO_MANY_MESSAGES_CLOSE_CODE
-  return PERMISSION_DENIED_CLOSE_CODE
+function closeCodeOf(reason) {
+  if (reason.startsWith(MESSAGE_TOO_LARGE_PREFIX)) return MESSAGE_TOO_LARGE_CLOSE_CODE;
+  if (reason === TOO_MANY_MESSAGES_REASON) return TOO_MANY_MESSAGES_CLOSE_CODE;
+  return PERMISSION_DENIED_CLOSE_CODE;
 }
 
 /**
@@ -308,18 +322,18 @@ function closeCodeOf (reason) {
  * @param {Uint8Array} message
  * @returns {string | null}
  */
-function permissionDeniedReason (message) {
-  if (message.length < 2 || message[0] !== 2 || message[1] !== 0) return null
-  let length = 0
-  let i = 2
+function permissionDeniedReason(message) {
+  if (message.length < 2 || message[0] !== 2 || message[1] !== 0) return null;
+  let length = 0;
+  let i = 2;
   for (let shift = 0; ; shift += 7) {
-    if (i >= message.length || shift > 49) return ''
-    const byte = message[i++]
-    length += (byte & 127) * 2 ** shift
-    if (byte < 128) break
+    if (i >= message.length || shift > 49) return '';
+    const byte = message[i++];
+    length += (byte & 127) * 2 ** shift;
+    if (byte < 128) break;
   }
-  if (i + length > message.length) return ''
-  return new TextDecoder().decode(message.subarray(i, i + length))
+  if (i + length > message.length) return '';
+  return new TextDecoder().decode(message.subarray(i, i + length));
 }
 
 /**
@@ -329,15 +343,15 @@ function permissionDeniedReason (message) {
  * @returns {{value: number, next: number} | null} the value and the offset after it; null when the bytes end first
  *   or the value is past 2^53
  */
-function readVarUint (bytes, offset) {
-  let value = 0
+function readVarUint(bytes, offset) {
+  let value = 0;
   for (let shift = 0; shift < 56; shift += 7) {
-    if (offset >= bytes.length) return null
-    const byte = bytes[offset++]
-    value += (byte & 127) * 2 ** shift
-    if (byte < 128) return value <= Number.MAX_SAFE_INTEGER ? { value, next: offset } : null
+    if (offset >= bytes.length) return null;
+    const byte = bytes[offset++];
+    value += (byte & 127) * 2 ** shift;
+    if (byte < 128) return value <= Number.MAX_SAFE_INTEGER ? { value, next: offset } : null;
   }
-  return null
+  return null;
 }
 
 /**
@@ -345,13 +359,13 @@ function readVarUint (bytes, offset) {
  * @param {number[]} out
  * @param {number} value a non-negative safe integer
  */
-function writeVarUint (out, value) {
-  let rest = value
+function writeVarUint(out, value) {
+  let rest = value;
   while (rest > 127) {
-    out.push((rest % 128) + 128)
-    rest = Math.floor(rest / 128)
+    out.push((rest % 128) + 128);
+    rest = Math.floor(rest / 128);
   }
-  out.push(rest)
+  out.push(rest);
 }
 
 /**
@@ -365,26 +379,26 @@ function writeVarUint (out, value) {
  * @param {Uint8Array} message
  * @returns {AwarenessEntry[] | null} null when `message` is another message, or not exactly an awareness message
  */
-function awarenessEntries (message) {
-  if (message[0] !== MESSAGE_AWARENESS) return null
-  const length = readVarUint(message, 1)
-  if (length === null || length.next + length.value !== message.length) return null
-  const count = readVarUint(message, length.next)
-  if (count === null) return null
+function awarenessEntries(message) {
+  if (message[0] !== MESSAGE_AWARENESS) return null;
+  const length = readVarUint(message, 1);
+  if (length === null || length.next + length.value !== message.length) return null;
+  const count = readVarUint(message, length.next);
+  if (count === null) return null;
   /** @type {AwarenessEntry[]} */
-  const entries = []
-  let at = count.next
+  const entries = [];
+  let at = count.next;
   for (let i = 0; i < count.value; i += 1) {
-    const start = at
-    const clientId = readVarUint(message, at)
-    const clock = clientId && readVarUint(message, clientId.next)
-    const state = clock && readVarUint(message, clock.next)
-    if (!state || state.next + state.value > message.length) return null
-    const end = state.next + state.value
-    entries.push({ clientId: clientId.value, start, end })
-    at = end
+    const start = at;
+    const clientId = readVarUint(message, at);
+    const clock = clientId && readVarUint(message, clientId.next);
+    const state = clock && readVarUint(message, clock.next);
+    if (!state || state.next + state.value > message.length) return null;
+    const end = state.next + state.value;
+    entries.push({ clientId: clientId.value, start, end });
+    at = end;
   }
-  return at === message.length ? entries : null
+  return at === message.length ? entries : null;
 }
 
 /**
@@ -393,34 +407,36 @@ function awarenessEntries (message) {
  * @param {AwarenessEntry[]} kept
  * @returns {Uint8Array}
  */
-function awarenessMessage (message, kept) {
+function awarenessMessage(message, kept) {
   /** @type {number[]} */
-  const count = []
-  writeVarUint(count, kept.length)
-  const bodyLength = kept.reduce((sum, entry) => sum + entry.end - entry.start, count.length)
+  const count = [];
+  writeVarUint(count, kept.length);
+  const bodyLength = kept.reduce((sum, entry) => sum + entry.end - entry.start, count.length);
   /** @type {number[]} */
-  const head = [MESSAGE_AWARENESS]
-  writeVarUint(head, bodyLength)
-  const out = new Uint8Array(head.length + bodyLength)
-  out.set(head, 0)
-  out.set(count, head.length)
-  let at = head.length + count.length
+  const head = [MESSAGE_AWARENESS];
+  writeVarUint(head, bodyLength);
+  const out = new Uint8Array(head.length + bodyLength);
+  out.set(head, 0);
+  out.set(count, head.length);
+  let at = head.length + count.length;
   for (const entry of kept) {
-    out.set(message.subarray(entry.start, entry.end), at)
-    at += entry.end - entry.start
+    out.set(message.subarray(entry.start, entry.end), at);
+    at += entry.end - entry.start;
   }
-  return out
+  return out;
 }
 
 /**
  * @param {unknown} data
  * @returns {Uint8Array}
  */
-function bytesOf (data) {
-  if (data instanceof Uint8Array) return data
-  if (data instanceof ArrayBuffer) return new Uint8Array(data)
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-  throw new TypeError('A live socket sends protocol messages: a Uint8Array, an ArrayBuffer or another ArrayBuffer view.')
+function bytesOf(data) {
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  throw new TypeError(
+    'A live socket sends protocol messages: a Uint8Array, an ArrayBuffer or another ArrayBuffer view.',
+  );
 }
 
 /**
@@ -428,96 +444,99 @@ function bytesOf (data) {
  * `WebSocketPolyfill`.
  * @param {any} [WebSocketImpl] a WebSocket constructor (the browser's, Node 22's global, or the `ws` package's)
  */
-export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
+export function createLiveSocket(WebSocketImpl = globalThis.WebSocket) {
   if (typeof WebSocketImpl !== 'function') {
-    throw new TypeError('createLiveSocket needs a WebSocket implementation: there is no global WebSocket here (Node 20); pass one, such as the ws package\'s.')
+    throw new TypeError(
+      "createLiveSocket needs a WebSocket implementation: there is no global WebSocket here (Node 20); pass one, such as the ws package's.",
+    );
   }
 
   class LiveSocket {
-    static CONNECTING = 0
-    static OPEN = 1
-    static CLOSING = 2
-    static CLOSED = 3
-    CONNECTING = 0
-    OPEN = 1
-    CLOSING = 2
-    CLOSED = 3
+    static CONNECTING = 0;
+    static OPEN = 1;
+    static CLOSING = 2;
+    static CLOSED = 3;
+    CONNECTING = 0;
+    OPEN = 1;
+    CLOSING = 2;
+    CLOSED = 3;
 
     /**
      * @param {string | URL} url the URL the provider built: `<serverUrl>/<room>?<params>`
      * @param {string | string[]} [protocols]
      */
-    constructor (url, protocols) {
+    constructor(url, protocols) {
       /** The URL actually opened. */
-      this.url = liveUrl(String(url))
+      this.url = liveUrl(String(url));
       /** How a message is delivered to onmessage: 'arraybuffer' (what the provider sets) or 'blob' (the default). */
-      this.binaryType = 'blob'
+      this.binaryType = 'blob';
       /** @type {((event: any) => void) | null} */
-      this.onopen = null
+      this.onopen = null;
       /** @type {((event: any) => void) | null} */
-      this.onmessage = null
+      this.onmessage = null;
       /** @type {((event: any) => void) | null} */
-      this.onclose = null
+      this.onclose = null;
       /** @type {((event: any) => void) | null} */
-      this.onerror = null
+      this.onerror = null;
       /** @private */
-      this._reader = new FrameReader()
+      this._reader = new FrameReader();
       /** @private */
-      this._nextId = 0
+      this._nextId = 0;
       /**
        * The base64 texts of the whole messages sent in this tick, not yet framed: they go out as one batch frame.
        * @private @type {string[]}
        */
-      this._batch = []
+      this._batch = [];
       /** The characters the batch's texts and commas take. @private */
-      this._batchChars = 0
+      this._batchChars = 0;
       /**
        * The client ids seen in awareness messages on this connection: true for the local client's (first seen going
        * out), false for a remote one's (first seen coming in).
        * @private @type {Map<number, boolean>}
        */
-      this._ownClients = new Map()
+      this._ownClients = new Map();
       /**
        * The close this socket decided on (access denied, a malformed frame), reported instead of the server's.
        * @private @type {{code: number, reason: string} | null}
        */
-      this._ending = null
-      const socket = protocols === undefined ? new WebSocketImpl(this.url) : new WebSocketImpl(this.url, protocols)
+      this._ending = null;
+      const socket = protocols === undefined ? new WebSocketImpl(this.url) : new WebSocketImpl(this.url, protocols);
       // Binary frames are refused, but seen as such, whatever the implementation's default.
-      socket.binaryType = 'arraybuffer'
+      socket.binaryType = 'arraybuffer';
       /** @private */
-      this._socket = socket
-      socket.onopen = () => this._emit('onopen', { type: 'open', target: this })
-      socket.onerror = (/** @type {any} */ event) => this._emit('onerror', { type: 'error', target: this, error: event?.error, message: event?.message })
+      this._socket = socket;
+      socket.onopen = () => this._emit('onopen', { type: 'open', target: this });
+      socket.onerror = (/** @type {any} */ event) =>
+        this._emit('onerror', { type: 'error', target: this, error: event?.error, message: event?.message });
       socket.onclose = (/** @type {any} */ event) => {
-        const ending = this._ending
+        const ending = this._ending;
         this._emit('onclose', {
           type: 'close',
           target: this,
           code: ending ? ending.code : event.code,
           reason: ending ? ending.reason : event.reason,
-          wasClean: ending ? false : event.wasClean
-        })
-      }
-      socket.onmessage = (/** @type {any} */ event) => this._receive(event.data)
+          wasClean: ending ? false : event.wasClean,
+        });
+      };
+      socket.onmessage = (/** @type {any} */ event) => this._receive(event.data);
     }
 
     /** The underlying socket's state, CLOSING as soon as this socket decided to close. */
-    get readyState () {
-      const state = this._socket.readyState
-      return this._ending !== null && state < 2 ? 2 : state
+    get readyState() {
+      const state = this._socket.readyState;
+      return this._ending !== null && state < 2 ? 2 : state;
     }
 
-    get bufferedAmount () {
-      return this._socket.bufferedAmount
+    get bufferedAmount() {
+      return this._socket.bufferedAmount;
     }
 
-    get protocol () {
-      return this._socket.protocol
+    get protocol() {
+      return this._socket.protocol;
     }
 
-    get extensions () {
-      return this._socket.extensions
+    get extensions() {
+      return this._socket.extensions;
     }
 
     /**
@@ -526,46 +545,46 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
      * when it has none (the header comment says why).
      * @param {Uint8Array | ArrayBuffer | ArrayBufferView} data
      */
-    send (data) {
-      let message = bytesOf(data)
+    send(data) {
+      let message = bytesOf(data);
       // Like a closing WebSocket, a socket that decided to close discards what is sent.
-      if (this._ending !== null) return
-      const entries = awarenessEntries(message)
+      if (this._ending !== null) return;
+      const entries = awarenessEntries(message);
       if (entries !== null) {
         for (const entry of entries) {
-          if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, true)
+          if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, true);
         }
         // Only the local client's entries: the provider's pass-on of remote presence is an echo the service drops.
-        const kept = entries.filter((entry) => this._ownClients.get(entry.clientId) === true)
-        if (kept.length === 0) return
-        if (kept.length < entries.length) message = awarenessMessage(message, kept)
+        const kept = entries.filter((entry) => this._ownClients.get(entry.clientId) === true);
+        if (kept.length === 0) return;
+        if (kept.length < entries.length) message = awarenessMessage(message, kept);
       }
-      if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.')
-      const text = toBase64(message)
+      if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.');
+      const text = toBase64(message);
       if (text.length > FRAME_TEXT_CHARS) {
         // Chunks travel on their own, after what was sent before them.
-        this._flush()
-        for (const frame of framesOfText(text, (this._nextId++).toString(36))) this._socket.send(frame)
-        return
+        this._flush();
+        for (const frame of framesOfText(text, (this._nextId++).toString(36))) this._socket.send(frame);
+        return;
       }
-      if (this._batch.length > 0 && this._batchChars + 1 + text.length > FRAME_TEXT_CHARS) this._flush()
-      this._batchChars += (this._batch.length > 0 ? 1 : 0) + text.length
-      this._batch.push(text)
+      if (this._batch.length > 0 && this._batchChars + 1 + text.length > FRAME_TEXT_CHARS) this._flush();
+      this._batchChars += (this._batch.length > 0 ? 1 : 0) + text.length;
+      this._batch.push(text);
       // The end of the tick: what the provider sends together (an update and its caret move) is one frame.
-      if (this._batch.length === 1) queueMicrotask(() => this._flush())
+      if (this._batch.length === 1) queueMicrotask(() => this._flush());
     }
 
     /**
      * Sends the messages waiting for the end of the tick: one alone as a whole frame, several as a batch.
      * @private
      */
-    _flush () {
-      const batch = this._batch
-      if (batch.length === 0) return
-      this._batch = []
-      this._batchChars = 0
-      if (this._ending !== null) return
-      this._socket.send(batch.length === 1 ? batch[0] : BATCH + batch.join(BATCH_SEPARATOR))
+    _flush() {
+      const batch = this._batch;
+      if (batch.length === 0) return;
+      this._batch = [];
+      this._batchChars = 0;
+      if (this._ending !== null) return;
+      this._socket.send(batch.length === 1 ? batch[0] : BATCH + batch.join(BATCH_SEPARATOR));
     }
 
     /**
@@ -573,32 +592,33 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
      * @param {number} [code]
      * @param {string} [reason]
      */
-    close (code, reason) {
-      this._flush()
-      if (code === undefined) this._socket.close()
-      else this._socket.close(code, reason)
+    close(code, reason) {
+      this._flush();
+      if (code === undefined) this._socket.close();
+      else this._socket.close(code, reason);
     }
 
     /**
      * @private
      * @param {unknown} data
      */
-    _receive (data) {
+    _receive(data) {
       // After an auth denial or a malformed frame nothing more is delivered.
-      if (this._ending !== null) return
-      let messages
+      if (this._ending !== null) return;
+      let messages;
       try {
-        if (typeof data !== 'string') throw new MalformedFrameError('a binary frame; encoding=base64 carries text frames only.')
-        messages = this._reader.readAll(data)
+        if (typeof data !== 'string')
+          throw new MalformedFrameError('a binary frame; encoding=base64 carries text frames only.');
+        messages = this._reader.readAll(data);
       } catch (error) {
-        if (!(error instanceof MalformedFrameError)) throw error
-        this._end(PROTOCOL_ERROR_CLOSE_CODE, error.message)
-        return
+        if (!(error instanceof MalformedFrameError)) throw error;
+        this._end(PROTOCOL_ERROR_CLOSE_CODE, error.message);
+        return;
       }
       // In order, as if each had come in a frame of its own (a batch carries several).
       for (const message of messages) {
-        if (this._ending !== null) return
-        this._deliver(message)
+        if (this._ending !== null) return;
+        this._deliver(message);
       }
     }
 
@@ -607,20 +627,20 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
      * @private
      * @param {Uint8Array} message
      */
-    _deliver (message) {
+    _deliver(message) {
       // Learnt before the provider sees the message: it passes remote presence on at once, from within onmessage.
-      const entries = awarenessEntries(message)
+      const entries = awarenessEntries(message);
       if (entries !== null) {
         for (const entry of entries) {
-          if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, false)
+          if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, false);
         }
       }
       // The reader allocated the message: its buffer is exactly the message.
-      const buffer = /** @type {ArrayBuffer} */ (message.buffer)
-      const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer
-      this._emit('onmessage', { type: 'message', target: this, data: payload })
-      const denied = permissionDeniedReason(message)
-      if (denied !== null) this._end(closeCodeOf(denied), denied)
+      const buffer = /** @type {ArrayBuffer} */ (message.buffer);
+      const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer;
+      this._emit('onmessage', { type: 'message', target: this, data: payload });
+      const denied = permissionDeniedReason(message);
+      if (denied !== null) this._end(closeCodeOf(denied), denied);
     }
 
     /**
@@ -629,13 +649,13 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
      * @param {number} code
      * @param {string} reason
      */
-    _end (code, reason) {
-      this._ending = { code, reason }
+    _end(code, reason) {
+      this._ending = { code, reason };
       try {
         // Browsers let a client send only 1000 and 3000–4999 (so 4403, not 1002); a close reason is short.
-        this._socket.close(code)
+        this._socket.close(code);
       } catch {
-        this._socket.close(1000)
+        this._socket.close(1000);
       }
     }
 
@@ -644,14 +664,15 @@ export function createLiveSocket (WebSocketImpl = globalThis.WebSocket) {
      * @param {'onopen' | 'onmessage' | 'onclose' | 'onerror'} handler
      * @param {object} event
      */
-    _emit (handler, event) {
-      const listener = this[handler]
-      if (typeof listener === 'function') listener.call(this, event)
+    _emit(handler, event) {
+      const listener = this[handler];
+      if (typeof listener === 'function') listener.call(this, event);
     }
   }
 
-  return LiveSocket
+  return LiveSocket;
 }
 
 /** The adapter over the global WebSocket (browsers, Node 22+); undefined where there is none (Node 20). */
-export const LiveSocket = typeof globalThis.WebSocket === 'function' ? createLiveSocket(globalThis.WebSocket) : undefined
+export const LiveSocket =
+  typeof globalThis.WebSocket === 'function' ? createLiveSocket(globalThis.WebSocket) : undefined;

@@ -92,7 +92,10 @@ export function functionFaultAlarms(scope: Construct, functions: readonly Watche
     const usingMetrics: Record<string, cloudwatch.IMetric> = {};
     group.forEach((watched, i) => {
       usingMetrics[`errors${i}`] = watched.function.metricErrors({ period: PERIOD, statistic: cloudwatch.Stats.SUM });
-      usingMetrics[`throttles${i}`] = watched.function.metricThrottles({ period: PERIOD, statistic: cloudwatch.Stats.SUM });
+      usingMetrics[`throttles${i}`] = watched.function.metricThrottles({
+        period: PERIOD,
+        statistic: cloudwatch.Stats.SUM,
+      });
     });
     const faults = new cloudwatch.MathExpression({
       // A function that was not invoked reports no data point; FILL counts it as 0 instead of dropping the sum.
@@ -137,7 +140,13 @@ export const SERVICE_METRICS_NAMESPACE = 'CollabBackend';
  * its log group counts them, and one in five minutes is an operator's to look at (`npm run admin --
  * replay-dead-letters --dry-run`). The metric is named after the stack and the reader, so stages never mix.
  */
-export function streamDeadLetterAlarm(scope: Construct, id: string, logGroup: logs.ILogGroup, readerId: string, worker: string): cloudwatch.Alarm {
+export function streamDeadLetterAlarm(
+  scope: Construct,
+  id: string,
+  logGroup: logs.ILogGroup,
+  readerId: string,
+  worker: string,
+): cloudwatch.Alarm {
   const metricName = `${Stack.of(scope).stackName}-${readerId}-DeadLetters`;
   new logs.MetricFilter(scope, `${id}Filter`, {
     logGroup,
@@ -146,7 +155,12 @@ export function streamDeadLetterAlarm(scope: Construct, id: string, logGroup: lo
     metricName,
     metricValue: '$.deadLetters',
   });
-  return new cloudwatch.Metric({ namespace: SERVICE_METRICS_NAMESPACE, metricName, period: PERIOD, statistic: cloudwatch.Stats.SUM }).createAlarm(scope, id, {
+  return new cloudwatch.Metric({
+    namespace: SERVICE_METRICS_NAMESPACE,
+    metricName,
+    period: PERIOD,
+    statistic: cloudwatch.Stats.SUM,
+  }).createAlarm(scope, id, {
     alarmDescription: `Stream changes a consumer gave up on were kept as dead letters (replay them with npm run admin -- replay-dead-letters): ${worker}`,
     threshold: 1,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -202,7 +216,10 @@ export function metricsNamespace(serviceName: string, stage: string): string {
 export const LIVE_FAILURE_THRESHOLD = 10;
 
 /** LiveFailures + LiveRelayFailures of every socket route (two metrics per route key, at most 10 in all). */
-export function liveFailureAlarm(scope: Construct, live: { readonly namespace: string; readonly serviceName: string; readonly routeKeys: readonly string[] }): cloudwatch.Alarm {
+export function liveFailureAlarm(
+  scope: Construct,
+  live: { readonly namespace: string; readonly serviceName: string; readonly routeKeys: readonly string[] },
+): cloudwatch.Alarm {
   const usingMetrics: Record<string, cloudwatch.IMetric> = {};
   live.routeKeys.forEach((routeKey, i) => {
     const metric = (metricName: string) =>
@@ -216,10 +233,16 @@ export function liveFailureAlarm(scope: Construct, live: { readonly namespace: s
     usingMetrics[`fail${i}`] = metric(LIVE_METRICS.failures);
     usingMetrics[`relay${i}`] = metric(LIVE_METRICS.relayFailures);
   });
-  if (Object.keys(usingMetrics).length > METRICS_PER_ALARM) throw new Error(`The live failure alarm would reference more than ${METRICS_PER_ALARM} metrics.`);
+  if (Object.keys(usingMetrics).length > METRICS_PER_ALARM)
+    throw new Error(`The live failure alarm would reference more than ${METRICS_PER_ALARM} metrics.`);
   // A route key that was not invoked reports no data point; FILL counts it as 0 (METRICS("id") selects by id).
   const expression = 'SUM(FILL(METRICS("fail"), 0)) + SUM(FILL(METRICS("relay"), 0))';
-  return new cloudwatch.MathExpression({ expression, usingMetrics, period: PERIOD, label: 'Live failures + relay failures' }).createAlarm(scope, 'LiveFailures', {
+  return new cloudwatch.MathExpression({
+    expression,
+    usingMetrics,
+    period: PERIOD,
+    label: 'Live failures + relay failures',
+  }).createAlarm(scope, 'LiveFailures', {
     alarmDescription:
       `${LIVE_FAILURE_THRESHOLD} or more live clients made to resync in 5 minutes: messages the service failed to handle (their connection closed) ` +
       `plus recipients a relay could not reach (closed); each is an editor that reconnects and refetches the document (${LIVE_METRICS.failures} + ${LIVE_METRICS.relayFailures}, namespace ${live.namespace}).`,
@@ -251,7 +274,11 @@ export const LIVE_API_CLIENT_ERROR_MIN_MESSAGES = 100;
 export function liveApiAlarms(scope: Construct, api: IWebSocketApi, stageName: string): cloudwatch.Alarm[] {
   // Built from the API and the stage's name (a literal), not from the stage resource: nothing refers to it (infra/live.ts).
   const metric = (metricName: string) =>
-    api.metric(metricName, { dimensionsMap: { ApiId: api.apiId, Stage: stageName }, period: PERIOD, statistic: cloudwatch.Stats.SUM });
+    api.metric(metricName, {
+      dimensionsMap: { ApiId: api.apiId, Stage: stageName },
+      period: PERIOD,
+      statistic: cloudwatch.Stats.SUM,
+    });
   const executionErrors = metric('ExecutionError').createAlarm(scope, 'LiveApiExecutionErrors', {
     alarmDescription: `${LIVE_API_EXECUTION_ERROR_THRESHOLD} or more WebSocket messages in 5 minutes that API Gateway could not hand to a live function (ExecutionError: Lambda throttled or unreachable, integration timeout).`,
     threshold: LIVE_API_EXECUTION_ERROR_THRESHOLD,
@@ -291,22 +318,43 @@ export const TABLE_THROTTLE_THRESHOLD = 10;
 export const RESOURCES_PER_THROTTLE_ALARM = METRICS_PER_ALARM / 2;
 
 /** Throttle events of the table and its indexes, one alarm per RESOURCES_PER_THROTTLE_ALARM of them. */
-export function tableThrottleAlarms(scope: Construct, table: ITable, indexNames: readonly string[]): cloudwatch.Alarm[] {
+export function tableThrottleAlarms(
+  scope: Construct,
+  table: ITable,
+  indexNames: readonly string[],
+): cloudwatch.Alarm[] {
   const resources: Array<{ label: string; dimensionsMap: Record<string, string> }> = [
     { label: 'the table', dimensionsMap: { TableName: table.tableName } },
-    ...indexNames.map((indexName) => ({ label: indexName, dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName } })),
+    ...indexNames.map((indexName) => ({
+      label: indexName,
+      dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
+    })),
   ];
   const alarms: cloudwatch.Alarm[] = [];
   for (let start = 0; start < resources.length; start += RESOURCES_PER_THROTTLE_ALARM) {
     const group = resources.slice(start, start + RESOURCES_PER_THROTTLE_ALARM);
     const usingMetrics: Record<string, cloudwatch.IMetric> = {};
     group.forEach((resource, i) => {
-      for (const [id, metricName] of [[`reads${i}`, 'ReadThrottleEvents'], [`writes${i}`, 'WriteThrottleEvents']] as const) {
-        usingMetrics[id] = new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: resource.dimensionsMap, period: PERIOD, statistic: cloudwatch.Stats.SUM });
+      for (const [id, metricName] of [
+        [`reads${i}`, 'ReadThrottleEvents'],
+        [`writes${i}`, 'WriteThrottleEvents'],
+      ] as const) {
+        usingMetrics[id] = new cloudwatch.Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName,
+          dimensionsMap: resource.dimensionsMap,
+          period: PERIOD,
+          statistic: cloudwatch.Stats.SUM,
+        });
       }
     });
     const expression = 'SUM(FILL(METRICS("reads"), 0)) + SUM(FILL(METRICS("writes"), 0))';
-    const throttles = new cloudwatch.MathExpression({ expression, usingMetrics, period: PERIOD, label: 'DynamoDB read + write throttle events' });
+    const throttles = new cloudwatch.MathExpression({
+      expression,
+      usingMetrics,
+      period: PERIOD,
+      label: 'DynamoDB read + write throttle events',
+    });
     const index = start / RESOURCES_PER_THROTTLE_ALARM;
     alarms.push(
       throttles.createAlarm(scope, index === 0 ? 'TableThrottles' : `TableThrottles${index + 1}`, {
@@ -332,7 +380,9 @@ const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
  */
 export function notifyOnEveryAlarm(scope: Construct, topicArn: string): void {
   if (!TOPIC_ARN.test(topicArn)) {
-    throw new Error(`The alarm topic must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>), got "${topicArn}".`);
+    throw new Error(
+      `The alarm topic must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>), got "${topicArn}".`,
+    );
   }
   const action = new SnsAction(sns.Topic.fromTopicArn(scope, 'AlarmTopic', topicArn));
   const notify: IAspect = {

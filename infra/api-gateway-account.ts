@@ -26,7 +26,7 @@ export const PUSH_TO_CLOUDWATCH_LOGS_POLICY = 'service-role/AmazonAPIGatewayPush
 /** Why the role carries an AWS managed policy (cdk-nag IAM4), when every other role of the stack has explicit statements. */
 export const ACCOUNT_LOGS_ROLE_REASON =
   'API Gateway assumes this role for the logs of every REST and WebSocket API of the account and region (the ' +
-  'AWS::ApiGateway::Account setting is one per region), so it must write to any of their log groups: AWS\'s own ' +
+  "AWS::ApiGateway::Account setting is one per region), so it must write to any of their log groups: AWS's own " +
   'AmazonAPIGatewayPushToCloudWatchLogs is the policy AWS documents and maintains for exactly this role.';
 
 /** The role and the account setting that names it; both kept when the stack goes. */
@@ -38,7 +38,8 @@ export class ApiGatewayAccountLogsRole extends Construct {
   constructor(scope: Construct, id: string) {
     super(scope, id);
     this.role = new iam.Role(this, 'Role', {
-      description: 'API Gateway account setting (this region): writes the logs of REST and WebSocket APIs to CloudWatch Logs',
+      description:
+        'API Gateway account setting (this region): writes the logs of REST and WebSocket APIs to CloudWatch Logs',
       assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName(PUSH_TO_CLOUDWATCH_LOGS_POLICY)],
     });

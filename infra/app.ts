@@ -68,8 +68,12 @@ export function liveThrottleContext(app: App): Throttle | undefined {
   const rate = integerContext(app, 'liveThrottleRate');
   const burst = integerContext(app, 'liveThrottleBurst');
   if (rate === undefined && burst === undefined) return undefined;
-  for (const [name, value] of [['liveThrottleRate', rate], ['liveThrottleBurst', burst]] as const) {
-    if (value === 0) throw new Error(`Context ${name} must be at least 1 (0 would refuse every frame of the live API).`);
+  for (const [name, value] of [
+    ['liveThrottleRate', rate],
+    ['liveThrottleBurst', burst],
+  ] as const) {
+    if (value === 0)
+      throw new Error(`Context ${name} must be at least 1 (0 would refuse every frame of the live API).`);
   }
   const rateLimit = rate ?? LIVE_STAGE_THROTTLE.rateLimit;
   return { rateLimit, burstLimit: burst ?? Math.max(LIVE_STAGE_THROTTLE.burstLimit, 2 * rateLimit) };

@@ -25,7 +25,8 @@ export interface DeployTaskRunProps {
  */
 function bundleKey(fn: lambda.Function): string {
   const cfn = fn.node.defaultChild;
-  if (cfn instanceof lambda.CfnFunction && 's3Key' in cfn.code && typeof cfn.code.s3Key === 'string') return cfn.code.s3Key;
+  if (cfn instanceof lambda.CfnFunction && 's3Key' in cfn.code && typeof cfn.code.s3Key === 'string')
+    return cfn.code.s3Key;
   throw new Error(`Function ${fn.node.path} has no S3 bundle to version its deploy task by.`);
 }
 
@@ -35,7 +36,12 @@ export class DeployTaskRun extends Construct {
 
   constructor(scope: Construct, id: string, props: DeployTaskRunProps) {
     super(scope, id);
-    this.handler = new ServiceFunction(this, 'Handler', { kind: 'deployTask', task: props.task, resources: props.resources, settings: props.settings });
+    this.handler = new ServiceFunction(this, 'Handler', {
+      kind: 'deployTask',
+      task: props.task,
+      resources: props.resources,
+      settings: props.settings,
+    });
 
     // The framework's own function (it relays CloudFormation's request to the handler and reports the answer
     // back) gets the same treatment as ours: a log group with retention instead of an implicit one that keeps
@@ -69,7 +75,8 @@ export class DeployTaskRun extends Construct {
   /** The handler function's logical id, as cdk-nag names it in an IAM5 finding. */
   private handlerLogicalId(): string {
     const cfn = this.handler.function.node.defaultChild;
-    if (!(cfn instanceof lambda.CfnFunction)) throw new Error('The deploy task handler has no CloudFormation function.');
+    if (!(cfn instanceof lambda.CfnFunction))
+      throw new Error('The deploy task handler has no CloudFormation function.');
     return cfn.stack.getLogicalId(cfn);
   }
 }

@@ -44,7 +44,10 @@ export function liveApiIn(scope: Construct, live: LiveApiReference): LiveApiRefe
   if (!(stack instanceof NestedStack)) return live;
   const existing = stack.node.tryFindChild(LIVE_API_ID_PARAMETER);
   if (existing instanceof CfnParameter) return { apiId: existing.valueAsString, stageName: live.stageName };
-  const parameter = new CfnParameter(stack, LIVE_API_ID_PARAMETER, { type: 'String', description: 'Id of the live-sync WebSocket API (parent stack)' });
+  const parameter = new CfnParameter(stack, LIVE_API_ID_PARAMETER, {
+    type: 'String',
+    description: 'Id of the live-sync WebSocket API (parent stack)',
+  });
   stack.setParameter(LIVE_API_ID_PARAMETER, live.apiId);
   return { apiId: parameter.valueAsString, stageName: live.stageName };
 }
@@ -71,7 +74,11 @@ export function liveEndpoints(scope: Construct, reference: LiveApiReference): Li
     url: `wss://${host}/${live.stageName}`,
     connectionsEndpoint: `https://${host}/${live.stageName}`,
     connectionArns: CONNECTION_METHODS.map((method) =>
-      stack.formatArn({ service: 'execute-api', resource: live.apiId, resourceName: `${live.stageName}/${method}/@connections/*` }),
+      stack.formatArn({
+        service: 'execute-api',
+        resource: live.apiId,
+        resourceName: `${live.stageName}/${method}/@connections/*`,
+      }),
     ),
   };
 }

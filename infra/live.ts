@@ -77,7 +77,10 @@ export class LiveApi extends Construct {
       stageName: props.stage,
       autoDeploy: true,
       throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: AccessLogFormat.custom(ACCESS_LOG_FORMAT) },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+      },
     });
     // A WebSocket stage writes its access logs through API Gateway's account-level role (an HTTP API's stage uses a
     // service-linked role): in an account and region whose setting names no role, creating this stage fails. So the
@@ -96,7 +99,7 @@ export class LiveApi extends Construct {
 /** Why `$connect` has no API Gateway authorizer (cdk-nag APIG4). */
 export const CONNECT_WITHOUT_AUTHORIZER_REASON =
   'The browser connects with a signed session token in the query string (docs/decisions.md §13), which the $connect ' +
-  'function checks against the table together with the user\'s current access, and refuses the connection otherwise; ' +
+  "function checks against the table together with the user's current access, and refuses the connection otherwise; " +
   'a Lambda authorizer would be a second invocation per connection and a second place for the rules.';
 
 /**
@@ -105,7 +108,7 @@ export const CONNECT_WITHOUT_AUTHORIZER_REASON =
  */
 export const AUTHORIZED_AT_CONNECT_REASON =
   'WebSocket APIs authorize on $connect only: every later message and the disconnect of a connection belong to the ' +
-  'connection $connect accepted, and the message function re-checks the user\'s access at least every 60 s.';
+  "connection $connect accepted, and the message function re-checks the user's access at least every 60 s.";
 
 export interface LiveRouteStackProps {
   readonly live: LiveApiReference;
@@ -122,13 +125,22 @@ export class LiveRouteStack extends NestedStack {
 
   constructor(scope: Construct, id: string, props: LiveRouteStackProps) {
     const table = props.socketRoutes ?? socketRouteTable;
-    super(scope, id, { description: `Live sync: the WebSocket API's ${table.length} route functions (${table.map((route) => route.routeKey).join(', ')})` });
+    super(scope, id, {
+      description: `Live sync: the WebSocket API's ${table.length} route functions (${table.map((route) => route.routeKey).join(', ')})`,
+    });
 
     // Through the same parameter as the functions' grants and environment: one reference to the parent's API.
-    const api = WebSocketApi.fromWebSocketApiAttributes(this, 'Api', { webSocketId: liveApiIn(this, props.live).apiId });
+    const api = WebSocketApi.fromWebSocketApiAttributes(this, 'Api', {
+      webSocketId: liveApiIn(this, props.live).apiId,
+    });
     const socketFunctions = new Map<string, ServiceFunction>();
     for (const socketRoute of table) {
-      const handler = new ServiceFunction(this, socketRoute.id, { kind: 'socket', socketRoute, resources: props.resources, settings: props.settings });
+      const handler = new ServiceFunction(this, socketRoute.id, {
+        kind: 'socket',
+        socketRoute,
+        resources: props.resources,
+        settings: props.settings,
+      });
       const route = new WebSocketRoute(this, `${socketRoute.id}Route`, {
         webSocketApi: api,
         routeKey: socketRoute.routeKey,
@@ -144,6 +156,10 @@ export class LiveRouteStack extends NestedStack {
 
     functionFaultAlarms(this, [...socketFunctions.values()]);
     // The clients the live path's failures made resync, from the live metrics (shared/core/metrics.ts).
-    liveFailureAlarm(this, { namespace: props.settings.metricsNamespace, serviceName: props.settings.serviceName, routeKeys: table.map((route) => route.routeKey) });
+    liveFailureAlarm(this, {
+      namespace: props.settings.metricsNamespace,
+      serviceName: props.settings.serviceName,
+      routeKeys: table.map((route) => route.routeKey),
+    });
   }
 }

@@ -69,7 +69,11 @@ function partOf(area: string, id: string): number | undefined {
  * route not recorded, in table order, in its area's last nested stack with room (fewer than `routesPerStack`), or a
  * new one. Throws for a recorded stack that is not its route's area's, or one over `routesPerStack`.
  */
-export function groupRoutes(routes: readonly Route[], routesPerStack = ROUTES_PER_STACK, recorded: Readonly<Record<string, string>> = RECORDED_ROUTE_STACKS): RouteGroup[] {
+export function groupRoutes(
+  routes: readonly Route[],
+  routesPerStack = ROUTES_PER_STACK,
+  recorded: Readonly<Record<string, string>> = RECORDED_ROUTE_STACKS,
+): RouteGroup[] {
   const byArea = new Map<string, Map<number, Route[]>>();
   const partsOf = (area: string) => {
     const parts = byArea.get(area) ?? new Map<number, Route[]>();
@@ -86,7 +90,10 @@ export function groupRoutes(routes: readonly Route[], routesPerStack = ROUTES_PE
       continue;
     }
     const part = partOf(area, id);
-    if (part === undefined) throw new Error(`infra/route-stacks.json puts ${route.path} in ${id}, which is not a nested stack of the ${area} area.`);
+    if (part === undefined)
+      throw new Error(
+        `infra/route-stacks.json puts ${route.path} in ${id}, which is not a nested stack of the ${area} area.`,
+      );
     parts.set(part, [...(parts.get(part) ?? []), route]);
   }
   for (const route of unrecorded) {
@@ -96,10 +103,13 @@ export function groupRoutes(routes: readonly Route[], routesPerStack = ROUTES_PE
     parts.set(part, [...(parts.get(part) ?? []), route]);
   }
   return [...byArea].flatMap(([area, parts]) =>
-    [...parts].sort(([a], [b]) => a - b).map(([part, partRoutes]) => {
-      if (partRoutes.length > routesPerStack) throw new Error(`${stackIdOf(area, part)} holds ${partRoutes.length} routes, more than ${routesPerStack}.`);
-      return { id: stackIdOf(area, part), area, part, routes: partRoutes };
-    }),
+    [...parts]
+      .sort(([a], [b]) => a - b)
+      .map(([part, partRoutes]) => {
+        if (partRoutes.length > routesPerStack)
+          throw new Error(`${stackIdOf(area, part)} holds ${partRoutes.length} routes, more than ${routesPerStack}.`);
+        return { id: stackIdOf(area, part), area, part, routes: partRoutes };
+      }),
   );
 }
 
@@ -121,7 +131,9 @@ export class RouteStack extends NestedStack {
 
   constructor(scope: Construct, props: RouteStackProps) {
     const { group } = props;
-    super(scope, group.id, { description: `Route functions of the ${group.area} area, part ${group.part}: ${group.routes.length} POST paths` });
+    super(scope, group.id, {
+      description: `Route functions of the ${group.area} area, part ${group.part}: ${group.routes.length} POST paths`,
+    });
 
     // One function per POST path, even where paths share a handler file: each gets its own grants, logs,
     // concurrency and metrics.

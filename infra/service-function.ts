@@ -17,10 +17,23 @@ import type { DeployTask } from '../shared/deploy-tasks';
 import { IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
 import type { Route, SocketRoute } from '../shared/routes';
 import { streamFiltersOf } from '../shared/db/item-change';
-import { DEFAULT_STREAM_BATCH_SIZE, type QueueWorker, type ScheduledWorker, type StreamFilter, type StringMatch, type Worker } from '../shared/workers';
+import {
+  DEFAULT_STREAM_BATCH_SIZE,
+  type QueueWorker,
+  type ScheduledWorker,
+  type StreamFilter,
+  type StringMatch,
+  type Worker,
+} from '../shared/workers';
 import { HANDLER, bundleRuntimeEnvironment, functionCode } from './bundling';
 import { deadLetterQueue } from './dead-letters';
-import { LIVE_SESSION_ROUTES, liveEndpoints, nagResourceName, type LiveApiReference, type LiveEndpoints } from './live-endpoints';
+import {
+  LIVE_SESSION_ROUTES,
+  liveEndpoints,
+  nagResourceName,
+  type LiveApiReference,
+  type LiveEndpoints,
+} from './live-endpoints';
 import type { SesSending } from './ses';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -210,7 +223,13 @@ interface Profile {
 function profileOf(props: ServiceFunctionProps): Profile {
   switch (props.kind) {
     case 'route':
-      return { entry: props.route.entry, description: `POST ${props.route.path}`, timeout: ROUTE_TIMEOUT, grants: routeGrants(props.route), resources: props.resources };
+      return {
+        entry: props.route.entry,
+        description: `POST ${props.route.path}`,
+        timeout: ROUTE_TIMEOUT,
+        grants: routeGrants(props.route),
+        resources: props.resources,
+      };
     case 'socket':
       return {
         entry: props.socketRoute.entry,
@@ -220,15 +239,44 @@ function profileOf(props: ServiceFunctionProps): Profile {
         resources: props.resources,
       };
     case 'worker':
-      return { entry: props.worker.entry, description: props.worker.summary, timeout: WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
+      return {
+        entry: props.worker.entry,
+        description: props.worker.summary,
+        timeout: WORKER_TIMEOUT,
+        grants: grantsFor(props.worker),
+        resources: props.resources,
+      };
     case 'queueWorker':
-      return { entry: props.worker.entry, description: props.worker.summary, timeout: QUEUE_WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
+      return {
+        entry: props.worker.entry,
+        description: props.worker.summary,
+        timeout: QUEUE_WORKER_TIMEOUT,
+        grants: grantsFor(props.worker),
+        resources: props.resources,
+      };
     case 'scheduledWorker':
-      return { entry: props.worker.entry, description: props.worker.summary, timeout: SCHEDULED_WORKER_TIMEOUT, grants: grantsFor(props.worker), resources: props.resources };
+      return {
+        entry: props.worker.entry,
+        description: props.worker.summary,
+        timeout: SCHEDULED_WORKER_TIMEOUT,
+        grants: grantsFor(props.worker),
+        resources: props.resources,
+      };
     case 'deployTask':
-      return { entry: props.task.entry, description: props.task.summary, timeout: DEPLOY_TASK_TIMEOUT, grants: grantsFor(props.task), resources: props.resources };
+      return {
+        entry: props.task.entry,
+        description: props.task.summary,
+        timeout: DEPLOY_TASK_TIMEOUT,
+        grants: grantsFor(props.task),
+        resources: props.resources,
+      };
     case 'unrouted':
-      return { entry: props.entry, description: `${props.entry} (requests that match no route)`, timeout: ROUTE_TIMEOUT, grants: NO_GRANTS };
+      return {
+        entry: props.entry,
+        description: `${props.entry} (requests that match no route)`,
+        timeout: ROUTE_TIMEOUT,
+        grants: NO_GRANTS,
+      };
   }
 }
 
@@ -296,7 +344,9 @@ export class ServiceFunction extends Construct {
     if (props.kind === 'queueWorker') {
       this.function.addEnvironment('WEBHOOK_ALLOW_PRIVATE_URLS', String(props.webhookAllowPrivateUrls));
       // Each job fails or succeeds on its own; the queue's redrive policy decides when one is given up.
-      this.function.addEventSource(new SqsEventSource(props.resources.deliveryQueue, { batchSize: 10, reportBatchItemFailures: true }));
+      this.function.addEventSource(
+        new SqsEventSource(props.resources.deliveryQueue, { batchSize: 10, reportBatchItemFailures: true }),
+      );
     }
 
     Validations.of(this.function).acknowledge({
@@ -323,7 +373,9 @@ export class ServiceFunction extends Construct {
   private grantAccess(grants: Grants, { table, encryptionKey, deliveryQueue, ses, live }: DataResources): void {
     if (grants.tableActions.length > 0) {
       this.function.addEnvironment('TABLE_NAME', table.tableName);
-      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.tableActions], resources: [table.tableArn] }));
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: [...grants.tableActions], resources: [table.tableArn] }),
+      );
     }
     if (grants.idempotencyActions.length > 0) {
       // Read-only routes record Idempotency-Key answers: writes only to items whose partition key starts with the
@@ -348,17 +400,23 @@ export class ServiceFunction extends Construct {
       this.function.addEnvironment('KMS_KEY_ARN', encryptionKey.keyArn);
       // On the role rather than through key.grant(): the key lives in the parent stack, whose key policy already
       // delegates to IAM, so no key policy change (and no cross-stack edit) is needed.
-      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.kmsActions], resources: [encryptionKey.keyArn] }));
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: [...grants.kmsActions], resources: [encryptionKey.keyArn] }),
+      );
     }
     if (grants.queueActions.length > 0) {
       this.function.addEnvironment('DELIVERY_QUEUE_URL', deliveryQueue.queueUrl);
-      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.queueActions], resources: [deliveryQueue.queueArn] }));
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: [...grants.queueActions], resources: [deliveryQueue.queueArn] }),
+      );
     }
     // No identity named: no SES permission at all, and no SES_IDENTITY, so the worker fails emails with a reason.
     if (grants.sesActions.length > 0 && ses !== undefined) {
       this.function.addEnvironment('SES_IDENTITY', ses.identity);
-      if (ses.configurationSet !== undefined) this.function.addEnvironment('SES_CONFIGURATION_SET', ses.configurationSet);
-      if (ses.authorizingIdentityArn !== undefined) this.function.addEnvironment('SES_IDENTITY_ARN', ses.authorizingIdentityArn);
+      if (ses.configurationSet !== undefined)
+        this.function.addEnvironment('SES_CONFIGURATION_SET', ses.configurationSet);
+      if (ses.authorizingIdentityArn !== undefined)
+        this.function.addEnvironment('SES_IDENTITY_ARN', ses.authorizingIdentityArn);
       // A send is authorized on the identity and, when one is used, on the configuration set: both are named, and
       // nothing else (no `identity/*`).
       const resources = [ses.identityArn, ...(ses.configurationSetArn === undefined ? [] : [ses.configurationSetArn])];
@@ -368,7 +426,9 @@ export class ServiceFunction extends Construct {
       // PostToConnection, GetConnection and DeleteConnection on this API's stage: not `*/*` (every stage of the
       // API), not `*` (every WebSocket API of the account). Connection ids exist only at run time, hence `@connections/*`.
       const { connectionArns } = this.pointAtLiveApi(live);
-      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...grants.connectionActions], resources: [...connectionArns] }));
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: [...grants.connectionActions], resources: [...connectionArns] }),
+      );
       for (const arn of connectionArns) {
         Validations.of(this.role).acknowledge({
           id: `AwsSolutions-IAM5[Resource::${nagResourceName(this, arn)}]`,
@@ -430,7 +490,9 @@ function stringRule(match: StringMatch): unknown[] {
 
 /** One pattern of a stream reader's filter as Lambda filter criteria. */
 function filterCriteria(filter: StreamFilter): Record<string, unknown> {
-  const newImage = Object.fromEntries(Object.entries(filter.newImage ?? {}).map(([name, match]) => [name, { S: stringRule(match) }]));
+  const newImage = Object.fromEntries(
+    Object.entries(filter.newImage ?? {}).map(([name, match]) => [name, { S: stringRule(match) }]),
+  );
   return lambda.FilterCriteria.filter({
     eventName: lambda.FilterRule.or(...filter.eventNames),
     dynamodb: {

@@ -54,7 +54,9 @@ function isDomain(name: string): boolean {
   const labels = name.split('.');
   const last = labels[labels.length - 1];
   // At least two labels, and a top-level one that is not all digits (an IP address is no SES identity).
-  return name.length <= 253 && labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label)) && !/^\d+$/.test(last);
+  return (
+    name.length <= 253 && labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label)) && !/^\d+$/.test(last)
+  );
 }
 
 /**
@@ -65,13 +67,20 @@ function isDomain(name: string): boolean {
 export function assertValidSesIdentity(identity: string, source = 'context sesIdentity'): void {
   const subject = `The SES identity "${identity}" (${source})`;
   if (/[*?$]/.test(identity)) {
-    throw new Error(`${subject} must name one identity: no wildcard (* or ?) or policy variable ($), which would widen the IAM grant.`);
+    throw new Error(
+      `${subject} must name one identity: no wildcard (* or ?) or policy variable ($), which would widen the IAM grant.`,
+    );
   }
   if (/[^\x21-\x7e]/.test(identity)) {
-    throw new Error(`${subject} must be ASCII without spaces: write an internationalized domain in punycode (xn--...), as SES lists it.`);
+    throw new Error(
+      `${subject} must be ASCII without spaces: write an internationalized domain in punycode (xn--...), as SES lists it.`,
+    );
   }
   const at = identity.lastIndexOf('@');
-  const valid = at === -1 ? isDomain(identity) : at <= 64 && LOCAL_PART.test(identity.slice(0, at)) && isDomain(identity.slice(at + 1));
+  const valid =
+    at === -1
+      ? isDomain(identity)
+      : at <= 64 && LOCAL_PART.test(identity.slice(0, at)) && isDomain(identity.slice(at + 1));
   if (!valid) {
     throw new Error(`${subject} must be a verified domain (example.com) or email address (notifications@example.com).`);
   }
@@ -79,7 +88,9 @@ export function assertValidSesIdentity(identity: string, source = 'context sesId
 
 export function assertValidConfigurationSet(name: string): void {
   if (!CONFIGURATION_SET_NAME.test(name)) {
-    throw new Error(`The SES configuration set "${name}" (context sesConfigurationSet) must be 1-64 letters, digits, underscores or hyphens, as SES names them.`);
+    throw new Error(
+      `The SES configuration set "${name}" (context sesConfigurationSet) must be 1-64 letters, digits, underscores or hyphens, as SES names them.`,
+    );
   }
 }
 
@@ -87,7 +98,9 @@ export function assertValidConfigurationSet(name: string): void {
 function parseIdentityArn(arn: string): { identity: string; region: string } {
   const match = IDENTITY_ARN.exec(arn);
   if (match === null) {
-    throw new Error(`The SES identity ARN "${arn}" (context sesIdentityArn) must be arn:aws:ses:<region>:<account>:identity/<domain or address>.`);
+    throw new Error(
+      `The SES identity ARN "${arn}" (context sesIdentityArn) must be arn:aws:ses:<region>:<account>:identity/<domain or address>.`,
+    );
   }
   const [, region, , identity] = match;
   assertValidSesIdentity(identity, 'the identity of context sesIdentityArn');
@@ -106,17 +119,22 @@ export function sesSending(scope: Construct, props: SesProps): SesSending | unde
   const authorizing = identityArn === undefined ? undefined : parseIdentityArn(identityArn);
   if (authorizing !== undefined) {
     if (identity !== undefined && identity !== authorizing.identity) {
-      throw new Error(`Context sesIdentity "${identity}" and sesIdentityArn (identity "${authorizing.identity}") must name the same identity; sesIdentityArn alone is enough.`);
+      throw new Error(
+        `Context sesIdentity "${identity}" and sesIdentityArn (identity "${authorizing.identity}") must name the same identity; sesIdentityArn alone is enough.`,
+      );
     }
     // SES identities are regional and the worker calls SES in its own region. An environment-agnostic stack's
     // region is only known at deployment; then SES answers a mismatch with an error the email log shows.
     if (!Token.isUnresolved(stack.region) && stack.region !== authorizing.region) {
-      throw new Error(`The SES identity ARN "${identityArn}" (context sesIdentityArn) is in ${authorizing.region}, but the stack deploys to ${stack.region}: SES sends only from identities of its own region.`);
+      throw new Error(
+        `The SES identity ARN "${identityArn}" (context sesIdentityArn) is in ${authorizing.region}, but the stack deploys to ${stack.region}: SES sends only from identities of its own region.`,
+      );
     }
   }
   const name = identity ?? authorizing?.identity;
   if (name === undefined) {
-    if (configurationSet !== undefined) throw new Error('Context sesConfigurationSet needs sesIdentity: a configuration set alone sends nothing.');
+    if (configurationSet !== undefined)
+      throw new Error('Context sesConfigurationSet needs sesIdentity: a configuration set alone sends nothing.');
     return undefined;
   }
   const arnOf = (resource: string, resourceName: string): string =>
@@ -125,6 +143,8 @@ export function sesSending(scope: Construct, props: SesProps): SesSending | unde
     identity: name,
     identityArn: identityArn ?? arnOf('identity', name),
     ...(identityArn === undefined ? {} : { authorizingIdentityArn: identityArn }),
-    ...(configurationSet === undefined ? {} : { configurationSet, configurationSetArn: arnOf('configuration-set', configurationSet) }),
+    ...(configurationSet === undefined
+      ? {}
+      : { configurationSet, configurationSetArn: arnOf('configuration-set', configurationSet) }),
   };
 }

@@ -41,7 +41,8 @@ const FREE_ALARM_METRICS = 10;
 
 /** Billed by the data they hold: zero when empty, so not part of the fixed cost. */
 const STORAGE_PRICES: Record<string, string> = {
-  'AWS::DynamoDB::Table': '$0.25 per GB-month stored (first 25 GB free), plus $0.20 per GB-month for point-in-time recovery',
+  'AWS::DynamoDB::Table':
+    '$0.25 per GB-month stored (first 25 GB free), plus $0.20 per GB-month for point-in-time recovery',
   'AWS::Logs::LogGroup': '$0.03 per GB-month stored (compressed), for as long as the retention keeps it',
 };
 
@@ -69,7 +70,8 @@ const PER_USE_TYPES = new Set([
   'AWS::SQS::QueuePolicy',
 ]);
 /** A custom resource is a call to a function at deploy time. */
-const isCustomResource = (type: string): boolean => type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource';
+const isCustomResource = (type: string): boolean =>
+  type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource';
 
 export interface StackCount {
   readonly name: string;
@@ -86,11 +88,22 @@ export interface Reservation {
 
 export interface StackFigures {
   readonly stacks: readonly StackCount[];
-  readonly functions: { readonly route: number; readonly socket: number; readonly streamWorker: number; readonly queueWorker: number; readonly scheduledWorker: number; readonly other: number };
+  readonly functions: {
+    readonly route: number;
+    readonly socket: number;
+    readonly streamWorker: number;
+    readonly queueWorker: number;
+    readonly scheduledWorker: number;
+    readonly other: number;
+  };
   readonly alarms: number;
   readonly alarmMetrics: number;
   /** The alarms and their metrics by the namespace they watch (AWS/Lambda, AWS/DynamoDB, the live metrics' own, ...). */
-  readonly alarmsByNamespace: ReadonlyArray<{ readonly namespace: string; readonly alarms: number; readonly metrics: number }>;
+  readonly alarmsByNamespace: ReadonlyArray<{
+    readonly namespace: string;
+    readonly alarms: number;
+    readonly metrics: number;
+  }>;
   readonly kmsKeys: number;
   /** Resources per route in its nested stack (the resource types there that come once per function). */
   readonly perRoute: { readonly resources: number; readonly types: readonly string[]; readonly alarmMetrics: number };
@@ -115,11 +128,13 @@ function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
   for (const [, mapping] of resourcesOf(stack, 'AWS::Lambda::EventSourceMapping')) {
     const target = (mapping.Properties?.FunctionName as { Ref?: string } | undefined)?.Ref;
     // Stream sources need a starting position; SQS sources have none.
-    if (target !== undefined) mapped.set(target, mapping.Properties?.StartingPosition === undefined ? 'queueWorker' : 'streamWorker');
+    if (target !== undefined)
+      mapped.set(target, mapping.Properties?.StartingPosition === undefined ? 'queueWorker' : 'streamWorker');
   }
   for (const [, rule] of resourcesOf(stack, 'AWS::Events::Rule')) {
     if (rule.Properties?.ScheduleExpression === undefined) continue;
-    for (const target of (rule.Properties.Targets as Array<{ Arn?: { 'Fn::GetAtt'?: [string, string] } }> | undefined) ?? []) {
+    for (const target of (rule.Properties.Targets as
+      Array<{ Arn?: { 'Fn::GetAtt'?: [string, string] } }> | undefined) ?? []) {
       const id = target.Arn?.['Fn::GetAtt']?.[0];
       if (id !== undefined) mapped.set(id, 'scheduledWorker');
     }
@@ -127,7 +142,14 @@ function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
   return new Map(
     resourcesOf(stack, 'AWS::Lambda::Function').map(([id, fn]) => {
       const description = String(fn.Properties?.Description ?? '');
-      return [id, description.startsWith('POST /') ? 'route' : description.startsWith('WebSocket $') ? 'socket' : (mapped.get(id) ?? 'other')];
+      return [
+        id,
+        description.startsWith('POST /')
+          ? 'route'
+          : description.startsWith('WebSocket $')
+            ? 'socket'
+            : (mapped.get(id) ?? 'other'),
+      ];
     }),
   );
 }
@@ -135,7 +157,10 @@ function functionKinds(stack: SynthesizedStack): Map<string, FunctionKind> {
 /** The namespace an alarm's metrics are in (the first one's, should a metric-math alarm mix them). */
 function namespaceOf(alarm: TemplateResource): string {
   const queries = alarm.Properties?.Metrics as Array<{ MetricStat?: { Metric?: { Namespace?: unknown } } }> | undefined;
-  const namespace = queries === undefined ? alarm.Properties?.Namespace : queries.find((query) => query.MetricStat !== undefined)?.MetricStat?.Metric?.Namespace;
+  const namespace =
+    queries === undefined
+      ? alarm.Properties?.Namespace
+      : queries.find((query) => query.MetricStat !== undefined)?.MetricStat?.Metric?.Namespace;
   return typeof namespace === 'string' ? namespace : JSON.stringify(namespace);
 }
 
@@ -162,7 +187,14 @@ function reservationsOf(stacks: readonly SynthesizedStack[]): Reservation[] {
       .filter(([, fn]) => fn.Properties?.ReservedConcurrentExecutions !== undefined)
       .map(([id, fn]) => {
         const kind = kinds.get(id);
-        const label = kind === 'route' ? String(fn.Properties?.Description) : kind === 'streamWorker' ? 'stream worker' : kind === 'queueWorker' ? 'queue worker' : `function ${id}`;
+        const label =
+          kind === 'route'
+            ? String(fn.Properties?.Description)
+            : kind === 'streamWorker'
+              ? 'stream worker'
+              : kind === 'queueWorker'
+                ? 'queue worker'
+                : `function ${id}`;
         return { label, concurrency: Number(fn.Properties?.ReservedConcurrentExecutions) };
       });
   });
@@ -185,14 +217,25 @@ function perRouteOf(nested: readonly SynthesizedStack[]): StackFigures['perRoute
   const typesOnce = (stack: SynthesizedStack): string[] => {
     const functions = resourcesOf(stack, 'AWS::Lambda::Function').length;
     const counts = new Map<string, number>();
-    for (const resource of Object.values(stack.resources)) counts.set(resource.Type, (counts.get(resource.Type) ?? 0) + 1);
-    return [...counts].filter(([, count]) => count === functions).map(([type]) => type).sort();
+    for (const resource of Object.values(stack.resources))
+      counts.set(resource.Type, (counts.get(resource.Type) ?? 0) + 1);
+    return [...counts]
+      .filter(([, count]) => count === functions)
+      .map(([type]) => type)
+      .sort();
   };
   // In a stack of one route every type comes once; take the types common to every stack of routes.
   const types = routeStacks.map(typesOnce).reduce((common, next) => common.filter((type) => next.includes(type)));
   const functions = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::Lambda::Function').length, 0);
-  const metrics = routeStacks.reduce((sum, stack) => sum + resourcesOf(stack, 'AWS::CloudWatch::Alarm').reduce((n, [, alarm]) => n + functionAlarmMetricsOf(alarm), 0), 0);
-  if (metrics % functions !== 0) throw new Error(`The route stacks' ${metrics} alarm metrics are not a whole number per route (${functions} routes).`);
+  const metrics = routeStacks.reduce(
+    (sum, stack) =>
+      sum + resourcesOf(stack, 'AWS::CloudWatch::Alarm').reduce((n, [, alarm]) => n + functionAlarmMetricsOf(alarm), 0),
+    0,
+  );
+  if (metrics % functions !== 0)
+    throw new Error(
+      `The route stacks' ${metrics} alarm metrics are not a whole number per route (${functions} routes).`,
+    );
   return { resources: types.length, types, alarmMetrics: metrics / functions };
 }
 
@@ -203,11 +246,20 @@ function perRouteOf(nested: readonly SynthesizedStack[]): StackFigures['perRoute
  */
 export function stackFigures(defaults: readonly SynthesizedStack[], optIn: readonly SynthesizedStack[]): StackFigures {
   const all = (type: string) => defaults.flatMap((stack) => resourcesOf(stack, type));
-  const unpriced = [...new Set(defaults.flatMap((stack) => Object.values(stack.resources).map((resource) => resource.Type)))].filter(
-    (type) => !PER_USE_TYPES.has(type) && !(type in STORAGE_PRICES) && !isCustomResource(type) && type !== 'AWS::CloudWatch::Alarm' && type !== 'AWS::KMS::Key',
+  const unpriced = [
+    ...new Set(defaults.flatMap((stack) => Object.values(stack.resources).map((resource) => resource.Type))),
+  ].filter(
+    (type) =>
+      !PER_USE_TYPES.has(type) &&
+      !(type in STORAGE_PRICES) &&
+      !isCustomResource(type) &&
+      type !== 'AWS::CloudWatch::Alarm' &&
+      type !== 'AWS::KMS::Key',
   );
   if (unpriced.length > 0) {
-    throw new Error(`infra/stack-figures.ts has no price class for ${unpriced.join(', ')}: add each to the fixed, storage or per-use prices.`);
+    throw new Error(
+      `infra/stack-figures.ts has no price class for ${unpriced.join(', ')}: add each to the fixed, storage or per-use prices.`,
+    );
   }
   const functions = { route: 0, socket: 0, streamWorker: 0, queueWorker: 0, scheduledWorker: 0, other: 0 };
   for (const stack of defaults) for (const kind of functionKinds(stack).values()) functions[kind] += 1;
@@ -231,7 +283,8 @@ export function stackFigures(defaults: readonly SynthesizedStack[], optIn: reado
 }
 
 const usd = (amount: number): string => `$${amount.toFixed(2)}`;
-const total = (reservations: readonly Reservation[]): number => reservations.reduce((sum, reservation) => sum + reservation.concurrency, 0);
+const total = (reservations: readonly Reservation[]): number =>
+  reservations.reduce((sum, reservation) => sum + reservation.concurrency, 0);
 
 /** `POST /v2/rewriter/ask-ai` 20, 3 stream workers × 5 */
 function describeReservations(reservations: readonly Reservation[]): string {
@@ -243,7 +296,10 @@ function describeReservations(reservations: readonly Reservation[]): string {
   }
   // Routes first (by path), then the workers.
   return [...groups.values()]
-    .sort((a, b) => Number(!a.label.startsWith('POST /')) - Number(!b.label.startsWith('POST /')) || a.label.localeCompare(b.label))
+    .sort(
+      (a, b) =>
+        Number(!a.label.startsWith('POST /')) - Number(!b.label.startsWith('POST /')) || a.label.localeCompare(b.label),
+    )
     .map((group) => {
       const label = group.label.startsWith('POST /') ? `\`${group.label}\`` : group.label;
       return group.count === 1 ? `${label} ${group.concurrency}` : `${group.count} ${label}s × ${group.concurrency}`;

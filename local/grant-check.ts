@@ -12,7 +12,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MiddlewareStack } from '@smithy/types';
 import type { DeployTask } from '../shared/deploy-tasks';
-import { CONNECTIONS_MANAGE_ACTION, IDEMPOTENCY_KEY_PREFIX, NO_GRANTS, grantsFor, routeGrants, type Grants } from '../shared/grants';
+import {
+  CONNECTIONS_MANAGE_ACTION,
+  IDEMPOTENCY_KEY_PREFIX,
+  NO_GRANTS,
+  grantsFor,
+  routeGrants,
+  type Grants,
+} from '../shared/grants';
 import { findRoute, type SocketRoute } from '../shared/routes';
 import type { QueueWorker, ScheduledWorker, StreamConsumer, Worker } from '../shared/workers';
 
@@ -81,14 +88,20 @@ export function watchConnectionsClient<I extends object, O extends object>(clien
   watch(client, 'execute-api');
 }
 
-function watch<Input extends object, Output extends object>(client: WatchedClient<Input, Output>, service: 'dynamodb' | 'kms' | 'execute-api'): void {
+function watch<Input extends object, Output extends object>(
+  client: WatchedClient<Input, Output>,
+  service: 'dynamodb' | 'kms' | 'execute-api',
+): void {
   if (watched.has(client)) return;
   watched.add(client);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const scope = scopes.getStore();
       if (scope !== undefined) {
-        const command = String((context as { commandName?: string }).commandName ?? 'UnknownCommand').replace(/Command$/, '');
+        const command = String((context as { commandName?: string }).commandName ?? 'UnknownCommand').replace(
+          /Command$/,
+          '',
+        );
         const needed =
           service === 'kms'
             ? [{ action: `kms:${command}`, resource: 'key' }]
@@ -105,7 +118,9 @@ function watch<Input extends object, Output extends object>(client: WatchedClien
       }
       const output = await next(args);
       if (scope?.recorder !== undefined) {
-        scope.recorder.push(`${service}:${String((context as { commandName?: string }).commandName ?? 'UnknownCommand').replace(/Command$/, '')}`);
+        scope.recorder.push(
+          `${service}:${String((context as { commandName?: string }).commandName ?? 'UnknownCommand').replace(/Command$/, '')}`,
+        );
       }
       return output;
     },
@@ -136,25 +151,34 @@ const TRANSACT_ITEM_ACTIONS: Readonly<Record<string, string>> = {
 export function dynamodbPermissions(command: string, input: DynamoDbInput): Permission[] {
   if (command === 'TransactWriteItems' || command === 'TransactGetItems') {
     return (input.TransactItems ?? []).flatMap((item) =>
-      Object.entries(item).map(([kind, operation]) => ({ action: TRANSACT_ITEM_ACTIONS[kind] ?? `dynamodb:${kind}`, resource: resourceOf(operation?.TableName) })),
+      Object.entries(item).map(([kind, operation]) => ({
+        action: TRANSACT_ITEM_ACTIONS[kind] ?? `dynamodb:${kind}`,
+        resource: resourceOf(operation?.TableName),
+      })),
     );
   }
   if (command === 'BatchGetItem' || command === 'BatchWriteItem') {
-    return Object.keys(input.RequestItems ?? {}).map((table) => ({ action: `dynamodb:${command}`, resource: resourceOf(table) }));
+    return Object.keys(input.RequestItems ?? {}).map((table) => ({
+      action: `dynamodb:${command}`,
+      resource: resourceOf(table),
+    }));
   }
   const resource = resourceOf(input.TableName);
   const partitionKey = stringValue((input.Key ?? input.Item)?.pk);
-  return [{
-    action: `dynamodb:${command}`,
-    resource: input.IndexName !== undefined && resource === 'table' ? `index/${input.IndexName}` : resource,
-    ...(partitionKey === undefined ? {} : { partitionKey }),
-  }];
+  return [
+    {
+      action: `dynamodb:${command}`,
+      resource: input.IndexName !== undefined && resource === 'table' ? `index/${input.IndexName}` : resource,
+      ...(partitionKey === undefined ? {} : { partitionKey }),
+    },
+  ];
 }
 
 /** A key attribute as the document client (`'x'`) or the low-level client (`{S: 'x'}`) sends it. */
 function stringValue(attribute: unknown): string | undefined {
   if (typeof attribute === 'string') return attribute;
-  if (attribute !== null && typeof attribute === 'object' && typeof (attribute as { S?: unknown }).S === 'string') return (attribute as { S: string }).S;
+  if (attribute !== null && typeof attribute === 'object' && typeof (attribute as { S?: unknown }).S === 'string')
+    return (attribute as { S: string }).S;
   return undefined;
 }
 
@@ -166,12 +190,17 @@ function isGranted(grants: Grants, permission: Permission): boolean {
   if (permission.resource === 'table') {
     if (grants.tableActions.includes(permission.action)) return true;
     // The idempotency records: IAM's dynamodb:LeadingKeys condition on the partition key.
-    return grants.idempotencyActions.includes(permission.action) && permission.partitionKey?.startsWith(IDEMPOTENCY_KEY_PREFIX) === true;
+    return (
+      grants.idempotencyActions.includes(permission.action) &&
+      permission.partitionKey?.startsWith(IDEMPOTENCY_KEY_PREFIX) === true
+    );
   }
   if (permission.resource === 'key') return grants.kmsActions.includes(permission.action);
   if (permission.resource === 'connections') return grants.connectionActions.includes(permission.action);
   if (permission.resource.startsWith('index/')) {
-    return permission.action === 'dynamodb:Query' && grants.indexes.includes(permission.resource.slice('index/'.length));
+    return (
+      permission.action === 'dynamodb:Query' && grants.indexes.includes(permission.resource.slice('index/'.length))
+    );
   }
   return false;
 }

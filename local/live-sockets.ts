@@ -19,12 +19,19 @@ import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Context } from 'aws-lambda';
-import { API_GATEWAY_FRAME_BYTES, API_GATEWAY_MESSAGE_BYTES, MAX_CLIENT_MESSAGE_BYTES } from '../shared/domain/live/framing';
+import {
+  API_GATEWAY_FRAME_BYTES,
+  API_GATEWAY_MESSAGE_BYTES,
+  MAX_CLIENT_MESSAGE_BYTES,
+} from '../shared/domain/live/framing';
 import { LOCAL_LIVE_PATH, type SocketRouteKey } from '../shared/routes';
 import { buildContext } from './gateway';
 
 /** A live handler as the WebSocket API invokes it (functions/live/*.ts). */
-export type LiveSocketHandler = (event: LiveSocketEvent, context: Context) => Promise<{ statusCode?: number } | unknown>;
+export type LiveSocketHandler = (
+  event: LiveSocketEvent,
+  context: Context,
+) => Promise<{ statusCode?: number } | unknown>;
 
 export interface LiveSocketEvent {
   requestContext: {
@@ -71,7 +78,11 @@ export interface LiveSockets {
 
 /** The part of the SDK's HttpHandler the client calls. */
 export interface ManagementApiHandler {
-  handle(request: { method: string; path: string; body?: unknown }): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Readable } }>;
+  handle(request: {
+    method: string;
+    path: string;
+    body?: unknown;
+  }): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Readable } }>;
 }
 
 /** How long a stopping stack waits for clients to answer its close before it cuts them. */
@@ -80,7 +91,10 @@ const CLOSE_GRACE_MS = 2_000;
 /** API Gateway's connection ids: 16 characters of base64, ending in `=`. */
 const newConnectionId = () => `${randomBytes(11).toString('base64').slice(0, 15)}=`;
 
-export function attachLiveSockets(server: Server, handler: (routeKey: SocketRouteKey) => LiveSocketHandler): LiveSockets {
+export function attachLiveSockets(
+  server: Server,
+  handler: (routeKey: SocketRouteKey) => LiveSocketHandler,
+): LiveSockets {
   const connections = new Map<string, Connection>();
   const servers = {
     base64: new WebSocketServer({ noServer: true, maxPayload: API_GATEWAY_FRAME_BYTES }),
@@ -88,7 +102,11 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
   };
   let closing = false;
 
-  const invoke = async (routeKey: SocketRouteKey, connectionId: string, extra: Partial<LiveSocketEvent> & { host: string; connectedAt: number }) => {
+  const invoke = async (
+    routeKey: SocketRouteKey,
+    connectionId: string,
+    extra: Partial<LiveSocketEvent> & { host: string; connectedAt: number },
+  ) => {
     const requestId = randomUUID();
     const now = Date.now();
     const event: LiveSocketEvent = {
@@ -113,7 +131,9 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
       ...(extra.body === undefined ? {} : { body: extra.body }),
     };
     const result = await handler(routeKey)(event, buildContext(`Live${routeKey.slice(1)}`, requestId));
-    return typeof result === 'object' && result !== null && 'statusCode' in result ? Number((result as { statusCode?: number }).statusCode ?? 200) : 200;
+    return typeof result === 'object' && result !== null && 'statusCode' in result
+      ? Number((result as { statusCode?: number }).statusCode ?? 200)
+      : 200;
   };
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -151,10 +171,15 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
               return;
             }
             const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-            const body = isBinary ? { body: bytes.toString('base64'), isBase64Encoded: true } : { body: bytes.toString('utf8'), isBase64Encoded: false };
+            const body = isBinary
+              ? { body: bytes.toString('base64'), isBase64Encoded: true }
+              : { body: bytes.toString('utf8'), isBase64Encoded: false };
             connection.queue = connection.queue
               .then(() => invoke('$default', connectionId, { host, connectedAt, ...body }))
-              .then(() => undefined, (error: unknown) => console.error('Live gateway: $default failed', error));
+              .then(
+                () => undefined,
+                (error: unknown) => console.error('Live gateway: $default failed', error),
+              );
           });
           ws.on('error', () => ws.terminate());
           ws.on('close', (code: number, reason: Buffer) => {
@@ -164,10 +189,16 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
                 return invoke('$disconnect', connectionId, {
                   host,
                   connectedAt,
-                  requestContext: { disconnectStatusCode: code, disconnectReason: reason.toString('utf8') } as LiveSocketEvent['requestContext'],
+                  requestContext: {
+                    disconnectStatusCode: code,
+                    disconnectReason: reason.toString('utf8'),
+                  } as LiveSocketEvent['requestContext'],
                 });
               })
-              .then(() => undefined, (error: unknown) => console.error('Live gateway: $disconnect failed', error))
+              .then(
+                () => undefined,
+                (error: unknown) => console.error('Live gateway: $disconnect failed', error),
+              )
               .finally(finish);
           });
         });
@@ -182,7 +213,10 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
   const answer = (statusCode: number, error?: string, message?: string) => ({
     response: {
       statusCode,
-      headers: (error === undefined ? {} : { 'content-type': 'application/json', 'x-amzn-errortype': error }) as Record<string, string>,
+      headers: (error === undefined ? {} : { 'content-type': 'application/json', 'x-amzn-errortype': error }) as Record<
+        string,
+        string
+      >,
       body: Readable.from(error === undefined ? [] : [Buffer.from(JSON.stringify({ message }))]),
     },
   });
@@ -193,7 +227,8 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
       const found = /\/@connections\/(.+)$/.exec(path);
       const connection = found === null ? undefined : connections.get(found[1]);
       if (found === null) return answer(404, 'NotFoundException', 'No such resource.');
-      if (connection === undefined || connection.socket.readyState !== connection.socket.OPEN) return answer(410, 'GoneException', 'The connection is gone.');
+      if (connection === undefined || connection.socket.readyState !== connection.socket.OPEN)
+        return answer(410, 'GoneException', 'The connection is gone.');
       if (request.method === 'DELETE') {
         connection.socket.close(1000, 'Closed by the service.');
         return answer(204);
@@ -201,8 +236,11 @@ export function attachLiveSockets(server: Server, handler: (routeKey: SocketRout
       if (request.method === 'GET') return answer(200);
       const body = bodyBytes(request.body);
       // API Gateway's limit, for the connections that stand for API Gateway's (binary frames are the local stack's own).
-      if (connection.encoding === 'base64' && body.length > API_GATEWAY_MESSAGE_BYTES) return answer(413, 'PayloadTooLargeException', 'Message is too large.');
-      connection.socket.send(connection.encoding === 'binary' ? body : body.toString('utf8'), { binary: connection.encoding === 'binary' });
+      if (connection.encoding === 'base64' && body.length > API_GATEWAY_MESSAGE_BYTES)
+        return answer(413, 'PayloadTooLargeException', 'Message is too large.');
+      connection.socket.send(connection.encoding === 'binary' ? body : body.toString('utf8'), {
+        binary: connection.encoding === 'binary',
+      });
       return answer(200);
     },
   };

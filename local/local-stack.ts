@@ -26,7 +26,16 @@ import { streamHandler, type ConsumersOf } from '../shared/domain/stream/dispatc
 import { runDeployTasks } from './deploy-tasks';
 import { checkJava, ensureDynamoDbLocal, silenceNodeVersionWarning, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type HttpHandler, type NotRoutedHandler } from './gateway';
-import { describeViolation, installGrantCheck, runAsRoute, runAsSocketRoute, runAsWorker, runWithGrants, watchConnectionsClient, type Violation } from './grant-check';
+import {
+  describeViolation,
+  installGrantCheck,
+  runAsRoute,
+  runAsSocketRoute,
+  runAsWorker,
+  runWithGrants,
+  watchConnectionsClient,
+  type Violation,
+} from './grant-check';
 import { attachLiveSockets, type LiveSocketHandler, type LiveSockets } from './live-sockets';
 import { ensurePrivateDir, preparePrivateDataDir, writePrivateFile } from './private-files';
 import { startQueuePoller, type QueueHandler } from './queue-poller';
@@ -98,7 +107,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop: () => Promise<void>): Promise<LocalStack> {
+async function startSteps(
+  options: LocalStackOptions,
+  cleanups: Cleanup[],
+  stop: () => Promise<void>,
+): Promise<LocalStack> {
   const inMemory = options.inMemory === true;
   const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
   const tableName = options.tableName ?? DEFAULT_TABLE_NAME;
@@ -165,7 +178,8 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
   const queuePoller = await startQueuePoller({
     dir: queueDir,
     functionName: deliveryQueueWorker.id,
-    handler: (event, context) => runAsWorker(deliveryQueueWorker, () => loadHandler<QueueHandler>(deliveryQueueWorker.entry)(event, context)),
+    handler: (event, context) =>
+      runAsWorker(deliveryQueueWorker, () => loadHandler<QueueHandler>(deliveryQueueWorker.entry)(event, context)),
   });
   cleanups.push(() => queuePoller.stop());
   // The scheduled workers (the live access backstop), run on an interval as their EventBridge rules run them in
@@ -174,7 +188,12 @@ async function startSteps(options: LocalStackOptions, cleanups: Cleanup[], stop:
     const runner = startScheduledRunner({
       name: worker.id,
       everyMs: worker.localEverySeconds * 1000,
-      run: () => runAsWorker(worker, () => loadHandler<(event: { periodSeconds: number }) => Promise<unknown>>(worker.entry)({ periodSeconds: worker.localEverySeconds })),
+      run: () =>
+        runAsWorker(worker, () =>
+          loadHandler<(event: { periodSeconds: number }) => Promise<unknown>>(worker.entry)({
+            periodSeconds: worker.localEverySeconds,
+          }),
+        ),
     });
     cleanups.push(() => runner.stop());
   }
@@ -265,7 +284,9 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string): Pro
       new UpdateTableCommand({
         TableName: tableName,
         AttributeDefinitions: (wanted.AttributeDefinitions ?? []).filter((a) => keyNames.has(a.AttributeName)),
-        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+        GlobalSecondaryIndexUpdates: [
+          { Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } },
+        ],
       }),
     );
     // DynamoDB (Local too) builds one index at a time: the next create is refused until this one is active.
@@ -278,7 +299,8 @@ async function waitForActiveIndexes(client: DynamoDBClient, tableName: string, t
   for (;;) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
-    if (Date.now() > deadline) throw new Error(`The indexes of table ${tableName} did not become active within ${timeoutMs / 1000} s.`);
+    if (Date.now() > deadline)
+      throw new Error(`The indexes of table ${tableName} did not become active within ${timeoutMs / 1000} s.`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -293,7 +315,13 @@ async function tableExists(client: DynamoDBClient, tableName: string): Promise<b
   }
 }
 
-function setHandlerEnvironment(values: { tableName: string; endpoint: string; keysFile: string; queueDir: string; mailboxDir: string }): void {
+function setHandlerEnvironment(values: {
+  tableName: string;
+  endpoint: string;
+  keysFile: string;
+  queueDir: string;
+  mailboxDir: string;
+}): void {
   process.env.TABLE_NAME = values.tableName;
   process.env.DELIVERY_QUEUE_DIR = values.queueDir;
   process.env.EMAIL_MAILBOX_DIR = values.mailboxDir;
@@ -315,7 +343,9 @@ function setHandlerEnvironment(values: { tableName: string; endpoint: string; ke
  */
 async function resumeMigrations(): Promise<void> {
   try {
-    const { listActiveMigrations, wakeMigration } = require(join(PROJECT_ROOT, 'shared', 'db', 'migration')) as typeof import('../shared/db/migration');
+    const { listActiveMigrations, wakeMigration } = require(
+      join(PROJECT_ROOT, 'shared', 'db', 'migration'),
+    ) as typeof import('../shared/db/migration');
     for (const migration of await listActiveMigrations(100)) await wakeMigration(migration, Date.now());
   } catch (error) {
     console.error('Local stack: could not resume the migrations that were running:', error);
@@ -351,7 +381,9 @@ const notRouted: NotRoutedHandler = (event, context) =>
  */
 function startGrantCheck(tableName: string): void {
   const { dynamodb } = require(join(PROJECT_ROOT, 'shared', 'db', 'client')) as typeof import('../shared/db/client');
-  const { kmsClient } = require(join(PROJECT_ROOT, 'shared', 'crypto', 'encryption')) as typeof import('../shared/crypto/encryption');
+  const { kmsClient } = require(
+    join(PROJECT_ROOT, 'shared', 'crypto', 'encryption'),
+  ) as typeof import('../shared/crypto/encryption');
   const reportFile = process.env.GRANT_CHECK_REPORT;
   installGrantCheck({
     dynamodb,
@@ -373,7 +405,8 @@ let defaultMailboxDir: string | undefined;
  */
 function chooseMailboxDir(fallback: string): string {
   const configured = process.env.EMAIL_MAILBOX_DIR;
-  if (configured !== undefined && configured.trim() !== '' && configured !== defaultMailboxDir) return resolve(configured);
+  if (configured !== undefined && configured.trim() !== '' && configured !== defaultMailboxDir)
+    return resolve(configured);
   defaultMailboxDir = fallback;
   return fallback;
 }
@@ -402,7 +435,9 @@ function resolveSocketHandler(routeKey: SocketRouteKey): LiveSocketHandler {
 
 /** Plugs the stand-in into the handlers' Management API client, and holds that client to the grants. */
 function useLiveConnectionsStandIn(sockets: LiveSockets): void {
-  const adapter = require(join(PROJECT_ROOT, 'shared', 'adapters', 'live', 'management-api')) as typeof import('../shared/adapters/live/management-api');
+  const adapter = require(
+    join(PROJECT_ROOT, 'shared', 'adapters', 'live', 'management-api'),
+  ) as typeof import('../shared/adapters/live/management-api');
   adapter.useLocalConnections(sockets.managementApi as never);
   watchConnectionsClient(adapter.connectionsClient());
 }
@@ -416,7 +451,6 @@ function loadHandler<T>(entry: string): T {
   }
   return loaded.handler as T;
 }
-
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolveListen, reject) => {

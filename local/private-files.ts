@@ -67,7 +67,8 @@ export function findOpenPaths(dataDir: string): OpenPath[] {
     if (!existsSync(path)) continue;
     const stats = statSync(path);
     const mode = stats.mode & 0o777;
-    if ((mode & OPEN_BITS) !== 0) open.push({ path, mode, wanted: stats.isDirectory() ? PRIVATE_DIR_MODE : PRIVATE_FILE_MODE });
+    if ((mode & OPEN_BITS) !== 0)
+      open.push({ path, mode, wanted: stats.isDirectory() ? PRIVATE_DIR_MODE : PRIVATE_FILE_MODE });
   }
   return open;
 }
@@ -77,7 +78,7 @@ export function openPathsWarning(dataDir: string, open: readonly OpenPath[]): st
   if (open.length === 0) return undefined;
   const octal = (mode: number): string => mode.toString(8).padStart(4, '0');
   return [
-    'Warning: other users of this machine can read or change the local stack\'s data (every tenant\'s items and the key',
+    "Warning: other users of this machine can read or change the local stack's data (every tenant's items and the key",
     'that decrypts their secrets):',
     ...open.map(({ path, mode, wanted }) => `  ${path} is ${octal(mode)}, should be ${octal(wanted)}`),
     `The stack does not change the modes of existing files. To restrict them: chmod -R go-rwx ${shellQuote(dataDir)}`,

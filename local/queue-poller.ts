@@ -55,7 +55,8 @@ export interface QueuePoller {
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   const result = value ?? fallback;
-  if (!Number.isInteger(result) || result < 1) throw new RangeError(`Queue poller: ${name} must be a positive integer, got ${result}.`);
+  if (!Number.isInteger(result) || result < 1)
+    throw new RangeError(`Queue poller: ${name} must be a positive integer, got ${result}.`);
   return result;
 }
 
@@ -64,7 +65,11 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
   const batchSize = positive('batchSize', options.batchSize, DEFAULT_QUEUE_BATCH_SIZE);
   const concurrency = positive('concurrency', options.concurrency, DEFAULT_QUEUE_CONCURRENCY);
   const idleMs = positive('idleMs', options.idleMs, DEFAULT_QUEUE_IDLE_MS);
-  const visibilityTimeoutMs = positive('visibilityTimeoutMs', options.visibilityTimeoutMs, DEFAULT_VISIBILITY_TIMEOUT_MS);
+  const visibilityTimeoutMs = positive(
+    'visibilityTimeoutMs',
+    options.visibilityTimeoutMs,
+    DEFAULT_VISIBILITY_TIMEOUT_MS,
+  );
   const maxReceiveCount = positive('maxReceiveCount', options.maxReceiveCount, DEFAULT_MAX_RECEIVE_COUNT);
   const functionName = options.functionName ?? basename(dir);
   const log = options.log ?? ((message: string) => console.error(message));
@@ -132,7 +137,8 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
 
   const deadLetter = async (job: ReceivedJob): Promise<void> => {
     const path = await queue.deadLetter(job);
-    if (path !== undefined) log(`Queue worker ${functionName}: job ${job.id} failed ${job.receiveCount} time(s); moved to ${path}.`);
+    if (path !== undefined)
+      log(`Queue worker ${functionName}: job ${job.id} failed ${job.receiveCount} time(s); moved to ${path}.`);
   };
 
   /** One handler call; never rejects (a failure is logged and the jobs come back after the visibility timeout). */
@@ -146,11 +152,15 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
       if (reported.every((id) => ids.has(id))) failed = new Set(reported);
       else {
         // As the event source mapping does: an identifier that is not in the batch fails the whole batch.
-        log(`Queue worker ${functionName}: batchItemFailures names a job that is not in the batch; the whole batch is retried.`);
+        log(
+          `Queue worker ${functionName}: batchItemFailures names a job that is not in the batch; the whole batch is retried.`,
+        );
         failed = ids;
       }
     } catch (error) {
-      log(`Queue worker ${functionName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log(
+        `Queue worker ${functionName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       failed = ids;
     }
     await Promise.all(

@@ -9,7 +9,11 @@ export interface ScheduledRunner {
   stop(): Promise<void>;
 }
 
-export function startScheduledRunner(options: { name: string; everyMs: number; run: () => Promise<unknown> }): ScheduledRunner {
+export function startScheduledRunner(options: {
+  name: string;
+  everyMs: number;
+  run: () => Promise<unknown>;
+}): ScheduledRunner {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;

@@ -47,9 +47,7 @@ export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Pr
  * consumers' interests), one consumer alone (filtered on its own), or anything with filters of its own (tests).
  */
 export type StreamSubscriber = { readonly id: string; readonly batchSize?: number } & (
-  | Pick<Worker, 'consumers'>
-  | Pick<StreamConsumer, 'changes'>
-  | { readonly filters: readonly StreamFilter[] }
+  Pick<Worker, 'consumers'> | Pick<StreamConsumer, 'changes'> | { readonly filters: readonly StreamFilter[] }
 );
 
 /** The filter of a subscriber: computed in one place from consumers' interests (shared/db/item-change.ts). */
@@ -175,7 +173,12 @@ function workerContext(worker: StreamSubscriber): Context {
  * Delivers records to a worker, retrying the ones it reports as failed; gives up on them after the last retry.
  * Resolves true once the records are handled (delivered or given up on), false when the poller stopped first.
  */
-async function deliver(worker: StreamSubscriber, handler: StreamHandler, records: DynamoDBRecord[], stopped: () => boolean): Promise<boolean> {
+async function deliver(
+  worker: StreamSubscriber,
+  handler: StreamHandler,
+  records: DynamoDBRecord[],
+  stopped: () => boolean,
+): Promise<boolean> {
   let pending = records;
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     let failed: Set<string>;
@@ -198,15 +201,29 @@ async function deliver(worker: StreamSubscriber, handler: StreamHandler, records
 }
 
 /** Keeps records a worker kept failing on as dead letters of the worker; false when even that fails. */
-async function keepAsDeadLetters(worker: StreamSubscriber, records: readonly DynamoDBRecord[], attempts: number): Promise<boolean> {
+async function keepAsDeadLetters(
+  worker: StreamSubscriber,
+  records: readonly DynamoDBRecord[],
+  attempts: number,
+): Promise<boolean> {
   try {
     // Loaded here: the table's modules read their configuration when loaded, which the stack sets after start-up.
     const { EVERY_CONSUMER, putDeadLetters } = await import('../shared/db/dead-letter');
-    await putDeadLetters(worker.id, EVERY_CONSUMER, records, `The stream reader failed on the record ${attempts} times.`);
-    console.error(`Stream worker ${worker.id} gave up on ${records.length} record(s) after ${attempts} attempts; kept as dead letters (npm run admin -- replay-dead-letters).`);
+    await putDeadLetters(
+      worker.id,
+      EVERY_CONSUMER,
+      records,
+      `The stream reader failed on the record ${attempts} times.`,
+    );
+    console.error(
+      `Stream worker ${worker.id} gave up on ${records.length} record(s) after ${attempts} attempts; kept as dead letters (npm run admin -- replay-dead-letters).`,
+    );
     return true;
   } catch (error) {
-    console.error(`Stream worker ${worker.id}: ${records.length} record(s) failed ${attempts} times and cannot be kept as dead letters; retrying.`, error);
+    console.error(
+      `Stream worker ${worker.id}: ${records.length} record(s) failed ${attempts} times and cannot be kept as dead letters; retrying.`,
+      error,
+    );
     return false;
   }
 }
@@ -222,7 +239,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const checkpointFile = options.checkpointFile;
   const saved = checkpointFile === undefined ? undefined : await readCheckpoint(checkpointFile);
   if (saved !== undefined && saved.streamArn !== '' && saved.streamArn !== streamArn) {
-    console.error(`Stream poller: ${checkpointFile} is about another stream (the table was made again); every shard is read from its start.`);
+    console.error(
+      `Stream poller: ${checkpointFile} is about another stream (the table was made again); every shard is read from its start.`,
+    );
   }
   /** The last record handled in each shard: what the checkpoint file holds. */
   const positions = new Map<string, string>(saved?.streamArn === streamArn ? Object.entries(saved.shards) : []);
@@ -236,7 +255,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   };
 
   const iteratorOf = async (shardId: string, type: 'LATEST' | 'TRIM_HORIZON'): Promise<string | undefined> => {
-    const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type }));
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type }),
+    );
     return ShardIterator;
   };
 
@@ -248,12 +269,19 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     if (position === shard.SequenceNumberRange?.EndingSequenceNumber) return undefined;
     try {
       const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position }),
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+          SequenceNumber: position,
+        }),
       );
       return ShardIterator;
     } catch (error) {
       if (!isUnusablePosition(error)) throw error;
-      console.error(`Stream poller: cannot resume shard ${shardId} after ${position} (${(error as Error).name}); reading it from its start.`);
+      console.error(
+        `Stream poller: cannot resume shard ${shardId} after ${position} (${(error as Error).name}); reading it from its start.`,
+      );
       return iteratorOf(shardId, 'TRIM_HORIZON');
     }
   };
@@ -279,7 +307,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     const shards: Shard[] = [];
     let after: string | undefined;
     do {
-      const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }));
+      const { StreamDescription } = await streams.send(
+        new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }),
+      );
       shards.push(...(StreamDescription?.Shards ?? []));
       after = StreamDescription?.LastEvaluatedShardId;
     } while (after !== undefined);

@@ -32,7 +32,7 @@ export interface AccessDeclaration {
    */
   readonly ses?: 'send';
   /**
-   * Sends to and closes live-sync connections through the API Gateway Management API (shared/adapters/live/): 
+   * Sends to and closes live-sync connections through the API Gateway Management API (shared/adapters/live/):
    * `execute-api:ManageConnections` on the live WebSocket API's stage only (decisions §13).
    */
   readonly connections?: 'manage';
@@ -70,7 +70,12 @@ export interface Grants {
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
 /** What the idempotency records need: Powertools' conditional put, read, update with the answer, delete. */
-export const IDEMPOTENCY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
+export const IDEMPOTENCY_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+] as const;
 
 export const TABLE_WRITE_ACTIONS = [
   ...TABLE_READ_ACTIONS,
@@ -93,10 +98,12 @@ const KMS_ACTIONS: Readonly<Record<KmsUse, string>> = {
 /** The grants of a route-table, worker-table or deploy-task entry. */
 export function grantsFor(declaration: AccessDeclaration): Grants {
   const table = declaration.table;
-  const tableActions: readonly string[] = table === 'write' ? TABLE_WRITE_ACTIONS : table === 'read' ? TABLE_READ_ACTIONS : [];
+  const tableActions: readonly string[] =
+    table === 'write' ? TABLE_WRITE_ACTIONS : table === 'read' ? TABLE_READ_ACTIONS : [];
   return {
     tableActions: [...tableActions],
-    idempotencyActions: declaration.idempotent === true ? IDEMPOTENCY_ACTIONS.filter((action) => !tableActions.includes(action)) : [],
+    idempotencyActions:
+      declaration.idempotent === true ? IDEMPOTENCY_ACTIONS.filter((action) => !tableActions.includes(action)) : [],
     indexes: table === undefined ? [] : [...(declaration.indexes ?? [])],
     kmsActions: (declaration.kms ?? []).map((use) => KMS_ACTIONS[use]),
     queueActions: declaration.queue === 'send' ? [QUEUE_SEND_ACTION] : [],
@@ -111,7 +118,15 @@ export function routeGrants(route: AccessDeclaration): Grants {
 }
 
 /** No access at all: functions outside the tables (the `$default` catch-all). */
-export const NO_GRANTS: Grants = { tableActions: [], idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [], connectionActions: [] };
+export const NO_GRANTS: Grants = {
+  tableActions: [],
+  idempotencyActions: [],
+  indexes: [],
+  kmsActions: [],
+  queueActions: [],
+  sesActions: [],
+  connectionActions: [],
+};
 
 /** PostToConnection, DeleteConnection and GetConnection are all authorized as this one action. */
 export const CONNECTIONS_MANAGE_ACTION = 'execute-api:ManageConnections';

@@ -494,7 +494,8 @@ export const socketRoutes = [
     // whether the entries of a room that looks full are still open (GetConnection) and removes those that are not.
     table: 'write',
     connections: 'manage',
-    summary: 'Opens a live connection: checks the session token and the user\'s access, records the connection in its room.',
+    summary:
+      "Opens a live connection: checks the session token and the user's access, records the connection in its room.",
   },
   {
     routeKey: '$default',
@@ -502,7 +503,8 @@ export const socketRoutes = [
     entry: 'functions/live/message.ts',
     table: 'write',
     connections: 'manage',
-    summary: 'Handles one frame of a live connection: sync, updates (stored, then relayed), presence, access re-checks.',
+    summary:
+      'Handles one frame of a live connection: sync, updates (stored, then relayed), presence, access re-checks.',
   },
   {
     routeKey: '$disconnect',
@@ -510,7 +512,7 @@ export const socketRoutes = [
     entry: 'functions/live/disconnect.ts',
     table: 'write',
     connections: 'manage',
-    summary: 'Closes a live connection: removes it from its room and its clients\' presence for everyone else.',
+    summary: "Closes a live connection: removes it from its room and its clients' presence for everyone else.",
   },
 ] as const satisfies readonly SocketRoute[];
 

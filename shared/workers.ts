@@ -12,7 +12,8 @@ import type { AccessDeclaration } from './grants';
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
 /** A string attribute's test in a stream filter: one of these values, or a prefix. */
-export type StringMatch = { readonly equals: readonly string[] } | { readonly prefix: string } | { readonly exists: true };
+export type StringMatch =
+  { readonly equals: readonly string[] } | { readonly prefix: string } | { readonly exists: true };
 
 /**
  * One pattern of a stream reader's event filter (a record passes when any pattern matches): the kind of change, the
@@ -134,7 +135,8 @@ export const webhookEventsConsumer = {
   ],
   table: 'write',
   queue: 'send',
-  summary: 'Turns changes of the table into advanced webhook messages and notification emails, and queues their deliveries.',
+  summary:
+    'Turns changes of the table into advanced webhook messages and notification emails, and queues their deliveries.',
 } as const satisfies StreamConsumer;
 
 /**
@@ -147,7 +149,7 @@ export const profileCopiesConsumer = {
   table: 'write',
   // Every membership of a user (gsi1).
   indexes: ['gsi1'],
-  summary: 'Keeps the copies of name, email and initial on memberships in step with the users\' profiles.',
+  summary: "Keeps the copies of name, email and initial on memberships in step with the users' profiles.",
 } as const satisfies StreamConsumer;
 
 /**
@@ -159,7 +161,7 @@ export const crdtCompactionConsumer = {
   id: 'CrdtCompaction',
   changes: [{ kind: 'crdtHead', eventNames: ['INSERT'] }],
   table: 'write',
-  summary: 'Folds an editor\'s log of Yjs changes into its stored state when the log has grown past its bound.',
+  summary: "Folds an editor's log of Yjs changes into its stored state when the log has grown past its bound.",
 } as const satisfies StreamConsumer;
 
 /**
@@ -182,13 +184,20 @@ export const liveRevocationConsumer = {
   indexes: ['gsi1'],
   // Tells a connection why and closes it.
   connections: 'manage',
-  summary: 'Re-checks the open live connections of users whose access a change may have taken away, and closes or demotes them.',
+  summary:
+    'Re-checks the open live connections of users whose access a change may have taken away, and closes or demotes them.',
 } as const satisfies StreamConsumer;
 
 /** The access of a reader: every grant any of its consumers declares (each consumer is checked against its own). */
 export function readerAccess(consumers: readonly StreamConsumer[]): AccessDeclaration {
-  const union = <T>(values: ReadonlyArray<readonly T[] | undefined>): T[] => [...new Set(values.flatMap((value) => value ?? []))];
-  const table = consumers.some((consumer) => consumer.table === 'write') ? 'write' : consumers.some((consumer) => consumer.table === 'read') ? 'read' : undefined;
+  const union = <T>(values: ReadonlyArray<readonly T[] | undefined>): T[] => [
+    ...new Set(values.flatMap((value) => value ?? [])),
+  ];
+  const table = consumers.some((consumer) => consumer.table === 'write')
+    ? 'write'
+    : consumers.some((consumer) => consumer.table === 'read')
+      ? 'read'
+      : undefined;
   const indexes = union(consumers.map((consumer) => consumer.indexes));
   const kms = union(consumers.map((consumer) => consumer.kms));
   return {
@@ -224,7 +233,8 @@ export const streamChangesWorker = {
   ...readerAccess([webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer, liveRevocationConsumer]),
   // Its records are independent and handled side by side: larger batches, fewer invocations.
   batchSize: 100,
-  summary: 'Reads the table\'s changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction, live revocation.',
+  summary:
+    "Reads the table's changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction, live revocation.",
 } as const satisfies Worker;
 
 /** The readers of the table's stream: at most two (test/infra/stream.test.ts). */
@@ -238,7 +248,8 @@ export const deliveryQueueWorker = {
   kms: ['decrypt'],
   queue: 'send',
   ses: 'send',
-  summary: 'Runs the delivery queue\'s jobs: webhook delivery attempts (signed, retried on the schedule), email attempts and debounced CRDT emissions.',
+  summary:
+    "Runs the delivery queue's jobs: webhook delivery attempts (signed, retried on the schedule), email attempts and debounced CRDT emissions.",
 } as const satisfies QueueWorker;
 
 export const queueWorkers: readonly QueueWorker[] = [deliveryQueueWorker];
@@ -272,7 +283,8 @@ export const liveAccessBackstopWorker = {
   // Connections due for an access check (gsi2: shared/db/live-connection.ts).
   indexes: ['gsi2'],
   connections: 'manage',
-  summary: 'Re-checks the access of open live connections, silent ones too, often enough that none goes 60 s unchecked, and closes or demotes them.',
+  summary:
+    'Re-checks the access of open live connections, silent ones too, often enough that none goes 60 s unchecked, and closes or demotes them.',
 } as const satisfies ScheduledWorker;
 
 export const scheduledWorkers: readonly ScheduledWorker[] = [liveAccessBackstopWorker];

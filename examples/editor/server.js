@@ -46,8 +46,10 @@ const config = {
   liveAdapter: process.env.LIVE_ADAPTER || 'auto',
   sessionExpiresIn: Number(process.env.SESSION_EXPIRES_IN ?? 3600),
 };
-if (!['auto', 'always', 'never'].includes(config.liveAdapter)) throw new Error(`LIVE_ADAPTER must be auto, always or never, not ${config.liveAdapter}.`);
-if ((config.apiKey === undefined) !== (config.authToken === undefined)) throw new Error('Set both SERVICE_API_KEY and SERVICE_AUTH_TOKEN, or neither.');
+if (!['auto', 'always', 'never'].includes(config.liveAdapter))
+  throw new Error(`LIVE_ADAPTER must be auto, always or never, not ${config.liveAdapter}.`);
+if ((config.apiKey === undefined) !== (config.authToken === undefined))
+  throw new Error('Set both SERVICE_API_KEY and SERVICE_AUTH_TOKEN, or neither.');
 
 /** The people of this example. In a real application: your users, from your sign-in. */
 const USERS = [
@@ -58,7 +60,8 @@ const USERS = [
 
 /** The rich-text editor of the document. `xml` with contentKey `default`: a Y.XmlFragment where Tiptap looks for it. */
 const EDITOR = { editorId: 'body', type: 'xml', contentKey: 'default' };
-const FIRST_CONTENT = '<paragraph>Welcome! Open this page as another person in a second window, and type in both.</paragraph>';
+const FIRST_CONTENT =
+  '<paragraph>Welcome! Open this page as another person in a second window, and type in both.</paragraph>';
 
 /** An error answer of the service: its code (`NOT_FOUND`, ...) and message. */
 class ServiceError extends Error {
@@ -75,8 +78,10 @@ class ServiceError extends Error {
  * wrong token (docs/decisions.md §2), as after a local stack started afresh (`--in-memory`, a new DATA_DIR), or
  * `UNAUTHENTICATED` when they are missing. Not a user's `PERMISSION_DENIED` (`User has no access ...`).
  */
-const refusesCredentials = (error) => error instanceof ServiceError
-  && (error.code === 'UNAUTHENTICATED' || (error.code === 'PERMISSION_DENIED' && error.serviceMessage === 'Invalid API key.'));
+const refusesCredentials = (error) =>
+  error instanceof ServiceError &&
+  (error.code === 'UNAUTHENTICATED' ||
+    (error.code === 'PERMISSION_DENIED' && error.serviceMessage === 'Invalid API key.'));
 
 /** POSTs `{data}` to the service and returns `result.data` (or the whole result when it has none). */
 async function call(path, data, headers) {
@@ -91,13 +96,18 @@ async function call(path, data, headers) {
 }
 
 let credentials;
-const withKey = (path, data) => call(path, data, { 'x-service-api-key': credentials.apiKey, 'x-service-auth-token': credentials.authToken });
+const withKey = (path, data) =>
+  call(path, data, { 'x-service-api-key': credentials.apiKey, 'x-service-auth-token': credentials.authToken });
 
 /** A new workspace and its first API key's auth token: the README's quick start, steps 1 and 3. */
 async function createWorkspace() {
   const workspace = await call('/v2/workspace/create', { ownerEmail: `editor-example+${Date.now()}@example.com` });
   const apiKey = Object.keys(workspace.apiKeyList)[0];
-  const tokens = await call('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': workspace.id, 'x-service-workspace-auth-token': workspace.authToken });
+  const tokens = await call(
+    '/v2/workspace/authtokens/get',
+    { apiKey },
+    { 'x-service-workspace-id': workspace.id, 'x-service-workspace-auth-token': workspace.authToken },
+  );
   return { serviceUrl: config.serviceUrl, workspaceId: workspace.id, apiKey, authToken: tokens.authTokens[0].token };
 }
 
@@ -122,10 +132,16 @@ async function seed() {
     createOrganization: true,
     users: USERS.map(({ userId, name, email, accessRole }) => ({ userId, name, email, accessRole })),
   });
-  await withKey('/v2/organizations/documents/add', { organizationId: config.organizationId, documents: [{ documentId: config.documentId, documentName: 'Welcome' }] })
-    .catch(ignore('ALREADY_EXISTS'));
-  await withKey('/v2/crdt/add', { organizationId: config.organizationId, documentId: config.documentId, ...EDITOR, data: FIRST_CONTENT })
-    .catch(ignore('ALREADY_EXISTS'));
+  await withKey('/v2/organizations/documents/add', {
+    organizationId: config.organizationId,
+    documents: [{ documentId: config.documentId, documentName: 'Welcome' }],
+  }).catch(ignore('ALREADY_EXISTS'));
+  await withKey('/v2/crdt/add', {
+    organizationId: config.organizationId,
+    documentId: config.documentId,
+    ...EDITOR,
+    data: FIRST_CONTENT,
+  }).catch(ignore('ALREADY_EXISTS'));
 }
 
 const ignore = (code) => (error) => {
@@ -133,8 +149,9 @@ const ignore = (code) => (error) => {
 };
 
 const configured = config.apiKey !== undefined;
-const REFUSED_CONFIGURED = 'The service refused SERVICE_API_KEY and SERVICE_AUTH_TOKEN (Invalid API key.): set the credentials of '
-  + `an API key that ${config.serviceUrl} knows, or unset both to let this example create a workspace of its own.`;
+const REFUSED_CONFIGURED =
+  'The service refused SERVICE_API_KEY and SERVICE_AUTH_TOKEN (Invalid API key.): set the credentials of ' +
+  `an API key that ${config.serviceUrl} knows, or unset both to let this example create a workspace of its own.`;
 
 /** A new workspace (the README's quick start), saved, and seeded. */
 async function startAfresh() {
@@ -183,7 +200,9 @@ async function withRecovery(call) {
     const stale = refusesCredentials(error);
     if (stale && configured) throw Object.assign(new Error(REFUSED_CONFIGURED), { status: 403 });
     if (!stale && !(error instanceof ServiceError && error.code === 'NOT_FOUND')) throw error;
-    console.log(`The service no longer knows this example's ${stale ? 'credentials' : 'organization or document'} (${error.message}); setting it up again.`);
+    console.log(
+      `The service no longer knows this example's ${stale ? 'credentials' : 'organization or document'} (${error.message}); setting it up again.`,
+    );
     // A recovery that another call already finished changed the credentials: just try again with them.
     if (credentials === before) {
       recovering ??= (stale ? startAfresh() : seed()).finally(() => {
@@ -198,25 +217,38 @@ async function withRecovery(call) {
 /** GET /session?user=<id>: a live session for that user on the document's editor (docs/live-sync.md §1). */
 async function session(userId) {
   const user = USERS.find((candidate) => candidate.userId === userId);
-  if (user === undefined) return { status: 404, body: { error: `No user ${userId}; the users are ${USERS.map((u) => u.userId).join(', ')}.` } };
-  const live = await withRecovery(() => withKey('/v2/crdt/live/authorize', {
-    organizationId: config.organizationId,
-    documentId: config.documentId,
-    editorId: EDITOR.editorId,
-    userId,
-    // Creates the editor empty if it was deleted since the seed.
-    type: EDITOR.type,
-    contentKey: EDITOR.contentKey,
-    expiresIn: config.sessionExpiresIn,
-  }));
-  const adapter = config.liveAdapter === 'always' || (config.liveAdapter === 'auto' && live.serverUrl.startsWith('wss:'));
+  if (user === undefined)
+    return {
+      status: 404,
+      body: { error: `No user ${userId}; the users are ${USERS.map((u) => u.userId).join(', ')}.` },
+    };
+  const live = await withRecovery(() =>
+    withKey('/v2/crdt/live/authorize', {
+      organizationId: config.organizationId,
+      documentId: config.documentId,
+      editorId: EDITOR.editorId,
+      userId,
+      // Creates the editor empty if it was deleted since the seed.
+      type: EDITOR.type,
+      contentKey: EDITOR.contentKey,
+      expiresIn: config.sessionExpiresIn,
+    }),
+  );
+  const adapter =
+    config.liveAdapter === 'always' || (config.liveAdapter === 'auto' && live.serverUrl.startsWith('wss:'));
   return {
     status: 200,
     body: { ...live, field: EDITOR.contentKey, adapter, user: { id: user.userId, name: user.name, color: user.color } },
   };
 }
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json', '.png': 'image/png' };
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+  '.png': 'image/png',
+};
 const FILES = new Set(['/index.html', '/app.js', '/app.js.map', '/style.css']);
 
 async function handle(request, response) {
@@ -230,7 +262,11 @@ async function handle(request, response) {
     const answer = await session(url.searchParams.get('user') ?? '');
     return send(answer.status, answer.body);
   }
-  if (url.pathname === '/users') return send(200, USERS.map(({ userId, name, accessRole, color }) => ({ id: userId, name, accessRole, color })));
+  if (url.pathname === '/users')
+    return send(
+      200,
+      USERS.map(({ userId, name, accessRole, color }) => ({ id: userId, name, accessRole, color })),
+    );
   const file = url.pathname === '/' ? '/index.html' : url.pathname;
   if (!FILES.has(file)) return send(404, { error: 'Not found.' });
   return send(200, await readFile(join(PUBLIC, file)), TYPES[extname(file)]);
@@ -249,12 +285,16 @@ try {
   await setUp();
 } catch (error) {
   // A problem this example can name gets its one sentence; anything else keeps its stack.
-  console.error(error instanceof ServiceError || error.message === REFUSED_CONFIGURED ? `Editor example: ${error.message}` : error);
+  console.error(
+    error instanceof ServiceError || error.message === REFUSED_CONFIGURED ? `Editor example: ${error.message}` : error,
+  );
   process.exit(1);
 }
 server.listen(config.port, config.host, () => {
   const { port } = server.address();
-  console.log(`Editor example at http://${config.host}:${port} (service ${config.serviceUrl}, organization ${config.organizationId}, document ${config.documentId})`);
+  console.log(
+    `Editor example at http://${config.host}:${port} (service ${config.serviceUrl}, organization ${config.organizationId}, document ${config.documentId})`,
+  );
 });
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {

@@ -18,7 +18,12 @@ export const schema = z.object({
 });
 
 /** What every record has besides its content: the editor id, and when and by whom (null: not said) it was last changed. */
-const head = { id: z.string(), lastUpdate: z.iso.datetime(), lastUpdatedBy: z.nullable(z.string()), sessionId: z.null() };
+const head = {
+  id: z.string(),
+  lastUpdate: z.iso.datetime(),
+  lastUpdatedBy: z.nullable(z.string()),
+  sessionId: z.null(),
+};
 
 /** `data` by the editor's type: a string for text and xml (its string form), an object for map, an array for array. */
 const text = () => z.string();

@@ -21,7 +21,10 @@ export const schema = documentedRules(
     anyOf: [
       { ...requires('data'), not: { anyOf: [requires('yjsUpdate'), requires('format'), requires('content')] } },
       { ...requires('format', 'content'), not: { anyOf: [requires('yjsUpdate'), requires('data')] } },
-      { ...requires('yjsUpdate'), not: { anyOf: [requires('type'), requires('data'), requires('format'), requires('content')] } },
+      {
+        ...requires('yjsUpdate'),
+        not: { anyOf: [requires('type'), requires('data'), requires('format'), requires('content')] },
+      },
     ],
   },
 );

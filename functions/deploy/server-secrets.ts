@@ -8,7 +8,9 @@ import { SERVER_SECRETS, ensureServerSecret } from '../../shared/db/server-secre
 
 const PHYSICAL_ID = 'server-secrets';
 
-export async function handler(event: CloudFormationCustomResourceEvent): Promise<{ PhysicalResourceId: string; Data: { created: string } }> {
+export async function handler(
+  event: CloudFormationCustomResourceEvent,
+): Promise<{ PhysicalResourceId: string; Data: { created: string } }> {
   const created: string[] = [];
   if (event.RequestType !== 'Delete') {
     for (const name of SERVER_SECRETS) {

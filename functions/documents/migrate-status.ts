@@ -11,7 +11,9 @@ export const schema = z.object({
 });
 
 /** `error` only when the migration failed (docs/decisions.md §5). */
-export const result = answer(z.object({ migrationId: z.string(), status: z.enum(MIGRATION_STATUSES), error: z.optional(z.string()) }));
+export const result = answer(
+  z.object({ migrationId: z.string(), status: z.enum(MIGRATION_STATUSES), error: z.optional(z.string()) }),
+);
 
 export const handler = operation({
   auth: 'apiKey',

@@ -2,7 +2,15 @@ import { updateDocuments } from '../../shared/domain/documents';
 import { operation } from '../../shared/http/operation';
 import { batchOf, itemResult } from '../../shared/http/results';
 import * as z from 'zod/mini';
-import { clientId, clientRecord, documentFields, documentedRules, maybeEmptyText, nonEmptyText, nonEmptyUniqueListOf } from '../../shared/http/schemas';
+import {
+  clientId,
+  clientRecord,
+  documentFields,
+  documentedRules,
+  maybeEmptyText,
+  nonEmptyText,
+  nonEmptyUniqueListOf,
+} from '../../shared/http/schemas';
 
 const MAX_METADATA_ENTRIES = 50;
 
@@ -12,10 +20,18 @@ const MAX_METADATA_ENTRIES = 50;
  */
 const metadata = documentedRules(
   clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(
-    z.refine((value) => Object.keys(value).length <= MAX_METADATA_ENTRIES, `Must have at most ${MAX_METADATA_ENTRIES} entries.`),
+    z.refine(
+      (value) => Object.keys(value).length <= MAX_METADATA_ENTRIES,
+      `Must have at most ${MAX_METADATA_ENTRIES} entries.`,
+    ),
   ),
   // clientRecord is a custom schema, which the document would show as an unconstrained value: its rules are stated.
-  { type: 'object', maxProperties: MAX_METADATA_ENTRIES, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: { type: 'string', maxLength: 1000 } },
+  {
+    type: 'object',
+    maxProperties: MAX_METADATA_ENTRIES,
+    propertyNames: { minLength: 1, maxLength: 128 },
+    additionalProperties: { type: 'string', maxLength: 1000 },
+  },
 );
 
 const document = z.object({

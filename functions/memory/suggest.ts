@@ -4,18 +4,21 @@ import { operation } from '../../shared/http/operation';
 import { ownResult } from '../../shared/http/results';
 import { clientId, documentedRules, trimmedNonEmptyText } from '../../shared/http/schemas';
 
-export const schema = documentedRules(z
-  .object({
-    query: trimmedNonEmptyText(MAX_QUERY_LENGTH),
-    organizationId: z.optional(clientId()),
-    documentId: z.optional(clientId()),
-  })
-  .check(
-    z.refine((data) => data.documentId === undefined || data.organizationId !== undefined, {
-      message: 'Requires organizationId.',
-      path: ['documentId'],
-    }),
-  ), { dependentRequired: { documentId: ['organizationId'] } });
+export const schema = documentedRules(
+  z
+    .object({
+      query: trimmedNonEmptyText(MAX_QUERY_LENGTH),
+      organizationId: z.optional(clientId()),
+      documentId: z.optional(clientId()),
+    })
+    .check(
+      z.refine((data) => data.documentId === undefined || data.organizationId !== undefined, {
+        message: 'Requires organizationId.',
+        path: ['documentId'],
+      }),
+    ),
+  { dependentRequired: { documentId: ['organizationId'] } },
+);
 
 const suggestion = z.object({
   recommendation: z.enum(['approve', 'reject']),

@@ -2,7 +2,14 @@ import * as z from 'zod/mini';
 import { addNotification } from '../../shared/domain/notifications';
 import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
-import { clientId, eventType, maybeEmptyText, notificationContent, uniqueListOf, userReference } from '../../shared/http/schemas';
+import {
+  clientId,
+  eventType,
+  maybeEmptyText,
+  notificationContent,
+  uniqueListOf,
+  userReference,
+} from '../../shared/http/schemas';
 
 export const schema = z.object({
   ...notificationContent(),

@@ -10,7 +10,11 @@ export const schema = z.object({
   organizationId: clientId(),
   userIds: nonEmptyUniqueIds('a user id'),
   documentIds: z.optional(nonEmptyUniqueIds('a document id', 30)),
-  config: atLeastOneOf(z.object({ inbox: z.optional(configLevel()), email: z.optional(configLevel()) }), ['inbox', 'email'], 'Must set inbox or email.'),
+  config: atLeastOneOf(
+    z.object({ inbox: z.optional(configLevel()), email: z.optional(configLevel()) }),
+    ['inbox', 'email'],
+    'Must set inbox or email.',
+  ),
 });
 
 /** Keyed by user id: `userId` on the users whose settings were written, absent on those not written. */
@@ -20,5 +24,8 @@ export const handler = operation({
   auth: 'apiKey',
   schema,
   result,
-  handle: async ({ data, caller }) => ({ message: 'Notification config set successfully.', data: await setNotificationConfig(caller.apiKeyId, data) }),
+  handle: async ({ data, caller }) => ({
+    message: 'Notification config set successfully.',
+    data: await setNotificationConfig(caller.apiKeyId, data),
+  }),
 });

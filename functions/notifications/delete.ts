@@ -25,5 +25,8 @@ export const handler = operation({
   auth: 'apiKey',
   schema,
   result,
-  handle: async ({ data, caller }) => ({ message: 'Notifications deleted successfully.', data: await deleteNotifications(caller.apiKeyId, data) }),
+  handle: async ({ data, caller }) => ({
+    message: 'Notifications deleted successfully.',
+    data: await deleteNotifications(caller.apiKeyId, data),
+  }),
 });

@@ -26,7 +26,12 @@ const notification = z.object({
   displayBodyMessage: z.optional(z.string()),
   notifyUsers: z.array(userReference()),
   readByUserIds: z.array(z.string()),
-  metadata: z.object({ apiKey: z.string(), organizationId: z.string(), documentId: z.string(), locationId: z.optional(z.string()) }),
+  metadata: z.object({
+    apiKey: z.string(),
+    organizationId: z.string(),
+    documentId: z.string(),
+    locationId: z.optional(z.string()),
+  }),
   timestamp: z.int(),
 });
 

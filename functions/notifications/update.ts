@@ -18,10 +18,7 @@ export const schema = z.object({
   userId: z.optional(clientId()),
   verifyUserPermissions: z.optional(z.boolean()),
   // The contract shows an object; its examples send an array: both are accepted.
-  notifications: z.union([
-    notification,
-    nonEmptyUniqueListOf(notification, 'id', 'a notification id'),
-  ]),
+  notifications: z.union([notification, nonEmptyUniqueListOf(notification, 'id', 'a notification id')]),
 });
 
 /** Keyed by notification id: updated, not found, or not written. */
@@ -33,6 +30,9 @@ export const handler = operation({
   result,
   handle: async ({ data, caller }) => {
     const notifications = Array.isArray(data.notifications) ? data.notifications : [data.notifications];
-    return { message: 'Notifications updated successfully.', data: await updateNotifications(caller.apiKeyId, { ...data, notifications }) };
+    return {
+      message: 'Notifications updated successfully.',
+      data: await updateNotifications(caller.apiKeyId, { ...data, notifications }),
+    };
   },
 });

@@ -1,21 +1,30 @@
 import { addPermissions } from '../../shared/domain/permissions';
 import { operation } from '../../shared/http/operation';
 import { messageOnly } from '../../shared/http/results';
-import { accessRole, clientId, documentedRules, nonEmptyListOf, RESOURCE_ORGANIZATION_RULE } from '../../shared/http/schemas';
+import {
+  accessRole,
+  clientId,
+  documentedRules,
+  nonEmptyListOf,
+  RESOURCE_ORGANIZATION_RULE,
+} from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
 /** 9999-12-31T23:59:59Z: a larger value is almost surely milliseconds, which would never expire. */
 const LATEST_EXPIRY_SECONDS = 253402300799;
 
-const resource = documentedRules(z.object({
-  type: z.enum(['organization', 'document', 'folder']),
-  id: clientId(),
-  organizationId: z.optional(clientId()),
-  accessRole: z.optional(accessRole()),
-  expiresAt: z.optional(
-    z.int().check(z.maximum(LATEST_EXPIRY_SECONDS, `Must be Unix seconds (at most ${LATEST_EXPIRY_SECONDS}).`)),
-  ),
-}), RESOURCE_ORGANIZATION_RULE);
+const resource = documentedRules(
+  z.object({
+    type: z.enum(['organization', 'document', 'folder']),
+    id: clientId(),
+    organizationId: z.optional(clientId()),
+    accessRole: z.optional(accessRole()),
+    expiresAt: z.optional(
+      z.int().check(z.maximum(LATEST_EXPIRY_SECONDS, `Must be Unix seconds (at most ${LATEST_EXPIRY_SECONDS}).`)),
+    ),
+  }),
+  RESOURCE_ORGANIZATION_RULE,
+);
 
 export const schema = z.object({
   user: z.object({ userId: clientId() }),

@@ -19,15 +19,17 @@ const atMost = (max: number) => (value: string) => value.length <= max || [...va
  */
 const instruction = (max: number) =>
   documentedRules(
-    z.string().check(z.refine((value) => value.trim() !== '', 'Must not be empty.'), z.refine(atMost(max), `Must be at most ${max} characters.`)),
+    z.string().check(
+      z.refine((value) => value.trim() !== '', 'Must not be empty.'),
+      z.refine(atMost(max), `Must be at most ${max} characters.`),
+    ),
     { pattern: '\\S', maxLength: max },
   );
 
 export const schema = z.object({
-  model: z.string().check(
-    z.maxLength(100, 'Must be at most 100 characters.'),
-    z.regex(MODEL_PATTERN, UNKNOWN_MODEL_MESSAGE),
-  ),
+  model: z
+    .string()
+    .check(z.maxLength(100, 'Must be at most 100 characters.'), z.regex(MODEL_PATTERN, UNKNOWN_MODEL_MESSAGE)),
   prompt: instruction(MAX_PROMPT_CHARS),
   // Required and not empty: with nothing to process there is nothing to ask, and two of the providers refuse an
   // empty user message anyway.
@@ -36,7 +38,10 @@ export const schema = z.object({
 
 /** Its own result, not the success envelope (docs/api-spec.md "Ask AI"): the answer, or the provider's failure. */
 export const result = ownResult(
-  z.union([z.object({ success: z.literal(true), text: z.string() }), z.object({ success: z.literal(false), error: z.string() })]),
+  z.union([
+    z.object({ success: z.literal(true), text: z.string() }),
+    z.object({ success: z.literal(false), error: z.string() }),
+  ]),
 );
 
 export const handler = operation({

@@ -18,7 +18,12 @@ export const handler = operation({
   schema,
   result,
   handle: async ({ data, caller }) => {
-    const results = await addGroupMembers(caller.apiKeyId, data.organizationId, data.organizationUserGroupId, data.userIds);
+    const results = await addGroupMembers(
+      caller.apiKeyId,
+      data.organizationId,
+      data.organizationUserGroupId,
+      data.userIds,
+    );
     return { message: 'Users added to group.', data: results };
   },
 });

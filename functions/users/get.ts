@@ -1,38 +1,60 @@
 import * as z from 'zod/mini';
 import { getUsers } from '../../shared/domain/user-listing';
 import { operation } from '../../shared/http/operation';
-import { NOT_BOTH_DOCUMENT_AND_FOLDER, clientId, documentedRules, levelFields, listOf, notBothDocumentAndFolder, pageSize, pageToken } from '../../shared/http/schemas';
+import {
+  NOT_BOTH_DOCUMENT_AND_FOLDER,
+  clientId,
+  documentedRules,
+  levelFields,
+  listOf,
+  notBothDocumentAndFolder,
+  pageSize,
+  pageToken,
+} from '../../shared/http/schemas';
 
-export const schema = documentedRules(z
-  .object({
-    ...levelFields,
-    userIds: z.optional(listOf(clientId(), 30)),
-    organizationUserGroupIds: z.optional(listOf(clientId(), 30)),
-    allDocuments: z.optional(z.boolean()),
-    groupByDocumentId: z.optional(z.boolean()),
-    pageSize: pageSize(),
-    pageToken: z.optional(pageToken()),
-  })
-  .check(
-    notBothDocumentAndFolder(),
-    z.refine((data) => !(data.allDocuments && (data.documentId !== undefined || data.folderId !== undefined)), {
-      message: 'allDocuments cannot be combined with documentId or folderId.',
-      path: ['allDocuments'],
-    }),
-    z.refine((data) => !data.groupByDocumentId || data.allDocuments === true, {
-      message: 'groupByDocumentId works only with allDocuments: true.',
-      path: ['groupByDocumentId'],
-    }),
-  ), {
-  allOf: [
-    NOT_BOTH_DOCUMENT_AND_FOLDER,
-    {
-      if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
-      then: { not: { anyOf: [{ properties: { documentId: {} }, required: ['documentId'] }, { properties: { folderId: {} }, required: ['folderId'] }] } },
-    },
-    { if: { properties: { groupByDocumentId: { const: true } }, required: ['groupByDocumentId'] }, then: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] } },
-  ],
-});
+export const schema = documentedRules(
+  z
+    .object({
+      ...levelFields,
+      userIds: z.optional(listOf(clientId(), 30)),
+      organizationUserGroupIds: z.optional(listOf(clientId(), 30)),
+      allDocuments: z.optional(z.boolean()),
+      groupByDocumentId: z.optional(z.boolean()),
+      pageSize: pageSize(),
+      pageToken: z.optional(pageToken()),
+    })
+    .check(
+      notBothDocumentAndFolder(),
+      z.refine((data) => !(data.allDocuments && (data.documentId !== undefined || data.folderId !== undefined)), {
+        message: 'allDocuments cannot be combined with documentId or folderId.',
+        path: ['allDocuments'],
+      }),
+      z.refine((data) => !data.groupByDocumentId || data.allDocuments === true, {
+        message: 'groupByDocumentId works only with allDocuments: true.',
+        path: ['groupByDocumentId'],
+      }),
+    ),
+  {
+    allOf: [
+      NOT_BOTH_DOCUMENT_AND_FOLDER,
+      {
+        if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
+        then: {
+          not: {
+            anyOf: [
+              { properties: { documentId: {} }, required: ['documentId'] },
+              { properties: { folderId: {} }, required: ['folderId'] },
+            ],
+          },
+        },
+      },
+      {
+        if: { properties: { groupByDocumentId: { const: true } }, required: ['groupByDocumentId'] },
+        then: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
+      },
+    ],
+  },
+);
 
 const user = z.object({
   userId: z.string(),

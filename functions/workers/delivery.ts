@@ -21,7 +21,9 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   // The jobs run side by side, each in a log context of its own (shared/core/logger.ts): a line names its worker and
   // job, never another job or a request.
   const failures = await Promise.all(
-    event.Records.map((record) => withLogContext({ worker: deliveryQueueWorker.id, messageId: record.messageId }, () => runJob(record, queue))),
+    event.Records.map((record) =>
+      withLogContext({ worker: deliveryQueueWorker.id, messageId: record.messageId }, () => runJob(record, queue)),
+    ),
   );
   return { batchItemFailures: failures.filter((failure) => failure !== undefined) };
 }
@@ -32,8 +34,10 @@ async function runJob(record: SQSRecord, queue: JobQueue): Promise<SQSBatchItemF
     const job = parseJob(record.body);
     // Each kind of job loads its code with the first job of that kind, not at cold start: an instance that only
     // delivers webhooks never loads the email transports (nodemailer, the SES client) or Yjs.
-    if (job.kind === 'deliver') await (await import('../../shared/domain/webhooks/delivery')).runDelivery(job, { queue, decrypt });
-    else if (job.kind === 'email') await (await import('../../shared/domain/email/send')).runEmailJob(job, { queue, decrypt });
+    if (job.kind === 'deliver')
+      await (await import('../../shared/domain/webhooks/delivery')).runDelivery(job, { queue, decrypt });
+    else if (job.kind === 'email')
+      await (await import('../../shared/domain/email/send')).runEmailJob(job, { queue, decrypt });
     else await (await import('../../shared/domain/webhooks/publish')).emitEditor(job, queue);
     return undefined;
   } catch (error) {

@@ -16,7 +16,10 @@ export interface BackstopEvent {
 
 export const handler = (event: BackstopEvent = {}): Promise<RecheckOutcome> =>
   withLogContext({ worker: liveAccessBackstopWorker.id }, async () => {
-    const periodSeconds = typeof event.periodSeconds === 'number' && event.periodSeconds > 0 ? event.periodSeconds : liveAccessBackstopWorker.everyMinutes * 60;
+    const periodSeconds =
+      typeof event.periodSeconds === 'number' && event.periodSeconds > 0
+        ? event.periodSeconds
+        : liveAccessBackstopWorker.everyMinutes * 60;
     const outcome = await recheckDueConnections(Date.now(), backstopMaxAgeMs(periodSeconds * 1000));
     if (outcome.checked > 0) logger.info('Live access backstop pass.', { ...outcome });
     return outcome;

@@ -24,6 +24,10 @@ export const handler = operation({
   result,
   handle: async ({ data, caller }) => {
     const page = await listAttempts(caller.apiKeyId, data);
-    return { message: 'Advanced webhook attempts retrieved successfully.', data: page.attempts, pageToken: page.pageToken };
+    return {
+      message: 'Advanced webhook attempts retrieved successfully.',
+      data: page.attempts,
+      pageToken: page.pageToken,
+    };
   },
 });

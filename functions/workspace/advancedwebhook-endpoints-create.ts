@@ -17,11 +17,13 @@ export const schema = z.object({
   disabled: z.optional(fields.disabled),
   rateLimit: z.optional(fields.rateLimit),
   uid: z.optional(
-    z.string().check(
-      z.minLength(1, 'Must not be empty.'),
-      z.maxLength(256, 'Must be at most 256 characters.'),
-      z.regex(/^[a-zA-Z0-9\-_.]+$/, 'Must contain only letters, digits, -, _ and .'),
-    ),
+    z
+      .string()
+      .check(
+        z.minLength(1, 'Must not be empty.'),
+        z.maxLength(256, 'Must be at most 256 characters.'),
+        z.regex(/^[a-zA-Z0-9\-_.]+$/, 'Must contain only letters, digits, -, _ and .'),
+      ),
   ),
   metadata: z.optional(fields.metadata),
 });

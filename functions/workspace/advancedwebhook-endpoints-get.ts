@@ -9,7 +9,16 @@ import { webhookEndpointData } from '../../shared/http/workspace-results';
 export const schema = z.object({
   limit: pageSize(250, 50),
   // The `iterator` or `prevIterator` of a page: an endpoint id, or `-` and one.
-  iterator: z.optional(z.string().check(z.regex(new RegExp(`^-?${ENDPOINT_ID_PREFIX}${TIME_ORDERED_ID_BODY}$`), 'Must be an iterator or prevIterator of a page.'))),
+  iterator: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(
+          new RegExp(`^-?${ENDPOINT_ID_PREFIX}${TIME_ORDERED_ID_BODY}$`),
+          'Must be an iterator or prevIterator of a page.',
+        ),
+      ),
+  ),
 });
 
 export const result = answer(

@@ -20,7 +20,11 @@ export const schema = documentedRules(
     rateLimit: z.optional(z.nullable(fields.rateLimit)),
     metadata: z.optional(z.nullable(fields.metadata)),
   }),
-  { anyOf: ['url', 'description', 'filterTypes', 'channels', 'disabled', 'rateLimit', 'metadata'].map((field) => requires(field)) },
+  {
+    anyOf: ['url', 'description', 'filterTypes', 'channels', 'disabled', 'rateLimit', 'metadata'].map((field) =>
+      requires(field),
+    ),
+  },
 );
 
 export const result = answer(webhookEndpointData());

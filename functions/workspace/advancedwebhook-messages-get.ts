@@ -22,6 +22,10 @@ export const handler = operation({
   result,
   handle: async ({ data, caller }) => {
     const page = await listMessages(caller.apiKeyId, data);
-    return { message: 'Advanced webhook messages retrieved successfully.', data: page.messages, pageToken: page.pageToken };
+    return {
+      message: 'Advanced webhook messages retrieved successfully.',
+      data: page.messages,
+      pageToken: page.pageToken,
+    };
   },
 });

@@ -7,7 +7,8 @@ import { webhookConfigData } from '../../shared/http/workspace-results';
 
 /** 4096-bit keys are ~740 base64 characters. */
 const MAX_PUBLIC_KEY_CHARS = 4096;
-const KEY_SHAPE_MESSAGE = 'Must be an RSA key of 2048, 3072 or 4096 bits with exponent 65537, base64 DER (SubjectPublicKeyInfo) without whitespace.';
+const KEY_SHAPE_MESSAGE =
+  'Must be an RSA key of 2048, 3072 or 4096 bits with exponent 65537, base64 DER (SubjectPublicKeyInfo) without whitespace.';
 
 export const schema = atLeastOneOf(
   z.object({
@@ -15,13 +16,17 @@ export const schema = atLeastOneOf(
     encodeData: z.optional(z.boolean()),
     encryptData: z.optional(z.boolean()),
     publicKey: z.optional(
-      documentedRules(z.string().check(
-        z.maxLength(MAX_PUBLIC_KEY_CHARS, `Must be at most ${MAX_PUBLIC_KEY_CHARS} characters.`),
-        // The document states the pattern; a key that misses it is told what is wrong with it where that is known.
-        z.superRefine((key, context) => {
-          if (!RSA_PUBLIC_KEY_PATTERN.test(key)) context.issues.push({ code: 'custom', input: key, message: publicKeyProblem(key) ?? KEY_SHAPE_MESSAGE });
-        }),
-      ), { pattern: RSA_PUBLIC_KEY_PATTERN.source }),
+      documentedRules(
+        z.string().check(
+          z.maxLength(MAX_PUBLIC_KEY_CHARS, `Must be at most ${MAX_PUBLIC_KEY_CHARS} characters.`),
+          // The document states the pattern; a key that misses it is told what is wrong with it where that is known.
+          z.superRefine((key, context) => {
+            if (!RSA_PUBLIC_KEY_PATTERN.test(key))
+              context.issues.push({ code: 'custom', input: key, message: publicKeyProblem(key) ?? KEY_SHAPE_MESSAGE });
+          }),
+        ),
+        { pattern: RSA_PUBLIC_KEY_PATTERN.source },
+      ),
     ),
     enableDataProtection: z.optional(z.boolean()),
   }),

@@ -17,7 +17,10 @@ const customerApiKey = documentedRules(
     z.trim(),
     z.maxLength(1024, 'Must be at most 1024 characters.'),
     z.refine((key) => key === '' || key.length >= 8, 'Must be empty (to remove the key) or at least 8 characters.'),
-    z.refine((key) => !/[\s\u0000-\u001f\u007f-\u009f]/.test(key), 'Must not contain whitespace or control characters.'),
+    z.refine(
+      (key) => !/[\s\u0000-\u001f\u007f-\u009f]/.test(key),
+      'Must not contain whitespace or control characters.',
+    ),
   ),
   // The same as one pattern: whitespace around it is trimmed, then empty or 8 characters without whitespace or controls.
   { pattern: '^\\s*([^\\s\\u0000-\\u001f\\u007f-\\u009f]{8,})?\\s*$' },

@@ -38,7 +38,12 @@ export const handler = operation({
       data: {
         id: workspace.id,
         name: workspace.workspaceName,
-        owner: { email: workspace.ownerEmail, id: workspace.ownerId, name: workspace.ownerName, avatar: workspace.avatar },
+        owner: {
+          email: workspace.ownerEmail,
+          id: workspace.ownerId,
+          name: workspace.ownerName,
+          avatar: workspace.avatar,
+        },
         authToken,
         apiKeyList: { [apiKey.id]: { apiKeyName: apiKey.apiKeyName, id: apiKey.id, type: apiKey.type } },
       },

@@ -12,7 +12,10 @@ export interface CoalesceOptions {
 }
 
 /** `flush` must answer one output per input, in order. */
-export function coalesced<I, O>(flush: (inputs: readonly I[]) => Promise<readonly O[]>, options: CoalesceOptions): (input: I) => Promise<O> {
+export function coalesced<I, O>(
+  flush: (inputs: readonly I[]) => Promise<readonly O[]>,
+  options: CoalesceOptions,
+): (input: I) => Promise<O> {
   let waiting: Array<{ input: I; resolve: (output: O) => void; reject: (error: unknown) => void }> = [];
   let timer: NodeJS.Timeout | undefined;
   const run = (): void => {
@@ -22,12 +25,11 @@ export function coalesced<I, O>(flush: (inputs: readonly I[]) => Promise<readonl
     waiting = [];
     Promise.resolve()
       .then(() => flush(batch.map((entry) => entry.input)))
-      .then(
-        (outputs) => {
-          if (outputs.length !== batch.length) throw new Error(`coalesced: flush answered ${outputs.length} outputs for ${batch.length} inputs.`);
-          batch.forEach((entry, i) => entry.resolve(outputs[i]));
-        },
-      )
+      .then((outputs) => {
+        if (outputs.length !== batch.length)
+          throw new Error(`coalesced: flush answered ${outputs.length} outputs for ${batch.length} inputs.`);
+        batch.forEach((entry, i) => entry.resolve(outputs[i]));
+      })
       .catch((error: unknown) => batch.forEach((entry) => entry.reject(error)));
   };
   return (input) =>

@@ -1,7 +1,11 @@
 /** Bounded concurrency for independent work items. */
 
 /** Runs `task` over `items`, at most `limit` at a time; rejects with the first error once all have settled. */
-export async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const errors: unknown[] = [];
   const run = async (): Promise<void> => {

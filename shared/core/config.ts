@@ -59,7 +59,8 @@ const AI_TIMEOUT_MAX_MS = 25_000;
 function flag(name: string, fallback: boolean): boolean {
   const raw = optional(name);
   if (raw === undefined) return fallback;
-  if (raw !== 'true' && raw !== 'false') throw new Error(`Environment variable ${name} must be true or false, got "${raw}".`);
+  if (raw !== 'true' && raw !== 'false')
+    throw new Error(`Environment variable ${name} must be true or false, got "${raw}".`);
   return raw === 'true';
 }
 
@@ -77,7 +78,9 @@ const EMAIL_TIMEOUT_MAX_MS = 15_000;
 function sesIdentityArn(name: string): string | undefined {
   const raw = optional(name);
   if (raw !== undefined && !/^arn:aws[a-z-]*:ses:[^:]*:\d{12}:identity\/\S+$/.test(raw)) {
-    throw new Error(`Environment variable ${name} must be an SES identity ARN (arn:aws:ses:<region>:<account>:identity/<identity>), got "${raw}".`);
+    throw new Error(
+      `Environment variable ${name} must be an SES identity ARN (arn:aws:ses:<region>:<account>:identity/<identity>), got "${raw}".`,
+    );
   }
   return raw;
 }

@@ -62,7 +62,10 @@ export interface FieldIssue {
  * `details.issues`. Used by the validation middleware and by rules that span fields.
  */
 export function invalidFields(issues: FieldIssue[]): InvalidArgumentError {
-  const summary = issues.slice(0, 3).map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+  const summary = issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path}: ${issue.message}`)
+    .join('; ');
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
   return new InvalidArgumentError(`Invalid argument: ${summary}${more}`, { details: { issues } });
 }
@@ -104,7 +107,13 @@ export class ResourceExhaustedError extends ServiceError {
    * lifts it, so a `Retry-After` would only tell clients to retry in vain.
    */
   constructor(message: string, retryAfterSeconds?: number) {
-    super('RESOURCE_EXHAUSTED', message, retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+    super(
+      'RESOURCE_EXHAUSTED',
+      message,
+      retryAfterSeconds === undefined
+        ? {}
+        : { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } },
+    );
   }
 }
 
@@ -132,6 +141,7 @@ export function isBusy(error: unknown): boolean {
  */
 export function publicErrorOf(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
-  if (isBusy(error)) return new ServiceError('UNAVAILABLE', 'The service is busy; retry shortly.', { headers: { 'Retry-After': '1' } });
+  if (isBusy(error))
+    return new ServiceError('UNAVAILABLE', 'The service is busy; retry shortly.', { headers: { 'Retry-After': '1' } });
   return new ServiceError('INTERNAL', 'Internal error.');
 }

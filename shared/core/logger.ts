@@ -47,7 +47,8 @@ export const logger = {
    */
   appendKeys(keys: LogAttributes): void {
     const current = contextKeys.getStore();
-    if (current === undefined) throw new Error('logger.appendKeys outside a log context: open one with withLogContext.');
+    if (current === undefined)
+      throw new Error('logger.appendKeys outside a log context: open one with withLogContext.');
     Object.assign(current, keys);
   },
   setLogLevel(level: LogLevel): void {

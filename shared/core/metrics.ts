@@ -45,7 +45,13 @@ export const LIVE_METRICS = {
 
 /** The metrics counted with countLive: every one but LiveRefusals (by reason) and LiveHandlerTime (a duration). */
 export type LiveCount = (typeof LIVE_METRICS)['framesIn' | 'posts' | 'goneConnections' | 'failures' | 'relayFailures'];
-const COUNTS: readonly LiveCount[] = [LIVE_METRICS.framesIn, LIVE_METRICS.posts, LIVE_METRICS.goneConnections, LIVE_METRICS.failures, LIVE_METRICS.relayFailures];
+const COUNTS: readonly LiveCount[] = [
+  LIVE_METRICS.framesIn,
+  LIVE_METRICS.posts,
+  LIVE_METRICS.goneConnections,
+  LIVE_METRICS.failures,
+  LIVE_METRICS.relayFailures,
+];
 
 /**
  * Why the service refused or closed a connection, as a class (the `reason` dimension): `encoding` (binary frames
@@ -53,7 +59,8 @@ const COUNTS: readonly LiveCount[] = [LIVE_METRICS.framesIn, LIVE_METRICS.posts,
  * `migration`, `access` (no access, at connect or lost since), `editor` (not found), `room-full`, `too-large`,
  * `malformed` (a frame that is not a protocol message), `rate` (past its frame budget).
  */
-export type RefusalReason = 'encoding' | 'token' | 'room' | 'migration' | 'access' | 'editor' | 'room-full' | 'too-large' | 'malformed' | 'rate';
+export type RefusalReason =
+  'encoding' | 'token' | 'room' | 'migration' | 'access' | 'editor' | 'room-full' | 'too-large' | 'malformed' | 'rate';
 
 /** The dimension names. */
 export const LIVE_DIMENSIONS = { route: 'route', reason: 'reason' } as const;

@@ -48,7 +48,8 @@ export class LocalKmsHandler {
       const input = JSON.parse(bodyText(request.body)) as KmsRequest;
       return { response: json(200, this.answer(operation, input)) };
     } catch (error) {
-      const known = error instanceof KmsError ? error : new KmsError('InvalidCiphertextException', 'The ciphertext is invalid.');
+      const known =
+        error instanceof KmsError ? error : new KmsError('InvalidCiphertextException', 'The ciphertext is invalid.');
       return { response: json(400, { __type: known.type, message: known.message }) };
     }
   }
@@ -56,13 +57,22 @@ export class LocalKmsHandler {
   private answer(operation: string, input: KmsRequest): Record<string, string> {
     const context = input.EncryptionContext ?? {};
     if (operation === 'GenerateDataKey') {
-      if (input.KeyId !== LOCAL_KMS_KEY_ARN) throw new KmsError('NotFoundException', `Key ${input.KeyId} does not exist.`);
+      if (input.KeyId !== LOCAL_KMS_KEY_ARN)
+        throw new KmsError('NotFoundException', `Key ${input.KeyId} does not exist.`);
       const plaintext = randomBytes(input.NumberOfBytes ?? 32);
-      return { KeyId: LOCAL_KMS_KEY_ARN, Plaintext: plaintext.toString('base64'), CiphertextBlob: this.wrap(plaintext, context).toString('base64') };
+      return {
+        KeyId: LOCAL_KMS_KEY_ARN,
+        Plaintext: plaintext.toString('base64'),
+        CiphertextBlob: this.wrap(plaintext, context).toString('base64'),
+      };
     }
     if (operation === 'Decrypt') {
       const plaintext = this.unwrap(Buffer.from(input.CiphertextBlob ?? '', 'base64'), context);
-      return { KeyId: LOCAL_KMS_KEY_ARN, Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
+      return {
+        KeyId: LOCAL_KMS_KEY_ARN,
+        Plaintext: plaintext.toString('base64'),
+        EncryptionAlgorithm: 'SYMMETRIC_DEFAULT',
+      };
     }
     throw new KmsError('UnsupportedOperationException', `The local KMS does not serve ${operation}.`);
   }
@@ -80,7 +90,8 @@ export class LocalKmsHandler {
 
   /** Throws (InvalidCiphertextException) when the blob was altered or is bound to another context. */
   private unwrap(blob: Buffer, context: Record<string, string>): Buffer {
-    if (blob.length < 1 + IV_BYTES + TAG_BYTES || blob[0] !== BLOB_VERSION) throw new KmsError('InvalidCiphertextException', 'The ciphertext is invalid.');
+    if (blob.length < 1 + IV_BYTES + TAG_BYTES || blob[0] !== BLOB_VERSION)
+      throw new KmsError('InvalidCiphertextException', 'The ciphertext is invalid.');
     const iv = blob.subarray(1, 1 + IV_BYTES);
     const tag = blob.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
     const decipher = createDecipheriv('aes-256-gcm', this.key, iv).setAAD(this.aad(context));

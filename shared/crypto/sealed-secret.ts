@@ -26,16 +26,22 @@ export interface SecretSealing {
  * What an update does to a stored secret. `keep` with `masked`: the request sent the stored secret's masked form
  * back, which keeps the secret only while it is still the one with that mask (the write's condition).
  */
-export type SecretChange = { action: 'keep'; masked?: string } | { action: 'clear' } | { action: 'replace'; secret: SealedSecret };
+export type SecretChange =
+  { action: 'keep'; masked?: string } | { action: 'clear' } | { action: 'replace'; secret: SealedSecret };
 
 /**
  * Encrypts a secret under `context` and masks it, at most once per sealer: an update planned again after a
  * concurrent write does not encrypt again.
  */
-export function sealer(sealing: SecretSealing, context: EncryptionContext): (plaintext: string) => Promise<SealedSecret> {
+export function sealer(
+  sealing: SecretSealing,
+  context: EncryptionContext,
+): (plaintext: string) => Promise<SealedSecret> {
   let sealed: Promise<SealedSecret> | undefined;
   return (plaintext) =>
-    (sealed ??= sealing.encryptSecret(plaintext, context).then((ciphertext) => ({ ciphertext, masked: sealing.maskSecret(plaintext) })));
+    (sealed ??= sealing
+      .encryptSecret(plaintext, context)
+      .then((ciphertext) => ({ ciphertext, masked: sealing.maskSecret(plaintext) })));
 }
 
 /**
@@ -65,9 +71,10 @@ export async function secretChange(
   if (sent === '') return { action: 'clear' };
   if (isMaskedForm(sent)) {
     if (stored !== undefined && sent === stored.masked) return { action: 'keep', masked: sent };
-    const message = stored === undefined
-      ? 'Is a masked key, but no key is stored to keep: send the key itself.'
-      : 'Is a masked key that does not match the stored key: send the key itself, or the masked form a read returns to keep the stored key.';
+    const message =
+      stored === undefined
+        ? 'Is a masked key, but no key is stored to keep: send the key itself.'
+        : 'Is a masked key that does not match the stored key: send the key itself, or the masked form a read returns to keep the stored key.';
     throw invalidFields([{ path, message }]);
   }
   return { action: 'replace', secret: await seal(sent) };

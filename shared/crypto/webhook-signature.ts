@@ -15,7 +15,12 @@ import { Webhook } from 'standardwebhooks';
  * attempt, `secrets` the endpoint's valid secrets (`whsec_…`), newest first. Throws when there is no secret or a
  * secret's key part is not base64 (standardwebhooks' own check): a message is never sent unsigned.
  */
-export function webhookHeaders(messageId: string, timestampSeconds: number, body: string, secrets: readonly string[]): Record<string, string> {
+export function webhookHeaders(
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
   if (secrets.length === 0) throw new Error('A webhook needs at least one signing secret.');
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new Error(`The webhook timestamp must be whole Unix seconds, got ${timestampSeconds}.`);

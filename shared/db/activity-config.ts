@@ -22,4 +22,5 @@ export const getActivityConfig = (apiKeyId: string) => store.get(apiKeyId);
  * Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored
  * after it. Throws what `plan` throws, and AbortedError when the stored shape kept changing under the plans.
  */
-export const writeActivityConfig = (apiKeyId: string, plan: ConfigPlanner<ActivityServiceConfig>) => store.write(apiKeyId, plan);
+export const writeActivityConfig = (apiKeyId: string, plan: ConfigPlanner<ActivityServiceConfig>) =>
+  store.write(apiKeyId, plan);

@@ -106,7 +106,11 @@ const QUALITY = 6;
 /** The content as stored: brotli-compressed JSON, and the JSON's size in bytes. */
 export function encodeContent(content: ActivityContent): { content: Buffer; size: number } {
   const json = Buffer.from(JSON.stringify(content));
-  const params = { [zlib.BROTLI_PARAM_QUALITY]: QUALITY, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: json.length };
+  const params = {
+    [zlib.BROTLI_PARAM_QUALITY]: QUALITY,
+    [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+    [zlib.BROTLI_PARAM_SIZE_HINT]: json.length,
+  };
   return { content: brotliCompressSync(json, { params }), size: json.length };
 }
 
@@ -142,9 +146,15 @@ export function activityItem(apiKeyId: string, write: ActivityWrite): Item {
     ...encodeContent(content),
     [`${TIMELINES.organization}pk`]: logPartition(apiKeyId, organizationId),
     [POSITION]: pos,
-    ...(documentId === undefined ? {} : { [`${TIMELINES.document}pk`]: logPartition(apiKeyId, organizationId, 'DOC', segment(documentId)) }),
-    ...(targetEntityId === undefined ? {} : { [`${TIMELINES.target}pk`]: logPartition(apiKeyId, organizationId, 'TARGET', segment(targetEntityId)) }),
-    ...(userId === undefined ? {} : { [`${TIMELINES.user}pk`]: logPartition(apiKeyId, organizationId, 'USER', segment(userId)) }),
+    ...(documentId === undefined
+      ? {}
+      : { [`${TIMELINES.document}pk`]: logPartition(apiKeyId, organizationId, 'DOC', segment(documentId)) }),
+    ...(targetEntityId === undefined
+      ? {}
+      : { [`${TIMELINES.target}pk`]: logPartition(apiKeyId, organizationId, 'TARGET', segment(targetEntityId)) }),
+    ...(userId === undefined
+      ? {}
+      : { [`${TIMELINES.user}pk`]: logPartition(apiKeyId, organizationId, 'USER', segment(userId)) }),
     ...judgmentAttributes(apiKeyId, { organizationId, documentId, position: pos }, classifyJudgment(content)),
   };
 }
@@ -154,13 +164,16 @@ export function activityItem(apiKeyId: string, write: ActivityWrite): Item {
  * was read (immutable logs), so the caller can read again and decide; otherwise it overwrites.
  */
 export function putActivityItem(apiKeyId: string, write: ActivityWrite, options: { mustBeNew: boolean }): TransactItem {
-  return named({
-    Put: {
-      TableName: TABLE_NAME,
-      Item: activityItem(apiKeyId, write),
-      ...(options.mustBeNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+  return named(
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: activityItem(apiKeyId, write),
+        ...(options.mustBeNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+      },
     },
-  }, () => new ActivityAppeared());
+    () => new ActivityAppeared(),
+  );
 }
 
 /** A record with the id of one being written appeared since it was read (immutable logs). */
@@ -189,8 +202,13 @@ export async function getActivities(
   ids: readonly string[],
   options: { consistent?: boolean } = {},
 ): Promise<Map<string, StoredActivity>> {
-  const items = await batchGet(ids.map((id) => activityKey(apiKeyId, organizationId, id)), options);
-  return new Map(items.map((item) => toActivity(item, organizationId)).map((activity) => [activity.content.id, activity]));
+  const items = await batchGet(
+    ids.map((id) => activityKey(apiKeyId, organizationId, id)),
+    options,
+  );
+  return new Map(
+    items.map((item) => toActivity(item, organizationId)).map((activity) => [activity.content.id, activity]),
+  );
 }
 
 /** Filters of a listing; every one given must hold. */
@@ -226,10 +244,19 @@ function timelineFor(apiKeyId: string, organizationId: string, filter: ActivityF
   ];
   let timeline: { index: string; partition: string };
   if (targetEntityId !== undefined) {
-    timeline = { index: TIMELINES.target, partition: logPartition(apiKeyId, organizationId, 'TARGET', segment(targetEntityId)) };
-    rest.push(['documentId', documentId === undefined ? undefined : [documentId]], ['userId', userId === undefined ? undefined : [userId]]);
+    timeline = {
+      index: TIMELINES.target,
+      partition: logPartition(apiKeyId, organizationId, 'TARGET', segment(targetEntityId)),
+    };
+    rest.push(
+      ['documentId', documentId === undefined ? undefined : [documentId]],
+      ['userId', userId === undefined ? undefined : [userId]],
+    );
   } else if (documentId !== undefined) {
-    timeline = { index: TIMELINES.document, partition: logPartition(apiKeyId, organizationId, 'DOC', segment(documentId)) };
+    timeline = {
+      index: TIMELINES.document,
+      partition: logPartition(apiKeyId, organizationId, 'DOC', segment(documentId)),
+    };
     rest.push(['userId', userId === undefined ? undefined : [userId]]);
   } else if (userId !== undefined) {
     timeline = { index: TIMELINES.user, partition: logPartition(apiKeyId, organizationId, 'USER', segment(userId)) };
@@ -290,10 +317,20 @@ export async function queryActivityLog(
   options: { limit: number; maxBytes: number; ascending: boolean; after?: string },
 ): Promise<LogPage> {
   const listing = { ...timelineFor(apiKeyId, organizationId, filter), ascending: options.ascending };
-  const read = await readPage(listing, { size: options.limit, after: options.after, until: (items) => contentBytes(items) > options.maxBytes });
-  const page = takePage(read.items.map((item) => toActivity(item, organizationId)), options.limit, options.maxBytes);
+  const read = await readPage(listing, {
+    size: options.limit,
+    after: options.after,
+    until: (items) => contentBytes(items) > options.maxBytes,
+  });
+  const page = takePage(
+    read.items.map((item) => toActivity(item, organizationId)),
+    options.limit,
+    options.maxBytes,
+  );
   // Cut by bytes: resume after the last record returned. Otherwise where the read says.
-  return page.after === undefined && read.after !== undefined ? { activities: page.activities, after: read.after } : page;
+  return page.after === undefined && read.after !== undefined
+    ? { activities: page.activities, after: read.after }
+    : page;
 }
 
 /** A document's log, oldest first: what document migration moves (its entries carry what toActivity reads). */
@@ -312,5 +349,11 @@ export function documentLogQuery(apiKeyId: string, organizationId: string, docum
  */
 export function activityMovedTo(apiKeyId: string, stored: StoredActivity, documentId: string): Item {
   const seq = Number(stored.position.split('#')[1]);
-  return activityItem(apiKeyId, { organizationId: stored.organizationId, documentId, content: stored.content, timestamp: stored.timestamp, seq });
+  return activityItem(apiKeyId, {
+    organizationId: stored.organizationId,
+    documentId,
+    content: stored.content,
+    timestamp: stored.timestamp,
+    seq,
+  });
 }

@@ -25,4 +25,5 @@ export const getAiKeyConfig = (apiKeyId: string) => store.get(apiKeyId);
  * Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored
  * after it. Throws what `plan` throws, and AbortedError when the stored shape kept changing under the plans.
  */
-export const writeAiKeyConfig = (apiKeyId: string, plan: ConfigPlanner<AiKeyConfigRecord>) => store.write(apiKeyId, plan);
+export const writeAiKeyConfig = (apiKeyId: string, plan: ConfigPlanner<AiKeyConfigRecord>) =>
+  store.write(apiKeyId, plan);

@@ -48,7 +48,10 @@ export async function getApiKey(workspaceId: string, apiKeyId: string): Promise<
  */
 export async function listApiKeys(workspaceId: string, limit: number, afterId?: string): Promise<Page<ApiKey>> {
   const listing = { partition: key('WS', segment(workspaceId)), prefix: prefix('KEY'), consistent: true };
-  const page = await readPage(listing, { size: limit, after: afterId === undefined ? undefined : apiKeyKey(workspaceId, afterId).sk });
+  const page = await readPage(listing, {
+    size: limit,
+    after: afterId === undefined ? undefined : apiKeyKey(workspaceId, afterId).sk,
+  });
   return mapPage(page, fromItem, (apiKey) => apiKey.id);
 }
 
@@ -74,13 +77,16 @@ export function putApiKeyItem(apiKey: ApiKey): TransactItem {
 export class TokenVersionChanged extends Error {}
 
 export function bumpTokenVersionItem(apiKey: ApiKey): TransactItem {
-  return named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: apiKeyKey(apiKey.workspaceId, apiKey.id),
-      UpdateExpression: 'SET tokenVersion = :next',
-      ConditionExpression: 'tokenVersion = :current',
-      ExpressionAttributeValues: { ':next': apiKey.tokenVersion + 1, ':current': apiKey.tokenVersion },
+  return named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: apiKeyKey(apiKey.workspaceId, apiKey.id),
+        UpdateExpression: 'SET tokenVersion = :next',
+        ConditionExpression: 'tokenVersion = :current',
+        ExpressionAttributeValues: { ':next': apiKey.tokenVersion + 1, ':current': apiKey.tokenVersion },
+      },
     },
-  }, () => new TokenVersionChanged());
+    () => new TokenVersionChanged(),
+  );
 }

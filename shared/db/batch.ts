@@ -41,7 +41,9 @@ export async function batchGet(keys: readonly ItemKey[], options: { consistent?:
         if (attempt >= MAX_ATTEMPTS) throw new Error('BatchGetItem left keys unprocessed after retries.');
         if (attempt > 0) await backoff(attempt);
         const result: BatchGetCommandOutput = await db.send(
-          new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: pending, ConsistentRead: options.consistent ?? true } } }),
+          new BatchGetCommand({
+            RequestItems: { [TABLE_NAME]: { Keys: pending, ConsistentRead: options.consistent ?? true } },
+          }),
         );
         found.push(...(result.Responses?.[TABLE_NAME] ?? []));
         pending = result.UnprocessedKeys?.[TABLE_NAME]?.Keys;
@@ -77,7 +79,9 @@ async function writeChunks(requests: readonly WriteRequest[]): Promise<{ unwritt
           if (attempt >= MAX_ATTEMPTS) throw new Error('BatchWriteItem left items unprocessed after retries.');
           if (attempt > 0) await backoff(attempt);
           const sent = pending.map((i) => requests[i]);
-          const result: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: sent } }));
+          const result: BatchWriteCommandOutput = await db.send(
+            new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: sent } }),
+          );
           const unprocessed = new Set((result.UnprocessedItems?.[TABLE_NAME] ?? []).map(requestKey));
           pending = pending.filter((i) => unprocessed.has(requestKey(requests[i])));
         }

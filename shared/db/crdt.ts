@@ -197,12 +197,21 @@ function writeItems(
     // A fold that only took the log in (compactEditor): the content did not change, so it is no event.
     ...marks,
   };
-  const condition = previous === undefined
-    ? { ConditionExpression: 'attribute_not_exists(pk)' }
-    : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previous.version } };
-  const items: TransactItem[] = [named({ Put: { TableName: TABLE_NAME, Item: head, ...condition } }, () => new HeadChanged())];
+  const condition =
+    previous === undefined
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previous.version } };
+  const items: TransactItem[] = [
+    named({ Put: { TableName: TABLE_NAME, Item: head, ...condition } }, () => new HeadChanged()),
+  ];
   for (let part = 1; part < parts; part += 1) {
-    const item = { ...partKey(apiKeyId, editor, part), editorId: editor.editorId, part, writeId, state: partOf(editor.state, part) };
+    const item = {
+      ...partKey(apiKeyId, editor, part),
+      editorId: editor.editorId,
+      part,
+      writeId,
+      state: partOf(editor.state, part),
+    };
     items.push({ Put: { TableName: TABLE_NAME, Item: item } });
   }
   for (let part = parts; part < (previous?.parts ?? 0); part += 1) {
@@ -210,10 +219,19 @@ function writeItems(
   }
   if (previous === undefined) {
     // A new editor (a new incarnation) has no log: its counters start at zero.
-    const log = { ...logKey(apiKeyId, editor), editorId: editor.editorId, incarnation: editor.incarnation, stateBytes: editor.state.length, logBytes: 0, logItems: 0 };
+    const log = {
+      ...logKey(apiKeyId, editor),
+      editorId: editor.editorId,
+      incarnation: editor.incarnation,
+      stateBytes: editor.state.length,
+      logBytes: 0,
+      logItems: 0,
+    };
     items.push({ Put: { TableName: TABLE_NAME, Item: log } });
   } else {
-    items.push(logUpdate(apiKeyId, editor, folded, { stateBytes: editor.state.length, incarnation: editor.incarnation }));
+    items.push(
+      logUpdate(apiKeyId, editor, folded, { stateBytes: editor.state.length, incarnation: editor.incarnation }),
+    );
   }
   return items.concat(deltaDeletes(folded));
 }
@@ -223,13 +241,23 @@ class DeltaGone extends Error {}
 
 /** Deletes of deltas a fold took in, each on condition that it still exists, so that none is subtracted twice. */
 function deltaDeletes(deltas: readonly EditorDelta[]): TransactItem[] {
-  return deltas.map((delta) => named({
-    Delete: { TableName: TABLE_NAME, Key: delta.key, ConditionExpression: 'attribute_exists(pk)' },
-  }, () => new DeltaGone()));
+  return deltas.map((delta) =>
+    named(
+      {
+        Delete: { TableName: TABLE_NAME, Key: delta.key, ConditionExpression: 'attribute_exists(pk)' },
+      },
+      () => new DeltaGone(),
+    ),
+  );
 }
 
 /** The LOG item's update when `deleted` leave the log (and, for a fold, the state's new size). */
-function logUpdate(apiKeyId: string, ref: EditorRef, deleted: readonly EditorDelta[], fold?: { stateBytes: number; incarnation: string }): TransactItem {
+function logUpdate(
+  apiKeyId: string,
+  ref: EditorRef,
+  deleted: readonly EditorDelta[],
+  fold?: { stateBytes: number; incarnation: string },
+): TransactItem {
   const counted = deleted.filter((delta) => delta.counted);
   const values: Record<string, unknown> = {
     ':editor': ref.editorId,
@@ -243,7 +271,14 @@ function logUpdate(apiKeyId: string, ref: EditorRef, deleted: readonly EditorDel
     values[':state'] = fold.stateBytes;
     values[':incarnation'] = fold.incarnation;
   }
-  return { Update: { TableName: TABLE_NAME, Key: logKey(apiKeyId, ref), UpdateExpression: `${set} ADD logBytes :bytes, logItems :items`, ExpressionAttributeValues: values } };
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: logKey(apiKeyId, ref),
+      UpdateExpression: `${set} ADD logBytes :bytes, logItems :items`,
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
 /**
@@ -251,12 +286,20 @@ function logUpdate(apiKeyId: string, ref: EditorRef, deleted: readonly EditorDel
  * many of the deltas it took in as one transaction holds beside them (one place is the caller's lock check); the
  * rest are `leftover`, for deleteFolded.
  */
-function foldItems(apiKeyId: string, folded: EditorHead, current: StoredEditor, marks: { compaction?: true } = {}): { items: TransactItem[]; leftover: EditorDelta[] } {
+function foldItems(
+  apiKeyId: string,
+  folded: EditorHead,
+  current: StoredEditor,
+  marks: { compaction?: true } = {},
+): { items: TransactItem[]; leftover: EditorDelta[] } {
   const previous = { version: current.version, parts: partCount(current.state) };
   // The head and parts written, the parts of a longer state deleted, the LOG item.
   const fixed = Math.max(partCount(folded.state), previous.parts) + 1;
   const room = Math.max(0, MAX_TRANSACT_ITEMS - fixed - 1);
-  return { items: writeItems(apiKeyId, folded, previous, marks, current.deltas.slice(0, room)), leftover: current.deltas.slice(room) };
+  return {
+    items: writeItems(apiKeyId, folded, previous, marks, current.deltas.slice(0, room)),
+    leftover: current.deltas.slice(room),
+  };
 }
 
 /**
@@ -264,14 +307,24 @@ function foldItems(apiKeyId: string, folded: EditorHead, current: StoredEditor, 
  * later changes no content, only what reads cost. Stops (leaving them for the next fold) when another fold deleted
  * one first, or when a write check of the caller's fails (a migration started: the log moves with the document).
  */
-async function deleteFolded(apiKeyId: string, ref: EditorRef, deltas: readonly EditorDelta[], write: TransactionWriter): Promise<void> {
+async function deleteFolded(
+  apiKeyId: string,
+  ref: EditorRef,
+  deltas: readonly EditorDelta[],
+  write: TransactionWriter,
+): Promise<void> {
   const perTransaction = MAX_TRANSACT_ITEMS - 2;
   for (let i = 0; i < deltas.length; i += perTransaction) {
     const batch = deltas.slice(i, i + perTransaction);
     try {
       await write([logUpdate(apiKeyId, ref, batch), ...deltaDeletes(batch)]);
     } catch (error) {
-      if (!(error instanceof DeltaGone)) logger.info('Folded CRDT deltas left for the next fold.', { editorId: ref.editorId, left: deltas.length - i, reason: String(error) });
+      if (!(error instanceof DeltaGone))
+        logger.info('Folded CRDT deltas left for the next fold.', {
+          editorId: ref.editorId,
+          left: deltas.length - i,
+          reason: String(error),
+        });
       return;
     }
   }
@@ -301,9 +354,13 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
   if (state.length !== Number(head.stateBytes)) return 'torn';
   // Heads written before deltas existed have no incarnation; neither have the deltas written for them.
   const incarnation = typeof head.incarnation === 'string' ? head.incarnation : '';
-  const deltas = deltaItems.filter((item) => (typeof item.incarnation === 'string' ? item.incarnation : '') === incarnation);
+  const deltas = deltaItems.filter(
+    (item) => (typeof item.incarnation === 'string' ? item.incarnation : '') === incarnation,
+  );
   // The newest write names the last update; ISO 8601 strings of one format compare in time order.
-  const newest = [head, ...deltas].reduce((latest, item) => (String(item.lastUpdate) > String(latest.lastUpdate) ? item : latest));
+  const newest = [head, ...deltas].reduce((latest, item) =>
+    String(item.lastUpdate) > String(latest.lastUpdate) ? item : latest,
+  );
   return {
     organizationId: String(head.organizationId),
     documentId: String(head.documentId),
@@ -370,14 +427,23 @@ export async function getEditor(apiKeyId: string, ref: EditorRef): Promise<Store
  */
 export async function editorIncarnation(apiKeyId: string, ref: EditorRef): Promise<string | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: headKey(apiKeyId, ref), ConsistentRead: true, ProjectionExpression: 'incarnation, version' }),
+    new GetCommand({
+      TableName: TABLE_NAME,
+      Key: headKey(apiKeyId, ref),
+      ConsistentRead: true,
+      ProjectionExpression: 'incarnation, version',
+    }),
   );
   if (Item === undefined) return undefined;
   return typeof Item.incarnation === 'string' ? Item.incarnation : '';
 }
 
 /** Every editor of a document (one strongly consistent Query over the document's partition), in key order. */
-export async function listEditors(apiKeyId: string, organizationId: string, documentId: string): Promise<StoredEditor[]> {
+export async function listEditors(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+): Promise<StoredEditor[]> {
   return readEditors({
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': documentPartition(apiKeyId, organizationId, documentId) },
@@ -448,7 +514,14 @@ export async function updateEditor(
     if (current === undefined) return undefined;
     const next = change(current);
     const { lastUpdate, lastUpdatedBy } = newest(current, next);
-    const folded: StoredEditor = { ...current, state: next.state, deltas: [], lastUpdate, lastUpdatedBy, version: current.version + 1 };
+    const folded: StoredEditor = {
+      ...current,
+      state: next.state,
+      deltas: [],
+      lastUpdate,
+      lastUpdatedBy,
+      version: current.version + 1,
+    };
     // Deltas folded in are deleted with the write, as many as the transaction holds, the rest right after it (they
     // are in the new state too, and merging them again changes nothing).
     const { items, leftover } = foldItems(apiKeyId, folded, current);
@@ -462,10 +535,21 @@ export async function updateEditor(
     }
     // Another write folded first. The change commutes with it: append it, unless it must fold (too large for one
     // item, or the log is full).
-    if (next.delta.length <= MAX_DELTA_BYTES && (await appendDelta(apiKeyId, ref, current.incarnation, { update: next.delta, lastUpdate: next.lastUpdate, lastUpdatedBy: next.lastUpdatedBy }, write, Date.now()))) {
+    if (
+      next.delta.length <= MAX_DELTA_BYTES &&
+      (await appendDelta(
+        apiKeyId,
+        ref,
+        current.incarnation,
+        { update: next.delta, lastUpdate: next.lastUpdate, lastUpdatedBy: next.lastUpdatedBy },
+        write,
+        Date.now(),
+      ))
+    ) {
       return { ...current, state: next.state, deltas: [], lastUpdate, lastUpdatedBy };
     }
-    if (attempt >= MAX_FOLD_ATTEMPTS) throw new AbortedError('The CRDT data was changed concurrently too often; retry.');
+    if (attempt >= MAX_FOLD_ATTEMPTS)
+      throw new AbortedError('The CRDT data was changed concurrently too often; retry.');
     await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
   }
 }
@@ -485,7 +569,10 @@ export function compactionBounds(stateBytes: number): { bytes: number; items: nu
   return {
     // At most half the hard bound, so appends rarely meet MAX_LOG_BYTES before compaction folds.
     bytes: Math.min(MAX_LOG_BYTES / 2, Math.max(COMPACT_LOG_BYTES, Math.floor(stateBytes / 4))),
-    items: Math.min(MAX_LOG_ITEMS / 2, Math.max(COMPACT_LOG_ITEMS, Math.floor(stateBytes / COMPACT_STATE_BYTES_PER_ITEM))),
+    items: Math.min(
+      MAX_LOG_ITEMS / 2,
+      Math.max(COMPACT_LOG_ITEMS, Math.floor(stateBytes / COMPACT_STATE_BYTES_PER_ITEM)),
+    ),
   };
 }
 
@@ -497,7 +584,11 @@ export function logNeedsCompaction(log: Pick<EditorLog, 'bytes' | 'items' | 'sta
 
 /** The log's size as read from the deltas themselves (an editor older than its LOG item). */
 function logOfDeltas(editor: StoredEditor): EditorLog {
-  return { bytes: editor.deltas.reduce((sum, delta) => sum + delta.update.length, 0), items: editor.deltas.length, stateBytes: editor.state.length };
+  return {
+    bytes: editor.deltas.reduce((sum, delta) => sum + delta.update.length, 0),
+    items: editor.deltas.length,
+    stateBytes: editor.state.length,
+  };
 }
 
 /**
@@ -505,7 +596,9 @@ function logOfDeltas(editor: StoredEditor): EditorLog {
  * none (no editor, or one written before the counters existed).
  */
 export async function editorLog(apiKeyId: string, ref: EditorRef): Promise<EditorLog | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: logKey(apiKeyId, ref), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: logKey(apiKeyId, ref), ConsistentRead: true }),
+  );
   if (Item === undefined) return undefined;
   return {
     bytes: Number(Item.logBytes ?? 0),
@@ -574,23 +667,26 @@ async function appendDelta(
     lastUpdate: change.lastUpdate,
     lastUpdatedBy: change.lastUpdatedBy,
   };
-  const counter = named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: logKey(apiKeyId, ref),
-      UpdateExpression: 'SET editorId = :editor ADD logBytes :bytes, logItems :one',
-      ConditionExpression:
-        '(attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)',
-      ExpressionAttributeValues: {
-        ':editor': ref.editorId,
-        ':bytes': change.update.length,
-        ':one': 1,
-        ':incarnation': incarnation,
-        ':room': MAX_LOG_BYTES - change.update.length,
-        ':items': MAX_LOG_ITEMS,
+  const counter = named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: logKey(apiKeyId, ref),
+        UpdateExpression: 'SET editorId = :editor ADD logBytes :bytes, logItems :one',
+        ConditionExpression:
+          '(attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)',
+        ExpressionAttributeValues: {
+          ':editor': ref.editorId,
+          ':bytes': change.update.length,
+          ':one': 1,
+          ':incarnation': incarnation,
+          ':room': MAX_LOG_BYTES - change.update.length,
+          ':items': MAX_LOG_ITEMS,
+        },
       },
     },
-  }, () => new LogRefused());
+    () => new LogRefused(),
+  );
   try {
     await write([{ Put: { TableName: TABLE_NAME, Item: { ...delta, counted: true } } }, counter]);
     return true;
@@ -619,7 +715,8 @@ export async function appendEditorUpdate(
   write: TransactionWriter = transactWrite,
   now = Date.now(),
 ): Promise<boolean> {
-  if (change.update.length > MAX_DELTA_BYTES) throw new Error(`A live update is at most ${MAX_DELTA_BYTES} bytes; fold larger ones.`);
+  if (change.update.length > MAX_DELTA_BYTES)
+    throw new Error(`A live update is at most ${MAX_DELTA_BYTES} bytes; fold larger ones.`);
   return appendDelta(apiKeyId, ref, incarnation, change, write, now);
 }
 

@@ -45,7 +45,10 @@ export interface DeadLetter {
   imagesOmitted: boolean;
 }
 
-const deadLetterKey = (readerId: string, consumerId: string, eventId: string) => ({ pk: PARTITION, sk: key(segment(readerId), segment(consumerId), segment(eventId)) });
+const deadLetterKey = (readerId: string, consumerId: string, eventId: string) => ({
+  pk: PARTITION,
+  sk: key(segment(readerId), segment(consumerId), segment(eventId)),
+});
 
 /**
  * JSON of a stream record whose binary attributes survive: the local poller hands them as bytes (a Lambda event
@@ -60,7 +63,12 @@ function recordJson(record: DynamoDBRecord): string {
 
 function parseRecord(json: string): DynamoDBRecord {
   return JSON.parse(json, (_name, value: unknown) => {
-    if (typeof value === 'object' && value !== null && Object.keys(value).length === 1 && typeof (value as { $bytes?: unknown }).$bytes === 'string') {
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      Object.keys(value).length === 1 &&
+      typeof (value as { $bytes?: unknown }).$bytes === 'string'
+    ) {
       return Buffer.from((value as { $bytes: string }).$bytes, 'base64');
     }
     return value;
@@ -110,28 +118,62 @@ function toDeadLetter(item: Item): DeadLetter {
 export const eventIdOf = (record: DynamoDBRecord): string => record.eventID ?? record.dynamodb?.SequenceNumber ?? '';
 
 /** Keeps the records that a consumer of a reader gave up on. Throws when the table refuses: nothing is then kept. */
-export async function putDeadLetters(readerId: string, consumerId: string, records: readonly DynamoDBRecord[], error: string, now = Date.now()): Promise<void> {
+export async function putDeadLetters(
+  readerId: string,
+  consumerId: string,
+  records: readonly DynamoDBRecord[],
+  error: string,
+  now = Date.now(),
+): Promise<void> {
   await batchWrite(
     records.map((record) =>
-      putRequest(deadLetterItem({ readerId, consumerId, eventId: eventIdOf(record), sequenceNumber: record.dynamodb?.SequenceNumber ?? '', failedAt: now, failures: 1, error, record })),
+      putRequest(
+        deadLetterItem({
+          readerId,
+          consumerId,
+          eventId: eventIdOf(record),
+          sequenceNumber: record.dynamodb?.SequenceNumber ?? '',
+          failedAt: now,
+          failures: 1,
+          error,
+          record,
+        }),
+      ),
     ),
   );
 }
 
 /** One page of dead letters (every reader's, in key order) and where the next starts. */
-export async function listDeadLetters(limit: number, cursor?: Record<string, unknown>): Promise<{ letters: DeadLetter[]; cursor?: Record<string, unknown> }> {
-  const page = await queryPage({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': PARTITION }, ConsistentRead: true }, limit, cursor);
+export async function listDeadLetters(
+  limit: number,
+  cursor?: Record<string, unknown>,
+): Promise<{ letters: DeadLetter[]; cursor?: Record<string, unknown> }> {
+  const page = await queryPage(
+    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': PARTITION }, ConsistentRead: true },
+    limit,
+    cursor,
+  );
   return { letters: page.items.map(toDeadLetter), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
 }
 
 /** A replay that failed again: counted, with its new error. */
 export async function recordReplayFailure(letter: DeadLetter, error: string, now = Date.now()): Promise<void> {
-  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deadLetterItem({ ...letter, failures: letter.failures + 1, failedAt: now, error }) }));
+  await db.send(
+    new PutCommand({
+      TableName: TABLE_NAME,
+      Item: deadLetterItem({ ...letter, failures: letter.failures + 1, failedAt: now, error }),
+    }),
+  );
 }
 
 /** A replay that succeeded: the dead letter is gone. */
 export async function deleteDeadLetter(letter: Pick<DeadLetter, 'readerId' | 'consumerId' | 'eventId'>): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: deadLetterKey(letter.readerId, letter.consumerId, letter.eventId) }));
+  await db.send(
+    new DeleteCommand({
+      TableName: TABLE_NAME,
+      Key: deadLetterKey(letter.readerId, letter.consumerId, letter.eventId),
+    }),
+  );
 }
 
 /** The item a record is about, as it is now (a dead letter whose images were omitted); undefined when gone. */

@@ -39,4 +39,5 @@ export const toEmailConfig = store.fromItem;
  * Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored
  * after it. Throws what `plan` throws, and AbortedError when the stored shape kept changing under the plans.
  */
-export const writeEmailConfig = (apiKeyId: string, plan: ConfigPlanner<EmailConfigRecord>) => store.write(apiKeyId, plan);
+export const writeEmailConfig = (apiKeyId: string, plan: ConfigPlanner<EmailConfigRecord>) =>
+  store.write(apiKeyId, plan);

@@ -54,12 +54,16 @@ export interface StoredEmail {
 const emailPartition = (apiKeyId: string, emailId: string) => tenantKey(apiKeyId, 'EML', segment(emailId));
 const EMAIL_SK = 'EMAIL';
 const tenantEmails = (apiKeyId: string) => tenantKey(apiKeyId, 'EMLS');
-const notificationEmails = (apiKeyId: string, notificationId: string) => tenantKey(apiKeyId, 'EMLS', 'NTF', segment(notificationId));
+const notificationEmails = (apiKeyId: string, notificationId: string) =>
+  tenantKey(apiKeyId, 'EMLS', 'NTF', segment(notificationId));
 const userEmails = (apiKeyId: string, userId: string) => tenantKey(apiKeyId, 'EMLS', 'U', segment(userId));
 const position = (timestamp: number, id: string) => key(sortableNumber(timestamp), segment(id));
 const expiry = (timestamp: number) => Math.ceil((timestamp + EMAIL_RETENTION_MS) / 1000);
 
-export const emailKey = (apiKeyId: string, emailId: string): ItemKey => ({ pk: emailPartition(apiKeyId, emailId), sk: EMAIL_SK });
+export const emailKey = (apiKeyId: string, emailId: string): ItemKey => ({
+  pk: emailPartition(apiKeyId, emailId),
+  sk: EMAIL_SK,
+});
 
 function emailItem(apiKeyId: string, email: StoredEmail): Item {
   const at = position(email.timestamp, email.id);
@@ -103,9 +107,16 @@ function toEmail(item: Item): StoredEmail {
  */
 export async function createEmails(apiKeyId: string, emails: readonly StoredEmail[]): Promise<StoredEmail[]> {
   if (emails.length === 0) return [];
-  const stored = await batchGet(emails.map((email) => emailKey(apiKeyId, email.id)), { consistent: true });
+  const stored = await batchGet(
+    emails.map((email) => emailKey(apiKeyId, email.id)),
+    { consistent: true },
+  );
   const existing = new Set(stored.map((item) => keyString(keyOfItem(item))));
-  await batchWrite(emails.filter((email) => !existing.has(keyString(emailKey(apiKeyId, email.id)))).map((email) => putRequest(emailItem(apiKeyId, email))));
+  await batchWrite(
+    emails
+      .filter((email) => !existing.has(keyString(emailKey(apiKeyId, email.id))))
+      .map((email) => putRequest(emailItem(apiKeyId, email))),
+  );
   return stored.map(toEmail);
 }
 
@@ -120,14 +131,20 @@ export async function getEmail(apiKeyId: string, emailId: string): Promise<Store
  * job for the same attempt (a queue handing a job out twice) finds the claim held and does not send; a claim whose
  * worker died lapses at `until`, and the job, handed out again, claims and sends.
  */
-export async function claimEmailAttempt(apiKeyId: string, email: StoredEmail, now: number, until: number): Promise<boolean> {
+export async function claimEmailAttempt(
+  apiKeyId: string,
+  email: StoredEmail,
+  now: number,
+  until: number,
+): Promise<boolean> {
   const claimed = await unlessConditionFails(
     db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: emailKey(apiKeyId, email.id),
         UpdateExpression: 'SET sendingUntil = :until',
-        ConditionExpression: '#status = :pending AND attempts = :attempts AND (attribute_not_exists(sendingUntil) OR sendingUntil < :now)',
+        ConditionExpression:
+          '#status = :pending AND attempts = :attempts AND (attribute_not_exists(sendingUntil) OR sendingUntil < :now)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':pending': 'pending', ':attempts': email.attempts, ':now': now, ':until': until },
       }),
@@ -149,11 +166,25 @@ export interface EmailOutcome {
  * Records the outcome of attempt `email.attempts + 1` of a pending email that still stands at `email.attempts`:
  * a second worker handed the same job finds the condition false (false returned) and stops.
  */
-export async function recordEmailOutcome(apiKeyId: string, email: StoredEmail, outcome: EmailOutcome): Promise<boolean> {
+export async function recordEmailOutcome(
+  apiKeyId: string,
+  email: StoredEmail,
+  outcome: EmailOutcome,
+): Promise<boolean> {
   const sets = ['#status = :status', 'attempts = :next'];
   const removes: string[] = ['sendingUntil'];
-  const values: Record<string, unknown> = { ':status': outcome.status, ':next': email.attempts + 1, ':attempts': email.attempts, ':pending': 'pending' };
-  const optional = { reason: outcome.reason, nextAttemptAt: outcome.nextAttemptAt, providerMessageId: outcome.providerMessageId, followUp: outcome.followUp ? true : undefined };
+  const values: Record<string, unknown> = {
+    ':status': outcome.status,
+    ':next': email.attempts + 1,
+    ':attempts': email.attempts,
+    ':pending': 'pending',
+  };
+  const optional = {
+    reason: outcome.reason,
+    nextAttemptAt: outcome.nextAttemptAt,
+    providerMessageId: outcome.providerMessageId,
+    followUp: outcome.followUp ? true : undefined,
+  };
   for (const [name, value] of Object.entries(optional)) {
     if (value === undefined) removes.push(name);
     else {
@@ -200,15 +231,21 @@ export interface EmailListing {
  * One page of the tenant's emails, newest first: a notification's (filtered by user when both are given), a
  * user's, or all. `after` is the position to go on from.
  */
-export async function queryEmails(apiKeyId: string, listing: EmailListing, page: { size: number; after?: string }): Promise<Page<StoredEmail>> {
-  const partition = listing.notificationId !== undefined
-    ? { index: 'gsi2', partition: notificationEmails(apiKeyId, listing.notificationId) }
-    : listing.userId !== undefined
-      ? { index: 'gsi3', partition: userEmails(apiKeyId, listing.userId) }
-      : { index: 'gsi1', partition: tenantEmails(apiKeyId) };
-  const filter = listing.notificationId !== undefined && listing.userId !== undefined
-    ? { expression: '#user = :user', names: { '#user': 'userId' }, values: { ':user': listing.userId } }
-    : undefined;
+export async function queryEmails(
+  apiKeyId: string,
+  listing: EmailListing,
+  page: { size: number; after?: string },
+): Promise<Page<StoredEmail>> {
+  const partition =
+    listing.notificationId !== undefined
+      ? { index: 'gsi2', partition: notificationEmails(apiKeyId, listing.notificationId) }
+      : listing.userId !== undefined
+        ? { index: 'gsi3', partition: userEmails(apiKeyId, listing.userId) }
+        : { index: 'gsi1', partition: tenantEmails(apiKeyId) };
+  const filter =
+    listing.notificationId !== undefined && listing.userId !== undefined
+      ? { expression: '#user = :user', names: { '#user': 'userId' }, values: { ':user': listing.userId } }
+      : undefined;
   const found = await readPage({ ...partition, ascending: false, ...(filter === undefined ? {} : { filter }) }, page);
   return { items: found.items.map(toEmail), ...(found.after === undefined ? {} : { after: found.after }) };
 }

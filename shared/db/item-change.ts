@@ -73,9 +73,11 @@ function matchesString(match: StringMatch, value: string | undefined): boolean {
   return 'prefix' in match ? value.startsWith(match.prefix) : match.equals.includes(value);
 }
 
-
 /** Whether a stream record passes a reader's filters, as the event source mapping decides it. */
-export function matchesStreamFilter(filters: readonly StreamFilter[], record: { eventName?: string; keys: RawImage; newImage: RawImage }): boolean {
+export function matchesStreamFilter(
+  filters: readonly StreamFilter[],
+  record: { eventName?: string; keys: RawImage; newImage: RawImage },
+): boolean {
   return filters.some(
     (filter) =>
       filter.eventNames.some((name) => name === record.eventName) &&
@@ -85,7 +87,8 @@ export function matchesStreamFilter(filters: readonly StreamFilter[], record: { 
 }
 
 /** A string attribute of an unmarshalled item; anything else is absent to a string test (as to Lambda's `S`). */
-const stringOf = (item: Item | undefined, name: string) => (typeof item?.[name] === 'string' ? (item[name] as string) : undefined);
+const stringOf = (item: Item | undefined, name: string) =>
+  typeof item?.[name] === 'string' ? (item[name] as string) : undefined;
 
 /** What an item is: the first kind whose test its sort key and attributes pass. */
 function kindOf(item: Item | undefined): ItemKind | 'other' {
@@ -95,7 +98,9 @@ function kindOf(item: Item | undefined): ItemKind | 'other' {
       const test = ITEM_KINDS[kind];
       return (
         (test.sortKey === undefined || matchesString(test.sortKey, stringOf(item, 'sk'))) &&
-        Object.entries({ ...test.newImage, ...test.named }).every(([name, match]) => matchesString(match, stringOf(item, name)))
+        Object.entries({ ...test.newImage, ...test.named }).every(([name, match]) =>
+          matchesString(match, stringOf(item, name)),
+        )
       );
     }) ?? 'other'
   );
@@ -110,7 +115,12 @@ export interface ItemImages {
 }
 
 /** Names a change: its kind (from the new image; a REMOVE's from the image before it) and its tenant. */
-export function decodeChange({ eventName = 'MODIFY', newImage, oldImage, sequenceNumber = '' }: ItemImages): ItemChange {
+export function decodeChange({
+  eventName = 'MODIFY',
+  newImage,
+  oldImage,
+  sequenceNumber = '',
+}: ItemImages): ItemChange {
   const pk = (newImage ?? oldImage)?.pk;
   const apiKeyId = typeof pk === 'string' ? apiKeyIdOfKey(pk) : undefined;
   return {
@@ -156,7 +166,8 @@ function filtersOf(interest: ChangeInterest): StreamFilter[] {
     });
   }
   if (events.includes('REMOVE')) {
-    if (test.sortKey === undefined || interest.where !== undefined) throw new Error(`A removal of ${interest.kind} items cannot be filtered by its sort key alone.`);
+    if (test.sortKey === undefined || interest.where !== undefined)
+      throw new Error(`A removal of ${interest.kind} items cannot be filtered by its sort key alone.`);
     filters.push({ eventNames: ['REMOVE'], sortKey: [test.sortKey] });
   }
   return filters;
@@ -168,7 +179,9 @@ export function wants(interests: readonly ChangeInterest[], change: ItemChange):
     (interest) =>
       interest.kind === change.kind &&
       (interest.eventNames ?? ['INSERT', 'MODIFY']).some((name) => name === change.eventName) &&
-      Object.entries(interest.where ?? {}).every(([name, match]) => matchesString(match, stringOf(change.eventName === 'REMOVE' ? change.oldImage : change.newImage, name))),
+      Object.entries(interest.where ?? {}).every(([name, match]) =>
+        matchesString(match, stringOf(change.eventName === 'REMOVE' ? change.oldImage : change.newImage, name)),
+      ),
   );
 }
 
@@ -186,7 +199,8 @@ export function streamFiltersOf(consumers: readonly Pick<StreamConsumer, 'change
       continue;
     }
     const sortKey = [...same.sortKey];
-    for (const match of filter.sortKey ?? []) if (!sortKey.some((known) => JSON.stringify(known) === JSON.stringify(match))) sortKey.push(match);
+    for (const match of filter.sortKey ?? [])
+      if (!sortKey.some((known) => JSON.stringify(known) === JSON.stringify(match))) sortKey.push(match);
     merged.set(shape, { ...same, sortKey });
   }
   // A pattern another one lets through whole (the same tests, on more events) adds nothing but a filter to count.

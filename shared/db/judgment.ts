@@ -83,7 +83,10 @@ export function classifyJudgment(content: JudgedContent): Judgment | undefined {
   const decision = lookup(JUDGMENT_ACTIONS, content.actionType) ?? lookup(JUDGMENT_DECISIONS, entityData?.decision);
   if (decision === undefined) return undefined;
   const { decision: _decision, reason, ...rest } = entityData ?? {};
-  const text = stringContent([content.entityTargetData, entityData === undefined ? content.entityData : rest], MAX_JUDGED_TEXT);
+  const text = stringContent(
+    [content.entityTargetData, entityData === undefined ? content.entityData : rest],
+    MAX_JUDGED_TEXT,
+  );
   const trimmedReason = typeof reason === 'string' ? reason.trim().slice(0, MAX_REASON) : '';
   return {
     decision,
@@ -185,7 +188,9 @@ export async function queryJudgments(apiKeyId: string, scope: JudgmentScope, lim
   let condition = 'gsi5pk = :pk';
   if (scope.level !== 'apiKey') {
     values[':prefix'] =
-      scope.level === 'document' ? prefix(segment(scope.organizationId), segment(scope.documentId)) : prefix(segment(scope.organizationId));
+      scope.level === 'document'
+        ? prefix(segment(scope.organizationId), segment(scope.documentId))
+        : prefix(segment(scope.organizationId));
     condition += ' AND begins_with(gsi5sk, :prefix)';
   }
   const items = await queryAll(

@@ -26,9 +26,18 @@ const chunkKey = (connectionId: string, messageId: string, index: number) => ({
 const ttl = (now: number, seconds: number) => Math.floor(now / 1000) + seconds;
 
 /** Stores one part of a message that came in several frames. */
-export async function putChunk(connectionId: string, messageId: string, index: number, part: string, now = Date.now()): Promise<void> {
+export async function putChunk(
+  connectionId: string,
+  messageId: string,
+  index: number,
+  part: string,
+  now = Date.now(),
+): Promise<void> {
   await db.send(
-    new PutCommand({ TableName: TABLE_NAME, Item: { ...chunkKey(connectionId, messageId, index), part, [TTL_ATTRIBUTE]: ttl(now, CHUNK_TTL_SECONDS) } }),
+    new PutCommand({
+      TableName: TABLE_NAME,
+      Item: { ...chunkKey(connectionId, messageId, index), part, [TTL_ATTRIBUTE]: ttl(now, CHUNK_TTL_SECONDS) },
+    }),
   );
 }
 
@@ -47,14 +56,21 @@ export class ChunkCountMismatchError extends Error {
  * the message's count; a part that names another count is refused by the same write.
  * @throws ChunkCountMismatchError when the part's count differs from the count of the message's other parts.
  */
-export async function countChunk(connectionId: string, messageId: string, index: number, count: number, now = Date.now()): Promise<string[] | undefined> {
+export async function countChunk(
+  connectionId: string,
+  messageId: string,
+  index: number,
+  count: number,
+  now = Date.now(),
+): Promise<string[] | undefined> {
   const counter = { pk: key('LIVECONN', segment(connectionId)), sk: key('CHUNKS', segment(messageId)) };
   const counted = await unlessConditionFails(
     db.send(
       new UpdateCommand({
         TableName: TABLE_NAME,
         Key: counter,
-        UpdateExpression: 'ADD parts :index SET #ttl = if_not_exists(#ttl, :ttl), #count = if_not_exists(#count, :count)',
+        UpdateExpression:
+          'ADD parts :index SET #ttl = if_not_exists(#ttl, :ttl), #count = if_not_exists(#count, :count)',
         ConditionExpression: 'attribute_not_exists(#count) OR #count = :count',
         ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE, '#count': 'count' },
         ExpressionAttributeValues: { ':index': new Set([index]), ':ttl': ttl(now, CHUNK_TTL_SECONDS), ':count': count },

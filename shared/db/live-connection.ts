@@ -105,11 +105,19 @@ export const TOMBSTONE_MS = 2 * 60 * 1000;
 export const isOpen = (member: RoomMember): boolean => member.closedAt === undefined;
 
 const connectionKey = (connectionId: string) => ({ pk: key('LIVECONN', segment(connectionId)), sk: 'CONNECTION' });
-const roomPartition = (ref: Omit<LiveEditorRef, 'editorId'>) => key(organizationPartition(ref.apiKeyId, ref.organizationId), 'LIVE', segment(ref.documentId));
-const memberKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomPartition(ref), sk: key('C', segment(ref.editorId), segment(connectionId)) });
+const roomPartition = (ref: Omit<LiveEditorRef, 'editorId'>) =>
+  key(organizationPartition(ref.apiKeyId, ref.organizationId), 'LIVE', segment(ref.documentId));
+const memberKey = (ref: LiveEditorRef, connectionId: string) => ({
+  pk: roomPartition(ref),
+  sk: key('C', segment(ref.editorId), segment(connectionId)),
+});
 /** A connection's room entry key (tests seed its state directly). */
-export const memberKeyOf = (apiKeyId: string, ref: Omit<LiveEditorRef, 'apiKeyId'>, connectionId: string) => memberKey({ apiKeyId, ...ref }, connectionId);
-const indexKey = (ref: LiveEditorRef, connectionId: string) => ({ pk: roomPartition(ref), sk: key('I', segment(ref.editorId), segment(connectionId)) });
+export const memberKeyOf = (apiKeyId: string, ref: Omit<LiveEditorRef, 'apiKeyId'>, connectionId: string) =>
+  memberKey({ apiKeyId, ...ref }, connectionId);
+const indexKey = (ref: LiveEditorRef, connectionId: string) => ({
+  pk: roomPartition(ref),
+  sk: key('I', segment(ref.editorId), segment(connectionId)),
+});
 const roomKey = (ref: LiveEditorRef) => ({ pk: roomPartition(ref), sk: key('R', segment(ref.editorId)) });
 const ttl = (now: number, seconds: number) => Math.floor(now / 1000) + seconds;
 
@@ -129,7 +137,9 @@ function toConnection(item: Item): LiveConnection {
 
 function toMember(item: Item): RoomMember {
   const presence: Record<string, ClientPresence> = {};
-  for (const [clientId, value] of Object.entries((item.presence ?? {}) as Record<string, { clock?: unknown; state?: unknown }>)) {
+  for (const [clientId, value] of Object.entries(
+    (item.presence ?? {}) as Record<string, { clock?: unknown; state?: unknown }>,
+  )) {
     presence[clientId] = { clock: Number(value.clock), state: String(value.state) };
   }
   return {
@@ -150,7 +160,12 @@ function toMember(item: Item): RoomMember {
  */
 export async function putConnection(connection: LiveConnection, role: Role, now = Date.now()): Promise<void> {
   const expiry = { [TTL_ATTRIBUTE]: ttl(now, CONNECTION_TTL_SECONDS) };
-  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...connectionKey(connection.connectionId), ...connection, ...expiry } }));
+  await db.send(
+    new PutCommand({
+      TableName: TABLE_NAME,
+      Item: { ...connectionKey(connection.connectionId), ...connection, ...expiry },
+    }),
+  );
   await db.send(
     new PutCommand({
       TableName: TABLE_NAME,
@@ -167,7 +182,12 @@ export async function putConnection(connection: LiveConnection, role: Role, now 
       },
     }),
   );
-  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...indexKey(connection, connection.connectionId), ...indexItemOf(connection, role, now), ...expiry } }));
+  await db.send(
+    new PutCommand({
+      TableName: TABLE_NAME,
+      Item: { ...indexKey(connection, connection.connectionId), ...indexItemOf(connection, role, now), ...expiry },
+    }),
+  );
   // Last: a frame that reads the new version finds the entry.
   await markRoomChanged(connection);
 }
@@ -182,7 +202,15 @@ export async function putRefusedConnection(
   await db.send(
     new PutCommand({
       TableName: TABLE_NAME,
-      Item: { ...connectionKey(connectionId), connectionId, encoding, refusedReason: refused.reason, refusedCode: refused.code, connectedAt: now, [TTL_ATTRIBUTE]: ttl(now, REFUSED_TTL_SECONDS) },
+      Item: {
+        ...connectionKey(connectionId),
+        connectionId,
+        encoding,
+        refusedReason: refused.reason,
+        refusedCode: refused.code,
+        connectedAt: now,
+        [TTL_ATTRIBUTE]: ttl(now, REFUSED_TTL_SECONDS),
+      },
     }),
   );
 }
@@ -202,7 +230,8 @@ export async function getOpenConnection(connectionId: string): Promise<StoredCon
   if (cached !== undefined) return cached;
   const connection = await getConnection(connectionId);
   if (connection !== undefined && !('refused' in connection)) {
-    if (openConnections.size >= CACHED_CONNECTIONS) openConnections.delete(openConnections.keys().next().value as string);
+    if (openConnections.size >= CACHED_CONNECTIONS)
+      openConnections.delete(openConnections.keys().next().value as string);
     openConnections.set(connectionId, connection);
   }
   return connection;
@@ -210,10 +239,16 @@ export async function getOpenConnection(connectionId: string): Promise<StoredCon
 
 /** The connection, or undefined when it is unknown (closed, or expired). */
 export async function getConnection(connectionId: string): Promise<StoredConnection | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: connectionKey(connectionId), ConsistentRead: true }),
+  );
   if (Item === undefined) return undefined;
   if (typeof Item.refusedReason === 'string') {
-    return { connectionId, encoding: Item.encoding === 'base64' ? 'base64' : 'binary', refused: { reason: Item.refusedReason, code: Number(Item.refusedCode) } };
+    return {
+      connectionId,
+      encoding: Item.encoding === 'base64' ? 'base64' : 'binary',
+      refused: { reason: Item.refusedReason, code: Number(Item.refusedCode) },
+    };
   }
   return toConnection(Item);
 }
@@ -247,7 +282,12 @@ export async function documentConnections(ref: Omit<LiveEditorRef, 'editorId'>):
  * undefined when it was closed already or has no entry. The connection item stays until its TTL: a late message of
  * the connection is read through it.
  */
-export async function closeMember(ref: LiveEditorRef, connectionId: string, options: { revoked: boolean }, now = Date.now()): Promise<RoomMember | undefined> {
+export async function closeMember(
+  ref: LiveEditorRef,
+  connectionId: string,
+  options: { revoked: boolean },
+  now = Date.now(),
+): Promise<RoomMember | undefined> {
   const closed = await unlessConditionFails(
     db.send(
       new UpdateCommand({
@@ -271,12 +311,22 @@ export async function closeMember(ref: LiveEditorRef, connectionId: string, opti
 }
 
 /** Removes the items of connections closed longer than TOMBSTONE_MS ago (their entries and connection items). */
-export async function deleteTombstones(ref: LiveEditorRef, members: readonly RoomMember[], now = Date.now()): Promise<void> {
+export async function deleteTombstones(
+  ref: LiveEditorRef,
+  members: readonly RoomMember[],
+  now = Date.now(),
+): Promise<void> {
   const old = members.filter((member) => member.closedAt !== undefined && now - member.closedAt > TOMBSTONE_MS);
   if (old.length === 0) return;
   for (const member of old) openConnections.delete(member.connectionId);
   await batchWrite(
-    old.flatMap((member) => [connectionKey(member.connectionId), memberKey(ref, member.connectionId), indexKey(ref, member.connectionId)]).map((itemKey) => ({ DeleteRequest: { Key: itemKey } })),
+    old
+      .flatMap((member) => [
+        connectionKey(member.connectionId),
+        memberKey(ref, member.connectionId),
+        indexKey(ref, member.connectionId),
+      ])
+      .map((itemKey) => ({ DeleteRequest: { Key: itemKey } })),
   );
 }
 
@@ -291,7 +341,12 @@ export async function deleteConnectionItem(connectionId: string): Promise<void> 
  * racing the connection's close does not bring the entry back. Returns false when it is gone. A changed role moves
  * the room's version (the message path drops a viewer's updates by the role it holds).
  */
-export async function recordAccessCheck(ref: LiveEditorRef, connectionId: string, role: Role, now = Date.now()): Promise<boolean> {
+export async function recordAccessCheck(
+  ref: LiveEditorRef,
+  connectionId: string,
+  role: Role,
+  now = Date.now(),
+): Promise<boolean> {
   const checked = await unlessConditionFails(
     db.send(
       new UpdateCommand({
@@ -340,7 +395,11 @@ export type PresenceRecord = 'recorded' | 'closed' | 'stale';
  * the highest relayed. 'closed' means the presence must not be relayed (the room was, or is being, told its clients
  * left at a clock above the recorded one); 'stale', that the caller's view of the member was old.
  */
-export async function recordPresence(ref: LiveEditorRef, connectionId: string, clients: ReadonlyMap<number, ClientPresence>): Promise<PresenceRecord> {
+export async function recordPresence(
+  ref: LiveEditorRef,
+  connectionId: string,
+  clients: ReadonlyMap<number, ClientPresence>,
+): Promise<PresenceRecord> {
   if (clients.size === 0) return 'recorded';
   const names: Record<string, string> = { '#presence': 'presence', '#clock': 'clock' };
   const values: Record<string, unknown> = {};
@@ -376,7 +435,9 @@ export async function recordPresence(ref: LiveEditorRef, connectionId: string, c
   );
   if (recorded !== undefined) return 'recorded';
   // Rare: which condition failed.
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: memberKey(ref, connectionId), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: memberKey(ref, connectionId), ConsistentRead: true }),
+  );
   return Item === undefined || Item.closedAt !== undefined ? 'closed' : 'stale';
 }
 
@@ -401,7 +462,8 @@ export async function markRoomChanged(ref: LiveEditorRef): Promise<void> {
 /** Rooms read by this process, by room: the version they were read at and their members. */
 const CACHED_ROOMS = 1_000;
 const rooms = new Map<string, { version: number; members: RoomMember[] }>();
-const roomCacheKey = (ref: LiveEditorRef) => JSON.stringify([ref.apiKeyId, ref.organizationId, ref.documentId, ref.editorId]);
+const roomCacheKey = (ref: LiveEditorRef) =>
+  JSON.stringify([ref.apiKeyId, ref.organizationId, ref.documentId, ref.editorId]);
 
 /**
  * The editor's room as it is now, for the message path: its members read at the room's current version (one
@@ -412,10 +474,19 @@ const roomCacheKey = (ref: LiveEditorRef) => JSON.stringify([ref.apiKeyId, ref.o
  */
 export async function currentRoom(ref: LiveEditorRef, options: { fresh?: boolean } = {}): Promise<RoomMember[]> {
   const cacheKey = roomCacheKey(ref);
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: roomKey(ref), ConsistentRead: true, ProjectionExpression: '#version', ExpressionAttributeNames: { '#version': 'version' } }));
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: TABLE_NAME,
+      Key: roomKey(ref),
+      ConsistentRead: true,
+      ProjectionExpression: '#version',
+      ExpressionAttributeNames: { '#version': 'version' },
+    }),
+  );
   const version = Number(Item?.version ?? 0);
   const cached = rooms.get(cacheKey);
-  if (options.fresh !== true && cached !== undefined && cached.version === version) return cached.members.map(copyMember);
+  if (options.fresh !== true && cached !== undefined && cached.version === version)
+    return cached.members.map(copyMember);
   const members = await roomMembers(ref);
   rooms.delete(cacheKey);
   if (rooms.size >= CACHED_ROOMS) rooms.delete(rooms.keys().next().value as string);
@@ -440,7 +511,12 @@ export function rememberMember(ref: LiveEditorRef, member: RoomMember): void {
   if (at >= 0) cached.members[at] = copyMember(member);
 }
 
-const copyMember = (member: RoomMember): RoomMember => ({ ...member, presence: Object.fromEntries(Object.entries(member.presence).map(([clientId, presence]) => [clientId, { ...presence }])) });
+const copyMember = (member: RoomMember): RoomMember => ({
+  ...member,
+  presence: Object.fromEntries(
+    Object.entries(member.presence).map(([clientId, presence]) => [clientId, { ...presence }]),
+  ),
+});
 
 /**
  * Revocation (decisions §13 "Nothing lost, nothing stale"; shared/domain/live/revocation.ts). A REST change that
@@ -469,7 +545,8 @@ export interface IndexedMember {
 const userConnectionsPartition = (apiKeyId: string, organizationId: string, userId: string) =>
   key(organizationPartition(apiKeyId, organizationId), 'LIVEUSER', segment(userId));
 const accessCheckPartition = (shard: number) => key('LIVECHECK', String(shard));
-const accessCheckSortKey = (checkedAt: number, connectionId: string) => key(sortableNumber(Math.max(0, Math.floor(checkedAt))), segment(connectionId));
+const accessCheckSortKey = (checkedAt: number, connectionId: string) =>
+  key(sortableNumber(Math.max(0, Math.floor(checkedAt))), segment(connectionId));
 
 /** The shard of a connection in the check index: a stable spread of its id. */
 function accessCheckShard(connectionId: string): number {
@@ -479,7 +556,11 @@ function accessCheckShard(connectionId: string): number {
 }
 
 /** A connection's item in the revocation indexes (written by putConnection, deleted when it closes). */
-function indexItemOf(connection: LiveEditorRef & { connectionId: string; userId: string; encoding: LiveEncoding }, role: Role, now: number): Item {
+function indexItemOf(
+  connection: LiveEditorRef & { connectionId: string; userId: string; encoding: LiveEncoding },
+  role: Role,
+  now: number,
+): Item {
   return {
     apiKeyId: connection.apiKeyId,
     organizationId: connection.organizationId,
@@ -500,13 +581,22 @@ function indexItemOf(connection: LiveEditorRef & { connectionId: string; userId:
 function toIndexedMember(item: Item): IndexedMember {
   const member = toMember(item);
   return {
-    ref: { apiKeyId: String(item.apiKeyId), organizationId: String(item.organizationId), documentId: String(item.documentId), editorId: member.editorId },
+    ref: {
+      apiKeyId: String(item.apiKeyId),
+      organizationId: String(item.organizationId),
+      documentId: String(item.documentId),
+      editorId: member.editorId,
+    },
     member,
   };
 }
 
 /** Every open connection of a user in an organization, whatever the document (one gsi1 Query). */
-export async function userConnections(apiKeyId: string, organizationId: string, userId: string): Promise<IndexedMember[]> {
+export async function userConnections(
+  apiKeyId: string,
+  organizationId: string,
+  userId: string,
+): Promise<IndexedMember[]> {
   const items = await queryAll({
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
@@ -522,7 +612,10 @@ export async function connectionsDueForCheck(shard: number, before: number, max 
     {
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-      ExpressionAttributeValues: { ':pk': accessCheckPartition(shard), ':before': key(sortableNumber(Math.max(0, Math.floor(before)))) },
+      ExpressionAttributeValues: {
+        ':pk': accessCheckPartition(shard),
+        ':before': key(sortableNumber(Math.max(0, Math.floor(before)))),
+      },
     },
     max,
   );
@@ -534,7 +627,11 @@ export async function connectionsDueForCheck(shard: number, before: number, max 
  * index item existing (it is deleted when the connection closes), so a check racing the close does not bring it
  * back; false when it is gone.
  */
-export async function scheduleAccessCheck(ref: LiveEditorRef, connectionId: string, checkedAt: number): Promise<boolean> {
+export async function scheduleAccessCheck(
+  ref: LiveEditorRef,
+  connectionId: string,
+  checkedAt: number,
+): Promise<boolean> {
   const written = await unlessConditionFails(
     db.send(
       new UpdateCommand({

@@ -43,10 +43,18 @@ export class LiveTokenError extends Error {
 }
 
 /** Domain separation: a signature made for another kind of token never verifies here. */
-const sign = (secret: Buffer, body: string) => createHmac('sha256', secret).update(`live-session.${body}`).digest('base64url');
+const sign = (secret: Buffer, body: string) =>
+  createHmac('sha256', secret).update(`live-session.${body}`).digest('base64url');
 
 export async function createLiveToken(session: LiveSession): Promise<string> {
-  const payload: Payload = { k: session.apiKeyId, o: session.organizationId, d: session.documentId, e: session.editorId, u: session.userId, x: session.expiresAt };
+  const payload: Payload = {
+    k: session.apiKeyId,
+    o: session.organizationId,
+    d: session.documentId,
+    e: session.editorId,
+    u: session.userId,
+    x: session.expiresAt,
+  };
   const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   return `${body}.${sign((await cachedServerSecret(LIVE_TOKEN_SECRET)).current, body)}`;
 }
@@ -60,7 +68,11 @@ export async function readLiveToken(token: string, now = Date.now()): Promise<Li
   if (!body || !signature || rest.length > 0 || token.length > 4096) throw invalid;
   // A miss reads the secret again: the connect handler must not refuse a token the authorize route signed with a
   // value newer than its cache (decisions §13: a rotation breaks no token).
-  const valid = await verifiesWithServerSecret(LIVE_TOKEN_SECRET, (value) => hashesEqual(signature, sign(value, body)), { now, rereadOnMiss: true });
+  const valid = await verifiesWithServerSecret(
+    LIVE_TOKEN_SECRET,
+    (value) => hashesEqual(signature, sign(value, body)),
+    { now, rereadOnMiss: true },
+  );
   if (!valid) throw invalid;
   let payload: Partial<Payload>;
   try {
@@ -69,7 +81,8 @@ export async function readLiveToken(token: string, now = Date.now()): Promise<Li
     throw invalid;
   }
   const { k, o, d, e, u, x } = payload;
-  if (!isString(k) || !isString(o) || !isString(d) || !isString(e) || !isString(u) || typeof x !== 'number') throw invalid;
+  if (!isString(k) || !isString(o) || !isString(d) || !isString(e) || !isString(u) || typeof x !== 'number')
+    throw invalid;
   if (x <= now) throw new LiveTokenError('The session token has expired; ask your server for a new one.', 'expired');
   return { apiKeyId: k, organizationId: o, documentId: d, editorId: e, userId: u, expiresAt: x };
 }

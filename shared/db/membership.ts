@@ -127,7 +127,11 @@ export const replacesCopy = (held: VersionedCopy, copy: VersionedCopy) =>
   held.profileVersion < copy.profileVersion || (held.profileVersion === copy.profileVersion && !sameCopy(held, copy));
 
 /** The SET and REMOVE clauses that make an item's copy `copy` exactly (a field the profile lacks is removed), version included. */
-function copyClauses(copy: VersionedCopy, names: Record<string, string>, values: Record<string, unknown>): { sets: string[]; removes: string[] } {
+function copyClauses(
+  copy: VersionedCopy,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): { sets: string[]; removes: string[] } {
   const sets: string[] = ['#profileVersion = :profileVersion'];
   const removes: string[] = [];
   names['#profileVersion'] = 'profileVersion';
@@ -146,7 +150,9 @@ function copyClauses(copy: VersionedCopy, names: Record<string, string>, values:
 }
 
 const updateExpression = (sets: readonly string[], removes: readonly string[]) =>
-  [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '']
+    .filter(Boolean)
+    .join(' ');
 
 /**
  * Adds the user at the level or, when already there, sets the role when given (`accessRole` defaults to
@@ -206,7 +212,14 @@ export function upsertMembershipItem(
  * Sets the profile copy and, when given, the role of an existing membership; fails its condition when the user is
  * not at that level.
  */
-export function updateMemberItem(apiKeyId: string, organizationId: string, level: Level, userId: string, copy: VersionedCopy, accessRole?: Role): TransactItem {
+export function updateMemberItem(
+  apiKeyId: string,
+  organizationId: string,
+  level: Level,
+  userId: string,
+  copy: VersionedCopy,
+  accessRole?: Role,
+): TransactItem {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const { sets, removes } = copyClauses(copy, names, values);
@@ -214,16 +227,19 @@ export function updateMemberItem(apiKeyId: string, organizationId: string, level
     values[':role'] = accessRole;
     sets.push('accessRole = :role');
   }
-  return named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: membershipKey(apiKeyId, organizationId, level, userId),
-      UpdateExpression: updateExpression(sets, removes),
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+  return named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: membershipKey(apiKeyId, organizationId, level, userId),
+        UpdateExpression: updateExpression(sets, removes),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
     },
-  }, () => new NotFoundError('User does not exist.'));
+    () => new NotFoundError('User does not exist.'),
+  );
 }
 
 /**
@@ -236,14 +252,19 @@ export async function writeProfileCopy(membership: ItemKey, copy: VersionedCopy)
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const { sets, removes } = copyClauses(copy, names, values);
-  await unlessConditionFails(db.send(new UpdateCommand({
-    TableName: TABLE_NAME,
-    Key: { pk: membership.pk, sk: membership.sk },
-    UpdateExpression: updateExpression(sets, removes),
-    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#profileVersion) OR #profileVersion <= :profileVersion)',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  })));
+  await unlessConditionFails(
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: { pk: membership.pk, sk: membership.sk },
+        UpdateExpression: updateExpression(sets, removes),
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(#profileVersion) OR #profileVersion <= :profileVersion)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
 }
 
 /**
@@ -277,7 +298,10 @@ export async function queryLevelMembers(
   after?: string,
   options: { consistent?: boolean } = {},
 ): Promise<Page<Membership>> {
-  const listing = { partition: levelPartition(apiKeyId, organizationId, level), consistent: options.consistent ?? false };
+  const listing = {
+    partition: levelPartition(apiKeyId, organizationId, level),
+    consistent: options.consistent ?? false,
+  };
   return mapPage(await readPage(listing, { size: limit, after }), toMembership);
 }
 
@@ -296,7 +320,8 @@ export async function queryDocumentMembers(
 }
 
 /** The gsi2 sort key of a document membership (the cursor of queryDocumentMembers). */
-export const documentMemberSortKey = (documentId: string, userId: string) => key(segment(documentId), userSortKey(userId));
+export const documentMemberSortKey = (documentId: string, userId: string) =>
+  key(segment(documentId), userSortKey(userId));
 
 /** The key of one entry of a user in an organization, with the document it concerns (document memberships and grants). */
 export type UserEntry = ItemKey & { documentId?: string };
@@ -305,23 +330,38 @@ export type UserEntry = ItemKey & { documentId?: string };
  * Keys of everything a user has in the organization: memberships at every level, permissions, group
  * memberships (one gsi1 query, paged to the end).
  */
-export async function userEntriesInOrganization(apiKeyId: string, organizationId: string, userId: string): Promise<UserEntry[]> {
+export async function userEntriesInOrganization(
+  apiKeyId: string,
+  organizationId: string,
+  userId: string,
+): Promise<UserEntry[]> {
   const items = await queryAll({
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :org)',
-    ExpressionAttributeValues: { ':pk': userEntriesPartition(apiKeyId, userId), ':org': prefix(segment(organizationId)) },
+    ExpressionAttributeValues: {
+      ':pk': userEntriesPartition(apiKeyId, userId),
+      ':org': prefix(segment(organizationId)),
+    },
     // Membership (levelType, levelId) and grant (type, id) attributes name the document an entry concerns.
     ProjectionExpression: 'pk, sk, levelType, levelId, #type, id',
     ExpressionAttributeNames: { '#type': 'type' },
   });
   return items.map((item) => {
     const documentId = item.levelType === 'document' ? item.levelId : item.type === 'document' ? item.id : undefined;
-    return { pk: String(item.pk), sk: String(item.sk), ...(documentId === undefined ? {} : { documentId: String(documentId) }) };
+    return {
+      pk: String(item.pk),
+      sk: String(item.sk),
+      ...(documentId === undefined ? {} : { documentId: String(documentId) }),
+    };
   });
 }
 
 /** Every document membership of one user in the organization (gsi1, `M#DOC#...`). */
-export async function documentMembershipsOfUser(apiKeyId: string, organizationId: string, userId: string): Promise<Membership[]> {
+export async function documentMembershipsOfUser(
+  apiKeyId: string,
+  organizationId: string,
+  userId: string,
+): Promise<Membership[]> {
   const items = await queryAll({
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :docs)',
@@ -337,7 +377,9 @@ export async function documentMembershipsOfUser(apiKeyId: string, organizationId
 export function documentMembershipsQuery(apiKeyId: string, organizationId: string, documentId: string): QuerySpec {
   return {
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': levelPartition(apiKeyId, organizationId, { type: 'document', id: documentId }) },
+    ExpressionAttributeValues: {
+      ':pk': levelPartition(apiKeyId, organizationId, { type: 'document', id: documentId }),
+    },
     ConsistentRead: true,
   };
 }
@@ -368,14 +410,18 @@ export async function membershipCopiesOfUser(
   limit: number,
   cursor?: Record<string, unknown>,
 ): Promise<{ memberships: MembershipCopy[]; cursor?: Record<string, unknown> }> {
-  const page = await queryPage({
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: 'attribute_exists(levelType)',
-    ExpressionAttributeValues: { ':pk': userEntriesPartition(apiKeyId, userId) },
-    ProjectionExpression: 'pk, sk, #name, email, initial, profileVersion',
-    ExpressionAttributeNames: { '#name': 'name' },
-  }, limit, cursor);
+  const page = await queryPage(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      FilterExpression: 'attribute_exists(levelType)',
+      ExpressionAttributeValues: { ':pk': userEntriesPartition(apiKeyId, userId) },
+      ProjectionExpression: 'pk, sk, #name, email, initial, profileVersion',
+      ExpressionAttributeNames: { '#name': 'name' },
+    },
+    limit,
+    cursor,
+  );
   return {
     memberships: page.items.map((item) => ({ pk: String(item.pk), sk: String(item.sk), ...versionedCopyOf(item) })),
     ...(page.cursor === undefined ? {} : { cursor: page.cursor }),

@@ -71,8 +71,10 @@ export const documentLockKey = (apiKeyId: string, organizationId: string, docume
   sk: 'LOCK',
 });
 
-const keyOf = (migration: MigrationRecord) => migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId);
-const progressKeyOf = (migration: MigrationRecord) => progressKey(migration.apiKeyId, migration.organizationId, migration.migrationId);
+const keyOf = (migration: MigrationRecord) =>
+  migrationKey(migration.apiKeyId, migration.organizationId, migration.migrationId);
+const progressKeyOf = (migration: MigrationRecord) =>
+  progressKey(migration.apiKeyId, migration.organizationId, migration.migrationId);
 
 function toMigration(item: Item): MigrationRecord {
   return {
@@ -95,13 +97,20 @@ export function migrationFromItem(item: Item | undefined): MigrationRecord | und
 }
 
 function lockItem(apiKeyId: string, migration: MigrationRecord, documentId: string): TransactItem {
-  return named({
-    Put: {
-      TableName: TABLE_NAME,
-      Item: { ...documentLockKey(apiKeyId, migration.organizationId, documentId), migrationId: migration.migrationId, documentId },
-      ConditionExpression: 'attribute_not_exists(pk)',
+  return named(
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: {
+          ...documentLockKey(apiKeyId, migration.organizationId, documentId),
+          migrationId: migration.migrationId,
+          documentId,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
     },
-  }, () => new FailedPreconditionError(`Document ${documentId} is already being migrated.`));
+    () => new FailedPreconditionError(`Document ${documentId} is already being migrated.`),
+  );
 }
 
 /**
@@ -129,31 +138,48 @@ export function startMigrationItems(migration: MigrationRecord): TransactItem[] 
   ];
 }
 
-export async function getMigration(apiKeyId: string, organizationId: string, migrationId: string): Promise<MigrationRecord | undefined> {
+export async function getMigration(
+  apiKeyId: string,
+  organizationId: string,
+  migrationId: string,
+): Promise<MigrationRecord | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: migrationKey(apiKeyId, organizationId, migrationId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: TABLE_NAME,
+      Key: migrationKey(apiKeyId, organizationId, migrationId),
+      ConsistentRead: true,
+    }),
   );
   return migrationFromItem(Item);
 }
 
 /** What a write to a document a migration holds answers (docs/decisions.md §5). */
 export function migratingError(documentId: string): FailedPreconditionError {
-  return new FailedPreconditionError(`Document ${documentId} is being migrated; writes to it fail until the migration ends.`);
+  return new FailedPreconditionError(
+    `Document ${documentId} is being migrated; writes to it fail until the migration ends.`,
+  );
 }
 
 /** Checks, inside a transaction, that no migration holds the document id (failing with migratingError if one does). */
 export function documentUnlockedItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
-  return named({
-    ConditionCheck: {
-      TableName: TABLE_NAME,
-      Key: documentLockKey(apiKeyId, organizationId, documentId),
-      ConditionExpression: 'attribute_not_exists(pk)',
+  return named(
+    {
+      ConditionCheck: {
+        TableName: TABLE_NAME,
+        Key: documentLockKey(apiKeyId, organizationId, documentId),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
     },
-  }, () => migratingError(documentId));
+    () => migratingError(documentId),
+  );
 }
 
 /** The document ids among `documentIds` that a migration holds (one consistent BatchGet per 100, 1 RCU per id). */
-export async function lockedDocuments(apiKeyId: string, organizationId: string, documentIds: readonly string[]): Promise<string[]> {
+export async function lockedDocuments(
+  apiKeyId: string,
+  organizationId: string,
+  documentIds: readonly string[],
+): Promise<string[]> {
   const items = await batchGet(documentIds.map((documentId) => documentLockKey(apiKeyId, organizationId, documentId)));
   return items.map((item) => String(item.documentId));
 }
@@ -220,9 +246,18 @@ export async function recordFailedRun(migration: MigrationRecord, message: strin
  * The writes that end a migration: both locks released and the final status set (with `error` when failed), the
  * migration leaving the active index. The status update fails its condition when the migration already ended.
  */
-export function finishMigrationItems(migration: MigrationRecord, outcome: { status: 'completed' } | { status: 'failed'; error: string }, now: number): TransactItem[] {
+export function finishMigrationItems(
+  migration: MigrationRecord,
+  outcome: { status: 'completed' } | { status: 'failed'; error: string },
+  now: number,
+): TransactItem[] {
   const { apiKeyId, organizationId } = migration;
-  const values: Record<string, unknown> = { ':status': outcome.status, ':now': now, ':pending': 'pending', ':running': 'in_progress' };
+  const values: Record<string, unknown> = {
+    ':status': outcome.status,
+    ':now': now,
+    ':pending': 'pending',
+    ':running': 'in_progress',
+  };
   let update = 'SET #status = :status, updatedAt = :now';
   if (outcome.status === 'failed') {
     update += ', #error = :error';
@@ -232,16 +267,22 @@ export function finishMigrationItems(migration: MigrationRecord, outcome: { stat
     { Delete: { TableName: TABLE_NAME, Key: documentLockKey(apiKeyId, organizationId, migration.documentId) } },
     { Delete: { TableName: TABLE_NAME, Key: documentLockKey(apiKeyId, organizationId, migration.newDocumentId) } },
     { Delete: { TableName: TABLE_NAME, Key: progressKeyOf(migration) } },
-    named({
-      Update: {
-        TableName: TABLE_NAME,
-        Key: keyOf(migration),
-        UpdateExpression: `${update} REMOVE gsi1pk, gsi1sk`,
-        ConditionExpression: '#status IN (:pending, :running)',
-        ExpressionAttributeNames: { '#status': 'status', ...(outcome.status === 'failed' ? { '#error': 'error' } : {}) },
-        ExpressionAttributeValues: values,
+    named(
+      {
+        Update: {
+          TableName: TABLE_NAME,
+          Key: keyOf(migration),
+          UpdateExpression: `${update} REMOVE gsi1pk, gsi1sk`,
+          ConditionExpression: '#status IN (:pending, :running)',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...(outcome.status === 'failed' ? { '#error': 'error' } : {}),
+          },
+          ExpressionAttributeValues: values,
+        },
       },
-    }, () => new MigrationEndedError()),
+      () => new MigrationEndedError(),
+    ),
   ];
 }
 

@@ -75,7 +75,11 @@ const documentTimeline = (apiKeyId: string, organizationId: string, documentId: 
   key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'NOTIFS');
 const feedPartition = (apiKeyId: string, organizationId: string, userId: string) =>
   key(organizationPartition(apiKeyId, organizationId), 'FEED', segment(userId));
-export const feedEntryKey = (apiKeyId: string, notification: Pick<NotificationRecord, 'organizationId' | 'id' | 'timestamp'>, userId: string): ItemKey => ({
+export const feedEntryKey = (
+  apiKeyId: string,
+  notification: Pick<NotificationRecord, 'organizationId' | 'id' | 'timestamp'>,
+  userId: string,
+): ItemKey => ({
   pk: feedPartition(apiKeyId, notification.organizationId, userId),
   sk: timelineKey(notification.timestamp, notification.id),
 });
@@ -98,7 +102,9 @@ export function toNotification(item: Item): NotificationRecord {
 }
 
 /** The stored form of notification content: free-form fields as JSON strings. */
-function storedContent<T extends Partial<Pick<NotificationRecord, (typeof JSON_FIELDS)[number]>>>(content: T): Record<string, unknown> {
+function storedContent<T extends Partial<Pick<NotificationRecord, (typeof JSON_FIELDS)[number]>>>(
+  content: T,
+): Record<string, unknown> {
   const stored: Record<string, unknown> = { ...content };
   for (const field of JSON_FIELDS) {
     if (content[field] !== undefined) stored[field] = toJsonAttribute(content[field]);
@@ -118,7 +124,11 @@ export function notificationItem(apiKeyId: string, notification: Omit<Notificati
   };
 }
 
-export function feedEntryItem(apiKeyId: string, notification: NotificationRecord | Omit<NotificationRecord, 'readByUserIds'>, userId: string): Item {
+export function feedEntryItem(
+  apiKeyId: string,
+  notification: NotificationRecord | Omit<NotificationRecord, 'readByUserIds'>,
+  userId: string,
+): Item {
   return {
     ...feedEntryKey(apiKeyId, notification, userId),
     notificationId: notification.id,
@@ -130,7 +140,11 @@ export function feedEntryItem(apiKeyId: string, notification: NotificationRecord
   };
 }
 
-export async function getNotification(apiKeyId: string, organizationId: string, id: string): Promise<NotificationRecord | undefined> {
+export async function getNotification(
+  apiKeyId: string,
+  organizationId: string,
+  id: string,
+): Promise<NotificationRecord | undefined> {
   const { Item } = await db.send(
     new GetCommand({ TableName: TABLE_NAME, Key: notificationKey(apiKeyId, organizationId, id), ConsistentRead: true }),
   );
@@ -144,7 +158,10 @@ export async function getNotifications(
   ids: readonly string[],
   options: { consistent?: boolean } = {},
 ): Promise<Map<string, NotificationRecord>> {
-  const items = await batchGet(ids.map((id) => notificationKey(apiKeyId, organizationId, id)), options);
+  const items = await batchGet(
+    ids.map((id) => notificationKey(apiKeyId, organizationId, id)),
+    options,
+  );
   return new Map(items.map(toNotification).map((n) => [n.id, n]));
 }
 
@@ -156,7 +173,16 @@ export function updateNotificationItem(
   apiKeyId: string,
   organizationId: string,
   id: string,
-  changes: Partial<Pick<NotificationRecord, 'actionUser' | 'displayHeadlineMessageTemplate' | 'displayHeadlineMessageTemplateData' | 'displayBodyMessage' | 'notificationSourceData'>>,
+  changes: Partial<
+    Pick<
+      NotificationRecord,
+      | 'actionUser'
+      | 'displayHeadlineMessageTemplate'
+      | 'displayHeadlineMessageTemplateData'
+      | 'displayBodyMessage'
+      | 'notificationSourceData'
+    >
+  >,
   readBy: readonly string[],
 ): TransactItem {
   const names: Record<string, string> = {};
@@ -168,18 +194,24 @@ export function updateNotificationItem(
     values[`:${field}`] = value;
     sets.push(`#${field} = :${field}`);
   }
-  const clauses = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', readBy.length > 0 ? 'ADD readBy :readBy' : ''].filter(Boolean);
+  const clauses = [
+    sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+    readBy.length > 0 ? 'ADD readBy :readBy' : '',
+  ].filter(Boolean);
   if (readBy.length > 0) values[':readBy'] = new Set(readBy);
-  return named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: notificationKey(apiKeyId, organizationId, id),
-      UpdateExpression: clauses.length > 0 ? clauses.join(' ') : 'SET organizationId = organizationId',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
-      ExpressionAttributeValues: Object.keys(values).length > 0 ? values : undefined,
+  return named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: notificationKey(apiKeyId, organizationId, id),
+        UpdateExpression: clauses.length > 0 ? clauses.join(' ') : 'SET organizationId = organizationId',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
+        ExpressionAttributeValues: Object.keys(values).length > 0 ? values : undefined,
+      },
     },
-  }, () => new NotFoundError('Notification does not exist.'));
+    () => new NotFoundError('Notification does not exist.'),
+  );
 }
 
 export type TimelineSource =
@@ -201,11 +233,12 @@ export async function queryTimeline(
   options: { limit: number; ascending: boolean; after?: string },
 ): Promise<Page<string>> {
   const onFeed = source.kind === 'feed';
-  const [index, partition] = source.kind === 'feed'
-    ? [undefined, feedPartition(apiKeyId, organizationId, source.userId)]
-    : source.kind === 'document'
-      ? ['gsi2', documentTimeline(apiKeyId, organizationId, source.documentId)]
-      : ['gsi1', organizationTimeline(apiKeyId, organizationId)];
+  const [index, partition] =
+    source.kind === 'feed'
+      ? [undefined, feedPartition(apiKeyId, organizationId, source.userId)]
+      : source.kind === 'document'
+        ? ['gsi2', documentTimeline(apiKeyId, organizationId, source.documentId)]
+        : ['gsi1', organizationTimeline(apiKeyId, organizationId)];
   const filters: string[] = [];
   const values: Record<string, unknown> = {};
   if (source.kind === 'feed' && source.documentId !== undefined) {
@@ -217,12 +250,19 @@ export async function queryTimeline(
     values[':locationId'] = source.locationId;
   }
   const filter = filters.length > 0 ? { expression: filters.join(' AND '), values } : undefined;
-  const page = await readPage({ index, partition, ascending: options.ascending, filter }, { size: options.limit, after: options.after });
+  const page = await readPage(
+    { index, partition, ascending: options.ascending, filter },
+    { size: options.limit, after: options.after },
+  );
   return mapPage(page, (item) => String(onFeed ? item.notificationId : item.id));
 }
 
 /** Every feed entry of the notification's timeline position for these users that exists. */
-export async function existingFeedEntries(apiKeyId: string, notification: NotificationRecord, userIds: readonly string[]): Promise<Set<string>> {
+export async function existingFeedEntries(
+  apiKeyId: string,
+  notification: NotificationRecord,
+  userIds: readonly string[],
+): Promise<Set<string>> {
   const items = await batchGet(userIds.map((userId) => feedEntryKey(apiKeyId, notification, userId)));
   return new Set(items.map((item) => String(item.userId)));
 }
@@ -247,13 +287,21 @@ export type StoredConfig = Partial<NotificationConfig>;
 const documentConfigs = (apiKeyId: string, organizationId: string, documentId: string) =>
   key(organizationPartition(apiKeyId, organizationId), 'DOC', segment(documentId), 'NCONFIGS');
 
-export function configItem(apiKeyId: string, organizationId: string, userId: string, documentId: string | undefined, config: StoredConfig): Item {
+export function configItem(
+  apiKeyId: string,
+  organizationId: string,
+  userId: string,
+  documentId: string | undefined,
+  config: StoredConfig,
+): Item {
   return {
     ...configKey(apiKeyId, organizationId, userId, documentId),
     ...config,
     userId,
     documentId,
-    ...(documentId === undefined ? {} : { gsi1pk: documentConfigs(apiKeyId, organizationId, documentId), gsi1sk: key('U', segment(userId)) }),
+    ...(documentId === undefined
+      ? {}
+      : { gsi1pk: documentConfigs(apiKeyId, organizationId, documentId), gsi1sk: key('U', segment(userId)) }),
   };
 }
 
@@ -261,7 +309,13 @@ export function configItem(apiKeyId: string, organizationId: string, userId: str
  * Sets the levels `config` gives for the user (at the organization, or at the document) and keeps the others as
  * stored: the level not given is kept without being read, so concurrent requests setting one level each both apply.
  */
-export function setConfigItem(apiKeyId: string, organizationId: string, userId: string, documentId: string | undefined, config: StoredConfig): TransactItem {
+export function setConfigItem(
+  apiKeyId: string,
+  organizationId: string,
+  userId: string,
+  documentId: string | undefined,
+  config: StoredConfig,
+): TransactItem {
   const { pk, sk, ...attributes } = configItem(apiKeyId, organizationId, userId, documentId, config);
   const present = Object.entries(attributes).filter(([, value]) => value !== undefined);
   return {
@@ -331,6 +385,9 @@ export function documentConfigsQuery(apiKeyId: string, organizationId: string, d
 
 /** A user's setting at a document as it is at another document id. */
 export function configMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
-  const levels: StoredConfig = { inbox: item.inbox as ConfigLevel | undefined, email: item.email as ConfigLevel | undefined };
+  const levels: StoredConfig = {
+    inbox: item.inbox as ConfigLevel | undefined,
+    email: item.email as ConfigLevel | undefined,
+  };
   return configItem(apiKeyId, organizationId, String(item.userId), documentId, levels);
 }

@@ -53,7 +53,9 @@ function toDocument(item: Item): DocumentRecord {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, metadata, ...rest } = item;
   const document = rest as unknown as DocumentRecord;
   // Stored as a JSON string (shared/db/json-attribute.ts): metadata keys are the client's.
-  return metadata === undefined ? document : { ...document, metadata: fromJsonAttribute<Record<string, string>>(metadata) };
+  return metadata === undefined
+    ? document
+    : { ...document, metadata: fromJsonAttribute<Record<string, string>>(metadata) };
 }
 
 async function exists(itemKey: { pk: string; sk: string }): Promise<boolean> {
@@ -68,9 +70,17 @@ export const organizationExists = (apiKeyId: string, organizationId: string) =>
 export const folderExists = (apiKeyId: string, organizationId: string, folderId: string) =>
   exists(folderKey(apiKeyId, organizationId, folderId));
 
-export async function getDocument(apiKeyId: string, organizationId: string, documentId: string): Promise<DocumentRecord | undefined> {
+export async function getDocument(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+): Promise<DocumentRecord | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: documentKey(apiKeyId, organizationId, documentId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: TABLE_NAME,
+      Key: documentKey(apiKeyId, organizationId, documentId),
+      ConsistentRead: true,
+    }),
   );
   return Item ? toDocument(Item) : undefined;
 }
@@ -97,11 +107,15 @@ export async function listDocuments(
   options: { folderId?: string; limit: number; after?: string },
 ): Promise<Page<DocumentRecord>> {
   const { folderId, limit, after } = options;
-  const listing: Listing = folderId === undefined
-    ? { partition: organizationPartition(apiKeyId, organizationId), prefix: prefix('DOC'), consistent: true }
-    : { index: 'gsi1', partition: folderDocumentsPartition(apiKeyId, organizationId, folderId) };
+  const listing: Listing =
+    folderId === undefined
+      ? { partition: organizationPartition(apiKeyId, organizationId), prefix: prefix('DOC'), consistent: true }
+      : { index: 'gsi1', partition: folderDocumentsPartition(apiKeyId, organizationId, folderId) };
   // Both sort keys are the document's own (its gsi1sk is its sk), so page tokens carry an id rather than the key layout.
-  const page = await readPage(listing, { size: limit, after: after === undefined ? undefined : documentKey(apiKeyId, organizationId, after).sk });
+  const page = await readPage(listing, {
+    size: limit,
+    after: after === undefined ? undefined : documentKey(apiKeyId, organizationId, after).sk,
+  });
   return mapPage(page, toDocument, (document) => document.documentId);
 }
 
@@ -119,28 +133,39 @@ export function ensureOrganizationItem(apiKeyId: string, organizationId: string,
 
 /** Checks, inside a transaction, that the organization exists. */
 export function requireOrganizationItem(apiKeyId: string, organizationId: string): TransactItem {
-  return named({
-    ConditionCheck: {
-      TableName: TABLE_NAME,
-      Key: organizationKey(apiKeyId, organizationId),
-      ConditionExpression: 'attribute_exists(pk)',
+  return named(
+    {
+      ConditionCheck: {
+        TableName: TABLE_NAME,
+        Key: organizationKey(apiKeyId, organizationId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
     },
-  }, () => new NotFoundError('Organization not found.'));
+    () => new NotFoundError('Organization not found.'),
+  );
 }
 
 /** Checks, inside a transaction, that the document exists. */
 export function requireDocumentItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
-  return named({
-    ConditionCheck: {
-      TableName: TABLE_NAME,
-      Key: documentKey(apiKeyId, organizationId, documentId),
-      ConditionExpression: 'attribute_exists(pk)',
+  return named(
+    {
+      ConditionCheck: {
+        TableName: TABLE_NAME,
+        Key: documentKey(apiKeyId, organizationId, documentId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
     },
-  }, () => new NotFoundError('Document not found.'));
+    () => new NotFoundError('Document not found.'),
+  );
 }
 
 /** Creates the folder when missing (never fails). */
-export function ensureFolderItem(apiKeyId: string, organizationId: string, folderId: string, now: number): TransactItem {
+export function ensureFolderItem(
+  apiKeyId: string,
+  organizationId: string,
+  folderId: string,
+  now: number,
+): TransactItem {
   return {
     Update: {
       TableName: TABLE_NAME,
@@ -159,13 +184,25 @@ export interface DocumentFields {
   metadata?: Record<string, string>;
 }
 
-const DOCUMENT_FIELDS = ['documentName', 'folderId', 'accessType', 'disabled', 'metadata'] as const satisfies ReadonlyArray<keyof DocumentFields>;
+const DOCUMENT_FIELDS = [
+  'documentName',
+  'folderId',
+  'accessType',
+  'disabled',
+  'metadata',
+] as const satisfies ReadonlyArray<keyof DocumentFields>;
 
 /**
  * SET clauses for the fields present in `fields` (and the folder index keys when the folder is set). Only the
  * named document fields are read, so a caller passing a wider object can never write keys or server fields.
  */
-function documentUpdate(apiKeyId: string, organizationId: string, documentId: string, fields: DocumentFields, now: number) {
+function documentUpdate(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  fields: DocumentFields,
+  now: number,
+) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':now': now };
   const sets = ['updatedAt = :now'];
@@ -229,16 +266,19 @@ export function updateDocumentItem(
   now: number,
 ): TransactItem {
   const { sets, names, values } = documentUpdate(apiKeyId, organizationId, documentId, fields, now);
-  return named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: documentKey(apiKeyId, organizationId, documentId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
-      ExpressionAttributeValues: values,
+  return named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: documentKey(apiKeyId, organizationId, documentId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
+        ExpressionAttributeValues: values,
+      },
     },
-  }, () => new NotFoundError('Document does not exist.'));
+    () => new NotFoundError('Document does not exist.'),
+  );
 }
 
 /**
@@ -256,7 +296,12 @@ export async function moveDocumentItems(
   const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: from, ConsistentRead: true }));
   if (Item === undefined) return [];
   const to = documentKey(apiKeyId, organizationId, toDocumentId);
-  const moved: Item = { ...Item, ...to, documentId: toDocumentId, ...(Item.gsi1pk === undefined ? {} : { gsi1sk: to.sk }) };
+  const moved: Item = {
+    ...Item,
+    ...to,
+    documentId: toDocumentId,
+    ...(Item.gsi1pk === undefined ? {} : { gsi1sk: to.sk }),
+  };
   return [
     { Put: { TableName: TABLE_NAME, Item: moved, ConditionExpression: 'attribute_not_exists(pk)' } },
     { Delete: { TableName: TABLE_NAME, Key: from } },
@@ -265,11 +310,14 @@ export async function moveDocumentItems(
 
 /** Checks, inside a transaction, that no document has the id (the item fails its condition if one does). */
 export function requireNoDocumentItem(apiKeyId: string, organizationId: string, documentId: string): TransactItem {
-  return named({
-    ConditionCheck: {
-      TableName: TABLE_NAME,
-      Key: documentKey(apiKeyId, organizationId, documentId),
-      ConditionExpression: 'attribute_not_exists(pk)',
+  return named(
+    {
+      ConditionCheck: {
+        TableName: TABLE_NAME,
+        Key: documentKey(apiKeyId, organizationId, documentId),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
     },
-  }, () => new AlreadyExistsError('A document with this id already exists.'));
+    () => new AlreadyExistsError('A document with this id already exists.'),
+  );
 }

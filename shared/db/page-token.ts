@@ -53,7 +53,9 @@ export async function createPageToken(scope: PageScope, cursor: Cursor, now = Da
 export async function readPageToken(token: string, scope: PageScope, now = Date.now()): Promise<Cursor> {
   const [body, signature, ...rest] = token.split('.');
   if (!body || !signature || rest.length > 0) throw new InvalidArgumentError(INVALID);
-  if (!(await verifiesWithServerSecret(PAGE_TOKEN_SECRET, (value) => hashesEqual(signature, sign(value, body)), { now }))) {
+  if (
+    !(await verifiesWithServerSecret(PAGE_TOKEN_SECRET, (value) => hashesEqual(signature, sign(value, body)), { now }))
+  ) {
     throw new InvalidArgumentError(INVALID);
   }
   let payload: Payload;

@@ -11,7 +11,10 @@ export class PartialWriteError extends Error {
     /** What stopped the write. */
     override readonly cause: unknown,
   ) {
-    super(`The write stopped after ${committed.size} part(s): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `The write stopped after ${committed.size} part(s): ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.name = 'PartialWriteError';
   }
 }

@@ -60,7 +60,12 @@ export function toGrant(item: Item): Grant {
 }
 
 const holdersPartition = (apiKeyId: string, resource: Resource) =>
-  key(organizationPartition(apiKeyId, resource.organizationId), 'GRANTS', TYPE_TAG[resource.type], segment(resource.id));
+  key(
+    organizationPartition(apiKeyId, resource.organizationId),
+    'GRANTS',
+    TYPE_TAG[resource.type],
+    segment(resource.id),
+  );
 
 /** The full item of a grant, ready for a Put (replaces an earlier grant on the same resource). */
 export function grantItem(apiKeyId: string, grant: Grant): Item {
@@ -80,7 +85,12 @@ export function putGrantItem(apiKeyId: string, grant: Grant): TransactItem {
 }
 
 /** The user's active grants, all or in one organization (a query over the user's grants partition). */
-export async function listActiveGrants(apiKeyId: string, userId: string, organizationId: string | undefined, now: number): Promise<Grant[]> {
+export async function listActiveGrants(
+  apiKeyId: string,
+  userId: string,
+  organizationId: string | undefined,
+  now: number,
+): Promise<Grant[]> {
   const items = await queryAll({
     KeyConditionExpression: organizationId === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :org)',
     ExpressionAttributeValues: {
@@ -102,7 +112,9 @@ export function documentGrantsQuery(apiKeyId: string, organizationId: string, do
   return {
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': holdersPartition(apiKeyId, { type: 'document', id: documentId, organizationId }) },
+    ExpressionAttributeValues: {
+      ':pk': holdersPartition(apiKeyId, { type: 'document', id: documentId, organizationId }),
+    },
   };
 }
 

@@ -71,7 +71,8 @@ export function profileAfter(stored: Profile | undefined, input: Profile): Profi
     email: input.email ?? stored?.email,
     initial: initialFor(input) ?? stored?.initial,
   });
-  const changed = stored === undefined || (['name', 'email', 'initial'] as const).some((field) => after[field] !== stored[field]);
+  const changed =
+    stored === undefined || (['name', 'email', 'initial'] as const).some((field) => after[field] !== stored[field]);
   return { ...after, version: storedVersion(stored) + (changed ? 1 : 0) };
 }
 
@@ -87,7 +88,10 @@ export function upsertProfileItem(apiKeyId: string, stored: Profile | undefined,
     initial: initialFor(profile),
   };
   const names: Record<string, string> = { '#userId': 'userId', '#version': 'version' };
-  const values: Record<string, unknown> = { ':userId': profile.userId, ':version': profileAfter(stored, profile).version };
+  const values: Record<string, unknown> = {
+    ':userId': profile.userId,
+    ':version': profileAfter(stored, profile).version,
+  };
   const sets = ['#userId = :userId', '#version = :version'];
   // No profile, or one written before versions: no version yet. Otherwise the version read.
   const version = storedVersion(stored);
@@ -99,24 +103,34 @@ export function upsertProfileItem(apiKeyId: string, stored: Profile | undefined,
     values[`:${field}`] = value;
     sets.push(`#${field} = :${field}`);
   }
-  return named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: profileKey(apiKeyId, profile.userId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+  return named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: profileKey(apiKeyId, profile.userId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
     },
-  }, () => new ProfileChangedError());
+    () => new ProfileChangedError(),
+  );
 }
 
 /**
  * Profiles of `userIds` that exist, keyed by user id (one BatchGet per 100). Eventually consistent unless
  * `consistent` (writes that copy the profile read it consistently).
  */
-export async function getProfiles(apiKeyId: string, userIds: readonly string[], options: { consistent?: boolean } = {}): Promise<Map<string, Profile>> {
-  const items = await batchGet(userIds.map((userId) => profileKey(apiKeyId, userId)), { consistent: options.consistent ?? false });
+export async function getProfiles(
+  apiKeyId: string,
+  userIds: readonly string[],
+  options: { consistent?: boolean } = {},
+): Promise<Map<string, Profile>> {
+  const items = await batchGet(
+    userIds.map((userId) => profileKey(apiKeyId, userId)),
+    { consistent: options.consistent ?? false },
+  );
   return new Map(
     items.map((item) => [
       String(item.userId),

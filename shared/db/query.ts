@@ -38,12 +38,18 @@ interface Read {
  * Reads `input` from after `start` until `max` items, the end of the query, or `until` holds of the items read,
  * Query after Query (each asks for what is still missing).
  */
-async function readUntil(input: QuerySpec, max: number, options: { start?: Key; until?: (items: readonly Item[]) => boolean } = {}): Promise<Read> {
+async function readUntil(
+  input: QuerySpec,
+  max: number,
+  options: { start?: Key; until?: (items: readonly Item[]) => boolean } = {},
+): Promise<Read> {
   const items: Item[] = [];
   let start = options.start;
   do {
     const limit = Number.isFinite(max) ? { Limit: max - items.length } : {};
-    const page = await db.send(new QueryCommand({ ...input, ...limit, TableName: TABLE_NAME, ExclusiveStartKey: start }));
+    const page = await db.send(
+      new QueryCommand({ ...input, ...limit, TableName: TABLE_NAME, ExclusiveStartKey: start }),
+    );
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start && items.length < max && !(options.until?.(items) ?? false));
@@ -69,7 +75,9 @@ export interface QueryPage {
  * for the migration worker, which moves what it reads, so only a start key can say where it stopped.
  */
 export async function queryPage(input: QuerySpec, limit: number, cursor?: Record<string, unknown>): Promise<QueryPage> {
-  const page = await db.send(new QueryCommand({ ...input, TableName: TABLE_NAME, ExclusiveStartKey: cursor, Limit: limit }));
+  const page = await db.send(
+    new QueryCommand({ ...input, TableName: TABLE_NAME, ExclusiveStartKey: cursor, Limit: limit }),
+  );
   return { items: page.Items ?? [], ...(page.LastEvaluatedKey === undefined ? {} : { cursor: page.LastEvaluatedKey }) };
 }
 
@@ -173,9 +181,13 @@ export async function readPage(listing: Listing, page: PageRequest): Promise<Pag
     ScanIndexForward: ascending,
     ConsistentRead: listing.consistent,
   };
-  const read = listing.filter === undefined
-    ? await readUntil(input, page.size + 1, { start, until: page.until })
-    : await queryFiltered({ ...input, FilterExpression: listing.filter.expression }, { want: page.size + 1, budget: filterBudget(page.size), start, until: page.until });
+  const read =
+    listing.filter === undefined
+      ? await readUntil(input, page.size + 1, { start, until: page.until })
+      : await queryFiltered(
+          { ...input, FilterExpression: listing.filter.expression },
+          { want: page.size + 1, budget: filterBudget(page.size), start, until: page.until },
+        );
   const keyOf = (item: Key) => String(item[sk]);
   return cutPage(read.items, page.size, keyOf, read.lastExamined === undefined ? undefined : keyOf(read.lastExamined));
 }
@@ -185,7 +197,12 @@ export async function readPage(listing: Listing, page: PageRequest): Promise<Pag
  * entry returned; otherwise after `lastExamined`, where the read stopped before the end (the entries between
  * matched nothing), and nowhere when it did not.
  */
-export function cutPage<T>(matched: readonly T[], size: number, keyOf: (item: T) => string, lastExamined?: string): Page<T> {
+export function cutPage<T>(
+  matched: readonly T[],
+  size: number,
+  keyOf: (item: T) => string,
+  lastExamined?: string,
+): Page<T> {
   const items = matched.slice(0, size);
   if (matched.length > size) return { items, after: keyOf(items[items.length - 1]) };
   return lastExamined === undefined ? { items } : { items, after: lastExamined };
@@ -240,7 +257,11 @@ export function namedPage<T>(
   read: (batch: string[]) => Promise<T[]>,
   page: { size: number; after?: string; keyOf: (item: T) => string },
 ): Promise<Page<T>> {
-  return examinePage(listSource(ids, (id) => id), read, { ...page, budget: Infinity });
+  return examinePage(
+    listSource(ids, (id) => id),
+    read,
+    { ...page, budget: Infinity },
+  );
 }
 
 /** DynamoDB ends a Query page after 1 MB of reads; a filtered listing reads no more than that in one call. */
@@ -271,9 +292,21 @@ async function queryFiltered(
   let bytes = 0;
   let start = options.start;
   for (;;) {
-    const limit = nextLimit({ wanted: options.want - items.length, matched: items.length, examined, bytes, left: options.budget - examined });
+    const limit = nextLimit({
+      wanted: options.want - items.length,
+      matched: items.length,
+      examined,
+      bytes,
+      left: options.budget - examined,
+    });
     const page = await db.send(
-      new QueryCommand({ ...input, TableName: TABLE_NAME, ExclusiveStartKey: start, Limit: limit, ReturnConsumedCapacity: 'TOTAL' }),
+      new QueryCommand({
+        ...input,
+        TableName: TABLE_NAME,
+        ExclusiveStartKey: start,
+        Limit: limit,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
     );
     const scanned = page.ScannedCount ?? 0;
     examined += scanned;

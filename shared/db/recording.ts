@@ -58,7 +58,15 @@ export interface RecordingRecord extends RecordingContent {
 }
 
 /** Every content field: a re-add sets the ones given and removes the others (the recording is replaced). */
-const CONTENT_FIELDS = ['type', 'recordingType', 'mode', 'recordedTime', 'displayName', 'attachments', 'latestVersion'] as const satisfies ReadonlyArray<keyof RecordingContent>;
+const CONTENT_FIELDS = [
+  'type',
+  'recordingType',
+  'mode',
+  'recordedTime',
+  'displayName',
+  'attachments',
+  'latestVersion',
+] as const satisfies ReadonlyArray<keyof RecordingContent>;
 
 export const recordingKey = (apiKeyId: string, organizationId: string, annotationId: string): ItemKey => ({
   pk: organizationPartition(apiKeyId, organizationId),
@@ -130,16 +138,19 @@ export function putRecordingItem(
       sets.push(`#${field} = :${field}`);
     }
   }
-  return named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: recordingKey(apiKeyId, organizationId, annotationId),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      ConditionExpression: 'attribute_not_exists(pk) OR #documentId = :documentId',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+  return named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: recordingKey(apiKeyId, organizationId, annotationId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_not_exists(pk) OR #documentId = :documentId',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
     },
-  }, () => new RecordingInAnotherDocument(annotationId));
+    () => new RecordingInAnotherDocument(annotationId),
+  );
 }
 
 /** The recordings among `annotationIds` that exist (any document of the organization). */
@@ -149,7 +160,10 @@ export async function getRecordings(
   annotationIds: readonly string[],
   options: { consistent?: boolean } = {},
 ): Promise<RecordingRecord[]> {
-  const items = await batchGet(annotationIds.map((id) => recordingKey(apiKeyId, organizationId, id)), options);
+  const items = await batchGet(
+    annotationIds.map((id) => recordingKey(apiKeyId, organizationId, id)),
+    options,
+  );
   return items.map(toRecording);
 }
 
@@ -164,9 +178,10 @@ export async function queryRecordings(
   organizationId: string,
   options: { documentId?: string; limit: number; after?: string },
 ): Promise<Page<RecordingRecord>> {
-  const listing = options.documentId === undefined
-    ? { index: 'gsi1', partition: organizationRecordings(apiKeyId, organizationId) }
-    : { index: 'gsi2', partition: documentRecordings(apiKeyId, organizationId, options.documentId) };
+  const listing =
+    options.documentId === undefined
+      ? { index: 'gsi1', partition: organizationRecordings(apiKeyId, organizationId) }
+      : { index: 'gsi2', partition: documentRecordings(apiKeyId, organizationId, options.documentId) };
   return mapPage(await readPage(listing, { size: options.limit, after: options.after }), toRecording);
 }
 

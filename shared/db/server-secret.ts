@@ -81,10 +81,18 @@ export async function rotateServerSecret(name: string, now = Date.now()): Promis
   await db.send(
     new PutCommand({
       TableName: TABLE_NAME,
-      Item: { ...secretKey(name), value: newValue(), ...(current === undefined ? {} : { previous: current }), createdAt: Item?.createdAt ?? now, rotatedAt: now },
+      Item: {
+        ...secretKey(name),
+        value: newValue(),
+        ...(current === undefined ? {} : { previous: current }),
+        createdAt: Item?.createdAt ?? now,
+        rotatedAt: now,
+      },
       // Two operators rotating at once: the second fails instead of dropping a value that may be signing tokens.
       ConditionExpression: current === undefined ? 'attribute_not_exists(pk)' : '#value = :current',
-      ...(current === undefined ? {} : { ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':current': current } }),
+      ...(current === undefined
+        ? {}
+        : { ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':current': current } }),
     }),
   );
 }
@@ -129,7 +137,8 @@ export async function verifiesWithServerSecret(
   options: { now?: number; rereadOnMiss?: boolean } = {},
 ): Promise<boolean> {
   const now = options.now ?? Date.now();
-  const matches = (secret: ServerSecret) => [secret.current, secret.previous].some((value) => value !== undefined && signedWith(value));
+  const matches = (secret: ServerSecret) =>
+    [secret.current, secret.previous].some((value) => value !== undefined && signedWith(value));
   if (matches(await cachedServerSecret(name, now))) return true;
   if (options.rereadOnMiss !== true) return false;
   let reread = rereads.get(name);

@@ -21,14 +21,28 @@ export interface IndexDefinition {
  * What the judgments index carries besides the keys (the table's and its own): exactly what Suggest Decision
  * reads (shared/db/judgment.ts writes them on judgment activity items only).
  */
-export const JUDGMENT_INDEX_ATTRIBUTES = ['judgment', 'judgedText', 'judgmentReason', 'userId', 'timestamp', 'documentId'] as const;
+export const JUDGMENT_INDEX_ATTRIBUTES = [
+  'judgment',
+  'judgedText',
+  'judgmentReason',
+  'userId',
+  'timestamp',
+  'documentId',
+] as const;
 
 /**
  * What the activity timeline indexes carry besides the keys: exactly what a page of Get Activities, a FilterExpression
  * on a timeline and document migration read (shared/db/activity.ts writes them). Not the other timelines' keys,
  * nor the organization id (every reader of a timeline knows it): an entry of a 1.5 KB record stays within 1 KB.
  */
-export const ACTIVITY_TIMELINE_ATTRIBUTES = ['documentId', 'featureType', 'actionType', 'userId', 'content', 'size'] as const;
+export const ACTIVITY_TIMELINE_ATTRIBUTES = [
+  'documentId',
+  'featureType',
+  'actionType',
+  'userId',
+  'content',
+  'size',
+] as const;
 
 /** The sort key every activity timeline index shares: an activity item carries its position once. */
 const ACTIVITY_POSITION = 'gsi6sk';
@@ -55,14 +69,20 @@ export const GLOBAL_INDEXES: readonly IndexDefinition[] = [
 ];
 
 /** The DynamoDB projection of an index. */
-export function projectionOf(index: IndexDefinition): { ProjectionType: 'ALL' } | { ProjectionType: 'INCLUDE'; NonKeyAttributes: string[] } {
-  return index.include === undefined ? { ProjectionType: 'ALL' } : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] };
+export function projectionOf(
+  index: IndexDefinition,
+): { ProjectionType: 'ALL' } | { ProjectionType: 'INCLUDE'; NonKeyAttributes: string[] } {
+  return index.include === undefined
+    ? { ProjectionType: 'ALL' }
+    : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] };
 }
 
 /** CreateTable input for DynamoDB Local and the tests (on-demand, stream with new and old images). */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   // Indexes may share a key attribute (the activity timelines' sort key): each is defined once.
-  const keyAttributes = [...new Set([PARTITION_KEY, SORT_KEY, ...GLOBAL_INDEXES.flatMap((i) => [i.partitionKey, i.sortKey])])];
+  const keyAttributes = [
+    ...new Set([PARTITION_KEY, SORT_KEY, ...GLOBAL_INDEXES.flatMap((i) => [i.partitionKey, i.sortKey])]),
+  ];
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',

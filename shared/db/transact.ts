@@ -11,10 +11,14 @@ import type { ItemKey } from './batch';
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** An unconditional Put inside a transaction. */
-export const putItem = (item: Record<string, unknown>): TransactItem => ({ Put: { TableName: TABLE_NAME, Item: item } });
+export const putItem = (item: Record<string, unknown>): TransactItem => ({
+  Put: { TableName: TABLE_NAME, Item: item },
+});
 
 /** An unconditional Delete inside a transaction. */
-export const deleteItem = (key: ItemKey): TransactItem => ({ Delete: { TableName: TABLE_NAME, Key: { pk: key.pk, sk: key.sk } } });
+export const deleteItem = (key: ItemKey): TransactItem => ({
+  Delete: { TableName: TABLE_NAME, Key: { pk: key.pk, sk: key.sk } },
+});
 
 /** DynamoDB's limit on items per transaction. */
 export const MAX_TRANSACT_ITEMS = 100;
@@ -65,9 +69,10 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
     } catch (error) {
       const retryable = error instanceof Error && error.name === 'TransactionInProgressException';
       if (!(error instanceof TransactionCanceledException) && !retryable) throw error;
-      const reasons = error instanceof TransactionCanceledException
-        ? (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None')
-        : [];
+      const reasons =
+        error instanceof TransactionCanceledException
+          ? (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None')
+          : [];
       if (reasons.includes('ConditionalCheckFailed')) throw meaningOf(items, reasons);
       const conflict = retryable || reasons.some((code) => RETRYABLE.has(code));
       if (!conflict) throw error;

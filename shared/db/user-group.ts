@@ -46,7 +46,11 @@ export function groupMemberItem(apiKeyId: string, organizationId: string, groupI
   };
 }
 
-export async function getGroup(apiKeyId: string, organizationId: string, groupId: string): Promise<UserGroup | undefined> {
+export async function getGroup(
+  apiKeyId: string,
+  organizationId: string,
+  groupId: string,
+): Promise<UserGroup | undefined> {
   const { Item } = await db.send(
     new GetCommand({ TableName: TABLE_NAME, Key: groupKey(apiKeyId, organizationId, groupId), ConsistentRead: true }),
   );
@@ -77,5 +81,9 @@ export async function queryGroupMembers(
 ): Promise<{ userIds: string[]; sortKeys: string[]; more: boolean }> {
   const listing = { partition: membersPartition(apiKeyId, organizationId, groupId), consistent: true };
   const page = await readPage(listing, { size: limit, after });
-  return { userIds: page.items.map((item) => String(item.userId)), sortKeys: page.items.map((item) => String(item.sk)), more: page.after !== undefined };
+  return {
+    userIds: page.items.map((item) => String(item.userId)),
+    sortKeys: page.items.map((item) => String(item.sk)),
+    more: page.after !== undefined,
+  };
 }

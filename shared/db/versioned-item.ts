@@ -124,9 +124,15 @@ export function updateExpression(update: ConfigUpdate) {
     return `${target} = ${ifAbsent ? `if_not_exists(${target}, ${placeholder})` : placeholder}`;
   });
   const removes = update.remove.map((path) => expression.path(path));
-  const conditions = [{ exists: [] } as ConfigCondition, ...update.conditions].map((condition) => expression.condition(condition));
+  const conditions = [{ exists: [] } as ConfigCondition, ...update.conditions].map((condition) =>
+    expression.condition(condition),
+  );
   const version = `${expression.name('version')} ${expression.value(1)}`;
-  const clauses = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '', `ADD ${version}`];
+  const clauses = [
+    sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+    removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+    `ADD ${version}`,
+  ];
   return {
     UpdateExpression: clauses.filter((clause) => clause !== '').join(' '),
     ConditionExpression: conditions.join(' AND '),
@@ -149,7 +155,10 @@ export function versionedConfig<T>(name: string) {
   const configKey = (apiKeyId: string) => ({ pk: tenantKey(apiKeyId), sk: `CONFIG#${name}` });
 
   /** The configuration after the write, or the stored item that failed its conditions. */
-  async function send(apiKeyId: string, write: ConfigWrite<T>): Promise<{ written: T } | { failed: Versioned<T> | undefined }> {
+  async function send(
+    apiKeyId: string,
+    write: ConfigWrite<T>,
+  ): Promise<{ written: T } | { failed: Versioned<T> | undefined }> {
     try {
       if ('create' in write) {
         await db.send(
@@ -185,7 +194,9 @@ export function versionedConfig<T>(name: string) {
     fromItem: (item: Record<string, unknown> | undefined): Versioned<T> | undefined => fromItem<T>(item),
 
     async get(apiKeyId: string): Promise<Versioned<T> | undefined> {
-      const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: configKey(apiKeyId), ConsistentRead: true }));
+      const { Item } = await db.send(
+        new GetCommand({ TableName: TABLE_NAME, Key: configKey(apiKeyId), ConsistentRead: true }),
+      );
       return fromItem<T>(Item);
     },
 
@@ -204,7 +215,9 @@ export function versionedConfig<T>(name: string) {
         // second failure on, exponential backoff with full jitter spreads writers that keep colliding.
         if (attempt >= 2) await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
       }
-      throw new AbortedError(`The ${name.toLowerCase().replace('_', ' ')} configuration kept changing while it was updated; retry.`);
+      throw new AbortedError(
+        `The ${name.toLowerCase().replace('_', ' ')} configuration kept changing while it was updated; retry.`,
+      );
     },
   };
 }

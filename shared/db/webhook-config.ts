@@ -19,4 +19,5 @@ const store = versionedConfig<AdvancedWebhookConfig>('ADVANCED_WEBHOOK');
 export const getWebhookConfig = (apiKeyId: string) => store.get(apiKeyId);
 
 /** Applies the write `plan` makes from the stored config (see versioned-item.ts) and returns the config as stored after it. */
-export const writeWebhookConfig = (apiKeyId: string, plan: ConfigPlanner<AdvancedWebhookConfig>) => store.write(apiKeyId, plan);
+export const writeWebhookConfig = (apiKeyId: string, plan: ConfigPlanner<AdvancedWebhookConfig>) =>
+  store.write(apiKeyId, plan);

@@ -69,7 +69,10 @@ export const endpointKey = (apiKeyId: string, endpointId: string): ItemKey => ({
   sk: key(ENDPOINT_TAG, segment(endpointId)),
 });
 const countKey = (apiKeyId: string): ItemKey => ({ pk: partitionOf(apiKeyId), sk: 'WHEP_COUNT' });
-const uidKey = (apiKeyId: string, uid: string): ItemKey => ({ pk: partitionOf(apiKeyId), sk: key('WHEP_UID', segment(uid)) });
+const uidKey = (apiKeyId: string, uid: string): ItemKey => ({
+  pk: partitionOf(apiKeyId),
+  sk: key('WHEP_UID', segment(uid)),
+});
 const ENDPOINTS_PREFIX = prefix(ENDPOINT_TAG);
 
 export function toEndpoint(item: Item): StoredEndpoint {
@@ -88,7 +91,9 @@ export function toEndpoint(item: Item): StoredEndpoint {
     createdAt: Number(item.createdAt),
     updatedAt: Number(item.updatedAt),
     secret: String(item.secret),
-    ...(previous === undefined ? {} : { previousSecret: { ciphertext: String(previous.ciphertext), expiresAt: Number(previous.expiresAt) } }),
+    ...(previous === undefined
+      ? {}
+      : { previousSecret: { ciphertext: String(previous.ciphertext), expiresAt: Number(previous.expiresAt) } }),
     ...(item.failingSince === undefined ? {} : { failingSince: Number(item.failingSince) }),
     version: Number(item.version ?? 1),
   };
@@ -104,7 +109,11 @@ export function putEndpointItem(apiKeyId: string, endpoint: StoredEndpoint): Tra
   return {
     Put: {
       TableName: TABLE_NAME,
-      Item: { ...endpointKey(apiKeyId, endpoint.id), ...endpoint, metadata: attributeValue('metadata', endpoint.metadata) },
+      Item: {
+        ...endpointKey(apiKeyId, endpoint.id),
+        ...endpoint,
+        metadata: attributeValue('metadata', endpoint.metadata),
+      },
     },
   };
 }
@@ -125,7 +134,10 @@ export function countAnotherEndpointItem(apiKeyId: string): TransactItem {
         ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS_PER_KEY },
       },
     },
-    () => new ResourceExhaustedError(`An API key may have at most ${MAX_ENDPOINTS_PER_KEY} advanced webhook endpoints; delete one to create another.`),
+    () =>
+      new ResourceExhaustedError(
+        `An API key may have at most ${MAX_ENDPOINTS_PER_KEY} advanced webhook endpoints; delete one to create another.`,
+      ),
   );
 }
 
@@ -164,14 +176,22 @@ export function releaseEndpointUidItem(apiKeyId: string, uid: string): TransactI
 /** Deletes the endpoint; fails its condition (NOT_FOUND) when it is gone already. */
 export function deleteEndpointItem(apiKeyId: string, endpointId: string): TransactItem {
   return named(
-    { Delete: { TableName: TABLE_NAME, Key: endpointKey(apiKeyId, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
+    {
+      Delete: {
+        TableName: TABLE_NAME,
+        Key: endpointKey(apiKeyId, endpointId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
     () => new NotFoundError(ENDPOINT_NOT_FOUND),
   );
 }
 
 /** The endpoint, or undefined when the tenant has none with this id (strongly consistent). */
 export async function getEndpoint(apiKeyId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
-  const { Item: item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: endpointKey(apiKeyId, endpointId), ConsistentRead: true }));
+  const { Item: item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: endpointKey(apiKeyId, endpointId), ConsistentRead: true }),
+  );
   return item === undefined ? undefined : toEndpoint(item);
 }
 
@@ -200,7 +220,10 @@ export interface EndpointPage {
  * Up to `limit` endpoints in creation order after the endpoint `from` (forwards), or before it (backwards, the
  * page nearest to it); from the first endpoint without `from`. `from` is only a position: it need not exist.
  */
-export async function readEndpointPage(apiKeyId: string, page: { limit: number; from?: string; backwards?: boolean }): Promise<EndpointPage> {
+export async function readEndpointPage(
+  apiKeyId: string,
+  page: { limit: number; from?: string; backwards?: boolean },
+): Promise<EndpointPage> {
   const backwards = page.backwards === true && page.from !== undefined;
   const read = await readPage(
     { partition: partitionOf(apiKeyId), prefix: ENDPOINTS_PREFIX, ascending: !backwards, consistent: true },
@@ -221,11 +244,18 @@ export interface EndpointChange {
  * fields all apply (of the same field, the last writer wins); bumps `version` and `updatedAt`. Returns the
  * endpoint as stored after the write, or undefined when there is no such endpoint (nothing is written).
  */
-export async function updateEndpointFields(apiKeyId: string, endpointId: string, change: EndpointChange, now: number): Promise<StoredEndpoint | undefined> {
+export async function updateEndpointFields(
+  apiKeyId: string,
+  endpointId: string,
+  change: EndpointChange,
+  now: number,
+): Promise<StoredEndpoint | undefined> {
   const names: Record<string, string> = { '#updatedAt': 'updatedAt', '#version': 'version' };
   const values: Record<string, unknown> = { ':now': now, ':one': 1 };
   const sets = ['#updatedAt = :now'];
-  for (const [field, value] of Object.entries(change.set) as Array<[keyof EndpointSettings, EndpointSettings[keyof EndpointSettings]]>) {
+  for (const [field, value] of Object.entries(change.set) as Array<
+    [keyof EndpointSettings, EndpointSettings[keyof EndpointSettings]]
+  >) {
     if (value === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = attributeValue(field, value);
@@ -270,7 +300,12 @@ export async function replaceEndpointSecret(
         Key: endpointKey(apiKeyId, endpointId),
         UpdateExpression: 'SET #secret = :next, #previousSecret = :previous, #updatedAt = :now ADD #version :one',
         ConditionExpression: 'attribute_exists(pk) AND #secret = :replaced',
-        ExpressionAttributeNames: { '#secret': 'secret', '#previousSecret': 'previousSecret', '#updatedAt': 'updatedAt', '#version': 'version' },
+        ExpressionAttributeNames: {
+          '#secret': 'secret',
+          '#previousSecret': 'previousSecret',
+          '#updatedAt': 'updatedAt',
+          '#version': 'version',
+        },
         ExpressionAttributeValues: {
           ':next': rotation.next,
           ':replaced': rotation.replaced,
@@ -296,7 +331,12 @@ async function updateIfPresent(input: UpdateCommandInput): Promise<Item | undefi
  * deleted meanwhile. The disabling write holds only while the run it saw is still the stored one, so a success
  * recorded in between keeps the endpoint enabled.
  */
-export async function recordEndpointOutcome(apiKeyId: string, endpointId: string, outcome: 'success' | 'failure', now: number): Promise<void> {
+export async function recordEndpointOutcome(
+  apiKeyId: string,
+  endpointId: string,
+  outcome: 'success' | 'failure',
+  now: number,
+): Promise<void> {
   const Key = endpointKey(apiKeyId, endpointId);
   if (outcome === 'success') {
     // Only while a run is recorded: most successes then change nothing and cost no stream record.
@@ -326,7 +366,12 @@ export async function recordEndpointOutcome(apiKeyId: string, endpointId: string
     Key,
     UpdateExpression: 'SET #disabled = :true, #updatedAt = :now ADD #version :one',
     ConditionExpression: 'attribute_exists(pk) AND #failingSince = :failingSince',
-    ExpressionAttributeNames: { '#disabled': 'disabled', '#failingSince': 'failingSince', '#updatedAt': 'updatedAt', '#version': 'version' },
+    ExpressionAttributeNames: {
+      '#disabled': 'disabled',
+      '#failingSince': 'failingSince',
+      '#updatedAt': 'updatedAt',
+      '#version': 'version',
+    },
     ExpressionAttributeValues: { ':true': true, ':now': now, ':failingSince': failingSince, ':one': 1 },
   });
 }

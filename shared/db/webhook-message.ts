@@ -23,7 +23,17 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { coalesced } from '../core/coalesce';
-import { batchGet, batchWrite, byKey, getTogether, keyOfItem, keyString, putRequest, type Item, type ItemKey } from './batch';
+import {
+  batchGet,
+  batchWrite,
+  byKey,
+  getTogether,
+  keyOfItem,
+  keyString,
+  putRequest,
+  type Item,
+  type ItemKey,
+} from './batch';
 import { TABLE_NAME, db } from './client';
 import { unlessConditionFails } from './conditional';
 import { key, segment, sortableNumber, tenantKey } from './keys';
@@ -94,18 +104,26 @@ const messagePartition = (apiKeyId: string, messageId: string) => tenantKey(apiK
 const MESSAGE_SK = 'MSG';
 const deliverySk = (endpointId: string) => key('DLV', segment(endpointId));
 const tenantMessages = (apiKeyId: string) => tenantKey(apiKeyId, 'WHMSGS');
-const organizationMessages = (apiKeyId: string, organizationId: string) => tenantKey(apiKeyId, 'WHMSGS', 'ORG', segment(organizationId));
-const endpointPartition = (apiKeyId: string, endpointId: string, what: 'DLVS' | 'FAILED' | 'ATTS') => tenantKey(apiKeyId, 'WHEP', segment(endpointId), what);
+const organizationMessages = (apiKeyId: string, organizationId: string) =>
+  tenantKey(apiKeyId, 'WHMSGS', 'ORG', segment(organizationId));
+const endpointPartition = (apiKeyId: string, endpointId: string, what: 'DLVS' | 'FAILED' | 'ATTS') =>
+  tenantKey(apiKeyId, 'WHEP', segment(endpointId), what);
 const position = (timestamp: number, id: string) => key(sortableNumber(timestamp), segment(id));
 
-export const messageKey = (apiKeyId: string, messageId: string): ItemKey => ({ pk: messagePartition(apiKeyId, messageId), sk: MESSAGE_SK });
+export const messageKey = (apiKeyId: string, messageId: string): ItemKey => ({
+  pk: messagePartition(apiKeyId, messageId),
+  sk: MESSAGE_SK,
+});
 export const deliveryKey = (apiKeyId: string, messageId: string, endpointId: string): ItemKey => ({
   pk: messagePartition(apiKeyId, messageId),
   sk: deliverySk(endpointId),
 });
 
 /** The keys that put a failed delivery into its endpoint's failed index (gsi2), which recover reads. */
-const failedIndexValues = (apiKeyId: string, delivery: Pick<StoredDelivery, 'endpointId' | 'messageId' | 'timestamp'>) => ({
+const failedIndexValues = (
+  apiKeyId: string,
+  delivery: Pick<StoredDelivery, 'endpointId' | 'messageId' | 'timestamp'>,
+) => ({
   ':g2': endpointPartition(apiKeyId, delivery.endpointId, 'FAILED'),
   ':g2sk': position(delivery.timestamp, delivery.messageId),
 });
@@ -202,29 +220,66 @@ export interface TenantMessage {
  */
 export async function createMessages(messages: readonly TenantMessage[]): Promise<TenantMessage[]> {
   if (messages.length === 0) return [];
-  const stored = new Set((await batchGet(messages.map(({ apiKeyId, message }) => messageKey(apiKeyId, message.id)), { consistent: true })).map((item) => keyString(keyOfItem(item))));
+  const stored = new Set(
+    (
+      await batchGet(
+        messages.map(({ apiKeyId, message }) => messageKey(apiKeyId, message.id)),
+        { consistent: true },
+      )
+    ).map((item) => keyString(keyOfItem(item))),
+  );
   const existing = messages.filter(({ apiKeyId, message }) => stored.has(keyString(messageKey(apiKeyId, message.id))));
   const fresh = messages.filter((entry) => !existing.includes(entry));
-  await batchWrite(fresh.flatMap(({ apiKeyId, message }) => message.endpointIds.map((endpointId) => putRequest(deliveryItem(apiKeyId, newDelivery(message, endpointId, message.timestamp))))));
+  await batchWrite(
+    fresh.flatMap(({ apiKeyId, message }) =>
+      message.endpointIds.map((endpointId) =>
+        putRequest(deliveryItem(apiKeyId, newDelivery(message, endpointId, message.timestamp))),
+      ),
+    ),
+  );
   await batchWrite(fresh.map(({ apiKeyId, message }) => putRequest(messageItem(apiKeyId, message))));
   return existing;
 }
 
-export function newDelivery(message: Pick<StoredMessage, 'id' | 'type' | 'organizationId' | 'timestamp'>, endpointId: string, now: number): StoredDelivery {
-  return { messageId: message.id, endpointId, status: 'pending', attempts: 0, round: 0, nextAttemptAt: now, type: message.type, organizationId: message.organizationId, timestamp: message.timestamp };
+export function newDelivery(
+  message: Pick<StoredMessage, 'id' | 'type' | 'organizationId' | 'timestamp'>,
+  endpointId: string,
+  now: number,
+): StoredDelivery {
+  return {
+    messageId: message.id,
+    endpointId,
+    status: 'pending',
+    attempts: 0,
+    round: 0,
+    nextAttemptAt: now,
+    type: message.type,
+    organizationId: message.organizationId,
+    timestamp: message.timestamp,
+  };
 }
 
 /** Writes the deliveries among `deliveries` that do not exist yet (a message whose fan-out stopped part way). */
 export async function createMissingDeliveries(apiKeyId: string, deliveries: readonly StoredDelivery[]): Promise<void> {
   await Promise.all(
     deliveries.map(async (delivery) => {
-      await unlessConditionFails(db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryItem(apiKeyId, delivery), ConditionExpression: 'attribute_not_exists(pk)' })));
+      await unlessConditionFails(
+        db.send(
+          new PutCommand({
+            TableName: TABLE_NAME,
+            Item: deliveryItem(apiKeyId, delivery),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
     }),
   );
 }
 
 export async function getMessage(apiKeyId: string, messageId: string): Promise<StoredMessage | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: messageKey(apiKeyId, messageId), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: messageKey(apiKeyId, messageId), ConsistentRead: true }),
+  );
   return Item === undefined ? undefined : toMessage(Item);
 }
 
@@ -233,11 +288,22 @@ export async function getMessage(apiKeyId: string, messageId: string): Promise<S
  * (itself eventually consistent), so a strongly consistent read would double the cost and add no freshness.
  */
 export async function getMessages(apiKeyId: string, messageIds: readonly string[]): Promise<StoredMessage[]> {
-  return (await batchGet(messageIds.map((id) => messageKey(apiKeyId, id)), { consistent: false })).map(toMessage);
+  return (
+    await batchGet(
+      messageIds.map((id) => messageKey(apiKeyId, id)),
+      { consistent: false },
+    )
+  ).map(toMessage);
 }
 
-export async function getDelivery(apiKeyId: string, messageId: string, endpointId: string): Promise<StoredDelivery | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: deliveryKey(apiKeyId, messageId, endpointId), ConsistentRead: true }));
+export async function getDelivery(
+  apiKeyId: string,
+  messageId: string,
+  endpointId: string,
+): Promise<StoredDelivery | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: deliveryKey(apiKeyId, messageId, endpointId), ConsistentRead: true }),
+  );
   return Item === undefined ? undefined : toDelivery(Item);
 }
 
@@ -261,7 +327,11 @@ export async function readAttemptContext(
   messageId: string,
   endpointId: string,
 ): Promise<{ delivery?: StoredDelivery; message?: StoredMessage; endpoint?: StoredEndpoint }> {
-  const items = await getTogether([deliveryKey(apiKeyId, messageId, endpointId), messageKey(apiKeyId, messageId), endpointKey(apiKeyId, endpointId)]);
+  const items = await getTogether([
+    deliveryKey(apiKeyId, messageId, endpointId),
+    messageKey(apiKeyId, messageId),
+    endpointKey(apiKeyId, endpointId),
+  ]);
   const found = (test: (sk: string) => boolean) => items.find((item) => test(String(item.sk)));
   const delivery = found((sk) => sk.startsWith('DLV#'));
   const message = found((sk) => sk === MESSAGE_SK);
@@ -277,10 +347,17 @@ export async function readAttemptContext(
  * The deliveries of `messages` (each message names its endpoints), keyed by message id. Strongly consistent unless
  * `consistent: false` (listings: a delivery's status may trail its latest attempt by a moment, at half the cost).
  */
-export async function getDeliveries(apiKeyId: string, messages: readonly StoredMessage[], options: { consistent?: boolean } = {}): Promise<Map<string, StoredDelivery[]>> {
-  const keys = messages.flatMap((message) => message.endpointIds.map((endpointId) => deliveryKey(apiKeyId, message.id, endpointId)));
+export async function getDeliveries(
+  apiKeyId: string,
+  messages: readonly StoredMessage[],
+  options: { consistent?: boolean } = {},
+): Promise<Map<string, StoredDelivery[]>> {
+  const keys = messages.flatMap((message) =>
+    message.endpointIds.map((endpointId) => deliveryKey(apiKeyId, message.id, endpointId)),
+  );
   const byMessage = new Map<string, StoredDelivery[]>(messages.map((message) => [message.id, []]));
-  for (const delivery of (await batchGet(keys, { consistent: options.consistent ?? true })).map(toDelivery)) byMessage.get(delivery.messageId)?.push(delivery);
+  for (const delivery of (await batchGet(keys, { consistent: options.consistent ?? true })).map(toDelivery))
+    byMessage.get(delivery.messageId)?.push(delivery);
   for (const deliveries of byMessage.values()) deliveries.sort((a, b) => a.endpointId.localeCompare(b.endpointId));
   return byMessage;
 }
@@ -295,9 +372,10 @@ export async function recordAttemptOutcome(
   delivery: StoredDelivery,
   next: { status: DeliveryStatus; nextAttemptAt?: number; followUp: boolean },
 ): Promise<boolean> {
-  const failedIndex = next.status === 'failed'
-    ? { set: ', gsi2pk = :g2, gsi2sk = :g2sk', values: failedIndexValues(apiKeyId, delivery) }
-    : { set: '', values: {} };
+  const failedIndex =
+    next.status === 'failed'
+      ? { set: ', gsi2pk = :g2, gsi2sk = :g2sk', values: failedIndexValues(apiKeyId, delivery) }
+      : { set: '', values: {} };
   const written = await unlessConditionFails(
     db.send(
       new UpdateCommand({
@@ -322,7 +400,11 @@ export async function recordAttemptOutcome(
 }
 
 /** Clears `followUp` once the work after attempt `attempts` is done (nothing when the delivery moved on). */
-export async function clearFollowUp(apiKeyId: string, delivery: Pick<StoredDelivery, 'messageId' | 'endpointId'>, attempts: number): Promise<void> {
+export async function clearFollowUp(
+  apiKeyId: string,
+  delivery: Pick<StoredDelivery, 'messageId' | 'endpointId'>,
+  attempts: number,
+): Promise<void> {
   await unlessConditionFails(
     db.send(
       new UpdateCommand({
@@ -363,7 +445,12 @@ export async function abandonDelivery(apiKeyId: string, delivery: StoredDelivery
  * Fans a message out to one more endpoint (resend to an endpoint it was not sent to): the endpoint joins the
  * message's list and gets a pending delivery. Nothing changes when it has one already.
  */
-export async function addDelivery(apiKeyId: string, message: StoredMessage, endpointId: string, now: number): Promise<void> {
+export async function addDelivery(
+  apiKeyId: string,
+  message: StoredMessage,
+  endpointId: string,
+  now: number,
+): Promise<void> {
   if (message.endpointIds.includes(endpointId)) return;
   await unlessConditionFails(
     db.send(
@@ -383,12 +470,18 @@ export async function addDelivery(apiKeyId: string, message: StoredMessage, endp
  * Starts a new round of the schedule for an existing delivery (resend, recover): pending again, due now, out of
  * the failed index. Returns the delivery as it is after the change.
  */
-export async function restartDelivery(apiKeyId: string, messageId: string, endpointId: string, now: number): Promise<StoredDelivery> {
+export async function restartDelivery(
+  apiKeyId: string,
+  messageId: string,
+  endpointId: string,
+  now: number,
+): Promise<StoredDelivery> {
   const { Attributes } = await db.send(
     new UpdateCommand({
       TableName: TABLE_NAME,
       Key: deliveryKey(apiKeyId, messageId, endpointId),
-      UpdateExpression: 'SET #status = :pending, round = attempts, nextAttemptAt = :now REMOVE gsi2pk, gsi2sk, followUp',
+      UpdateExpression:
+        'SET #status = :pending, round = attempts, nextAttemptAt = :now REMOVE gsi2pk, gsi2sk, followUp',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':pending': 'pending', ':now': now },
@@ -449,41 +542,69 @@ function messageFilter(listing: MessageListing): Listing['filter'] {
  * all; the other conditions filter under the read budget (shared/db/query.ts). `after` is the position to go on
  * from. Returns the message ids of the page.
  */
-export async function queryMessageIds(apiKeyId: string, listing: MessageListing, page: { size: number; after?: string }): Promise<Page<string>> {
-  const partition = listing.endpointId !== undefined
-    ? { index: 'gsi1', partition: endpointPartition(apiKeyId, listing.endpointId, 'DLVS') }
-    : listing.organizationId !== undefined
-      ? { index: 'gsi2', partition: organizationMessages(apiKeyId, listing.organizationId) }
-      : { index: 'gsi1', partition: tenantMessages(apiKeyId) };
+export async function queryMessageIds(
+  apiKeyId: string,
+  listing: MessageListing,
+  page: { size: number; after?: string },
+): Promise<Page<string>> {
+  const partition =
+    listing.endpointId !== undefined
+      ? { index: 'gsi1', partition: endpointPartition(apiKeyId, listing.endpointId, 'DLVS') }
+      : listing.organizationId !== undefined
+        ? { index: 'gsi2', partition: organizationMessages(apiKeyId, listing.organizationId) }
+        : { index: 'gsi1', partition: tenantMessages(apiKeyId) };
   const found = await readPage({ ...partition, ascending: false, filter: messageFilter(listing) }, page);
   // Message items carry their `id`, delivery items their `messageId`.
-  return { items: found.items.map((item) => String(item.messageId ?? item.id)), ...(found.after === undefined ? {} : { after: found.after }) };
+  return {
+    items: found.items.map((item) => String(item.messageId ?? item.id)),
+    ...(found.after === undefined ? {} : { after: found.after }),
+  };
 }
 
 /** The deliveries of `endpointId` that failed between `since` and `until` (ms, inclusive), oldest first. */
-export async function failedDeliveries(apiKeyId: string, endpointId: string, since: number, until: number, page: { size: number; after?: string }): Promise<Page<string>> {
+export async function failedDeliveries(
+  apiKeyId: string,
+  endpointId: string,
+  since: number,
+  until: number,
+  page: { size: number; after?: string },
+): Promise<Page<string>> {
   const found = await readPage(
     {
       index: 'gsi2',
       partition: endpointPartition(apiKeyId, endpointId, 'FAILED'),
-      filter: { expression: '#timestamp BETWEEN :since AND :until', names: { '#timestamp': 'timestamp' }, values: { ':since': since, ':until': until } },
+      filter: {
+        expression: '#timestamp BETWEEN :since AND :until',
+        names: { '#timestamp': 'timestamp' },
+        values: { ':since': since, ':until': until },
+      },
     },
     { ...page, after: page.after ?? key(sortableNumber(Math.max(0, since - 1)), '~') },
   );
-  return { items: found.items.map((item) => String(item.messageId)), ...(found.after === undefined ? {} : { after: found.after }) };
+  return {
+    items: found.items.map((item) => String(item.messageId)),
+    ...(found.after === undefined ? {} : { after: found.after }),
+  };
 }
 
 /** One page of attempts, newest first: of a message (optionally of one endpoint), or of an endpoint. */
-export async function queryAttempts(apiKeyId: string, by: { messageId?: string; endpointId?: string }, page: { size: number; after?: string }): Promise<Page<StoredAttempt>> {
-  const listing: Listing = by.messageId !== undefined
-    ? {
-        partition: messagePartition(apiKeyId, by.messageId),
-        prefix: 'ATT#',
-        ascending: false,
-        consistent: true,
-        ...(by.endpointId === undefined ? {} : { filter: { expression: 'endpointId = :endpointId', values: { ':endpointId': by.endpointId } } }),
-      }
-    : { index: 'gsi1', partition: endpointPartition(apiKeyId, by.endpointId ?? '', 'ATTS'), ascending: false };
+export async function queryAttempts(
+  apiKeyId: string,
+  by: { messageId?: string; endpointId?: string },
+  page: { size: number; after?: string },
+): Promise<Page<StoredAttempt>> {
+  const listing: Listing =
+    by.messageId !== undefined
+      ? {
+          partition: messagePartition(apiKeyId, by.messageId),
+          prefix: 'ATT#',
+          ascending: false,
+          consistent: true,
+          ...(by.endpointId === undefined
+            ? {}
+            : { filter: { expression: 'endpointId = :endpointId', values: { ':endpointId': by.endpointId } } }),
+        }
+      : { index: 'gsi1', partition: endpointPartition(apiKeyId, by.endpointId ?? '', 'ATTS'), ascending: false };
   const found = await readPage(listing, page);
   return { items: found.items.map(toAttempt), ...(found.after === undefined ? {} : { after: found.after }) };
 }
@@ -520,7 +641,9 @@ export async function noteEditorChange(apiKeyId: string, editor: EditorOfDocumen
 
 /** Changes counted so far (0 when none). */
 export async function editorChanges(apiKeyId: string, editor: EditorOfDocument): Promise<number> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: debounceKey(apiKeyId, editor), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: debounceKey(apiKeyId, editor), ConsistentRead: true }),
+  );
   return Number(Item?.changes ?? 0);
 }
 
@@ -528,7 +651,11 @@ export async function editorChanges(apiKeyId: string, editor: EditorOfDocument):
  * Ends the scheduled emission when no change came after the `emitted` one: true then; false when one did (the
  * emission stays scheduled and the caller emits again).
  */
-export async function finishEditorEmission(apiKeyId: string, editor: EditorOfDocument, emitted: number): Promise<boolean> {
+export async function finishEditorEmission(
+  apiKeyId: string,
+  editor: EditorOfDocument,
+  emitted: number,
+): Promise<boolean> {
   const written = await unlessConditionFails(
     db.send(
       new UpdateCommand({

@@ -52,14 +52,18 @@ const nameKey = (email: string, name: string) => ({
 });
 
 export async function getWorkspace(id: string): Promise<WorkspaceRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: workspaceKey(id), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: workspaceKey(id), ConsistentRead: true }),
+  );
   if (!Item) return undefined;
   const { pk: _pk, sk: _sk, ...record } = Item;
   return record as WorkspaceRecord;
 }
 
 export async function getEmailRegistry(email: string): Promise<EmailRegistry | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: registryKey(email), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: registryKey(email), ConsistentRead: true }),
+  );
   return Item ? { email, workspaceCount: Item.workspaceCount, rootWorkspaceId: Item.rootWorkspaceId } : undefined;
 }
 
@@ -136,21 +140,31 @@ export function requirePaidPlanItem(workspaceId: string): TransactItem {
 
 /** Checks, inside a transaction, that a workspace exists. */
 export function requireWorkspaceItem(workspaceId: string): TransactItem {
-  return named({
-    ConditionCheck: { TableName: TABLE_NAME, Key: workspaceKey(workspaceId), ConditionExpression: 'attribute_exists(pk)' },
-  }, () => new NotFoundError('Workspace not found.'));
+  return named(
+    {
+      ConditionCheck: {
+        TableName: TABLE_NAME,
+        Key: workspaceKey(workspaceId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    () => new NotFoundError('Workspace not found.'),
+  );
 }
 
 /** Moves a workspace to the paid plan (the operator issued it a production key). */
 export function setPaidPlanItem(workspaceId: string): TransactItem {
-  return named({
-    Update: {
-      TableName: TABLE_NAME,
-      Key: workspaceKey(workspaceId),
-      UpdateExpression: 'SET #plan = :paid',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#plan': 'plan' },
-      ExpressionAttributeValues: { ':paid': 'paid' },
+  return named(
+    {
+      Update: {
+        TableName: TABLE_NAME,
+        Key: workspaceKey(workspaceId),
+        UpdateExpression: 'SET #plan = :paid',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#plan': 'plan' },
+        ExpressionAttributeValues: { ':paid': 'paid' },
+      },
     },
-  }, () => new NotFoundError('Workspace not found.'));
+    () => new NotFoundError('Workspace not found.'),
+  );
 }

@@ -33,7 +33,8 @@ function highest(roles: Array<Role | undefined>): Role | null {
 /** The user's role on the document at `now` (ms), or null for no access. */
 export function effectiveAccess(facts: AccessFacts, now: number): Role | null {
   if (facts.document.disabled) return null;
-  const granted = (grant?: Pick<Grant, 'accessRole' | 'expiresAt'>) => (grant && isActive(grant, now) ? grant.accessRole : undefined);
+  const granted = (grant?: Pick<Grant, 'accessRole' | 'expiresAt'>) =>
+    grant && isActive(grant, now) ? grant.accessRole : undefined;
   const inFolder = facts.document.folderId !== undefined;
   const viaOrganization = facts.document.accessType !== 'restricted';
   return highest([
@@ -71,7 +72,10 @@ export async function accessOfUsers(
   };
   const keysOf = (userId: string) => ({
     documentMembership: membershipKey(apiKeyId, organizationId, { type: 'document', id: documentId }, userId),
-    folderMembership: folderId === undefined ? undefined : membershipKey(apiKeyId, organizationId, { type: 'folder', id: folderId }, userId),
+    folderMembership:
+      folderId === undefined
+        ? undefined
+        : membershipKey(apiKeyId, organizationId, { type: 'folder', id: folderId }, userId),
     organizationMembership: membershipKey(apiKeyId, organizationId, { type: 'organization' }, userId),
     documentPermission: grantKey(apiKeyId, userId, resources.document),
     folderPermission: resources.folder === undefined ? undefined : grantKey(apiKeyId, userId, resources.folder),

@@ -49,7 +49,6 @@ export interface AddActivitiesInput {
   activities: ActivityInput[];
 }
 
-
 /**
  * Identity of a record for immutable logs: what the client supplied (its fields and the document it was sent
  * for), never the server's timestamp or metadata. Key order inside objects does not matter. Not stored: the
@@ -60,7 +59,10 @@ export function contentHash(documentId: string | undefined, content: ActivityCon
 }
 
 /** A `comment` record whose actionType is switched off (explicitly false) in `triggers.comment` is not stored. */
-export function switchedOff(config: ActivityServiceConfig, activity: Pick<ActivityInput, 'featureType' | 'actionType'>): boolean {
+export function switchedOff(
+  config: ActivityServiceConfig,
+  activity: Pick<ActivityInput, 'featureType' | 'actionType'>,
+): boolean {
   return activity.featureType === 'comment' && config.triggers?.comment?.[activity.actionType] === false;
 }
 
@@ -85,7 +87,9 @@ const ATTEMPTS = 4;
 export async function addActivities(apiKeyId: string, input: AddActivitiesInput, now = Date.now()): Promise<string> {
   const config = (await getActivityConfig(apiKeyId))?.config;
   if (config?.isEnabled !== true) {
-    throw new FailedPreconditionError('Activity logs are not enabled: enable them with /v2/workspace/activityconfig/update.');
+    throw new FailedPreconditionError(
+      'Activity logs are not enabled: enable them with /v2/workspace/activityconfig/update.',
+    );
   }
   // Seeding makes logs immutable; a config that never said otherwise is treated the same way.
   const immutable = config.immutable !== false;
@@ -100,12 +104,21 @@ export async function addActivities(apiKeyId: string, input: AddActivitiesInput,
   await assertDocumentsWritable(apiKeyId, document);
   for (let attempt = 1; ; attempt += 1) {
     const stored = immutable
-      ? await getActivities(apiKeyId, input.organizationId, kept.filter((a) => a.id !== undefined).map((a) => String(a.id)))
+      ? await getActivities(
+          apiKeyId,
+          input.organizationId,
+          kept.filter((a) => a.id !== undefined).map((a) => String(a.id)),
+        )
       : new Map<string, StoredActivity>();
     const fresh = writes.filter((write) => {
       const existing = stored.get(write.content.id);
-      if (existing !== undefined && contentHash(existing.documentId, existing.content) !== contentHash(write.documentId, write.content)) {
-        throw new AlreadyExistsError(`Activity ${write.content.id} already exists with different content; activity logs are immutable.`);
+      if (
+        existing !== undefined &&
+        contentHash(existing.documentId, existing.content) !== contentHash(write.documentId, write.content)
+      ) {
+        throw new AlreadyExistsError(
+          `Activity ${write.content.id} already exists with different content; activity logs are immutable.`,
+        );
       }
       return existing === undefined;
     });
@@ -113,7 +126,9 @@ export async function addActivities(apiKeyId: string, input: AddActivitiesInput,
     // same transaction, so they can never disagree with it) go into this list and count against that budget. The
     // document's migration-lock check rides along when there is room (up to 99 records); a full batch of 100
     // relies on the check above, and the migration's last pass over the document's log picks up such a record.
-    const items: TransactItem[] = fresh.flatMap((write) => [putActivityItem(apiKeyId, write, { mustBeNew: immutable })]);
+    const items: TransactItem[] = fresh.flatMap((write) => [
+      putActivityItem(apiKeyId, write, { mustBeNew: immutable }),
+    ]);
     try {
       await transactGuarded(apiKeyId, items, items.length < MAX_TRANSACT_ITEMS ? document : []);
       return summary(fresh.length, writes.length - fresh.length, skipped);
@@ -142,7 +157,8 @@ export function presentActivity(apiKeyId: string, activity: StoredActivity) {
   };
 }
 
-const sortedSet = (values: readonly string[] | undefined) => (values === undefined ? undefined : [...new Set(values)].sort());
+const sortedSet = (values: readonly string[] | undefined) =>
+  values === undefined ? undefined : [...new Set(values)].sort();
 
 /**
  * One page of records, newest first unless `order: 'asc'`. Named `activityIds` are read by key (at most 100) and
@@ -172,7 +188,12 @@ export async function listActivities(apiKeyId: string, input: GetActivitiesInput
       .sort((a, b) => (a.position < b.position ? -1 : 1) * (ascending ? 1 : -1));
     page = takePage(ordered, pageSize, MAX_PAGE_BYTES);
   } else {
-    page = await queryActivityLog(apiKeyId, organizationId, query, { limit: pageSize, maxBytes: MAX_PAGE_BYTES, ascending, after });
+    page = await queryActivityLog(apiKeyId, organizationId, query, {
+      limit: pageSize,
+      maxBytes: MAX_PAGE_BYTES,
+      ascending,
+      after,
+    });
   }
   return {
     activities: page.activities.map((activity) => presentActivity(apiKeyId, activity)),

@@ -90,12 +90,17 @@ export function planActivityUpdate(
   const merged = mergeActivityConfig(stored, update, now);
   if (Object.keys(merged.triggers?.comment ?? {}).length > MAX_STORED_TRIGGERS) {
     throw invalidFields([
-      { path: 'data.activityServiceConfig.triggers.comment', message: `The configuration may hold at most ${MAX_STORED_TRIGGERS} triggers.` },
+      {
+        path: 'data.activityServiceConfig.triggers.comment',
+        message: `The configuration may hold at most ${MAX_STORED_TRIGGERS} triggers.`,
+      },
     ]);
   }
   if (stored === undefined) return { create: merged };
 
-  const set: ConfigSet[] = FIELDS.flatMap((field) => (update[field] === undefined ? [] : [{ path: [field], value: update[field] }]));
+  const set: ConfigSet[] = FIELDS.flatMap((field) =>
+    update[field] === undefined ? [] : [{ path: [field], value: update[field] }],
+  );
   const conditions: ConfigCondition[] = [];
   if (stored.triggers === undefined && (update.isEnabled === true || update.triggers !== undefined)) {
     // Seeding, or the first triggers: the whole map, computed by the merge, while still no triggers are stored.
@@ -123,9 +128,14 @@ export function planActivityUpdate(
  * Applies `update` to the tenant's config and returns the config as stored after it. Concurrent updates all
  * apply. Throws InvalidArgumentError when the merged triggers would exceed MAX_STORED_TRIGGERS.
  */
-export async function updateActivityConfig(apiKeyId: string, update: ActivityServiceConfig): Promise<ActivityConfigView> {
+export async function updateActivityConfig(
+  apiKeyId: string,
+  update: ActivityServiceConfig,
+): Promise<ActivityConfigView> {
   const now = Date.now();
-  return presentActivityConfig(await writeActivityConfig(apiKeyId, (stored) => planActivityUpdate(stored, update, now)));
+  return presentActivityConfig(
+    await writeActivityConfig(apiKeyId, (stored) => planActivityUpdate(stored, update, now)),
+  );
 }
 
 export async function readActivityConfig(apiKeyId: string): Promise<ActivityConfigView> {

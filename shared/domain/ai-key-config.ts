@@ -11,7 +11,13 @@
  */
 import type { EncryptionContext } from '../crypto/encryption';
 import { sealer, secretChange, type SecretChange, type SecretSealing } from '../crypto/sealed-secret';
-import { AI_PROVIDERS, getAiKeyConfig, writeAiKeyConfig, type AiKeyConfigRecord, type AiProvider } from '../db/ai-key-config';
+import {
+  AI_PROVIDERS,
+  getAiKeyConfig,
+  writeAiKeyConfig,
+  type AiKeyConfigRecord,
+  type AiProvider,
+} from '../db/ai-key-config';
 import type { ConfigCondition, ConfigWrite } from '../db/versioned-item';
 import { logger } from '../core/logger';
 
@@ -36,7 +42,10 @@ export const aiKeyContext = (apiKeyId: string, provider: AiProvider): Encryption
 });
 
 /** The record after applying one change per named provider. */
-export function mergeAiKeys(stored: AiKeyConfigRecord | undefined, changes: ReadonlyMap<AiProvider, SecretChange>): AiKeyConfigRecord {
+export function mergeAiKeys(
+  stored: AiKeyConfigRecord | undefined,
+  changes: ReadonlyMap<AiProvider, SecretChange>,
+): AiKeyConfigRecord {
   const keys = { ...stored?.keys };
   for (const [provider, change] of changes) {
     if (change.action === 'replace') keys[provider] = change.secret;
@@ -59,14 +68,18 @@ export function presentAiKeys(config: AiKeyConfigRecord | undefined): AiKeyConfi
  * while none is stored, else one path per provider, so that it commutes with concurrent updates of other
  * providers. A kept key sent back masked holds only while the provider still has the key with that mask.
  */
-export function planAiKeysUpdate(stored: AiKeyConfigRecord | undefined, changes: ReadonlyMap<AiProvider, SecretChange>): ConfigWrite<AiKeyConfigRecord> {
+export function planAiKeysUpdate(
+  stored: AiKeyConfigRecord | undefined,
+  changes: ReadonlyMap<AiProvider, SecretChange>,
+): ConfigWrite<AiKeyConfigRecord> {
   if (stored === undefined) return { create: mergeAiKeys(undefined, changes) };
   const conditions: ConfigCondition[] = [{ exists: ['keys'] }];
   const update = { set: [] as Array<{ path: string[]; value: unknown }>, remove: [] as string[][], conditions };
   for (const [provider, change] of changes) {
     if (change.action === 'replace') update.set.push({ path: ['keys', provider], value: change.secret });
     if (change.action === 'clear') update.remove.push(['keys', provider]);
-    if (change.action === 'keep' && change.masked !== undefined) conditions.push({ equals: ['keys', provider, 'masked'], value: change.masked });
+    if (change.action === 'keep' && change.masked !== undefined)
+      conditions.push({ equals: ['keys', provider, 'masked'], value: change.masked });
   }
   return { update };
 }
@@ -76,18 +89,27 @@ export function planAiKeysUpdate(stored: AiKeyConfigRecord | undefined, changes:
  * after the update. Concurrent updates all apply; each new key is encrypted once however often the write is
  * planned. Throws InvalidArgumentError for a masked key that keeps nothing.
  */
-export async function updateAiKeys(apiKeyId: string, entries: readonly AiModelApiKey[], sealing: SecretSealing): Promise<AiKeyConfigView> {
+export async function updateAiKeys(
+  apiKeyId: string,
+  entries: readonly AiModelApiKey[],
+  sealing: SecretSealing,
+): Promise<AiKeyConfigView> {
   const sent = entries.map((entry) => ({ ...entry, seal: sealer(sealing, aiKeyContext(apiKeyId, entry.provider)) }));
   const changes = new Map<AiProvider, SecretChange>();
   const written = await writeAiKeyConfig(apiKeyId, async (stored) => {
     changes.clear();
     for (const [index, { provider, customerApiKey, seal }] of sent.entries()) {
-      changes.set(provider, await secretChange(customerApiKey, stored?.keys[provider], seal, `data.aiModelApiKey.${index}.customerApiKey`));
+      changes.set(
+        provider,
+        await secretChange(customerApiKey, stored?.keys[provider], seal, `data.aiModelApiKey.${index}.customerApiKey`),
+      );
     }
     return planAiKeysUpdate(stored, changes);
   });
   // Outcomes only: never a key, in clear or masked.
-  logger.info('AI key config updated', { changes: Object.fromEntries([...changes].map(([provider, change]) => [provider, change.action])) });
+  logger.info('AI key config updated', {
+    changes: Object.fromEntries([...changes].map(([provider, change]) => [provider, change.action])),
+  });
   return presentAiKeys(written);
 }
 

@@ -10,7 +10,11 @@ export interface ModelRoute {
 }
 
 /** How providers are named in messages to the customer. */
-export const PROVIDER_NAMES: Record<AiProvider, string> = { openai: 'OpenAI', anthropic: 'Anthropic', gemini: 'Gemini' };
+export const PROVIDER_NAMES: Record<AiProvider, string> = {
+  openai: 'OpenAI',
+  anthropic: 'Anthropic',
+  gemini: 'Gemini',
+};
 
 /**
  * Model names are passed on to the provider (Gemini puts them in the request path), so they are limited to the

@@ -20,8 +20,13 @@ export async function listWorkspaceApiKeys(
   const filter = options.apiKeyIds === undefined ? undefined : [...new Set(options.apiKeyIds)].sort();
   const scope = { tenant: workspaceId, query: { operation: 'workspace/apikeys/get', apiKeys: filter ?? null } };
   const after = await readPageAfter(options.pageToken, scope);
-  const page = filter === undefined
-    ? await listApiKeys(workspaceId, options.pageSize, after)
-    : await namedPage(filter, (ids) => getApiKeys(workspaceId, ids), { size: options.pageSize, after, keyOf: (apiKey) => apiKey.id });
+  const page =
+    filter === undefined
+      ? await listApiKeys(workspaceId, options.pageSize, after)
+      : await namedPage(filter, (ids) => getApiKeys(workspaceId, ids), {
+          size: options.pageSize,
+          after,
+          keyOf: (apiKey) => apiKey.id,
+        });
   return { apiKeys: page.items, nextPageToken: await pageTokenAfter(scope, page.after) };
 }

@@ -49,12 +49,16 @@ async function decryptSecret(ciphertext: string, context: EncryptionContext): Pr
 }
 
 /** The tenant's key for `provider` in clear, or undefined when none is configured. */
-async function providerKey(apiKeyId: string, provider: AiProvider): Promise<{ key: string; cached: boolean } | undefined> {
+async function providerKey(
+  apiKeyId: string,
+  provider: AiProvider,
+): Promise<{ key: string; cached: boolean } | undefined> {
   const sealed = (await getAiKeyConfig(apiKeyId))?.config.keys[provider];
   if (sealed === undefined) return undefined;
   const cacheKey = JSON.stringify([apiKeyId, provider]);
   const hit = keyCache.get(cacheKey);
-  if (hit !== undefined && hit.ciphertext === sealed.ciphertext && hit.expiresAt > Date.now()) return { key: hit.key, cached: true };
+  if (hit !== undefined && hit.ciphertext === sealed.ciphertext && hit.expiresAt > Date.now())
+    return { key: hit.key, cached: true };
   const key = await decryptSecret(sealed.ciphertext, aiKeyContext(apiKeyId, provider));
   keyCache.delete(cacheKey);
   keyCache.set(cacheKey, { ciphertext: sealed.ciphertext, key, expiresAt: Date.now() + KEY_CACHE_MS });
@@ -83,7 +87,10 @@ export function failureMessage(name: string, failure: ProviderFailure, timeoutMs
       if (status === 429) return `${name} rate limit or quota exceeded (429); try again later.`;
       if (status >= 500) return `${name} had a server error (${status}); try again later.`;
       // Other refusals (an unknown model, a text over the model's context) are the provider's to explain.
-      const shown = detail === undefined ? '' : `: ${detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail}`;
+      const shown =
+        detail === undefined
+          ? ''
+          : `: ${detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail}`;
       return `${name} refused the request (${status})${shown}`.replace(/([^.…])$/, '$1.');
     }
   }

@@ -17,7 +17,11 @@ export type BatchResult<I extends ItemResult = ItemResult> = Record<string, I>;
 export type ItemFailure = { success: false; message: string };
 
 /** Builds the keyed result in the order of `ids`. */
-export function batchResult<T, I extends ItemResult = ItemResult>(items: readonly T[], idOf: (item: T) => string, resultOf: (item: T) => I): BatchResult<I> {
+export function batchResult<T, I extends ItemResult = ItemResult>(
+  items: readonly T[],
+  idOf: (item: T) => string,
+  resultOf: (item: T) => I,
+): BatchResult<I> {
   const result: BatchResult<I> = {};
   for (const item of items) result[idOf(item)] = resultOf(item);
   return result;
@@ -63,7 +67,14 @@ export async function settleEach<T, I extends ItemResult = ItemResult>(
   const settled = await Promise.allSettled(items.map(write));
   const failures = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
   if (failures.length > 0 && failures.length === settled.length) throw failures[0];
-  if (failures.length > 0) logger.error('a write stopped part way', { itemsFailed: failures.length, cause: String(failures[0]) });
-  const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : notWritten(outcome.reason)));
-  return batchResult(items.map((item, i) => ({ item, result: results[i] })), ({ item }) => idOf(item), ({ result }) => result);
+  if (failures.length > 0)
+    logger.error('a write stopped part way', { itemsFailed: failures.length, cause: String(failures[0]) });
+  const results = settled.map((outcome) =>
+    outcome.status === 'fulfilled' ? outcome.value : notWritten(outcome.reason),
+  );
+  return batchResult(
+    items.map((item, i) => ({ item, result: results[i] })),
+    ({ item }) => idOf(item),
+    ({ result }) => result,
+  );
 }

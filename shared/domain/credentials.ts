@@ -4,7 +4,14 @@
  */
 import { encryptSecret, decryptSecret } from '../crypto/encryption';
 import { hashSecret, newId, newSecretToken } from '../crypto/tokens';
-import { TokenVersionChanged, bumpTokenVersionItem, getApiKey, putApiKeyItem, type ApiKey, type ApiKeyType } from '../db/api-key';
+import {
+  TokenVersionChanged,
+  bumpTokenVersionItem,
+  getApiKey,
+  putApiKeyItem,
+  type ApiKey,
+  type ApiKeyType,
+} from '../db/api-key';
 import { deleteAuthTokenItem, listAuthTokens, putAuthTokenItem, type AuthToken } from '../db/auth-token';
 import { transactWrite, type TransactItem } from '../db/transact';
 import { requireWorkspaceItem, setPaidPlanItem } from '../db/workspace';
@@ -102,7 +109,11 @@ export async function resetAuthTokens(workspaceId: string, apiKeyId: string): Pr
     const domains = old[0]?.domains ?? [];
     const created = await newAuthToken(apiKeyId, workspaceId, name, domains);
     try {
-      await transactWrite([bumpTokenVersionItem(apiKey), ...old.map(deleteAuthTokenItem), putAuthTokenItem(created.record)]);
+      await transactWrite([
+        bumpTokenVersionItem(apiKey),
+        ...old.map(deleteAuthTokenItem),
+        putAuthTokenItem(created.record),
+      ]);
       return { token: created.token, name, domains };
     } catch (error) {
       if (!(error instanceof TokenVersionChanged)) throw error;

@@ -27,7 +27,8 @@ const distinct = (refs: readonly DocumentRef[]) => [...new Map(refs.map((ref) =>
 /** Throws FailedPreconditionError when a migration holds any of `documents` (consistent reads, one per organization). */
 export async function assertDocumentsWritable(apiKeyId: string, documents: readonly DocumentRef[]): Promise<void> {
   const byOrganization = new Map<string, string[]>();
-  for (const ref of distinct(documents)) byOrganization.set(ref.organizationId, [...(byOrganization.get(ref.organizationId) ?? []), ref.documentId]);
+  for (const ref of distinct(documents))
+    byOrganization.set(ref.organizationId, [...(byOrganization.get(ref.organizationId) ?? []), ref.documentId]);
   const locked = await Promise.all(
     [...byOrganization].map(([organizationId, documentIds]) => lockedDocuments(apiKeyId, organizationId, documentIds)),
   );
@@ -39,8 +40,15 @@ export async function assertDocumentsWritable(apiKeyId: string, documents: reado
  * Writes `items` with a lock check for each of `documents` appended, in one transaction. Throws
  * FailedPreconditionError when a document is being migrated, and what the items' own conditions mean.
  */
-export async function transactGuarded(apiKeyId: string, items: readonly TransactItem[], documents: readonly DocumentRef[]): Promise<void> {
-  await transactWrite([...items, ...distinct(documents).map((ref) => documentUnlockedItem(apiKeyId, ref.organizationId, ref.documentId))]);
+export async function transactGuarded(
+  apiKeyId: string,
+  items: readonly TransactItem[],
+  documents: readonly DocumentRef[],
+): Promise<void> {
+  await transactWrite([
+    ...items,
+    ...distinct(documents).map((ref) => documentUnlockedItem(apiKeyId, ref.organizationId, ref.documentId)),
+  ]);
 }
 
 /** Writes that must commit together, and the documents whose data they touch. */
@@ -63,7 +71,10 @@ const transactionSize = (group: WriteGroup) => group.items.length + distinct(gro
  * transaction and never splitting a group. `leading` (organization or structure writes) goes first into the first
  * transaction. Pure, so the packing is unit-tested.
  */
-export function packGroups(groups: readonly WriteGroup[], leading: WriteGroup = { items: [], documents: [] }): PackedTransaction[] {
+export function packGroups(
+  groups: readonly WriteGroup[],
+  leading: WriteGroup = { items: [], documents: [] },
+): PackedTransaction[] {
   const packed: PackedTransaction[] = [];
   let current: PackedTransaction = { items: [...leading.items], documents: distinct(leading.documents), groups: [] };
   if (transactionSize(leading) > MAX_TRANSACT_ITEMS) throw new Error('A write group does not fit one transaction.');
@@ -92,7 +103,11 @@ export function packGroups(groups: readonly WriteGroup[], leading: WriteGroup = 
  * fails, its own error: FailedPreconditionError when a document is being migrated (callers run
  * assertDocumentsWritable first, so that only happens when a migration starts mid-request).
  */
-export async function writeGroupsGuarded(apiKeyId: string, groups: readonly WriteGroup[], leading?: WriteGroup): Promise<void> {
+export async function writeGroupsGuarded(
+  apiKeyId: string,
+  groups: readonly WriteGroup[],
+  leading?: WriteGroup,
+): Promise<void> {
   const committed = new Set<number>();
   let written = false;
   for (const transaction of packGroups(groups, leading)) {
@@ -107,7 +122,8 @@ export async function writeGroupsGuarded(apiKeyId: string, groups: readonly Writ
 }
 
 /** True when the groups (and `leading`) fit one guarded transaction, so writing them cannot stop part way. */
-export const fitsOneTransaction = (groups: readonly WriteGroup[], leading?: WriteGroup): boolean => packGroups(groups, leading).length <= 1;
+export const fitsOneTransaction = (groups: readonly WriteGroup[], leading?: WriteGroup): boolean =>
+  packGroups(groups, leading).length <= 1;
 
 /**
  * Writes the groups as writeGroupsGuarded does, but all or nothing, for operations that answer one success for
@@ -123,9 +139,13 @@ export async function writeGroupsAtomically(apiKeyId: string, groups: readonly W
     if (!(error instanceof PartialWriteError)) throw error;
     const undo = [...error.committed].flatMap((index) => groups[index].undo ?? []);
     try {
-      for (let i = 0; i < undo.length; i += MAX_TRANSACT_ITEMS) await transactWrite(undo.slice(i, i + MAX_TRANSACT_ITEMS));
+      for (let i = 0; i < undo.length; i += MAX_TRANSACT_ITEMS)
+        await transactWrite(undo.slice(i, i + MAX_TRANSACT_ITEMS));
     } catch (undoError) {
-      logger.error('could not undo a write that stopped part way', { groupsWritten: error.committed.size, undoError: String(undoError) });
+      logger.error('could not undo a write that stopped part way', {
+        groupsWritten: error.committed.size,
+        undoError: String(undoError),
+      });
     }
     throw error.cause;
   }

@@ -25,7 +25,13 @@ import {
 import { namedPage } from '../db/query';
 import { batchResult, notWritten, reportOf, settleEach, type BatchResult, type ItemFailure } from './batch-result';
 import { NotFoundError } from '../core/errors';
-import { assertDocumentsWritable, documentsIn, transactGuarded, writeGroupsGuarded, type WriteGroup } from './document-locks';
+import {
+  assertDocumentsWritable,
+  documentsIn,
+  transactGuarded,
+  writeGroupsGuarded,
+  type WriteGroup,
+} from './document-locks';
 
 export interface DocumentInput {
   documentId: string;
@@ -76,19 +82,35 @@ export async function addDocuments(
   const organization = options.createOrganization
     ? ensureOrganizationItem(apiKeyId, organizationId, now)
     : requireOrganizationItem(apiKeyId, organizationId);
-  await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documents.map((document) => document.documentId)));
-  const folderIds = [...new Set(documents.flatMap((document) => (document.folderId === undefined ? [] : [document.folderId])))];
+  await assertDocumentsWritable(
+    apiKeyId,
+    documentsIn(
+      organizationId,
+      documents.map((document) => document.documentId),
+    ),
+  );
+  const folderIds = [
+    ...new Set(documents.flatMap((document) => (document.folderId === undefined ? [] : [document.folderId]))),
+  ];
   // Folders before documents: a transaction that commits never leaves a document in a folder that does not exist.
   const groups: WriteGroup[] = [
-    ...folderIds.map((folderId) => ({ items: [ensureFolderItem(apiKeyId, organizationId, folderId, now)], documents: [] })),
+    ...folderIds.map((folderId) => ({
+      items: [ensureFolderItem(apiKeyId, organizationId, folderId, now)],
+      documents: [],
+    })),
     ...documents.map((document) => ({
       items: [upsertDocumentItem(apiKeyId, organizationId, document.documentId, fieldsOf(document), now)],
       documents: documentsIn(organizationId, [document.documentId]),
     })),
   ];
   const report = await reportOf(writeGroupsGuarded(apiKeyId, groups, { items: [organization], documents: [] }));
-  return batchResult(documents.map((document, i) => ({ document, group: folderIds.length + i })), ({ document }) => document.documentId, ({ document, group }) =>
-    report.written(group) ? { success: true, id: document.documentId, message: 'Document added.' } : notWritten(report.failure),
+  return batchResult(
+    documents.map((document, i) => ({ document, group: folderIds.length + i })),
+    ({ document }) => document.documentId,
+    ({ document, group }) =>
+      report.written(group)
+        ? { success: true, id: document.documentId, message: 'Document added.' }
+        : notWritten(report.failure),
   );
 }
 
@@ -96,7 +118,13 @@ export async function addDocuments(
  * Sets the present fields of one existing document (moving it creates the target folder) in one transaction with
  * its lock check; false when it does not exist. Throws FailedPreconditionError when it is being migrated.
  */
-async function updateOne(apiKeyId: string, organizationId: string, documentId: string, fields: DocumentFields, now: number): Promise<boolean> {
+async function updateOne(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  fields: DocumentFields,
+  now: number,
+): Promise<boolean> {
   // One transaction, so an unknown document never leaves a new empty folder behind.
   const items = [
     ...(fields.folderId === undefined ? [] : [ensureFolderItem(apiKeyId, organizationId, fields.folderId, now)]),
@@ -116,13 +144,27 @@ async function updateOne(apiKeyId: string, organizationId: string, documentId: s
  * Updates the fields present in each of `documents`; an unknown document is a per-item failure. One transaction
  * each. Throws FailedPreconditionError (nothing written) when any of them is being migrated.
  */
-export async function updateDocuments(apiKeyId: string, organizationId: string, documents: readonly DocumentInput[]): Promise<BatchResult<DocumentResult | ItemFailure>> {
+export async function updateDocuments(
+  apiKeyId: string,
+  organizationId: string,
+  documents: readonly DocumentInput[],
+): Promise<BatchResult<DocumentResult | ItemFailure>> {
   const now = Date.now();
-  await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documents.map((document) => document.documentId)));
-  return settleEach(documents, (document) => document.documentId, async (document) => {
-    const updated = await updateOne(apiKeyId, organizationId, document.documentId, fieldsOf(document), now);
-    return { success: updated, id: document.documentId, message: updated ? 'Document updated.' : NOT_FOUND_MESSAGE };
-  });
+  await assertDocumentsWritable(
+    apiKeyId,
+    documentsIn(
+      organizationId,
+      documents.map((document) => document.documentId),
+    ),
+  );
+  return settleEach(
+    documents,
+    (document) => document.documentId,
+    async (document) => {
+      const updated = await updateOne(apiKeyId, organizationId, document.documentId, fieldsOf(document), now);
+      return { success: updated, id: document.documentId, message: updated ? 'Document updated.' : NOT_FOUND_MESSAGE };
+    },
+  );
 }
 
 /**
@@ -137,10 +179,13 @@ export async function setDocumentsDisabled(
 ): Promise<BatchResult<{ success: true; disabled: boolean; message: string } | ItemFailure>> {
   const now = Date.now();
   await assertDocumentsWritable(apiKeyId, documentsIn(organizationId, documentIds));
-  return settleEach(documentIds, (documentId) => documentId, async (documentId) =>
-    (await updateOne(apiKeyId, organizationId, documentId, { disabled }, now))
-      ? { success: true, disabled, message: disabled ? 'Document disabled.' : 'Document enabled.' }
-      : { success: false, message: NOT_FOUND_MESSAGE },
+  return settleEach(
+    documentIds,
+    (documentId) => documentId,
+    async (documentId) =>
+      (await updateOne(apiKeyId, organizationId, documentId, { disabled }, now))
+        ? { success: true, disabled, message: disabled ? 'Document disabled.' : 'Document enabled.' }
+        : { success: false, message: NOT_FOUND_MESSAGE },
   );
 }
 
@@ -170,8 +215,12 @@ export interface DocumentListing {
 function namedDocuments(apiKeyId: string, query: DocumentQuery, ids: readonly string[], limit: number, after?: string) {
   const stored = async (batch: string[]) => {
     const found = await getDocuments(apiKeyId, query.organizationId, batch);
-    return batch.map((id) => found.get(id)).filter((document): document is DocumentRecord =>
-      document !== undefined && (query.folderId === undefined || document.folderId === query.folderId));
+    return batch
+      .map((id) => found.get(id))
+      .filter(
+        (document): document is DocumentRecord =>
+          document !== undefined && (query.folderId === undefined || document.folderId === query.folderId),
+      );
   };
   return namedPage(ids, stored, { size: limit, after, keyOf: (document) => document.documentId });
 }
@@ -189,12 +238,18 @@ export async function listOrganizationDocuments(
   const documentIds = query.documentIds === undefined ? undefined : [...new Set(query.documentIds)].sort();
   const scope = {
     tenant: apiKeyId,
-    query: { operation: 'organizations/documents/get', organizationId: query.organizationId, folderId: query.folderId ?? null, documentIds: documentIds ?? null },
+    query: {
+      operation: 'organizations/documents/get',
+      organizationId: query.organizationId,
+      folderId: query.folderId ?? null,
+      documentIds: documentIds ?? null,
+    },
   };
   const after = await readPageAfter(page.pageToken, scope);
-  const { items: documents, after: next } = documentIds === undefined
-    ? await listDocuments(apiKeyId, query.organizationId, { folderId: query.folderId, limit: page.pageSize, after })
-    : await namedDocuments(apiKeyId, query, documentIds, page.pageSize, after);
+  const { items: documents, after: next } =
+    documentIds === undefined
+      ? await listDocuments(apiKeyId, query.organizationId, { folderId: query.folderId, limit: page.pageSize, after })
+      : await namedDocuments(apiKeyId, query, documentIds, page.pageSize, after);
   const pageToken = await pageTokenAfter(scope, next);
   return { documents: documents.map(toView), pageToken };
 }

@@ -44,7 +44,10 @@ export interface EmailConfigView {
 }
 
 /** Binds a provider key's ciphertext to its tenant and purpose: copied onto another item, it does not decrypt. */
-export const providerKeyContext = (apiKeyId: string): EncryptionContext => ({ purpose: 'email-provider-key', apiKeyId });
+export const providerKeyContext = (apiKeyId: string): EncryptionContext => ({
+  purpose: 'email-provider-key',
+  apiKeyId,
+});
 
 /** Whether `update` enables the service (rule 1): `useEmailService: true` or `type: "custom"`. */
 function enables(update: EmailConfigUpdate): boolean {
@@ -88,7 +91,10 @@ export function mergeEmailConfig(
   if (triggers !== undefined) settings.triggers = { ...base.emailServiceConfig.triggers, ...triggers };
   if (Object.keys(settings.triggers ?? {}).length > MAX_STORED_TRIGGERS) {
     throw invalidFields([
-      { path: 'data.emailServiceConfig.triggers', message: `The configuration may hold at most ${MAX_STORED_TRIGGERS} triggers.` },
+      {
+        path: 'data.emailServiceConfig.triggers',
+        message: `The configuration may hold at most ${MAX_STORED_TRIGGERS} triggers.`,
+      },
     ]);
   }
 
@@ -104,7 +110,13 @@ export function presentEmailConfig(config: EmailConfigRecord | undefined): Email
   const { type, fromEmail, fromCompany, triggers } = config?.emailServiceConfig ?? {};
   return {
     useEmailService: config?.useEmailService ?? false,
-    emailServiceConfig: withoutUndefined({ type, apiKey: config?.providerKey?.masked, fromEmail, fromCompany, triggers }),
+    emailServiceConfig: withoutUndefined({
+      type,
+      apiKey: config?.providerKey?.masked,
+      fromEmail,
+      fromCompany,
+      triggers,
+    }),
   };
 }
 
@@ -129,12 +141,15 @@ export function planEmailUpdate(
   if (stored === undefined) return { create: merged };
 
   const sent = update.emailServiceConfig ?? {};
-  const set: ConfigSet[] = SETTING_FIELDS.flatMap((field) => (sent[field] === undefined ? [] : [{ path: [...SETTINGS, field], value: sent[field] }]));
+  const set: ConfigSet[] = SETTING_FIELDS.flatMap((field) =>
+    sent[field] === undefined ? [] : [{ path: [...SETTINGS, field], value: sent[field] }],
+  );
   if (update.useEmailService !== undefined) set.push({ path: ['useEmailService'], value: update.useEmailService });
   const remove = providerKey.action === 'clear' ? [['providerKey']] : [];
   if (providerKey.action === 'replace') set.push({ path: ['providerKey'], value: providerKey.secret });
   const conditions: ConfigCondition[] = [{ exists: SETTINGS }];
-  if (providerKey.action === 'keep' && providerKey.masked !== undefined) conditions.push({ equals: ['providerKey', 'masked'], value: providerKey.masked });
+  if (providerKey.action === 'keep' && providerKey.masked !== undefined)
+    conditions.push({ equals: ['providerKey', 'masked'], value: providerKey.masked });
 
   if (seedsDefaults(stored, update)) {
     // The whole trigger map, computed by the merge, while still no trigger is stored; the defaults the merge
@@ -152,13 +167,22 @@ export function planEmailUpdate(
 }
 
 /** Applies `update` to the tenant's config and returns the config as stored after it. Concurrent updates all apply. */
-export async function updateEmailConfig(apiKeyId: string, update: EmailConfigUpdate, sealing: SecretSealing): Promise<EmailConfigView> {
+export async function updateEmailConfig(
+  apiKeyId: string,
+  update: EmailConfigUpdate,
+  sealing: SecretSealing,
+): Promise<EmailConfigView> {
   // The sent `apiKey`: absent or the stored masked form keeps the stored key, "" clears it, another masked form is
   // refused, anything else replaces it (encrypted once, however often the write is planned).
   const seal = sealer(sealing, providerKeyContext(apiKeyId));
   let outcome: { seeded: boolean; providerKey: SecretChange['action'] } | undefined;
   const written = await writeEmailConfig(apiKeyId, async (stored) => {
-    const providerKey = await secretChange(update.emailServiceConfig?.apiKey, stored?.providerKey, seal, 'data.emailServiceConfig.apiKey');
+    const providerKey = await secretChange(
+      update.emailServiceConfig?.apiKey,
+      stored?.providerKey,
+      seal,
+      'data.emailServiceConfig.apiKey',
+    );
     outcome = { seeded: seedsDefaults(stored, update), providerKey: providerKey.action };
     return planEmailUpdate(stored, update, providerKey);
   });

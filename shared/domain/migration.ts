@@ -37,7 +37,12 @@ import {
   type MigrationStatus,
   wakeMigration,
 } from '../db/migration';
-import { configMovedTo, documentConfigsQuery, documentNotificationsQuery, notificationMovedTo } from '../db/notification';
+import {
+  configMovedTo,
+  documentConfigsQuery,
+  documentNotificationsQuery,
+  notificationMovedTo,
+} from '../db/notification';
 import { moveDocumentItems, requireDocumentItem, requireNoDocumentItem } from '../db/organization';
 import { documentGrantsQuery, grantMovedTo } from '../db/permission';
 import { queryPage, type QuerySpec } from '../db/query';
@@ -60,7 +65,8 @@ export interface MigrateInput {
  */
 export async function startMigration(apiKeyId: string, input: MigrateInput, now = Date.now()): Promise<string> {
   const { organizationId, documentId, newDocumentId } = input;
-  if (documentId === newDocumentId) throw invalidFields([{ path: 'data.newDocumentId', message: 'Must differ from documentId.' }]);
+  if (documentId === newDocumentId)
+    throw invalidFields([{ path: 'data.newDocumentId', message: 'Must differ from documentId.' }]);
   const migration: MigrationRecord = {
     apiKeyId,
     organizationId,
@@ -74,7 +80,10 @@ export async function startMigration(apiKeyId: string, input: MigrateInput, now 
   };
   await transactWrite([
     requireDocumentItem(apiKeyId, organizationId, documentId),
-    named(requireNoDocumentItem(apiKeyId, organizationId, newDocumentId), () => new AlreadyExistsError('A document with newDocumentId already exists.')),
+    named(
+      requireNoDocumentItem(apiKeyId, organizationId, newDocumentId),
+      () => new AlreadyExistsError('A document with newDocumentId already exists.'),
+    ),
     ...startMigrationItems(migration),
   ]);
   return migration.migrationId;
@@ -84,7 +93,11 @@ export async function startMigration(apiKeyId: string, input: MigrateInput, now 
 export async function migrationStatus(apiKeyId: string, organizationId: string, migrationId: string) {
   const migration = await getMigration(apiKeyId, organizationId, migrationId);
   if (migration === undefined) throw new NotFoundError('Migration not found.');
-  return { migrationId, status: migration.status, ...(migration.error === undefined ? {} : { error: migration.error }) };
+  return {
+    migrationId,
+    status: migration.status,
+    ...(migration.error === undefined ? {} : { error: migration.error }),
+  };
 }
 
 interface MoveRef {
@@ -199,9 +212,16 @@ export interface RunOptions {
  */
 export async function runMigration(migration: MigrationRecord, options: RunOptions): Promise<MigrationStatus> {
   if (!(await markInProgress(migration, Date.now()))) {
-    return (await getMigration(migration.apiKeyId, migration.organizationId, migration.migrationId))?.status ?? 'failed';
+    return (
+      (await getMigration(migration.apiKeyId, migration.organizationId, migration.migrationId))?.status ?? 'failed'
+    );
   }
-  const ref: MoveRef = { apiKeyId: migration.apiKeyId, organizationId: migration.organizationId, from: migration.documentId, to: migration.newDocumentId };
+  const ref: MoveRef = {
+    apiKeyId: migration.apiKeyId,
+    organizationId: migration.organizationId,
+    from: migration.documentId,
+    to: migration.newDocumentId,
+  };
   // Live connections of the document end now (decisions §13); new ones are refused while the locks are held. Every
   // run closes what is open, which is nothing after the first.
   await closeDocumentConnections(
@@ -235,7 +255,8 @@ export async function runMigration(migration: MigrationRecord, options: RunOptio
 export const MAX_FAILED_RUNS = 5;
 
 /** What a failed migration reports; the cause is logged, never shown (it may name storage internals). */
-export const FAILED_MESSAGE = 'The migration could not be completed. Migrate again with the same document ids to resume it.';
+export const FAILED_MESSAGE =
+  'The migration could not be completed. Migrate again with the same document ids to resume it.';
 
 /**
  * Counts a failed run. Returns `retry` while runs are left, or ends the migration as `failed` (locks released)

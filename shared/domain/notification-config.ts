@@ -3,7 +3,13 @@
  * organization and per document. A document's level falls back, field by field, to the user's organization
  * level, then to ALL.
  */
-import { CONFIG_LEVELS, getConfigs, setConfigItem, type NotificationConfig, type StoredConfig } from '../db/notification';
+import {
+  CONFIG_LEVELS,
+  getConfigs,
+  setConfigItem,
+  type NotificationConfig,
+  type StoredConfig,
+} from '../db/notification';
 import { notWritten, reportOf } from './batch-result';
 import { assertDocumentsWritable, documentsIn, writeGroupsGuarded } from './document-locks';
 import { withoutUndefined } from '../core/objects';
@@ -45,11 +51,19 @@ export async function readNotificationConfig(
  * Each user's levels for a document as they apply (its document entry, then the organization entry, then ALL,
  * field by field): what the email planner checks for each recipient. One BatchGetItem per 50 users.
  */
-export async function effectiveConfigs(apiKeyId: string, organizationId: string, userIds: readonly string[], documentId: string): Promise<Map<string, NotificationConfig>> {
+export async function effectiveConfigs(
+  apiKeyId: string,
+  organizationId: string,
+  userIds: readonly string[],
+  documentId: string,
+): Promise<Map<string, NotificationConfig>> {
   const stored = await getConfigs(apiKeyId, organizationId, userIds, [documentId]);
   return new Map(
     userIds.map((userId) => {
-      return [userId, resolveLevels(stored.get(`${userId}\u0000${documentId}`) ?? {}, stored.get(`${userId}\u0000`) ?? {})];
+      return [
+        userId,
+        resolveLevels(stored.get(`${userId}\u0000${documentId}`) ?? {}, stored.get(`${userId}\u0000`) ?? {}),
+      ];
     }),
   );
 }
@@ -80,8 +94,10 @@ export async function setNotificationConfig(
     documents: documentsIn(input.organizationId, input.documentIds ?? []),
   }));
   const report = await reportOf(writeGroupsGuarded(apiKeyId, writes));
-  return Object.fromEntries(input.userIds.map((userId, u) => [
-    userId,
-    report.written(u) ? { success: true, userId, message: 'Notification config set.' } : notWritten(report.failure),
-  ]));
+  return Object.fromEntries(
+    input.userIds.map((userId, u) => [
+      userId,
+      report.written(u) ? { success: true, userId, message: 'Notification config set.' } : notWritten(report.failure),
+    ]),
+  );
 }

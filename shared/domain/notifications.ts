@@ -69,7 +69,12 @@ export async function organizationMembers(apiKeyId: string, organizationId: stri
 }
 
 /** Keeps the users with effective access to the document (docs/decisions.md §4), in chunks to bound each BatchGet set. */
-async function withAccess(apiKeyId: string, organizationId: string, documentId: string, userIds: string[]): Promise<string[]> {
+async function withAccess(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  userIds: string[],
+): Promise<string[]> {
   const kept: string[] = [];
   for (let i = 0; i < userIds.length; i += 500) {
     const chunk = userIds.slice(i, i + 500);
@@ -89,7 +94,11 @@ async function withAccess(apiKeyId: string, organizationId: string, documentId: 
  * organization or document without the matching create flag, FailedPreconditionError when the document is being
  * migrated.
  */
-export async function addNotification(apiKeyId: string, input: AddNotificationInput, now = Date.now()): Promise<string> {
+export async function addNotification(
+  apiKeyId: string,
+  input: AddNotificationInput,
+  now = Date.now(),
+): Promise<string> {
   const document = documentsIn(input.organizationId, [input.documentId]);
   await assertDocumentsWritable(apiKeyId, document);
   const structure: TransactItem[] = [];
@@ -102,12 +111,16 @@ export async function addNotification(apiKeyId: string, input: AddNotificationIn
     structure.push(upsertDocumentItem(apiKeyId, input.organizationId, input.documentId, {}, now));
   }
   const id = input.notificationId ?? newId('ntf_');
-  const existing = input.notificationId === undefined ? undefined : await getNotification(apiKeyId, input.organizationId, id);
+  const existing =
+    input.notificationId === undefined ? undefined : await getNotification(apiKeyId, input.organizationId, id);
   const named = (input.notifyUsers ?? []).map((user) => user.userId);
   // notifyAll reaches the organization's members; the acting user is not notified of their own action.
-  const everyone = input.notifyAll ? (await organizationMembers(apiKeyId, input.organizationId)).filter((u) => u !== input.actionUser?.userId) : [];
+  const everyone = input.notifyAll
+    ? (await organizationMembers(apiKeyId, input.organizationId)).filter((u) => u !== input.actionUser?.userId)
+    : [];
   let recipients = [...new Set([...named, ...everyone])];
-  if (input.verifyUserPermissions) recipients = await withAccess(apiKeyId, input.organizationId, input.documentId, recipients);
+  if (input.verifyUserPermissions)
+    recipients = await withAccess(apiKeyId, input.organizationId, input.documentId, recipients);
 
   const notification: Omit<NotificationRecord, 'readByUserIds'> = {
     id,
@@ -127,12 +140,21 @@ export async function addNotification(apiKeyId: string, input: AddNotificationIn
     addedAt: now,
   };
   // The recipients whose feed already holds it (an update): their entries are not this request's to take back.
-  const delivered = existing === undefined ? new Set<string>() : await existingFeedEntries(apiKeyId, existing, recipients);
+  const delivered =
+    existing === undefined ? new Set<string>() : await existingFeedEntries(apiKeyId, existing, recipients);
   const added = recipients.filter((userId) => !delivered.has(userId));
   const readBy = existing && existing.readByUserIds.length > 0 ? { readBy: new Set(existing.readByUserIds) } : {};
   await feedsThenNotification(
-    { apply: recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))), undo: added.map((userId) => deleteRequest(feedEntryKey(apiKeyId, notification, userId))) },
-    () => transactGuarded(apiKeyId, [...structure, putItem({ ...notificationItem(apiKeyId, notification), ...readBy })], document),
+    {
+      apply: recipients.map((userId) => putRequest(feedEntryItem(apiKeyId, notification, userId))),
+      undo: added.map((userId) => deleteRequest(feedEntryKey(apiKeyId, notification, userId))),
+    },
+    () =>
+      transactGuarded(
+        apiKeyId,
+        [...structure, putItem({ ...notificationItem(apiKeyId, notification), ...readBy })],
+        document,
+      ),
   );
   return id;
 }
@@ -154,7 +176,10 @@ async function feedsThenNotification(feeds: FeedChange, write: () => Promise<voi
     await write();
   } catch (error) {
     await batchWrite(feeds.undo).catch((cleanup: unknown) => {
-      logger.error('could not put back the feeds of a failed notification write', cleanup instanceof Error ? cleanup : String(cleanup));
+      logger.error(
+        'could not put back the feeds of a failed notification write',
+        cleanup instanceof Error ? cleanup : String(cleanup),
+      );
     });
     throw error;
   }
@@ -189,13 +214,21 @@ export function presentNotification(apiKeyId: string, n: NotificationRecord) {
     displayBodyMessage: n.displayBodyMessage,
     notifyUsers: n.notifyUsers,
     readByUserIds: n.readByUserIds,
-    metadata: { apiKey: apiKeyId, organizationId: n.organizationId, documentId: n.documentId, ...(n.locationId === undefined ? {} : { locationId: n.locationId }) },
+    metadata: {
+      apiKey: apiKeyId,
+      organizationId: n.organizationId,
+      documentId: n.documentId,
+      ...(n.locationId === undefined ? {} : { locationId: n.locationId }),
+    },
     timestamp: n.timestamp,
   };
 }
 
 function matches(n: NotificationRecord, input: GetNotificationsInput): boolean {
-  return (input.documentId === undefined || n.documentId === input.documentId) && (input.locationId === undefined || n.locationId === input.locationId);
+  return (
+    (input.documentId === undefined || n.documentId === input.documentId) &&
+    (input.locationId === undefined || n.locationId === input.locationId)
+  );
 }
 
 /**
@@ -206,17 +239,30 @@ function matches(n: NotificationRecord, input: GetNotificationsInput): boolean {
  */
 export async function listNotifications(apiKeyId: string, input: GetNotificationsInput) {
   const { pageToken, pageSize: _size, ...query } = input;
-  const scope = { tenant: apiKeyId, query: { operation: 'notifications/get', ...query, notificationIds: query.notificationIds ? [...query.notificationIds].sort() : undefined } };
+  const scope = {
+    tenant: apiKeyId,
+    query: {
+      operation: 'notifications/get',
+      ...query,
+      notificationIds: query.notificationIds ? [...query.notificationIds].sort() : undefined,
+    },
+  };
   const after = await readPageAfter(pageToken, scope);
   const ascending = input.order === 'asc';
   let ordered: NotificationRecord[];
   let next: string | undefined;
   if (input.notificationIds !== undefined) {
-    const found = [...(await getNotifications(apiKeyId, input.organizationId, input.notificationIds, { consistent: false })).values()];
+    const found = [
+      ...(
+        await getNotifications(apiKeyId, input.organizationId, input.notificationIds, { consistent: false })
+      ).values(),
+    ];
     let candidates = found.filter((n) => matches(n, input));
     if (input.userId !== undefined) {
       const userId = input.userId;
-      const inFeed = await Promise.all(candidates.map(async (n) => (await existingFeedEntries(apiKeyId, n, [userId])).has(userId)));
+      const inFeed = await Promise.all(
+        candidates.map(async (n) => (await existingFeedEntries(apiKeyId, n, [userId])).has(userId)),
+      );
       candidates = candidates.filter((_, i) => inFeed[i]);
     }
     const sorted = candidates
@@ -227,12 +273,17 @@ export async function listNotifications(apiKeyId: string, input: GetNotification
     ordered = page.items.map((entry) => entry.n);
     next = page.after;
   } else {
-    const source: TimelineSource = input.userId !== undefined
-      ? { kind: 'feed', userId: input.userId, documentId: input.documentId, locationId: input.locationId }
-      : input.documentId !== undefined
-        ? { kind: 'document', documentId: input.documentId, locationId: input.locationId }
-        : { kind: 'organization', locationId: input.locationId };
-    const page = await queryTimeline(apiKeyId, input.organizationId, source, { limit: input.pageSize, ascending, after });
+    const source: TimelineSource =
+      input.userId !== undefined
+        ? { kind: 'feed', userId: input.userId, documentId: input.documentId, locationId: input.locationId }
+        : input.documentId !== undefined
+          ? { kind: 'document', documentId: input.documentId, locationId: input.locationId }
+          : { kind: 'organization', locationId: input.locationId };
+    const page = await queryTimeline(apiKeyId, input.organizationId, source, {
+      limit: input.pageSize,
+      ascending,
+      after,
+    });
     const found = await getNotifications(apiKeyId, input.organizationId, page.items, { consistent: false });
     ordered = page.items.map((id) => found.get(id)).filter((n): n is NotificationRecord => n !== undefined);
     next = page.after;
@@ -265,23 +316,44 @@ export interface UpdateNotificationsInput {
  * Throws FailedPreconditionError (nothing written) when the document of a notification is being migrated.
  */
 export async function updateNotifications(apiKeyId: string, input: UpdateNotificationsInput): Promise<BatchResult> {
-  const found = await getNotifications(apiKeyId, input.organizationId, input.notifications.map((n) => n.id));
-  await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, [input.documentId, ...[...found.values()].map((n) => n.documentId)]));
-  return settleEach(input.notifications, (update) => update.id, async (update) => {
-    const stored = found.get(update.id);
-    if (!stored || (input.documentId !== undefined && stored.documentId !== input.documentId) || (input.locationId !== undefined && stored.locationId !== input.locationId)) {
-      return { success: false, message: 'Notification does not exist.' };
-    }
-    let readers = [...new Set(update.readByUserIds ?? [])];
-    if (input.verifyUserPermissions && readers.length > 0) readers = await withAccess(apiKeyId, input.organizationId, stored.documentId, readers);
-    const { id, readByUserIds: _r, persistReadForUsers, notificationSource: _s, ...changes } = update;
-    // Only entries that are there are taken out (and so put back if the update fails).
-    const leaving = !persistReadForUsers && readers.length > 0 ? [...(await existingFeedEntries(apiKeyId, stored, readers))] : [];
-    await feedsThenNotification(feedRemoval(apiKeyId, stored, leaving), () =>
-      transactGuarded(apiKeyId, [updateNotificationItem(apiKeyId, input.organizationId, id, changes, readers)], documentsIn(input.organizationId, [stored.documentId])),
-    );
-    return { success: true, message: 'Notification updated.' };
-  });
+  const found = await getNotifications(
+    apiKeyId,
+    input.organizationId,
+    input.notifications.map((n) => n.id),
+  );
+  await assertDocumentsWritable(
+    apiKeyId,
+    documentsIn(input.organizationId, [input.documentId, ...[...found.values()].map((n) => n.documentId)]),
+  );
+  return settleEach(
+    input.notifications,
+    (update) => update.id,
+    async (update) => {
+      const stored = found.get(update.id);
+      if (
+        !stored ||
+        (input.documentId !== undefined && stored.documentId !== input.documentId) ||
+        (input.locationId !== undefined && stored.locationId !== input.locationId)
+      ) {
+        return { success: false, message: 'Notification does not exist.' };
+      }
+      let readers = [...new Set(update.readByUserIds ?? [])];
+      if (input.verifyUserPermissions && readers.length > 0)
+        readers = await withAccess(apiKeyId, input.organizationId, stored.documentId, readers);
+      const { id, readByUserIds: _r, persistReadForUsers, notificationSource: _s, ...changes } = update;
+      // Only entries that are there are taken out (and so put back if the update fails).
+      const leaving =
+        !persistReadForUsers && readers.length > 0 ? [...(await existingFeedEntries(apiKeyId, stored, readers))] : [];
+      await feedsThenNotification(feedRemoval(apiKeyId, stored, leaving), () =>
+        transactGuarded(
+          apiKeyId,
+          [updateNotificationItem(apiKeyId, input.organizationId, id, changes, readers)],
+          documentsIn(input.organizationId, [stored.documentId]),
+        ),
+      );
+      return { success: true, message: 'Notification updated.' };
+    },
+  );
 }
 
 export interface DeleteNotificationsInput {
@@ -304,11 +376,12 @@ async function selected(apiKeyId: string, input: DeleteNotificationsInput): Prom
     const found = await getNotifications(apiKeyId, input.organizationId, input.notificationIds);
     return [...found.values()].filter((n) => matches(n, { ...input, pageSize: 0 }));
   }
-  const source: TimelineSource = input.userId !== undefined
-    ? { kind: 'feed', userId: input.userId, documentId: input.documentId, locationId: input.locationId }
-    : input.documentId !== undefined
-      ? { kind: 'document', documentId: input.documentId, locationId: input.locationId }
-      : { kind: 'organization', locationId: input.locationId };
+  const source: TimelineSource =
+    input.userId !== undefined
+      ? { kind: 'feed', userId: input.userId, documentId: input.documentId, locationId: input.locationId }
+      : input.documentId !== undefined
+        ? { kind: 'document', documentId: input.documentId, locationId: input.locationId }
+        : { kind: 'organization', locationId: input.locationId };
   const ids: string[] = [];
   let after: string | undefined;
   do {
@@ -326,20 +399,33 @@ async function selected(apiKeyId: string, input: DeleteNotificationsInput): Prom
  */
 export async function deleteNotifications(apiKeyId: string, input: DeleteNotificationsInput): Promise<BatchResult> {
   const notifications = await selected(apiKeyId, input);
-  await assertDocumentsWritable(apiKeyId, documentsIn(input.organizationId, [input.documentId, ...notifications.map((n) => n.documentId)]));
+  await assertDocumentsWritable(
+    apiKeyId,
+    documentsIn(input.organizationId, [input.documentId, ...notifications.map((n) => n.documentId)]),
+  );
   const result: BatchResult = {};
-  for (const id of input.notificationIds ?? []) result[id] = { success: false, message: 'Notification does not exist.' };
+  for (const id of input.notificationIds ?? [])
+    result[id] = { success: false, message: 'Notification does not exist.' };
   const guard = (n: NotificationRecord) => documentsIn(input.organizationId, [n.documentId]);
-  return Object.assign(result, await settleEach(notifications, (n) => n.id, async (n) => {
-    if (input.userId !== undefined) {
-      const inFeed = (await existingFeedEntries(apiKeyId, n, [input.userId])).has(input.userId);
-      if (inFeed) await transactGuarded(apiKeyId, [deleteItem(feedEntryKey(apiKeyId, n, input.userId))], guard(n));
-      return inFeed ? { success: true, message: 'Notification removed for the user.' } : { success: false, message: 'Notification is not in the user\'s feed.' };
-    }
-    const recipients = await listRecipients(apiKeyId, input.organizationId, n.id);
-    await feedsThenNotification(feedRemoval(apiKeyId, n, recipients), () =>
-      transactGuarded(apiKeyId, [deleteItem(notificationKey(apiKeyId, input.organizationId, n.id))], guard(n)),
-    );
-    return { success: true, message: 'Notification deleted.' };
-  }));
+  return Object.assign(
+    result,
+    await settleEach(
+      notifications,
+      (n) => n.id,
+      async (n) => {
+        if (input.userId !== undefined) {
+          const inFeed = (await existingFeedEntries(apiKeyId, n, [input.userId])).has(input.userId);
+          if (inFeed) await transactGuarded(apiKeyId, [deleteItem(feedEntryKey(apiKeyId, n, input.userId))], guard(n));
+          return inFeed
+            ? { success: true, message: 'Notification removed for the user.' }
+            : { success: false, message: "Notification is not in the user's feed." };
+        }
+        const recipients = await listRecipients(apiKeyId, input.organizationId, n.id);
+        await feedsThenNotification(feedRemoval(apiKeyId, n, recipients), () =>
+          transactGuarded(apiKeyId, [deleteItem(notificationKey(apiKeyId, input.organizationId, n.id))], guard(n)),
+        );
+        return { success: true, message: 'Notification deleted.' };
+      },
+    ),
+  );
 }

@@ -6,10 +6,25 @@
 import { keyString } from '../db/batch';
 import type { Role } from '../db/membership';
 import { deleteItem } from '../db/transact';
-import { getGrants, grantKey, isActive, listActiveGrants, putGrantItem, type Grant, type Resource, type ResourceType } from '../db/permission';
+import {
+  getGrants,
+  grantKey,
+  isActive,
+  listActiveGrants,
+  putGrantItem,
+  type Grant,
+  type Resource,
+  type ResourceType,
+} from '../db/permission';
 import { batchResult, notWritten, reportOf, type BatchResult } from './batch-result';
 import { invalidFields, type FieldIssue } from '../core/errors';
-import { assertDocumentsWritable, fitsOneTransaction, writeGroupsAtomically, writeGroupsGuarded, type DocumentRef } from './document-locks';
+import {
+  assertDocumentsWritable,
+  fitsOneTransaction,
+  writeGroupsAtomically,
+  writeGroupsGuarded,
+  type DocumentRef,
+} from './document-locks';
 
 /** A resource as the client names it: `organizationId` may be left out for an organization. */
 export interface ResourceInput {
@@ -38,7 +53,11 @@ export interface PermissionView {
  * itself (and, when given, must equal it). Also refuses a resource named twice, since the second would
  * silently overwrite the first. Throws InvalidArgumentError listing every problem.
  */
-function resolveResources<T extends ResourceInput>(inputs: readonly T[], path: string, extra?: (input: T, at: string) => FieldIssue[]) {
+function resolveResources<T extends ResourceInput>(
+  inputs: readonly T[],
+  path: string,
+  extra?: (input: T, at: string) => FieldIssue[],
+) {
   const issues: FieldIssue[] = [];
   const seen = new Set<string>();
   const resolved = inputs.map((input, index) => {
@@ -92,7 +111,12 @@ const lockedBy = (resource: Resource): DocumentRef[] =>
  * replaced: its role and expiry become the new ones. Throws InvalidArgumentError, and FailedPreconditionError
  * when a document is being migrated.
  */
-export async function addPermissions(apiKeyId: string, userId: string, inputs: readonly PermissionInput[], now = Date.now()) {
+export async function addPermissions(
+  apiKeyId: string,
+  userId: string,
+  inputs: readonly PermissionInput[],
+  now = Date.now(),
+) {
   const grants = grantsToAdd(userId, inputs, now);
   await assertDocumentsWritable(apiKeyId, grants.flatMap(lockedBy));
   const groups = grants.map((grant) => ({ items: [putGrantItem(apiKeyId, grant)], documents: lockedBy(grant) }));
@@ -100,15 +124,28 @@ export async function addPermissions(apiKeyId: string, userId: string, inputs: r
     await writeGroupsGuarded(apiKeyId, groups);
     return;
   }
-  const before = new Map((await getGrants(apiKeyId, userId, grants)).map((grant) => [keyString(grantKey(apiKeyId, userId, grant)), grant]));
-  await writeGroupsAtomically(apiKeyId, groups.map((group, i) => {
-    const prior = before.get(keyString(grantKey(apiKeyId, userId, grants[i])));
-    return { ...group, undo: [prior === undefined ? deleteItem(grantKey(apiKeyId, userId, grants[i])) : putGrantItem(apiKeyId, prior)] };
-  }));
+  const before = new Map(
+    (await getGrants(apiKeyId, userId, grants)).map((grant) => [keyString(grantKey(apiKeyId, userId, grant)), grant]),
+  );
+  await writeGroupsAtomically(
+    apiKeyId,
+    groups.map((group, i) => {
+      const prior = before.get(keyString(grantKey(apiKeyId, userId, grants[i])));
+      return {
+        ...group,
+        undo: [prior === undefined ? deleteItem(grantKey(apiKeyId, userId, grants[i])) : putGrantItem(apiKeyId, prior)],
+      };
+    }),
+  );
 }
 
 /** The user's grants that count at `now` (ms), all or in one organization, ordered by organization, then type and id. */
-export async function activePermissions(apiKeyId: string, userId: string, organizationId: string | undefined, now = Date.now()): Promise<PermissionView[]> {
+export async function activePermissions(
+  apiKeyId: string,
+  userId: string,
+  organizationId: string | undefined,
+  now = Date.now(),
+): Promise<PermissionView[]> {
   const grants = await listActiveGrants(apiKeyId, userId, organizationId, now);
   return grants.map(({ type, id, organizationId: org, accessRole, expiresAt }) => ({
     type,
@@ -124,19 +161,36 @@ export async function activePermissions(apiKeyId: string, userId: string, organi
  * reported as not existing, the same view Get Permissions gives. Throws InvalidArgumentError, and
  * FailedPreconditionError when a document is being migrated.
  */
-export async function removePermissions(apiKeyId: string, userId: string, inputs: readonly ResourceInput[], now = Date.now()): Promise<BatchResult<{ success: boolean; message: string }>> {
-  const resources: Resource[] = resolveResources(inputs, RESOURCES_PATH).map(({ type, id, organizationId }) => ({ type, id, organizationId }));
+export async function removePermissions(
+  apiKeyId: string,
+  userId: string,
+  inputs: readonly ResourceInput[],
+  now = Date.now(),
+): Promise<BatchResult<{ success: boolean; message: string }>> {
+  const resources: Resource[] = resolveResources(inputs, RESOURCES_PATH).map(({ type, id, organizationId }) => ({
+    type,
+    id,
+    organizationId,
+  }));
   await assertDocumentsWritable(apiKeyId, resources.flatMap(lockedBy));
   const stored = await getGrants(apiKeyId, userId, resources);
-  const report = await reportOf(writeGroupsGuarded(
-    apiKeyId,
-    stored.map((grant) => ({ items: [deleteItem(grantKey(apiKeyId, userId, grant))], documents: lockedBy(grant) })),
-  ));
+  const report = await reportOf(
+    writeGroupsGuarded(
+      apiKeyId,
+      stored.map((grant) => ({ items: [deleteItem(grantKey(apiKeyId, userId, grant))], documents: lockedBy(grant) })),
+    ),
+  );
   const identity = (resource: Resource) => JSON.stringify([resource.type, resource.organizationId, resource.id]);
-  const removed = new Map(stored.map((grant, i) => [identity(grant), { active: isActive(grant, now), written: report.written(i) }]));
-  return batchResult(resources, (resource) => resource.id, (resource) => {
-    const grant = removed.get(identity(resource));
-    if (grant === undefined || !grant.active) return { success: false, message: 'Permission does not exist.' };
-    return grant.written ? { success: true, message: 'Permission removed.' } : notWritten(report.failure);
-  });
+  const removed = new Map(
+    stored.map((grant, i) => [identity(grant), { active: isActive(grant, now), written: report.written(i) }]),
+  );
+  return batchResult(
+    resources,
+    (resource) => resource.id,
+    (resource) => {
+      const grant = removed.get(identity(resource));
+      if (grant === undefined || !grant.active) return { success: false, message: 'Permission does not exist.' };
+      return grant.written ? { success: true, message: 'Permission removed.' } : notWritten(report.failure);
+    },
+  );
 }

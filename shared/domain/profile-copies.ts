@@ -22,7 +22,16 @@
  * put an older name over the newer one a request has just written and answered.
  */
 import { forEachLimited } from '../core/concurrency';
-import { copyOf, membershipCopiesOfUser, replacesCopy, sameCopy, versionedCopyOf, writeProfileCopy, type MembershipCopy, type VersionedCopy } from '../db/membership';
+import {
+  copyOf,
+  membershipCopiesOfUser,
+  replacesCopy,
+  sameCopy,
+  versionedCopyOf,
+  writeProfileCopy,
+  type MembershipCopy,
+  type VersionedCopy,
+} from '../db/membership';
 import type { ItemChange } from '../db/item-change';
 import { getProfiles, type Profile } from '../db/profile';
 
@@ -43,7 +52,12 @@ export const copyOfProfile = (profile: Profile | undefined): VersionedCopy =>
  * Writes `copy` to every membership of the user whose copy is older (replacesCopy), examining at most `maxEntries`
  * of the user's entries; a copy found newer meanwhile is kept. True when it reached the last entry.
  */
-export async function syncProfileCopies(apiKeyId: string, userId: string, copy: VersionedCopy, maxEntries = Infinity): Promise<boolean> {
+export async function syncProfileCopies(
+  apiKeyId: string,
+  userId: string,
+  copy: VersionedCopy,
+  maxEntries = Infinity,
+): Promise<boolean> {
   let cursor: Record<string, unknown> | undefined;
   let examined = 0;
   do {
@@ -68,9 +82,15 @@ export function copyChangeOf({ eventName, kind, apiKeyId, newImage, oldImage }: 
   if (newImage === undefined) return undefined;
   const userId = newImage.userId;
   if (apiKeyId === undefined || typeof userId !== 'string') return undefined;
-  if (kind === 'profile') return sameCopy(copyOf(oldImage ?? {}), copyOf(newImage)) ? undefined : { kind: 'profile', apiKeyId, userId };
+  if (kind === 'profile')
+    return sameCopy(copyOf(oldImage ?? {}), copyOf(newImage)) ? undefined : { kind: 'profile', apiKeyId, userId };
   if (eventName === 'INSERT' && kind === 'membership') {
-    return { kind: 'membership', apiKeyId, userId, membership: { pk: String(newImage.pk), sk: String(newImage.sk), ...versionedCopyOf(newImage) } };
+    return {
+      kind: 'membership',
+      apiKeyId,
+      userId,
+      membership: { pk: String(newImage.pk), sk: String(newImage.sk), ...versionedCopyOf(newImage) },
+    };
   }
   return undefined;
 }
@@ -89,9 +109,15 @@ export async function keepCopiesInStep(changes: readonly CopyChange[]): Promise<
   for (const change of changes) byTenant.set(change.apiKeyId, [...(byTenant.get(change.apiKeyId) ?? []), change]);
   await Promise.all(
     [...byTenant].map(async ([apiKeyId, tenantChanges]) => {
-      const profiles = await getProfiles(apiKeyId, [...new Set(tenantChanges.map((change) => change.userId))], { consistent: true });
-      const changedUsers = new Set(tenantChanges.filter((change) => change.kind === 'profile').map((change) => change.userId));
-      const added = tenantChanges.flatMap((change) => (change.kind === 'membership' && !changedUsers.has(change.userId) ? [change] : []));
+      const profiles = await getProfiles(apiKeyId, [...new Set(tenantChanges.map((change) => change.userId))], {
+        consistent: true,
+      });
+      const changedUsers = new Set(
+        tenantChanges.filter((change) => change.kind === 'profile').map((change) => change.userId),
+      );
+      const added = tenantChanges.flatMap((change) =>
+        change.kind === 'membership' && !changedUsers.has(change.userId) ? [change] : [],
+      );
       await forEachLimited([...changedUsers], USERS_AT_ONCE, async (userId) => {
         await syncProfileCopies(apiKeyId, userId, copyOfProfile(profiles.get(userId)));
       });

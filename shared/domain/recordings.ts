@@ -71,12 +71,20 @@ export async function addRecordings(
 ): Promise<BatchResult> {
   const { organizationId, documentId } = input;
   const guarded = documentsIn(organizationId, [documentId]);
-  const withIds = input.recordings.map((recording, index) => ({ recording, index, annotationId: recording.annotationId ?? newId('rec_') }));
+  const withIds = input.recordings.map((recording, index) => ({
+    recording,
+    index,
+    annotationId: recording.annotationId ?? newId('rec_'),
+  }));
   const [organization, document, stored] = await Promise.all([
     organizationExists(apiKeyId, organizationId),
     getDocument(apiKeyId, organizationId, documentId),
     // Which recordings exist already tells an add from a replace (a transaction returns no old values).
-    getRecordings(apiKeyId, organizationId, withIds.map(({ annotationId }) => annotationId)),
+    getRecordings(
+      apiKeyId,
+      organizationId,
+      withIds.map(({ annotationId }) => annotationId),
+    ),
     assertDocumentsWritable(apiKeyId, guarded),
   ]);
   // Only what is missing is written: an existing document's updatedAt is not touched by adding recordings.
@@ -85,8 +93,14 @@ export async function addRecordings(
   if (!document) structure.push(upsertDocumentItem(apiKeyId, organizationId, documentId, {}, now));
 
   const existing = new Set(stored.map((recording) => recording.annotationId));
-  const write = async ({ recording, annotationId, index }: (typeof withIds)[number], withStructure: readonly TransactItem[] = []): Promise<ItemResult> => {
-    const item = putRecordingItem(apiKeyId, organizationId, documentId, annotationId, contentOf(recording), { now, index });
+  const write = async (
+    { recording, annotationId, index }: (typeof withIds)[number],
+    withStructure: readonly TransactItem[] = [],
+  ): Promise<ItemResult> => {
+    const item = putRecordingItem(apiKeyId, organizationId, documentId, annotationId, contentOf(recording), {
+      now,
+      index,
+    });
     try {
       await transactGuarded(apiKeyId, [...withStructure, item], guarded);
       return { ...OUTCOME_RESULTS[existing.has(annotationId) ? 'replaced' : 'added'] };
@@ -105,11 +119,26 @@ export async function addRecordings(
     next += 1;
   }
   const rest = withIds.slice(next);
-  Object.assign(result, await settleEach(rest, (entry) => entry.annotationId, (entry) => write(entry)).catch((error: unknown) => {
-    if (!written()) throw error;
-    return batchResult(rest, (entry) => entry.annotationId, () => notWritten(error));
-  }));
-  return batchResult(withIds, (entry) => entry.annotationId, (entry) => result[entry.annotationId]);
+  Object.assign(
+    result,
+    await settleEach(
+      rest,
+      (entry) => entry.annotationId,
+      (entry) => write(entry),
+    ).catch((error: unknown) => {
+      if (!written()) throw error;
+      return batchResult(
+        rest,
+        (entry) => entry.annotationId,
+        () => notWritten(error),
+      );
+    }),
+  );
+  return batchResult(
+    withIds,
+    (entry) => entry.annotationId,
+    (entry) => result[entry.annotationId],
+  );
 }
 
 /** A recording annotation as the API shows it: the spec's fields in its order, metadata from the server. */
@@ -162,7 +191,11 @@ export async function listRecordings(apiKeyId: string, input: GetRecordingsInput
   const { pageToken, pageSize, ...query } = input;
   const scope = {
     tenant: apiKeyId,
-    query: { operation: 'recordings/get', ...query, recordingIds: query.recordingIds ? [...query.recordingIds].sort() : undefined },
+    query: {
+      operation: 'recordings/get',
+      ...query,
+      recordingIds: query.recordingIds ? [...query.recordingIds].sort() : undefined,
+    },
   };
   const after = await readPageAfter(pageToken, scope);
 
@@ -175,7 +208,11 @@ export async function listRecordings(apiKeyId: string, input: GetRecordingsInput
       .filter((r) => after === undefined || r.position > after)
       .sort((a, b) => (a.position < b.position ? -1 : 1));
   } else {
-    const page = await queryRecordings(apiKeyId, input.organizationId, { documentId: input.documentId, limit: pageSize, after });
+    const page = await queryRecordings(apiKeyId, input.organizationId, {
+      documentId: input.documentId,
+      limit: pageSize,
+      after,
+    });
     candidates = page.items;
     more = page.after !== undefined;
   }

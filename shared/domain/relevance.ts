@@ -34,7 +34,8 @@ const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[]
 function stem(term: string): string {
   if (term.length < 4) return term;
   if (term.endsWith('ies') && !term.endsWith('eies') && !term.endsWith('aies')) return `${term.slice(0, -3)}y`;
-  if (term.endsWith('es') && !term.endsWith('aes') && !term.endsWith('ees') && !term.endsWith('oes')) return term.slice(0, -1);
+  if (term.endsWith('es') && !term.endsWith('aes') && !term.endsWith('ees') && !term.endsWith('oes'))
+    return term.slice(0, -1);
   if (term.endsWith('s') && !term.endsWith('us') && !term.endsWith('ss')) return term.slice(0, -1);
   return term;
 }
@@ -47,7 +48,13 @@ export function processTerm(term: string): string | null {
 
 /** The distinct terms of a text, as processTerm makes them. */
 export function termsOf(text: string): string[] {
-  return [...new Set(tokenize(text).map(processTerm).filter((term): term is string => term !== null))];
+  return [
+    ...new Set(
+      tokenize(text)
+        .map(processTerm)
+        .filter((term): term is string => term !== null),
+    ),
+  ];
 }
 
 export interface Ranked {
@@ -63,7 +70,12 @@ export function rankRelevant(query: string, texts: readonly string[]): Map<numbe
   const queryTerms = termsOf(query);
   const relevant = new Map<number, Ranked>();
   if (queryTerms.length === 0 || texts.length === 0) return relevant;
-  const index = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], idField: 'id', tokenize, processTerm });
+  const index = new MiniSearch<{ id: number; text: string }>({
+    fields: ['text'],
+    idField: 'id',
+    tokenize,
+    processTerm,
+  });
   index.addAll(texts.map((text, id) => ({ id, text })));
   const results = index.search(query, { combineWith: 'OR', prefix: false, fuzzy: false });
   const best = results[0]?.score ?? 0;

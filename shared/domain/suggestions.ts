@@ -78,7 +78,12 @@ const NO_SUGGESTION: SuggestResult = { primary: null, conflict: null };
  */
 export async function suggestDecision(apiKeyId: string, input: SuggestInput, now = Date.now()): Promise<SuggestResult> {
   for (const scope of scopesFor(input)) {
-    const result = evaluate(input.query, await queryJudgments(apiKeyId, scope, MAX_JUDGMENTS_PER_SCOPE), scope.level, now);
+    const result = evaluate(
+      input.query,
+      await queryJudgments(apiKeyId, scope, MAX_JUDGMENTS_PER_SCOPE),
+      scope.level,
+      now,
+    );
     if (result.primary !== null) return result;
   }
   return NO_SUGGESTION;
@@ -89,16 +94,27 @@ export function scopesFor(input: SuggestInput): JudgmentScope[] {
   const { organizationId, documentId } = input;
   const scopes: JudgmentScope[] = [{ level: 'apiKey' }];
   if (organizationId !== undefined) scopes.unshift({ level: 'organization', organizationId });
-  if (organizationId !== undefined && documentId !== undefined) scopes.unshift({ level: 'document', organizationId, documentId });
+  if (organizationId !== undefined && documentId !== undefined)
+    scopes.unshift({ level: 'document', organizationId, documentId });
   return scopes;
 }
 
 /** The suggestion the judgments of one scope support for `query`, as of `now`. Pure. */
-export function evaluate(query: string, judgments: readonly StoredJudgment[], scope: ScopeLevel, now: number): SuggestResult {
-  const ranked = rankRelevant(query, judgments.map((judgment) => judgment.text));
+export function evaluate(
+  query: string,
+  judgments: readonly StoredJudgment[],
+  scope: ScopeLevel,
+  now: number,
+): SuggestResult {
+  const ranked = rankRelevant(
+    query,
+    judgments.map((judgment) => judgment.text),
+  );
   const evidence = judgments.flatMap((judgment, i): Evidence[] => {
     const relevance = ranked.get(i)?.relevance;
-    return relevance === undefined ? [] : [{ judgment, relevance, weight: relevance * 0.5 ** (Math.max(0, now - judgment.timestamp) / HALF_LIFE_MS) }];
+    return relevance === undefined
+      ? []
+      : [{ judgment, relevance, weight: relevance * 0.5 ** (Math.max(0, now - judgment.timestamp) / HALF_LIFE_MS) }];
   });
   const approve = evidence.filter((e) => e.judgment.decision === 'approve');
   const reject = evidence.filter((e) => e.judgment.decision === 'reject');
@@ -118,7 +134,11 @@ function support(side: readonly Evidence[], other: readonly Evidence[]): number 
   const reviewers = new Map<string, { voice: number; here: number; total: number }>();
   const add = (e: Evidence, here: boolean) => {
     const entry = reviewers.get(reviewerOf(e)) ?? { voice: 0, here: 0, total: 0 };
-    reviewers.set(reviewerOf(e), { voice: Math.max(entry.voice, e.weight), here: entry.here + (here ? e.weight : 0), total: entry.total + e.weight });
+    reviewers.set(reviewerOf(e), {
+      voice: Math.max(entry.voice, e.weight),
+      here: entry.here + (here ? e.weight : 0),
+      total: entry.total + e.weight,
+    });
   };
   for (const e of side) add(e, true);
   for (const e of other) add(e, false);
@@ -152,7 +172,8 @@ function topReasons(side: readonly Evidence[]): string[] {
   const ordered = [...side].sort((a, b) => b.relevance - a.relevance || b.judgment.timestamp - a.judgment.timestamp);
   const reasons = new Map<string, string>();
   for (const { judgment } of ordered) {
-    if (judgment.reason !== undefined && !reasons.has(judgment.reason.toLowerCase())) reasons.set(judgment.reason.toLowerCase(), judgment.reason);
+    if (judgment.reason !== undefined && !reasons.has(judgment.reason.toLowerCase()))
+      reasons.set(judgment.reason.toLowerCase(), judgment.reason);
     if (reasons.size === 3) break;
   }
   return [...reasons.values()];
@@ -164,7 +185,9 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 function caveats(side: readonly Evidence[], other: readonly Evidence[], now: number): string[] {
   const found: string[] = [];
   if (other.length > 0) {
-    found.push(`Split evidence: ${other.length} of ${plural(side.length + other.length, 'relevant judgment')} went the other way.`);
+    found.push(
+      `Split evidence: ${other.length} of ${plural(side.length + other.length, 'relevant judgment')} went the other way.`,
+    );
   }
   if (other.some((e) => now - e.judgment.timestamp <= RECENT_MS)) {
     found.push('Recent opposite judgment: a relevant judgment in the last 48 hours went the other way.');

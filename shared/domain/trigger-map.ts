@@ -22,7 +22,10 @@ export function planTriggerMap(
 ): { set: ConfigSet[]; conditions: ConfigCondition[] } {
   if (sent === undefined) return { set: [], conditions: [] };
   if (stored === undefined) {
-    return { set: [{ path, value: { ...sent } }], conditions: [...(parent === undefined ? [] : [{ exists: parent }]), { absent: path }] };
+    return {
+      set: [{ path, value: { ...sent } }],
+      conditions: [...(parent === undefined ? [] : [{ exists: parent }]), { absent: path }],
+    };
   }
   if (Object.keys(sent).length === 0) return { set: [], conditions: [] };
   const added = Object.keys(sent).filter((trigger) => !Object.hasOwn(stored, trigger)).length;

@@ -35,16 +35,24 @@ export async function addGroups(
   createOrganization: boolean,
   now = Date.now(),
 ): Promise<BatchResult<{ success: true; id: string; message: string } | ItemFailure>> {
-  if (!createOrganization && !(await organizationExists(apiKeyId, organizationId))) throw new NotFoundError('Organization not found.');
+  if (!createOrganization && !(await organizationExists(apiKeyId, organizationId)))
+    throw new NotFoundError('Organization not found.');
   // Puts replace: a group sent again takes the new name, so a retried request ends in the same state. The
   // organization is created in the first transaction, so a request that writes no group creates nothing.
-  const report = await reportOf(writeGroupsGuarded(
-    apiKeyId,
-    groups.map((group) => ({ items: [putItem(groupItem(apiKeyId, { ...group, organizationId }))], documents: [] })),
-    { items: createOrganization ? [ensureOrganizationItem(apiKeyId, organizationId, now)] : [], documents: [] },
-  ));
-  return batchResult(groups.map((group, i) => ({ group, i })), ({ group }) => group.groupId, ({ group, i }) =>
-    report.written(i) ? { success: true, id: group.groupId, message: 'User group added.' } : notWritten(report.failure),
+  const report = await reportOf(
+    writeGroupsGuarded(
+      apiKeyId,
+      groups.map((group) => ({ items: [putItem(groupItem(apiKeyId, { ...group, organizationId }))], documents: [] })),
+      { items: createOrganization ? [ensureOrganizationItem(apiKeyId, organizationId, now)] : [], documents: [] },
+    ),
+  );
+  return batchResult(
+    groups.map((group, i) => ({ group, i })),
+    ({ group }) => group.groupId,
+    ({ group, i }) =>
+      report.written(i)
+        ? { success: true, id: group.groupId, message: 'User group added.' }
+        : notWritten(report.failure),
   );
 }
 
@@ -54,11 +62,23 @@ async function requireGroup(apiKeyId: string, organizationId: string, groupId: s
 }
 
 /** Adds the users to the group (adding a member again changes nothing). Throws NotFoundError for an unknown group. */
-export async function addGroupMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<BatchResult<MemberResult | ItemFailure>> {
+export async function addGroupMembers(
+  apiKeyId: string,
+  organizationId: string,
+  groupId: string,
+  userIds: readonly string[],
+): Promise<BatchResult<MemberResult | ItemFailure>> {
   await requireGroup(apiKeyId, organizationId, groupId);
-  const report = await reportOf(batchWriteEach(userIds.map((userId) => putRequest(groupMemberItem(apiKeyId, organizationId, groupId, userId)))));
-  return batchResult(userIds.map((userId, i) => ({ userId, i })), ({ userId }) => userId, ({ i }) =>
-    report.written(i) ? { success: true, organizationUserGroupId: groupId, message: 'User added to group.' } : notWritten(report.failure),
+  const report = await reportOf(
+    batchWriteEach(userIds.map((userId) => putRequest(groupMemberItem(apiKeyId, organizationId, groupId, userId)))),
+  );
+  return batchResult(
+    userIds.map((userId, i) => ({ userId, i })),
+    ({ userId }) => userId,
+    ({ i }) =>
+      report.written(i)
+        ? { success: true, organizationUserGroupId: groupId, message: 'User added to group.' }
+        : notWritten(report.failure),
   );
 }
 
@@ -77,18 +97,22 @@ export async function removeGroupMembers(
   members: MembersToRemove,
 ): Promise<BatchResult<MemberResult | ItemFailure>> {
   await requireGroup(apiKeyId, organizationId, groupId);
-  const outcome = 'all' in members
-    ? await removeAllMembers(apiKeyId, organizationId, groupId)
-    : await removeListedMembers(apiKeyId, organizationId, groupId, members.userIds);
+  const outcome =
+    'all' in members
+      ? await removeAllMembers(apiKeyId, organizationId, groupId)
+      : await removeListedMembers(apiKeyId, organizationId, groupId, members.userIds);
   const listed = 'all' in members ? [...outcome.removed, ...outcome.notRemoved] : members.userIds;
   const removed = new Set(outcome.removed);
   const notRemoved = new Set(outcome.notRemoved);
-  return batchResult(listed, (userId) => userId, (userId) =>
-    removed.has(userId)
-      ? { success: true, organizationUserGroupId: groupId, message: 'User removed from group.' }
-      : notRemoved.has(userId)
-        ? notWritten(outcome.failure)
-        : { success: false, organizationUserGroupId: groupId, message: 'User is not in the group.' },
+  return batchResult(
+    listed,
+    (userId) => userId,
+    (userId) =>
+      removed.has(userId)
+        ? { success: true, organizationUserGroupId: groupId, message: 'User removed from group.' }
+        : notRemoved.has(userId)
+          ? notWritten(outcome.failure)
+          : { success: false, organizationUserGroupId: groupId, message: 'User is not in the group.' },
   );
 }
 
@@ -100,8 +124,15 @@ interface Removal {
 }
 
 /** Deletes the memberships of `userIds` (all members); throws when none could be deleted. */
-async function removeMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<Removal> {
-  const report = await reportOf(batchWriteEach(userIds.map((userId) => deleteRequest(groupMemberKey(apiKeyId, organizationId, groupId, userId)))));
+async function removeMembers(
+  apiKeyId: string,
+  organizationId: string,
+  groupId: string,
+  userIds: readonly string[],
+): Promise<Removal> {
+  const report = await reportOf(
+    batchWriteEach(userIds.map((userId) => deleteRequest(groupMemberKey(apiKeyId, organizationId, groupId, userId)))),
+  );
   return {
     removed: userIds.filter((_, i) => report.written(i)),
     notRemoved: userIds.filter((_, i) => !report.written(i)),
@@ -109,9 +140,19 @@ async function removeMembers(apiKeyId: string, organizationId: string, groupId: 
   };
 }
 
-async function removeListedMembers(apiKeyId: string, organizationId: string, groupId: string, userIds: readonly string[]): Promise<Removal> {
+async function removeListedMembers(
+  apiKeyId: string,
+  organizationId: string,
+  groupId: string,
+  userIds: readonly string[],
+): Promise<Removal> {
   const members = await groupMembersAmong(apiKeyId, organizationId, groupId, userIds);
-  return removeMembers(apiKeyId, organizationId, groupId, userIds.filter((userId) => members.has(userId)));
+  return removeMembers(
+    apiKeyId,
+    organizationId,
+    groupId,
+    userIds.filter((userId) => members.has(userId)),
+  );
 }
 
 /**

@@ -63,22 +63,26 @@ interface Candidate {
 const sortKeyOf = (candidate: Candidate) => candidate.sortKey;
 
 function namedUsers(userIds: readonly string[]): Source<Candidate> {
-  const sorted = [...new Set(userIds)].map((userId) => ({ userId, sortKey: userSortKey(userId) }))
+  const sorted = [...new Set(userIds)]
+    .map((userId) => ({ userId, sortKey: userSortKey(userId) }))
     .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
   return listSource(sorted, sortKeyOf);
 }
 
 function levelMembers(apiKeyId: string, organizationId: string, level: Level): Source<Candidate> {
-  return async (after, limit) => mapPage(
-    await queryLevelMembers(apiKeyId, organizationId, level, limit, after, { consistent: true }),
-    (membership) => ({ userId: membership.userId, sortKey: userSortKey(membership.userId), membership }),
-  );
+  return async (after, limit) =>
+    mapPage(
+      await queryLevelMembers(apiKeyId, organizationId, level, limit, after, { consistent: true }),
+      (membership) => ({ userId: membership.userId, sortKey: userSortKey(membership.userId), membership }),
+    );
 }
 
 /** Members of any of the groups, merged in user order: only keys up to the smallest frontier are certain. */
 function groupMembers(apiKeyId: string, organizationId: string, groupIds: readonly string[]): Source<Candidate> {
   return async (after, limit) => {
-    const pages = await Promise.all(groupIds.map((groupId) => queryGroupMembers(apiKeyId, organizationId, groupId, limit, after)));
+    const pages = await Promise.all(
+      groupIds.map((groupId) => queryGroupMembers(apiKeyId, organizationId, groupId, limit, after)),
+    );
     const frontiers = pages.filter((page) => page.more).map((page) => page.sortKeys[page.sortKeys.length - 1]);
     const frontier = frontiers.length > 0 ? frontiers.sort()[0] : undefined;
     const merged = new Map<string, Candidate>();
@@ -108,7 +112,12 @@ async function filterCandidates(
   let kept = candidates;
   if (!sourceIsLevel && kept.length > 0) {
     // Consistent, as the level's own listing: a write answered success is read back (shared/domain/profile-copies.ts).
-    const members = await getMemberships(apiKeyId, input.organizationId, level, kept.map((c) => c.userId));
+    const members = await getMemberships(
+      apiKeyId,
+      input.organizationId,
+      level,
+      kept.map((c) => c.userId),
+    );
     kept = kept.filter((c) => members.has(c.userId)).map((c) => ({ ...c, membership: members.get(c.userId) }));
   }
   return sourceIsGroups ? kept : inAnyGroup(apiKeyId, input, kept);
@@ -120,11 +129,12 @@ async function filterCandidates(
  */
 function pageOfLevel(apiKeyId: string, input: GetUsersInput, after: string | undefined): Promise<Page<Candidate>> {
   const level = levelOf(input);
-  const source = input.userIds !== undefined
-    ? namedUsers(input.userIds)
-    : input.organizationUserGroupIds !== undefined
-      ? groupMembers(apiKeyId, input.organizationId, input.organizationUserGroupIds)
-      : levelMembers(apiKeyId, input.organizationId, level);
+  const source =
+    input.userIds !== undefined
+      ? namedUsers(input.userIds)
+      : input.organizationUserGroupIds !== undefined
+        ? groupMembers(apiKeyId, input.organizationId, input.organizationUserGroupIds)
+        : levelMembers(apiKeyId, input.organizationId, level);
   const sourceIsLevel = input.userIds === undefined && input.organizationUserGroupIds === undefined;
   const sourceIsGroups = input.userIds === undefined && input.organizationUserGroupIds !== undefined;
   const keep = (batch: Candidate[]) => filterCandidates(apiKeyId, input, level, batch, sourceIsLevel, sourceIsGroups);
@@ -136,7 +146,11 @@ function pageOfLevel(apiKeyId: string, input: GetUsersInput, after: string | und
  * users' own document memberships (one gsi1 query each); otherwise the organization's document members (gsi2),
  * with the group filter checked per batch within the read budget.
  */
-async function pageOfAllDocuments(apiKeyId: string, input: GetUsersInput, after: string | undefined): Promise<Page<Candidate>> {
+async function pageOfAllDocuments(
+  apiKeyId: string,
+  input: GetUsersInput,
+  after: string | undefined,
+): Promise<Page<Candidate>> {
   const toCandidate = (membership: Membership): Candidate => ({
     userId: membership.userId,
     sortKey: documentMemberSortKey(String(membership.documentId), membership.userId),
@@ -146,11 +160,23 @@ async function pageOfAllDocuments(apiKeyId: string, input: GetUsersInput, after:
     const lists = await Promise.all(
       [...new Set(input.userIds)].map((userId) => documentMembershipsOfUser(apiKeyId, input.organizationId, userId)),
     );
-    const all = lists.flat().map(toCandidate).filter((c) => after === undefined || c.sortKey > after);
-    return cutPage((await inAnyGroup(apiKeyId, input, all)).sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1)), input.pageSize, sortKeyOf);
+    const all = lists
+      .flat()
+      .map(toCandidate)
+      .filter((c) => after === undefined || c.sortKey > after);
+    return cutPage(
+      (await inAnyGroup(apiKeyId, input, all)).sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1)),
+      input.pageSize,
+      sortKeyOf,
+    );
   }
-  const source: Source<Candidate> = async (cursor, limit) => mapPage(await queryDocumentMembers(apiKeyId, input.organizationId, limit, cursor), toCandidate);
-  return examinePage(source, (batch) => inAnyGroup(apiKeyId, input, batch), { size: input.pageSize, after, keyOf: sortKeyOf });
+  const source: Source<Candidate> = async (cursor, limit) =>
+    mapPage(await queryDocumentMembers(apiKeyId, input.organizationId, limit, cursor), toCandidate);
+  return examinePage(source, (batch) => inAnyGroup(apiKeyId, input, batch), {
+    size: input.pageSize,
+    after,
+    keyOf: sortKeyOf,
+  });
 }
 
 /** The candidates that belong to any of the requested groups (all of them when no group filter is given). */

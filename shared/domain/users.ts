@@ -28,7 +28,14 @@ import {
   requireDocumentItem,
   upsertDocumentItem,
 } from '../db/organization';
-import { getProfiles, profileAfter, ProfileChangedError, stableUserId, upsertProfileItem, type Profile } from '../db/profile';
+import {
+  getProfiles,
+  profileAfter,
+  ProfileChangedError,
+  stableUserId,
+  upsertProfileItem,
+  type Profile,
+} from '../db/profile';
 import { keyString } from '../db/batch';
 import { MAX_TRANSACT_ITEMS, deleteItem, type TransactItem } from '../db/transact';
 import { PartialWriteError } from '../db/partial-write';
@@ -36,7 +43,13 @@ import { notWritten, reportOf, type BatchResult, type ItemFailure, type WriteRep
 import { NotFoundError } from '../core/errors';
 import { logger } from '../core/logger';
 import { COPIES_IN_REQUEST, copyOfProfile, syncProfileCopies } from './profile-copies';
-import { assertDocumentsWritable, documentsIn, writeGroupsGuarded, type DocumentRef, type WriteGroup } from './document-locks';
+import {
+  assertDocumentsWritable,
+  documentsIn,
+  writeGroupsGuarded,
+  type DocumentRef,
+  type WriteGroup,
+} from './document-locks';
 
 export interface UserInput {
   userId: string;
@@ -94,7 +107,11 @@ interface ProfileReads {
 
 /** The users' profiles as they will be after the write, read consistently: what their memberships copy. */
 async function profilesAfter(apiKeyId: string, users: readonly UserInput[]): Promise<ProfileReads> {
-  const stored = await getProfiles(apiKeyId, users.map((user) => user.userId), { consistent: true });
+  const stored = await getProfiles(
+    apiKeyId,
+    users.map((user) => user.userId),
+    { consistent: true },
+  );
   return { stored, after: new Map(users.map((user) => [user.userId, profileAfter(stored.get(user.userId), user)])) };
 }
 
@@ -122,8 +139,13 @@ async function writeUsersWithProfiles(
   let pending = users.map((_, i) => i);
   let first = leading;
   for (let round = 1; ; round += 1) {
-    const read = await profilesAfter(apiKeyId, pending.map((i) => users[i]));
-    const groups = pending.map((i) => groupOf(users[i], read.stored.get(users[i].userId), read.after.get(users[i].userId)));
+    const read = await profilesAfter(
+      apiKeyId,
+      pending.map((i) => users[i]),
+    );
+    const groups = pending.map((i) =>
+      groupOf(users[i], read.stored.get(users[i].userId), read.after.get(users[i].userId)),
+    );
     let failure: unknown;
     let committed: ReadonlySet<number> = new Set(groups.keys());
     try {
@@ -156,18 +178,24 @@ async function writeUsersWithProfiles(
  * COPIES_IN_REQUEST entries a user; the profile-copies worker does the rest and retries what fails here, so a
  * failure is logged, not answered.
  */
-async function copyChangedProfiles(apiKeyId: string, written: readonly string[], profiles: ProfileReads): Promise<void> {
+async function copyChangedProfiles(
+  apiKeyId: string,
+  written: readonly string[],
+  profiles: ProfileReads,
+): Promise<void> {
   const changed = written.filter((userId) => {
     const stored = profiles.stored.get(userId);
     return stored !== undefined && !sameCopy(copyOfProfile(stored), copyOfProfile(profiles.after.get(userId)));
   });
-  await Promise.all(changed.map(async (userId) => {
-    try {
-      await syncProfileCopies(apiKeyId, userId, copyOfProfile(profiles.after.get(userId)), COPIES_IN_REQUEST);
-    } catch (error) {
-      logger.warn('Profile copies not updated; the profile-copies worker will.', { error });
-    }
-  }));
+  await Promise.all(
+    changed.map(async (userId) => {
+      try {
+        await syncProfileCopies(apiKeyId, userId, copyOfProfile(profiles.after.get(userId)), COPIES_IN_REQUEST);
+      } catch (error) {
+        logger.warn('Profile copies not updated; the profile-copies worker will.', { error });
+      }
+    }),
+  );
 }
 
 export interface AddUsersInput extends LevelInput {
@@ -180,23 +208,44 @@ export interface AddUsersInput extends LevelInput {
  * Adds (or updates, idempotently) users at the level. Throws NotFoundError when the document or folder is
  * missing and may not be created; nothing is written then.
  */
-export async function addUsers(apiKeyId: string, input: AddUsersInput, now = Date.now()): Promise<BatchResult<UserResult | ItemFailure>> {
+export async function addUsers(
+  apiKeyId: string,
+  input: AddUsersInput,
+  now = Date.now(),
+): Promise<BatchResult<UserResult | ItemFailure>> {
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const leading = await structureItems(apiKeyId, input, now);
   const userWrite: UserWrite = (user, stored, after) => ({
     items: [
       upsertProfileItem(apiKeyId, stored, user),
-      upsertMembershipItem(apiKeyId, input.organizationId, level, user.userId, user.accessRole, copyOfProfile(after), now),
+      upsertMembershipItem(
+        apiKeyId,
+        input.organizationId,
+        level,
+        user.userId,
+        user.accessRole,
+        copyOfProfile(after),
+        now,
+      ),
     ],
     documents: documentsOf(input.organizationId, level),
   });
-  const { report, profiles } = await writeUsersWithProfiles(apiKeyId, input.users, userWrite, { items: leading, documents: documentsOf(input.organizationId, level) });
-  await copyChangedProfiles(apiKeyId, input.users.filter((_, i) => report.written(i)).map((user) => user.userId), profiles);
+  const { report, profiles } = await writeUsersWithProfiles(apiKeyId, input.users, userWrite, {
+    items: leading,
+    documents: documentsOf(input.organizationId, level),
+  });
+  await copyChangedProfiles(
+    apiKeyId,
+    input.users.filter((_, i) => report.written(i)).map((user) => user.userId),
+    profiles,
+  );
   return Object.fromEntries(
     input.users.map((user, i) => [
       user.userId,
-      report.written(i) ? { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User added.' } : notWritten(report.failure),
+      report.written(i)
+        ? { success: true, id: stableUserId(apiKeyId, user.userId), message: 'User added.' }
+        : notWritten(report.failure),
     ]),
   );
 }
@@ -206,10 +255,18 @@ export interface UpdateUsersInput extends LevelInput {
 }
 
 /** Updates the given fields of users that are members at the level; others get `success:false`. */
-export async function updateUsers(apiKeyId: string, input: UpdateUsersInput): Promise<BatchResult<UserResult | ItemFailure>> {
+export async function updateUsers(
+  apiKeyId: string,
+  input: UpdateUsersInput,
+): Promise<BatchResult<UserResult | ItemFailure>> {
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
-  const members = await getMemberships(apiKeyId, input.organizationId, level, input.users.map((user) => user.userId));
+  const members = await getMemberships(
+    apiKeyId,
+    input.organizationId,
+    level,
+    input.users.map((user) => user.userId),
+  );
   const present = input.users.filter((user) => members.has(user.userId));
   const userWrite: UserWrite = (user, stored, after) => ({
     items: [
@@ -246,7 +303,10 @@ export interface DeleteUsersInput extends LevelInput {
  * concern a document check its migration lock. Throws FailedPreconditionError (nothing written) when a document
  * the request would change is being migrated.
  */
-export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Promise<BatchResult<{ success: boolean; message: string }>> {
+export async function deleteUsers(
+  apiKeyId: string,
+  input: DeleteUsersInput,
+): Promise<BatchResult<{ success: boolean; message: string }>> {
   const level = levelOf(input);
   await assertDocumentsWritable(apiKeyId, documentsOf(input.organizationId, level));
   const entriesByUser = new Map<string, UserEntry[]>();
@@ -260,7 +320,12 @@ export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Pr
   } else {
     const members = await getMemberships(apiKeyId, input.organizationId, level, input.userIds);
     for (const userId of members.keys()) {
-      entriesByUser.set(userId, [{ ...membershipKey(apiKeyId, input.organizationId, level, userId), documentId: documentsOf(input.organizationId, level)[0]?.documentId }]);
+      entriesByUser.set(userId, [
+        {
+          ...membershipKey(apiKeyId, input.organizationId, level, userId),
+          documentId: documentsOf(input.organizationId, level)[0]?.documentId,
+        },
+      ]);
     }
   }
   const documentsOfEntry = (entry: UserEntry) => documentsIn(input.organizationId, [entry.documentId]);
@@ -272,7 +337,10 @@ export async function deleteUsers(apiKeyId: string, input: DeleteUsersInput): Pr
   const lastGroupOf = new Map<string, number>();
   for (const [userId, entries] of entriesByUser) {
     const membership = keyString(membershipKey(apiKeyId, input.organizationId, level, userId));
-    const ordered = [...entries.filter((entry) => keyString(entry) !== membership), ...entries.filter((entry) => keyString(entry) === membership)];
+    const ordered = [
+      ...entries.filter((entry) => keyString(entry) !== membership),
+      ...entries.filter((entry) => keyString(entry) === membership),
+    ];
     for (let i = 0; i < ordered.length; i += ENTRIES_PER_TRANSACTION) {
       const chunk = ordered.slice(i, i + ENTRIES_PER_TRANSACTION);
       groups.push({ items: chunk.map(deleteItem), documents: chunk.flatMap(documentsOfEntry) });

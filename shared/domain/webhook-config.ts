@@ -65,11 +65,13 @@ function encryptsWith(publicKey: string): boolean {
  */
 export function publicKeyProblem(publicKey: string): string | null {
   const der = Buffer.from(publicKey, 'base64');
-  if (der.length === 0 || der.toString('base64') !== publicKey.replace(/\s/g, '')) return 'Must be base64 (DER, SubjectPublicKeyInfo).';
+  if (der.length === 0 || der.toString('base64') !== publicKey.replace(/\s/g, ''))
+    return 'Must be base64 (DER, SubjectPublicKeyInfo).';
   try {
     const key = createPublicKey({ key: der, format: 'der', type: 'spki' });
     if (key.asymmetricKeyType !== 'rsa') return 'Must be an RSA public key.';
-    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return `Must be an RSA key of at least ${MIN_RSA_BITS} bits.`;
+    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
+      return `Must be an RSA key of at least ${MIN_RSA_BITS} bits.`;
     return encryptsWith(publicKey) ? null : UNUSABLE_KEY_MESSAGE;
   } catch {
     return 'Must be a DER-encoded SubjectPublicKeyInfo public key.';
@@ -81,13 +83,18 @@ export function publicKeyProblem(publicKey: string): string | null {
  * service (FailedPreconditionError); `encryptData: true` needs a public key, sent or stored, that encrypts
  * (InvalidArgumentError). Relying on the stored key is conditional on its being the key that was probed.
  */
-export function planWebhookUpdate(stored: AdvancedWebhookConfig | undefined, update: AdvancedWebhookConfig): ConfigWrite<AdvancedWebhookConfig> {
+export function planWebhookUpdate(
+  stored: AdvancedWebhookConfig | undefined,
+  update: AdvancedWebhookConfig,
+): ConfigWrite<AdvancedWebhookConfig> {
   if (update.publicKey !== undefined) {
     const problem = publicKeyProblem(update.publicKey);
     if (problem !== null) throw invalidFields([{ path: 'data.publicKey', message: problem }]);
   }
   if (stored === undefined && update.isEnabled !== true) {
-    throw new FailedPreconditionError('Advanced webhooks are not configured yet: the first update must send isEnabled: true.');
+    throw new FailedPreconditionError(
+      'Advanced webhooks are not configured yet: the first update must send isEnabled: true.',
+    );
   }
   const conditions: ConfigCondition[] = [];
   if (update.encryptData === true && update.publicKey === undefined) {
@@ -95,13 +102,18 @@ export function planWebhookUpdate(stored: AdvancedWebhookConfig | undefined, upd
       throw invalidFields([{ path: 'data.encryptData', message: 'Needs a publicKey: send one, or store one first.' }]);
     }
     // A key stored before keys were probed may be unusable: turning encryption on with it would fail every event.
-    if (!encryptsWith(stored.publicKey)) throw invalidFields([{ path: 'data.encryptData', message: `The stored publicKey is unusable. ${UNUSABLE_KEY_MESSAGE}` }]);
+    if (!encryptsWith(stored.publicKey))
+      throw invalidFields([
+        { path: 'data.encryptData', message: `The stored publicKey is unusable. ${UNUSABLE_KEY_MESSAGE}` },
+      ]);
     // The key probed is the key relied on: a concurrent update that replaced it makes this plan run again.
     conditions.push({ equals: ['publicKey'], value: stored.publicKey });
   }
   const given = withoutUndefined(update);
   if (stored === undefined) return { create: given };
-  const set: ConfigSet[] = FIELDS.flatMap((field) => (given[field] === undefined ? [] : [{ path: [field], value: given[field] }]));
+  const set: ConfigSet[] = FIELDS.flatMap((field) =>
+    given[field] === undefined ? [] : [{ path: [field], value: given[field] }],
+  );
   return { update: { set, remove: [], conditions } };
 }
 
@@ -114,7 +126,8 @@ export async function readWebhookConfig(apiKeyId: string): Promise<WebhookConfig
   return presentWebhookConfig((await getWebhookConfig(apiKeyId))?.config);
 }
 
-export const WEBHOOKS_NOT_ENABLED = 'Advanced webhooks are not enabled. Enable them with /v2/workspace/advancedwebhookconfig/update {"isEnabled": true}.';
+export const WEBHOOKS_NOT_ENABLED =
+  'Advanced webhooks are not enabled. Enable them with /v2/workspace/advancedwebhookconfig/update {"isEnabled": true}.';
 
 /**
  * The configuration, when advanced webhooks are enabled: every endpoint, message and attempt operation starts

@@ -81,8 +81,17 @@ export async function createWorkspace(input: CreateWorkspaceInput): Promise<Crea
   }
   await transactWrite([
     named(claimWorkspaceNameItem(email, workspaceName, workspace.id), nameTaken),
-    named(requirePaidPlanItem(registry.rootWorkspaceId), () => new PermissionDeniedError('An additional workspace requires the root workspace of this email to be on a paid plan.')),
-    named(countAnotherWorkspaceItem(email), () => new ResourceExhaustedError(`An email may own at most ${MAX_WORKSPACES_PER_EMAIL} workspaces.`)),
+    named(
+      requirePaidPlanItem(registry.rootWorkspaceId),
+      () =>
+        new PermissionDeniedError(
+          'An additional workspace requires the root workspace of this email to be on a paid plan.',
+        ),
+    ),
+    named(
+      countAnotherWorkspaceItem(email),
+      () => new ResourceExhaustedError(`An email may own at most ${MAX_WORKSPACES_PER_EMAIL} workspaces.`),
+    ),
     ...writes,
   ]);
   return { workspace, authToken, apiKey };

@@ -24,7 +24,11 @@ export interface ApiKeyCaller {
 
 export type Caller = { level: 'none' } | WorkspaceCaller | ApiKeyCaller;
 
-export type CallerFor<L extends AuthLevel> = L extends 'apiKey' ? ApiKeyCaller : L extends 'workspace' ? WorkspaceCaller : { level: 'none' };
+export type CallerFor<L extends AuthLevel> = L extends 'apiKey'
+  ? ApiKeyCaller
+  : L extends 'workspace'
+    ? WorkspaceCaller
+    : { level: 'none' };
 
 export type Headers = Readonly<Record<string, string | undefined>>;
 
@@ -67,7 +71,8 @@ async function authenticateApiKey(headers: Headers, now: number): Promise<ApiKey
   if (!apiKeyId || !token) {
     throw new UnauthenticatedError('Missing credentials: send the x-service-api-key and x-service-auth-token headers.');
   }
-  if (!usable(apiKeyId, MAX_ID_LENGTH) || !usable(token, MAX_TOKEN_LENGTH)) throw new PermissionDeniedError(INVALID_API_KEY);
+  if (!usable(apiKeyId, MAX_ID_LENGTH) || !usable(token, MAX_TOKEN_LENGTH))
+    throw new PermissionDeniedError(INVALID_API_KEY);
   const tokenHash = hashSecret(token);
   const cacheKey = `k\u0000${apiKeyId}\u0000${tokenHash}`;
   const cached = remembered(cacheKey, now);
@@ -87,13 +92,15 @@ async function authenticateWorkspace(headers: Headers, now: number): Promise<Wor
       'Missing credentials: send the x-service-workspace-id and x-service-workspace-auth-token headers.',
     );
   }
-  if (!usable(workspaceId, MAX_ID_LENGTH) || !usable(token, MAX_TOKEN_LENGTH)) throw new PermissionDeniedError(INVALID_WORKSPACE);
+  if (!usable(workspaceId, MAX_ID_LENGTH) || !usable(token, MAX_TOKEN_LENGTH))
+    throw new PermissionDeniedError(INVALID_WORKSPACE);
   const tokenHash = hashSecret(token);
   const cacheKey = `w\u0000${workspaceId}\u0000${tokenHash}`;
   const cached = remembered(cacheKey, now);
   if (cached) return cached as WorkspaceCaller;
   const workspace = await getWorkspace(workspaceId);
-  if (!workspace || !hashesEqual(workspace.authTokenHash, tokenHash)) throw new PermissionDeniedError(INVALID_WORKSPACE);
+  if (!workspace || !hashesEqual(workspace.authTokenHash, tokenHash))
+    throw new PermissionDeniedError(INVALID_WORKSPACE);
   const caller: WorkspaceCaller = { level: 'workspace', workspaceId };
   remember(cacheKey, caller, now);
   return caller;

@@ -40,6 +40,7 @@ export function errorResponse(
   requestId: string,
   options: { details?: unknown; headers?: Record<string, string> } = {},
 ): HttpResult {
-  const error = options.details === undefined ? { status: code, message } : { status: code, message, details: options.details };
+  const error =
+    options.details === undefined ? { status: code, message } : { status: code, message, details: options.details };
   return json(httpStatus, { error }, requestId, options.headers);
 }

@@ -15,7 +15,8 @@ export type IdempotentRequest = { scope: string; key: string; data: JSONObject }
 export function idempotencyKeyOf(headers: Record<string, string>): string | undefined {
   const key = headers[IDEMPOTENCY_HEADER];
   if (key === undefined) return undefined;
-  if (!/^[\x20-\x7e]{1,255}$/.test(key)) throw new InvalidArgumentError('Idempotency-Key must be 1 to 255 printable ASCII characters.');
+  if (!/^[\x20-\x7e]{1,255}$/.test(key))
+    throw new InvalidArgumentError('Idempotency-Key must be 1 to 255 printable ASCII characters.');
   return key;
 }
 

@@ -60,7 +60,12 @@ const persistenceByPath = new Map<string, TablePersistence>();
 function persistenceFor(path: string): TablePersistence {
   let persistence = persistenceByPath.get(path);
   if (persistence === undefined) {
-    persistence = new TablePersistence({ tableName: TABLE_NAME, keyAttr: 'pk', expiryAttr: TTL_ATTRIBUTE, awsSdkV3Client: dynamodb });
+    persistence = new TablePersistence({
+      tableName: TABLE_NAME,
+      keyAttr: 'pk',
+      expiryAttr: TTL_ATTRIBUTE,
+      awsSdkV3Client: dynamodb,
+    });
     persistence.configure({
       config: new IdempotencyConfig({
         eventKeyJmesPath: '[scope, key]',
@@ -84,7 +89,11 @@ function store(result: HttpResult): StoredAnswer {
 
 function replay(stored: StoredAnswer, requestId: string): HttpResult {
   const body = stored.gzip === true ? gunzipSync(Buffer.from(stored.body, 'base64')).toString('utf8') : stored.body;
-  return { statusCode: stored.statusCode, headers: { ...stored.headers, 'x-request-id': requestId, 'Idempotent-Replayed': 'true' }, body };
+  return {
+    statusCode: stored.statusCode,
+    headers: { ...stored.headers, 'x-request-id': requestId, 'Idempotent-Replayed': 'true' },
+    body,
+  };
 }
 
 const REUSED = 'Idempotency-Key was already used with a different request.';
@@ -95,7 +104,12 @@ const REUSED = 'Idempotency-Key was already used with a different request.';
  * InvalidArgumentError when the key was used with another request, AbortedError (Retry-After: 1) while the first
  * is still running.
  */
-export async function claim(path: string, request: IdempotentRequest, remainingMs: number, requestId: string): Promise<HttpResult | undefined> {
+export async function claim(
+  path: string,
+  request: IdempotentRequest,
+  remainingMs: number,
+  requestId: string,
+): Promise<HttpResult | undefined> {
   const persistence = persistenceFor(path);
   try {
     await persistence.saveInProgress(request, remainingMs);
@@ -112,7 +126,9 @@ export async function claim(path: string, request: IdempotentRequest, remainingM
     if (record.getStatus() === IdempotencyRecordStatus.COMPLETED && record.responseData !== undefined) {
       return replay(record.responseData as unknown as StoredAnswer, requestId);
     }
-    throw new ServiceError('ABORTED', 'A request with this Idempotency-Key is still in progress; retry shortly.', { headers: { 'Retry-After': '1' } });
+    throw new ServiceError('ABORTED', 'A request with this Idempotency-Key is still in progress; retry shortly.', {
+      headers: { 'Retry-After': '1' },
+    });
   }
 }
 
@@ -130,4 +146,3 @@ export async function settle(path: string, request: IdempotentRequest, result: H
     await persistence.deleteRecord(request).catch(() => undefined);
   }
 }
-

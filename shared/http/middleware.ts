@@ -24,7 +24,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * What a handler returns: a message with optional data and next-page token (named as the operation's contract
  * says), or (Ask AI, Suggest Decision) a result of its own shape.
  */
-export type OperationOutput = { message: string; data?: unknown } & PageTokenField | { result: unknown };
+export type OperationOutput = ({ message: string; data?: unknown } & PageTokenField) | { result: unknown };
 
 /** The next-page token sits beside `data` in `result`; absent on the last page (docs/decisions.md §1). */
 export type PageTokenField = { nextPageToken?: string; pageToken?: string };
@@ -119,9 +119,11 @@ export function jsonEnvelope(): Middleware {
       } catch {
         throw new InvalidArgumentError(`Request body is not valid JSON. ${ENVELOPE_MESSAGE}`);
       }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+        throw new InvalidArgumentError(ENVELOPE_MESSAGE);
       const data = (parsed as Record<string, unknown>).data;
-      if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InvalidArgumentError(ENVELOPE_MESSAGE);
+      if (data === null || typeof data !== 'object' || Array.isArray(data))
+        throw new InvalidArgumentError(ENVELOPE_MESSAGE);
       const malformed = firstMalformedValue(parsed);
       if (malformed !== undefined) throw invalidFields([malformed]);
       current.body = data as Record<string, unknown>;
@@ -161,10 +163,15 @@ function firstMalformedValue(body: object): { path: string; message: string } | 
       // JSON allows 1e400; JavaScript reads it as Infinity, which no field can hold (JSON.stringify writes null).
       if (!Number.isFinite(value)) return { path, message: 'Numbers must be finite (at most about 1.8e308 in size).' };
     } else if (value !== null && typeof value === 'object') {
-      if (depth > MAX_JSON_DEPTH) return { path, message: `JSON may nest at most ${MAX_JSON_DEPTH} levels (the {"data": ...} wrapper included).` };
+      if (depth > MAX_JSON_DEPTH)
+        return {
+          path,
+          message: `JSON may nest at most ${MAX_JSON_DEPTH} levels (the {"data": ...} wrapper included).`,
+        };
       for (const [name, child] of Object.entries(value)) {
         const childPath = path === '' ? name : `${path}.${name}`;
-        if (!name.isWellFormed()) return { path: childPath, message: 'Key names must be well-formed Unicode (no lone surrogates).' };
+        if (!name.isWellFormed())
+          return { path: childPath, message: 'Key names must be well-formed Unicode (no lone surrogates).' };
         pending.push({ value: child, path: childPath, depth: depth + 1 });
       }
     }
@@ -202,7 +209,11 @@ export function idempotency(): Middleware {
       const current = state(request.event);
       const key = idempotencyKeyOf(current.headers);
       if (key === undefined || current.caller === undefined || current.body === undefined) return undefined;
-      const claimed: IdempotentRequest = { scope: idempotencyScope(current.caller, current.sourceIp), key, data: current.body as JSONObject };
+      const claimed: IdempotentRequest = {
+        scope: idempotencyScope(current.caller, current.sourceIp),
+        key,
+        data: current.body as JSONObject,
+      };
       const remainingMs = request.context?.getRemainingTimeInMillis?.() ?? 29_000;
       const first = await (await records()).claim(current.route.path, claimed, remainingMs, current.requestId);
       if (first !== undefined) {
@@ -214,11 +225,15 @@ export function idempotency(): Middleware {
     },
     after: async (request) => {
       const current = state(request.event);
-      if (current.idempotent !== undefined) await (await records()).settle(current.route.path, current.idempotent, request.response as HttpResult);
+      if (current.idempotent !== undefined)
+        await (await records()).settle(current.route.path, current.idempotent, request.response as HttpResult);
     },
     onError: async (request) => {
       const current = request.event.state;
-      if (current?.idempotent !== undefined) await (await records()).settle(current.route.path, current.idempotent, answerFor(request.error, current.requestId));
+      if (current?.idempotent !== undefined)
+        await (
+          await records()
+        ).settle(current.route.path, current.idempotent, answerFor(request.error, current.requestId));
     },
   };
 }
@@ -233,10 +248,12 @@ export function validation(schema: z.ZodMiniType): Middleware {
         current.input = parsed.data;
         return;
       }
-      const issues = parsed.error.issues.flatMap((issue) => namedIssues(issue)).map((issue) => ({
-        path: ['data', ...issue.path.map(String)].join('.'),
-        message: issue.message,
-      }));
+      const issues = parsed.error.issues
+        .flatMap((issue) => namedIssues(issue))
+        .map((issue) => ({
+          path: ['data', ...issue.path.map(String)].join('.'),
+          message: issue.message,
+        }));
       throw invalidFields(issues);
     },
   };
@@ -249,15 +266,23 @@ export function validation(schema: z.ZodMiniType): Middleware {
  */
 function namedIssues(issue: z.core.$ZodIssue): Array<{ path: PropertyKey[]; message: string }> {
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    const sameType = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
-    if (sameType.length === 1) return sameType[0].flatMap((inner) => namedIssues({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue));
+    const sameType = issue.errors.filter(
+      (branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0),
+    );
+    if (sameType.length === 1)
+      return sameType[0].flatMap((inner) =>
+        namedIssues({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue),
+      );
   }
   return [{ path: issue.path, message: issue.message }];
 }
 
 function logOutcome(event: OperationEvent, statusCode: number): void {
   const startedAt = event.state?.startedAt;
-  logger.info('request completed', { statusCode, durationMs: startedAt === undefined ? undefined : Date.now() - startedAt });
+  logger.info('request completed', {
+    statusCode,
+    durationMs: startedAt === undefined ? undefined : Date.now() - startedAt,
+  });
 }
 
 /** Wraps what the handler returned in the success envelope. */
@@ -308,5 +333,8 @@ export function errorMapper(): Middleware {
  */
 function answerFor(error: unknown, requestId: string): HttpResult {
   const answer = publicErrorOf(error);
-  return errorResponse(answer.httpStatus, answer.code, answer.message, requestId, { details: answer.details, headers: answer.headers });
+  return errorResponse(answer.httpStatus, answer.code, answer.message, requestId, {
+    details: answer.details,
+    headers: answer.headers,
+  });
 }

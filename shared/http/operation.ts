@@ -44,10 +44,15 @@ export interface OperationDefinition<S extends z.ZodMiniType, L extends AuthLeve
   handle: (input: OperationInput<S, L>) => Promise<z.input<R> & OperationOutput>;
 }
 
-export type OperationHandler<S extends z.ZodMiniType = z.ZodMiniType, L extends AuthLevel = AuthLevel, R extends z.ZodMiniType = z.ZodMiniType> = ((
-  event: OperationEvent,
-  context: Context,
-) => Promise<HttpResult>) & { readonly auth: L; readonly schema: S; readonly result: R };
+export type OperationHandler<
+  S extends z.ZodMiniType = z.ZodMiniType,
+  L extends AuthLevel = AuthLevel,
+  R extends z.ZodMiniType = z.ZodMiniType,
+> = ((event: OperationEvent, context: Context) => Promise<HttpResult>) & {
+  readonly auth: L;
+  readonly schema: S;
+  readonly result: R;
+};
 
 export function operation<S extends z.ZodMiniType, L extends AuthLevel, R extends z.ZodMiniType>(
   definition: OperationDefinition<S, L, R>,
@@ -67,13 +72,22 @@ export function operation<S extends z.ZodMiniType, L extends AuthLevel, R extend
       return definition.handle({
         data: state.input as z.output<S>,
         caller: state.caller as CallerFor<L>,
-        request: { requestId: state.requestId, sourceIp: state.sourceIp, path: state.route.path, host: event.requestContext?.domainName ?? '' },
+        request: {
+          requestId: state.requestId,
+          sourceIp: state.sourceIp,
+          path: state.route.path,
+          host: event.requestContext?.domainName ?? '',
+        },
       });
     });
   // One log context per request (shared/core/logger.ts): its lines carry its keys even while others run beside it.
-  return Object.assign((event: OperationEvent, context: Context) => withLogContext({}, () => lambda(event, context) as Promise<HttpResult>), {
-    auth: definition.auth,
-    schema: definition.schema,
-    result: definition.result,
-  });
+  return Object.assign(
+    (event: OperationEvent, context: Context) =>
+      withLogContext({}, () => lambda(event, context) as Promise<HttpResult>),
+    {
+      auth: definition.auth,
+      schema: definition.schema,
+      result: definition.result,
+    },
+  );
 }

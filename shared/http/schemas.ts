@@ -18,8 +18,9 @@ import { clientObject } from './results';
 
 z.config(en());
 // A missing field reads "Required." rather than "expected string, received undefined".
-z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required.' : undefined) });
-
+z.config({
+  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required.' : undefined),
+});
 
 // Control characters (C0, DEL, C1) are what an id may not contain (docs/decisions.md §1).
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
@@ -29,11 +30,13 @@ const WITHOUT_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL_CHARACTERS.source.sl
 
 /** A client id: 1 to 256 characters without control characters (a pattern, so the document states it too). */
 export const clientId = () =>
-  z.string().check(
-    z.minLength(1, 'Must not be empty.'),
-    z.maxLength(256, 'Must be at most 256 characters.'),
-    z.regex(WITHOUT_CONTROL_CHARACTERS, 'Must not contain control characters.'),
-  );
+  z
+    .string()
+    .check(
+      z.minLength(1, 'Must not be empty.'),
+      z.maxLength(256, 'Must be at most 256 characters.'),
+      z.regex(WITHOUT_CONTROL_CHARACTERS, 'Must not contain control characters.'),
+    );
 
 /** Text of 1 to `max` characters, taken as sent (spaces count). */
 export const nonEmptyText = (max: number) =>
@@ -52,19 +55,26 @@ export const pageToken = () => z.string().check(z.minLength(1, 'Must not be empt
 
 /** Text trimmed of surrounding whitespace, then 1 to `max` characters (names, a search query). */
 export const trimmedNonEmptyText = (max: number) =>
-  documentedRules(z.string().check(z.trim(), z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`)), {
-    // Not only whitespace (what trim() removes is what \s matches).
-    pattern: '\\S',
-  });
+  documentedRules(
+    z
+      .string()
+      .check(z.trim(), z.minLength(1, 'Must not be empty.'), z.maxLength(max, `Must be at most ${max} characters.`)),
+    {
+      // Not only whitespace (what trim() removes is what \s matches).
+      pattern: '\\S',
+    },
+  );
 
 /** An email address, trimmed and lower-cased (docs/decisions.md §3). */
 export const emailAddress = () =>
-  z.string().check(
-    z.trim(),
-    z.toLowerCase(),
-    z.maxLength(254, 'Must be at most 254 characters.'),
-    z.regex(z.regexes.email, 'Must be a valid email address.'),
-  );
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.toLowerCase(),
+      z.maxLength(254, 'Must be at most 254 characters.'),
+      z.regex(z.regexes.email, 'Must be a valid email address.'),
+    );
 
 // An http(s) URL as the document states it: scheme, a host name whose last label starts with a letter (a last label
 // of digits would be read as an IPv4 number) or a dotted IPv4 address without leading zeros, a port up to 65535, then
@@ -80,7 +90,10 @@ const HTTP_URL = new RegExp(
 export const httpUrl = (max: number) =>
   z.string().check(
     z.maxLength(max, `Must be at most ${max} characters.`),
-    z.regex(HTTP_URL, 'Must be an http(s) URL: http:// or https://, a host name or IPv4 address, an optional port, no whitespace.'),
+    z.regex(
+      HTTP_URL,
+      'Must be an http(s) URL: http:// or https://, a host name or IPv4 address, an optional port, no whitespace.',
+    ),
     z.refine((value) => URL.canParse(value), 'Must be an http(s) URL.'),
   );
 
@@ -126,7 +139,10 @@ export const notBothDocumentAndFolder = () =>
  * JSON Schema's `required: keys`, with the keys named under `properties` too (Redocly's
  * no-required-schema-properties-undefined wants every required key declared where it is required).
  */
-export const requires = (...keys: string[]) => ({ properties: Object.fromEntries(keys.map((key) => [key, {}])), required: keys });
+export const requires = (...keys: string[]) => ({
+  properties: Object.fromEntries(keys.map((key) => [key, {}])),
+  required: keys,
+});
 
 /**
  * The organization of a permission resource as the document states what shared/domain/permissions.ts checks: a
@@ -147,9 +163,16 @@ export const NOT_BOTH_DOCUMENT_AND_FOLDER = { not: requires('documentId', 'folde
  * selects nothing), with `message` at `path`; the document says `anyOf: [{required: [key]}, ...]`, so a key the
  * schema does not know (dropped by the server) does not count.
  */
-export const atLeastOneOf = <T extends z.ZodMiniObject>(schema: T, keys: ReadonlyArray<keyof z.core.output<T> & string>, message: string, path?: string[]) =>
+export const atLeastOneOf = <T extends z.ZodMiniObject>(
+  schema: T,
+  keys: ReadonlyArray<keyof z.core.output<T> & string>,
+  message: string,
+  path?: string[],
+) =>
   documentedRules(
-    schema.check(z.refine((value: Record<string, unknown>) => keys.some((key) => value[key] !== undefined), { message, path })),
+    schema.check(
+      z.refine((value: Record<string, unknown>) => keys.some((key) => value[key] !== undefined), { message, path }),
+    ),
     { anyOf: keys.map((key) => requires(key)) },
   );
 
@@ -170,11 +193,13 @@ export const clientRecord = <V extends z.ZodMiniType>(keySchema: z.ZodMiniType<s
       for (const [name, entry] of Object.entries(value)) {
         const keyCheck = keySchema.safeParse(name);
         if (!keyCheck.success) {
-          for (const issue of keyCheck.error.issues) context.issues.push({ code: 'custom', message: `Key: ${issue.message}`, input: name, path: [name] });
+          for (const issue of keyCheck.error.issues)
+            context.issues.push({ code: 'custom', message: `Key: ${issue.message}`, input: name, path: [name] });
         }
         const valueCheck = valueSchema.safeParse(entry);
         if (!valueCheck.success) {
-          for (const issue of valueCheck.error.issues) context.issues.push({ code: 'custom', message: issue.message, input: entry, path: [name, ...issue.path] });
+          for (const issue of valueCheck.error.issues)
+            context.issues.push({ code: 'custom', message: issue.message, input: entry, path: [name, ...issue.path] });
         }
       }
     }),
@@ -190,9 +215,11 @@ const NUMBER_RULE = 'Must be 0 or between 1e-100 and 9007199254740991 in size.';
  */
 export const storableNumber = () =>
   documentedRules(
-    z.number().check(
-      z.refine((n) => n === 0 || (Math.abs(n) >= 1e-100 && Math.abs(n) <= Number.MAX_SAFE_INTEGER), NUMBER_RULE),
-    ),
+    z
+      .number()
+      .check(
+        z.refine((n) => n === 0 || (Math.abs(n) >= 1e-100 && Math.abs(n) <= Number.MAX_SAFE_INTEGER), NUMBER_RULE),
+      ),
     {
       minimum: -Number.MAX_SAFE_INTEGER,
       maximum: Number.MAX_SAFE_INTEGER,
@@ -208,9 +235,14 @@ export const storableNumber = () =>
  */
 export const jsonObject = (maxBytes = MAX_JSON_BYTES) =>
   documentedRules(
-    z.custom<Record<string, unknown>>(isObject, 'Must be an object.').check(
-      z.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes, `Must be at most ${maxBytes / 1024} KB as JSON.`),
-    ),
+    z
+      .custom<Record<string, unknown>>(isObject, 'Must be an object.')
+      .check(
+        z.refine(
+          (value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes,
+          `Must be at most ${maxBytes / 1024} KB as JSON.`,
+        ),
+      ),
     { type: 'object', description: `At most ${maxBytes / 1024} KB as JSON.` },
   );
 
@@ -251,22 +283,29 @@ export const uniqueListOf = <T extends z.ZodMiniObject>(
 ) => {
   const list = min > 0 ? nonEmptyListOf(item, max) : listOf(item, max);
   const keyRequired = item._zod.def.shape[key]?._zod.optin !== 'optional';
-  return documentedRules(list.check(noDuplicateIds((value: z.core.output<T>) => value[key] as string | number | undefined, what)), {
-    ...(keyRequired ? { uniqueItems: true } : {}),
-    'x-uniqueItemsBy': key,
-    description: `No two items share a ${key}.`,
-  });
+  return documentedRules(
+    list.check(noDuplicateIds((value: z.core.output<T>) => value[key] as string | number | undefined, what)),
+    {
+      ...(keyRequired ? { uniqueItems: true } : {}),
+      'x-uniqueItemsBy': key,
+      description: `No two items share a ${key}.`,
+    },
+  );
 };
 
 /** A batch: a list of 1 to `max` items, none repeating the id field `key` (results are keyed by it). */
-export const nonEmptyUniqueListOf = <T extends z.ZodMiniObject>(item: T, key: keyof z.core.output<T> & string, what: string, max = 100) =>
-  uniqueListOf(item, key, what, { min: 1, max });
+export const nonEmptyUniqueListOf = <T extends z.ZodMiniObject>(
+  item: T,
+  key: keyof z.core.output<T> & string,
+  what: string,
+  max = 100,
+) => uniqueListOf(item, key, what, { min: 1, max });
 
 /** Triggers switched on or off by name (activity and email config): at most 100, each name 1 to 200 characters. */
 export const triggerMap = () =>
-  z.record(nonEmptyText(200), z.boolean()).check(
-    z.refine((value) => Object.keys(value).length <= 100, 'Must have at most 100 triggers.'),
-  );
+  z
+    .record(nonEmptyText(200), z.boolean())
+    .check(z.refine((value) => Object.keys(value).length <= 100, 'Must have at most 100 triggers.'));
 
 // Fields of several operations of one area: functions, so that a bundle without those operations leaves them out.
 
@@ -306,7 +345,12 @@ export const crdtFields = () => ({
 });
 
 /** The `data` each CRDT type takes (checkContent in shared/domain/crdt/input-rules.ts), as JSON Schema. */
-const CRDT_DATA: Record<(typeof CRDT_TYPES)[number], { type: string }> = { text: { type: 'string' }, map: { type: 'object' }, array: { type: 'array' }, xml: { type: 'string' } };
+const CRDT_DATA: Record<(typeof CRDT_TYPES)[number], { type: string }> = {
+  text: { type: 'string' },
+  map: { type: 'object' },
+  array: { type: 'array' },
+  xml: { type: 'string' },
+};
 
 /**
  * The rules of Add and Update CRDT Data that the domain checks (to answer the contract's own messages), as the
@@ -318,12 +362,18 @@ export const CRDT_CONTENT_RULES = [
   { if: requires('format', 'type'), then: { properties: { type: { const: 'xml' } } } },
   { if: requires('content'), then: requires('format') },
   // HTML and Markdown are strings, ProseMirror JSON a document object (whose nodes the domain checks, as it parses XML).
-  { if: { properties: { format: { enum: ['html', 'markdown'] } }, required: ['format'] }, then: { properties: { content: { type: 'string' } } } },
+  {
+    if: { properties: { format: { enum: ['html', 'markdown'] } }, required: ['format'] },
+    then: { properties: { content: { type: 'string' } } },
+  },
   {
     if: { properties: { format: { const: 'prosemirror-json' } }, required: ['format'] },
     then: { properties: { content: { type: 'object', properties: { type: { const: 'doc' } }, required: ['type'] } } },
   },
-  ...CRDT_TYPES.map((type) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: { properties: { data: CRDT_DATA[type] } } })),
+  ...CRDT_TYPES.map((type) => ({
+    if: { properties: { type: { const: type } }, required: ['type'] },
+    then: { properties: { data: CRDT_DATA[type] } },
+  })),
 ];
 
 /**
@@ -338,10 +388,15 @@ export function documentedRules<T extends z.ZodMiniType>(schema: T, rules: z.cor
 
 /** An event type: `<group>.<action>` (`comment.add`, `message.attempt.exhausted`), at most 100 characters. */
 export const eventType = () =>
-  z.string().check(
-    z.maxLength(100, 'Must be at most 100 characters.'),
-    z.regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/, 'Must be an event type <group>.<action> of letters, digits, _ and -.'),
-  );
+  z
+    .string()
+    .check(
+      z.maxLength(100, 'Must be at most 100 characters.'),
+      z.regex(
+        /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/,
+        'Must be an event type <group>.<action> of letters, digits, _ and -.',
+      ),
+    );
 
 /**
  * The fields of an advanced webhook endpoint that Create sets and Update changes (docs/decisions.md §11), each
@@ -352,14 +407,24 @@ export const webhookEndpointFields = () => ({
   // newlines, so the URL stored (and shown) would not be the one requested.
   url: httpUrl(2000),
   description: maybeEmptyText(1000),
-  filterTypes: documentedRules(nonEmptyListOf(eventType()).check(noDuplicateIds((type: string) => type, 'an event type')), { uniqueItems: true }),
+  filterTypes: documentedRules(
+    nonEmptyListOf(eventType()).check(noDuplicateIds((type: string) => type, 'an event type')),
+    { uniqueItems: true },
+  ),
   // Channels are organization ids.
   channels: nonEmptyUniqueIds('a channel'),
   disabled: z.boolean(),
   rateLimit: z.int().check(z.minimum(1, 'Must be a positive integer.')),
   // clientRecord is a custom schema, which the document would show as an unconstrained value: its rules are stated.
   metadata: documentedRules(
-    clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(z.refine((value) => Object.keys(value).length <= 50, 'Must have at most 50 entries.')),
-    { type: 'object', maxProperties: 50, propertyNames: { minLength: 1, maxLength: 128 }, additionalProperties: { type: 'string', maxLength: 1000 } },
+    clientRecord(nonEmptyText(128), maybeEmptyText(1000)).check(
+      z.refine((value) => Object.keys(value).length <= 50, 'Must have at most 50 entries.'),
+    ),
+    {
+      type: 'object',
+      maxProperties: 50,
+      propertyNames: { minLength: 1, maxLength: 128 },
+      additionalProperties: { type: 'string', maxLength: 1000 },
+    },
   ),
 });

@@ -32,7 +32,9 @@ export interface SocketCall {
 }
 
 /** The `$connect` event carries the query string; the Lambda types leave it out of the WebSocket event. */
-type SocketEvent = APIGatewayProxyWebsocketEventV2 & { queryStringParameters?: Record<string, string | undefined> | null };
+type SocketEvent = APIGatewayProxyWebsocketEventV2 & {
+  queryStringParameters?: Record<string, string | undefined> | null;
+};
 
 export type SocketHandler = (event: SocketEvent, context: Context) => Promise<APIGatewayProxyResultV2>;
 
@@ -48,42 +50,61 @@ export class SocketTimeoutError extends Error {
 
 export function socketHandler(routeKey: SocketRouteKey, handle: (call: SocketCall) => Promise<void>): SocketHandler {
   return (event, context) =>
-    withLogContext({ connectionId: event.requestContext.connectionId, routeKey }, () => withLiveMetrics(routeKey, async () => {
-      if (event.requestContext.routeKey !== routeKey) {
-        logger.error('A live handler was called for another route key.', { expected: routeKey, got: event.requestContext.routeKey });
-        return { statusCode: 500 };
-      }
-      const call: SocketCall = {
-        connectionId: event.requestContext.connectionId,
-        query: event.queryStringParameters ?? {},
-        ...(routeKey === '$default'
-          ? { frame: event.isBase64Encoded ? { bytes: new Uint8Array(Buffer.from(event.body ?? '', 'base64')) } : { text: event.body ?? '' } }
-          : {}),
-      };
-      if (routeKey === '$default') countLive(LIVE_METRICS.framesIn);
-      try {
-        await withinDeadline(handle(call), routeKey, context);
-        return { statusCode: 200 };
-      } catch (error) {
-        countLive(LIVE_METRICS.failures);
-        if (error instanceof RelayFailedError) {
-          logger.error('Live message handled, but not sent to every connection of its room (those were closed to resync).', { error, cause: error.cause });
+    withLogContext({ connectionId: event.requestContext.connectionId, routeKey }, () =>
+      withLiveMetrics(routeKey, async () => {
+        if (event.requestContext.routeKey !== routeKey) {
+          logger.error('A live handler was called for another route key.', {
+            expected: routeKey,
+            got: event.requestContext.routeKey,
+          });
+          return { statusCode: 500 };
+        }
+        const call: SocketCall = {
+          connectionId: event.requestContext.connectionId,
+          query: event.queryStringParameters ?? {},
+          ...(routeKey === '$default'
+            ? {
+                frame: event.isBase64Encoded
+                  ? { bytes: new Uint8Array(Buffer.from(event.body ?? '', 'base64')) }
+                  : { text: event.body ?? '' },
+              }
+            : {}),
+        };
+        if (routeKey === '$default') countLive(LIVE_METRICS.framesIn);
+        try {
+          await withinDeadline(handle(call), routeKey, context);
+          return { statusCode: 200 };
+        } catch (error) {
+          countLive(LIVE_METRICS.failures);
+          if (error instanceof RelayFailedError) {
+            logger.error(
+              'Live message handled, but not sent to every connection of its room (those were closed to resync).',
+              { error, cause: error.cause },
+            );
+            throw error;
+          }
+          logger.error('Live handler failed.', { error });
+          if (routeKey === '$default') await closeAfterFailure(call.connectionId);
           throw error;
         }
-        logger.error('Live handler failed.', { error });
-        if (routeKey === '$default') await closeAfterFailure(call.connectionId);
-        throw error;
-      }
-    }));
+      }),
+    );
 }
 
 /** `work`, or a SocketTimeoutError SOCKET_DEADLINE_MARGIN_MS before the function's timeout. */
-async function withinDeadline(work: Promise<void>, routeKey: SocketRouteKey, context: Context | undefined): Promise<void> {
+async function withinDeadline(
+  work: Promise<void>,
+  routeKey: SocketRouteKey,
+  context: Context | undefined,
+): Promise<void> {
   const remaining = context?.getRemainingTimeInMillis?.();
   if (remaining === undefined) return work;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SocketTimeoutError(routeKey)), Math.max(0, remaining - SOCKET_DEADLINE_MARGIN_MS));
+    timer = setTimeout(
+      () => reject(new SocketTimeoutError(routeKey)),
+      Math.max(0, remaining - SOCKET_DEADLINE_MARGIN_MS),
+    );
   });
   try {
     await Promise.race([work, deadline]);

@@ -25,7 +25,8 @@ describe('the example editor when the local stack starts afresh', () => {
   let example: ExampleServer | undefined;
 
   /** A local stack on a new, empty data folder, always on the same port (the example's SERVICE_URL). */
-  const startFreshStack = () => spawnLocalStack({ args: [], env: { PORT: String(port), DATA_DIR: tempDir(), POWERTOOLS_LOG_LEVEL: 'ERROR' } });
+  const startFreshStack = () =>
+    spawnLocalStack({ args: [], env: { PORT: String(port), DATA_DIR: tempDir(), POWERTOOLS_LOG_LEVEL: 'ERROR' } });
   const sessionFor = async (userId: string) => {
     const response = await fetch(`${example?.url}/session?user=${userId}`);
     return { status: response.status, body: (await response.json()) as Record<string, any> };
@@ -44,12 +45,28 @@ describe('the example editor when the local stack starts afresh', () => {
 
   it('starts with saved credentials the service no longer knows, on a new workspace', async () => {
     // What the example saved against an earlier stack: a workspace and key this one never had.
-    writeFileSync(credentialsFile, JSON.stringify({ serviceUrl: stack?.baseUrl, workspaceId: 'ws-gone', apiKey: 'key-gone', authToken: 'token-gone' }));
+    writeFileSync(
+      credentialsFile,
+      JSON.stringify({
+        serviceUrl: stack?.baseUrl,
+        workspaceId: 'ws-gone',
+        apiKey: 'key-gone',
+        authToken: 'token-gone',
+      }),
+    );
 
-    example = await startExample({ SERVICE_URL: stack?.baseUrl as string, PORT: '0', CREDENTIALS_FILE: credentialsFile });
+    example = await startExample({
+      SERVICE_URL: stack?.baseUrl as string,
+      PORT: '0',
+      CREDENTIALS_FILE: credentialsFile,
+    });
 
     const session = await sessionFor('ann');
-    expect({ status: session.status, role: session.body.accessRole, error: session.body.error }).toEqual({ status: 200, role: 'editor', error: undefined });
+    expect({ status: session.status, role: session.body.accessRole, error: session.body.error }).toEqual({
+      status: 200,
+      role: 'editor',
+      error: undefined,
+    });
     expect(JSON.parse(readFileSync(credentialsFile, 'utf8')).apiKey).not.toBe('key-gone');
   });
 
@@ -57,7 +74,11 @@ describe('the example editor when the local stack starts afresh', () => {
     // On its own too (the test before failed): an example that made its workspace on this stack.
     if (example === undefined) {
       rmSync(credentialsFile, { force: true });
-      example = await startExample({ SERVICE_URL: stack?.baseUrl as string, PORT: '0', CREDENTIALS_FILE: credentialsFile });
+      example = await startExample({
+        SERVICE_URL: stack?.baseUrl as string,
+        PORT: '0',
+        CREDENTIALS_FILE: credentialsFile,
+      });
     }
     expect((await sessionFor('ann')).status).toBe(200);
     const saved = JSON.parse(readFileSync(credentialsFile, 'utf8'));

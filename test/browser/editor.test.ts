@@ -15,7 +15,12 @@ import { delimiter, join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { pickFreePort } from '../../local/dynamodb-local';
 import { startExample, stopExample, type ExampleServer } from '../support/editor-example';
-import { PROJECT_ROOT, spawnLocalStack, stopLocalStackProcess, type LocalStackProcess } from '../support/local-stack-process';
+import {
+  PROJECT_ROOT,
+  spawnLocalStack,
+  stopLocalStackProcess,
+  type LocalStackProcess,
+} from '../support/local-stack-process';
 import { eventually, WAIT_CEILING_MS } from '../support/wait';
 
 // What the page callbacks use: they run in the browser, where these are the page's globals (the project's types
@@ -29,7 +34,9 @@ const WAIT = { timeout: WAIT_CEILING_MS, polling: 50 };
 
 /** A Chromium binary: CHROMIUM_PATH, or the first of BROWSERS on the PATH. */
 function findChromium(): string {
-  const candidates = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : BROWSERS.flatMap((name) => (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, name)));
+  const candidates = process.env.CHROMIUM_PATH
+    ? [process.env.CHROMIUM_PATH]
+    : BROWSERS.flatMap((name) => (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, name)));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -38,18 +45,24 @@ function findChromium(): string {
       // the next one
     }
   }
-  const found = process.env.CHROMIUM_PATH ? `CHROMIUM_PATH (${process.env.CHROMIUM_PATH}) is not an executable` : 'found none on the PATH (chromium, chromium-browser, google-chrome)';
+  const found = process.env.CHROMIUM_PATH
+    ? `CHROMIUM_PATH (${process.env.CHROMIUM_PATH}) is not an executable`
+    : 'found none on the PATH (chromium, chromium-browser, google-chrome)';
   throw new Error(
-    `The browser test needs Chromium, and ${found}. Install `
-      + "Debian's package (`sudo apt-get install -y --no-install-recommends chromium`; bash .ci/run does this when it is "
-      + 'missing), or set CHROMIUM_PATH to a Chrome or Chromium binary.',
+    `The browser test needs Chromium, and ${found}. Install ` +
+      "Debian's package (`sudo apt-get install -y --no-install-recommends chromium`; bash .ci/run does this when it is " +
+      'missing), or set CHROMIUM_PATH to a Chrome or Chromium binary.',
   );
 }
 
 /** What a page shows and holds, read in the page. */
 const editorText = (page: Page): Promise<string> => page.evaluate(() => window.example.editor.getText());
-const storedXml = (page: Page): Promise<string> => page.evaluate(() => window.example.ydoc.getXmlFragment(window.example.session().field).toString());
-const caretNames = (page: Page): Promise<string[]> => page.evaluate(() => [...document.querySelectorAll('.collaboration-carets__label')].map((label: any) => label.textContent));
+const storedXml = (page: Page): Promise<string> =>
+  page.evaluate(() => window.example.ydoc.getXmlFragment(window.example.session().field).toString());
+const caretNames = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('.collaboration-carets__label')].map((label: any) => label.textContent),
+  );
 
 /** Types `text` at the start or the end of the first paragraph, key by key as a person does. */
 async function typeInFirstParagraph(page: Page, where: 'start' | 'end', text: string): Promise<void> {
@@ -65,7 +78,8 @@ async function typeInFirstParagraph(page: Page, where: 'start' | 'end', text: st
 }
 
 /** Waits until the page's editor text passes `done`, and returns it; on the ceiling, the error shows the last text. */
-const waitForText = (page: Page, done: (text: string) => boolean, what: string): Promise<string> => eventually(() => editorText(page), done, { what, intervalMs: 50 });
+const waitForText = (page: Page, done: (text: string) => boolean, what: string): Promise<string> =>
+  eventually(() => editorText(page), done, { what, intervalMs: 50 });
 
 async function waitSynced(page: Page): Promise<void> {
   await page.waitForFunction(() => window.example?.provider.wsconnected && window.example.provider.synced, WAIT);
@@ -83,9 +97,14 @@ describe('the example editor in a browser', () => {
   let headers: Record<string, string>;
   const doc = { organizationId: 'example', documentId: 'welcome', editorId: 'body' };
 
-  const startStack = () => spawnLocalStack({ args: [], env: { PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR' } });
+  const startStack = () =>
+    spawnLocalStack({ args: [], env: { PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR' } });
   const restGet = async (): Promise<string> => {
-    const response = await fetch(`${stack?.baseUrl}/v2/crdt/get`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data: doc }) });
+    const response = await fetch(`${stack?.baseUrl}/v2/crdt/get`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ data: doc }),
+    });
     const body = (await response.json()) as any;
     if (!response.ok) throw new Error(`crdt/get: ${JSON.stringify(body)}`);
     return body.result.data[0].data as string;
@@ -106,7 +125,12 @@ describe('the example editor in a browser', () => {
     stack = await startStack();
     const credentialsFile = join(dataDir, 'example-credentials.json');
     // Tokens of 60 s: every reconnect in this test goes through the page's token refresh.
-    example = await startExample({ SERVICE_URL: stack.baseUrl, PORT: '0', CREDENTIALS_FILE: credentialsFile, SESSION_EXPIRES_IN: '60' });
+    example = await startExample({
+      SERVICE_URL: stack.baseUrl,
+      PORT: '0',
+      CREDENTIALS_FILE: credentialsFile,
+      SESSION_EXPIRES_IN: '60',
+    });
     const saved = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(credentialsFile, 'utf8')));
     headers = { 'x-service-api-key': saved.apiKey, 'x-service-auth-token': saved.authToken };
     browser = await puppeteer.launch({ executablePath, args: ['--no-sandbox'], protocolTimeout: WAIT_CEILING_MS });
@@ -124,7 +148,8 @@ describe('the example editor in a browser', () => {
 
   it('converges when two editors type into the same paragraph at the same time, and /v2/crdt/get returns it', async () => {
     const seeded = await editorText(ann);
-    const framing = (page: Page) => page.evaluate(() => new URL(window.example.provider.ws.url).searchParams.get('encoding'));
+    const framing = (page: Page) =>
+      page.evaluate(() => new URL(window.example.provider.ws.url).searchParams.get('encoding'));
     expect([await framing(ann), await framing(bob)]).toEqual([null, 'base64']);
 
     await Promise.all([
@@ -133,18 +158,27 @@ describe('the example editor in a browser', () => {
     ]);
 
     const expected = `Bob starts the paragraph. ${seeded} Ann adds a sentence at the end.`;
-    for (const page of [ann, bob, vic]) await waitForText(page, (text) => text === expected, 'the pages to show both sentences');
+    for (const page of [ann, bob, vic])
+      await waitForText(page, (text) => text === expected, 'the pages to show both sentences');
     const xml = await storedXml(ann);
     expect(await storedXml(bob)).toBe(xml);
-    expect(await eventually(restGet, (stored) => stored === xml, { what: 'crdt/get to return what the pages show' })).toBe(xml);
+    expect(
+      await eventually(restGet, (stored) => stored === xml, { what: 'crdt/get to return what the pages show' }),
+    ).toBe(xml);
   });
 
   it("shows each editor the other's caret with their name, and saves a picture of both windows", async () => {
-    const shows = (page: Page, names: string[]) => page.waitForFunction(
-      (expected: string[]) => expected.every((name) => [...document.querySelectorAll('.collaboration-carets__label')].some((label: any) => label.textContent === name)),
-      WAIT,
-      names,
-    );
+    const shows = (page: Page, names: string[]) =>
+      page.waitForFunction(
+        (expected: string[]) =>
+          expected.every((name) =>
+            [...document.querySelectorAll('.collaboration-carets__label')].some(
+              (label: any) => label.textContent === name,
+            ),
+          ),
+        WAIT,
+        names,
+      );
     await Promise.all([shows(ann, ['Bob Stone']), shows(bob, ['Ann Lee']), shows(vic, ['Ann Lee', 'Bob Stone'])]);
 
     expect(await caretNames(ann)).toEqual(['Bob Stone']);
@@ -167,13 +201,24 @@ describe('the example editor in a browser', () => {
       window.example.editor.commands.insertContentAt(1, 'forced by the viewer ');
       window.example.provider.awareness.setLocalStateField('probe', 1);
     });
-    await ann.waitForFunction(() => [...window.example.provider.awareness.getStates().values()].some((state: any) => state.probe === 1), WAIT);
+    await ann.waitForFunction(
+      () => [...window.example.provider.awareness.getStates().values()].some((state: any) => state.probe === 1),
+      WAIT,
+    );
     await typeInFirstParagraph(ann, 'end', ' Seen by Vic.');
 
     await vic.waitForFunction(() => window.example.editor.getText().endsWith(' Seen by Vic.'), WAIT);
     expect(await editorText(vic)).toBe(`forced by the viewer ${before} Seen by Vic.`);
-    expect(await eventually(() => editorText(bob), (text) => text === `${before} Seen by Vic.`, { what: "Ann's edit at Bob's" })).toBe(`${before} Seen by Vic.`);
-    expect(await eventually(restGet, (stored) => stored.includes('Seen by Vic.'), { what: "crdt/get to return Ann's edit" })).not.toContain('viewer');
+    expect(
+      await eventually(
+        () => editorText(bob),
+        (text) => text === `${before} Seen by Vic.`,
+        { what: "Ann's edit at Bob's" },
+      ),
+    ).toBe(`${before} Seen by Vic.`);
+    expect(
+      await eventually(restGet, (stored) => stored.includes('Seen by Vic.'), { what: "crdt/get to return Ann's edit" }),
+    ).not.toContain('viewer');
     // Reloaded, the viewer's page holds what the service holds: the forced change was never kept.
     await vic.reload();
     await waitSynced(vic);
@@ -186,17 +231,29 @@ describe('the example editor in a browser', () => {
     const response = await fetch(`${stack?.baseUrl}/v2/crdt/update`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ data: { ...doc, type: 'xml', contentKey: 'default', data: `${current}<paragraph>Added by the server.</paragraph>` } }),
+      body: JSON.stringify({
+        data: {
+          ...doc,
+          type: 'xml',
+          contentKey: 'default',
+          data: `${current}<paragraph>Added by the server.</paragraph>`,
+        },
+      }),
     });
 
     expect(response.status).toBe(200);
     for (const page of [ann, bob, vic]) {
-      await page.waitForFunction(() => window.example.editor.state.doc.lastChild.textContent === 'Added by the server.', WAIT);
+      await page.waitForFunction(
+        () => window.example.editor.state.doc.lastChild.textContent === 'Added by the server.',
+        WAIT,
+      );
     }
   });
 
   it('reconnects the pages after the local stack restarts, with fresh tokens, and they keep editing', async () => {
-    const tokens = await Promise.all([ann, bob].map((page) => page.evaluate(() => window.example.provider.params.token)));
+    const tokens = await Promise.all(
+      [ann, bob].map((page) => page.evaluate(() => window.example.provider.params.token)),
+    );
     await stopLocalStackProcess((stack as LocalStackProcess).child);
     await bob.waitForFunction(() => !window.example.provider.wsconnected, WAIT);
     // Typed while the service is down: kept in the page, and sent once it is back.
@@ -207,14 +264,25 @@ describe('the example editor in a browser', () => {
     await typeInFirstParagraph(ann, 'end', ' Back online.');
 
     for (const page of [ann, bob, vic]) {
-      await page.waitForFunction(() => /^Offline: .* Back online\.$/.test(window.example.editor.state.doc.firstChild.textContent), WAIT);
+      await page.waitForFunction(
+        () => /^Offline: .* Back online\.$/.test(window.example.editor.state.doc.firstChild.textContent),
+        WAIT,
+      );
     }
     const xml = await storedXml(ann);
-    expect(await eventually(restGet, (stored) => stored === xml, { what: 'crdt/get to return the edits around the restart' })).toBe(xml);
+    expect(
+      await eventually(restGet, (stored) => stored === xml, {
+        what: 'crdt/get to return the edits around the restart',
+      }),
+    ).toBe(xml);
     // Each reconnect refreshed the token the provider connects with (60 s tokens are always near expiry), through
     // the example's server.
     for (const [index, page] of [ann, bob].entries()) {
-      await page.waitForFunction((old: string) => window.example.provider.params.token !== old, WAIT, tokens[index] as string);
+      await page.waitForFunction(
+        (old: string) => window.example.provider.params.token !== old,
+        WAIT,
+        tokens[index] as string,
+      );
     }
   });
 });
@@ -228,9 +296,14 @@ async function saveSideBySide(browser: Browser, pages: Page[]): Promise<void> {
   }
   const board = await browser.newPage();
   await board.setViewport({ width: 1310, height: 440 });
-  await board.setContent(`<body style="margin:0;padding:10px;background:#adb5bd;display:flex;gap:10px">${shots
-    .map((shot) => `<img src="data:image/png;base64,${shot}" style="width:640px;height:420px;box-shadow:0 1px 4px #495057">`)
-    .join('')}</body>`);
+  await board.setContent(
+    `<body style="margin:0;padding:10px;background:#adb5bd;display:flex;gap:10px">${shots
+      .map(
+        (shot) =>
+          `<img src="data:image/png;base64,${shot}" style="width:640px;height:420px;box-shadow:0 1px 4px #495057">`,
+      )
+      .join('')}</body>`,
+  );
   const picture = await board.screenshot();
   await board.close();
   const out = join(PROJECT_ROOT, '.cache', 'screenshots');

@@ -8,11 +8,17 @@ import { uniqueId } from '../support/ids';
 const add = endpoint(addActivities, '/v2/activities/add');
 const get = endpoint(getActivities, '/v2/activities/get');
 const updateActivityConfig = endpoint(updateConfig, '/v2/workspace/activityconfig/update');
-const configure = (who: Credentials, activityServiceConfig: unknown) => updateActivityConfig(who, { activityServiceConfig });
+const configure = (who: Credentials, activityServiceConfig: unknown) =>
+  updateActivityConfig(who, { activityServiceConfig });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (response: Invocation) => (response.body.result?.data as Array<{ id: string }>).map((a) => a.id);
-const comment = (id: string, extra: Record<string, unknown> = {}) => ({ id, featureType: 'comment', actionType: 'comment.update', ...extra });
+const comment = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  featureType: 'comment',
+  actionType: 'comment.update',
+  ...extra,
+});
 
 /** Every page of a query, following page tokens: the ids of each page and whether each page carried a token. */
 async function allPages(who: Credentials, query: Record<string, unknown>) {
@@ -96,7 +102,11 @@ describe('activities', () => {
       expect(response.body.result?.data).toEqual({ success: true, message: '1 activity added.' });
       const read = await get(tenant, { organizationId });
       expect(read.body.result?.data).toEqual([
-        { ...record, metadata: { apiKey: tenant.apiKeyId, organizationId, documentId: 'doc-1' }, timestamp: expect.any(Number) },
+        {
+          ...record,
+          metadata: { apiKey: tenant.apiKeyId, organizationId, documentId: 'doc-1' },
+          timestamp: expect.any(Number),
+        },
       ]);
       expect(read.body.result?.data[0].timestamp).toBeGreaterThanOrEqual(before);
       expect(read.body.result?.data[0].timestamp).toBeLessThanOrEqual(Date.now());
@@ -129,7 +139,12 @@ describe('activities', () => {
       const added = await add(tenant, { organizationId, activities: [comment('too-deep', { entityData })] });
 
       expect(added.statusCode).toBe(400);
-      expect(added.body.error?.details?.issues).toEqual([{ path: `data.activities.0.entityData.deep${'.level'.repeat(27)}`, message: expect.stringContaining('at most 32 levels') }]);
+      expect(added.body.error?.details?.issues).toEqual([
+        {
+          path: `data.activities.0.entityData.deep${'.level'.repeat(27)}`,
+          message: expect.stringContaining('at most 32 levels'),
+        },
+      ]);
       expect((await get(tenant, { organizationId })).body.result?.data).toEqual([]);
     });
 
@@ -138,7 +153,10 @@ describe('activities', () => {
       const deep = nested(27);
       const entityData = { large: 2 ** 53 - 1, small: 1.5e-99, negative: -0.25, empty: '', emptyList: [], deep };
 
-      const added = await add(tenant, { organizationId, activities: [comment('json', { entityData, entityTargetData: [[[]]] })] });
+      const added = await add(tenant, {
+        organizationId,
+        activities: [comment('json', { entityData, entityTargetData: [[[]]] })],
+      });
 
       expect(added.statusCode).toBe(200);
       const [record] = (await get(tenant, { organizationId })).body.result?.data;
@@ -156,7 +174,9 @@ describe('activities', () => {
 
       expect(response.statusCode).toBe(400);
       expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
-      expect(response.body.error?.details.issues).toEqual([{ path: 'data.activities.1.targetEntityId', message: 'Required when featureType is custom.' }]);
+      expect(response.body.error?.details.issues).toEqual([
+        { path: 'data.activities.1.targetEntityId', message: 'Required when featureType is custom.' },
+      ]);
       expect(ids(await get(tenant, { organizationId }))).toEqual([]);
     });
 
@@ -173,14 +193,27 @@ describe('activities', () => {
     describe('in an immutable log', () => {
       it('accepts an identical re-send without rewriting the record', async () => {
         const organizationId = uniqueId('org');
-        const record = comment('same', { entityData: { a: 1, b: { c: [1, 2] } }, actionUser: { userId: 'u1', name: 'Ann' } });
+        const record = comment('same', {
+          entityData: { a: 1, b: { c: [1, 2] } },
+          actionUser: { userId: 'u1', name: 'Ann' },
+        });
         await add(tenant, { organizationId, documentId: 'd', activities: [record] });
         const first = (await get(tenant, { organizationId })).body.result?.data[0];
         await sleep(5);
 
         // Same content with keys in another order: still identical.
-        const reordered = { actionUser: { name: 'Ann', userId: 'u1' }, entityData: { b: { c: [1, 2] }, a: 1 }, actionType: 'comment.update', featureType: 'comment', id: 'same' };
-        const response = await add(tenant, { organizationId, documentId: 'd', activities: [reordered, comment('new-one')] });
+        const reordered = {
+          actionUser: { name: 'Ann', userId: 'u1' },
+          entityData: { b: { c: [1, 2] }, a: 1 },
+          actionType: 'comment.update',
+          featureType: 'comment',
+          id: 'same',
+        };
+        const response = await add(tenant, {
+          organizationId,
+          documentId: 'd',
+          activities: [reordered, comment('new-one')],
+        });
 
         expect(response.statusCode).toBe(200);
         expect(response.body.result?.message).toBe('1 activity added; 1 activity already stored unchanged.');
@@ -192,7 +225,10 @@ describe('activities', () => {
         const organizationId = uniqueId('org');
         await add(tenant, { organizationId, activities: [comment('taken', { entityData: { v: 1 } })] });
 
-        const response = await add(tenant, { organizationId, activities: [comment('brand-new'), comment('taken', { entityData: { v: 2 } })] });
+        const response = await add(tenant, {
+          organizationId,
+          activities: [comment('brand-new'), comment('taken', { entityData: { v: 2 } })],
+        });
 
         expect(response.statusCode).toBe(409);
         expect(response.body.error?.status).toBe('ALREADY_EXISTS');
@@ -215,7 +251,9 @@ describe('activities', () => {
       it('lets one of two concurrent different writes of a new id win, and refuses the other', async () => {
         const organizationId = uniqueId('org');
 
-        const responses = await Promise.all([1, 2, 3].map((v) => add(tenant, { organizationId, activities: [comment('race', { entityData: { v } })] })));
+        const responses = await Promise.all(
+          [1, 2, 3].map((v) => add(tenant, { organizationId, activities: [comment('race', { entityData: { v } })] })),
+        );
 
         expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(1);
         expect(responses.filter((r) => r.body.error?.status === 'ALREADY_EXISTS')).toHaveLength(2);
@@ -229,7 +267,9 @@ describe('activities', () => {
         await add(mutable, {
           organizationId,
           documentId: 'old-doc',
-          activities: [comment('over', { targetEntityId: 'old-target', actionUser: { userId: 'old-user' }, entityData: { v: 1 } })],
+          activities: [
+            comment('over', { targetEntityId: 'old-target', actionUser: { userId: 'old-user' }, entityData: { v: 1 } }),
+          ],
         });
         const first = (await get(mutable, { organizationId })).body.result?.data[0];
         await sleep(5);
@@ -237,7 +277,9 @@ describe('activities', () => {
         const response = await add(mutable, {
           organizationId,
           documentId: 'new-doc',
-          activities: [comment('over', { targetEntityId: 'new-target', actionUser: { userId: 'new-user' }, entityData: { v: 2 } })],
+          activities: [
+            comment('over', { targetEntityId: 'new-target', actionUser: { userId: 'new-user' }, entityData: { v: 2 } }),
+          ],
         });
 
         expect(response.statusCode).toBe(200);
@@ -248,7 +290,16 @@ describe('activities', () => {
         expect(ids(await get(mutable, { organizationId, documentId: 'old-doc' }))).toEqual([]);
         expect(ids(await get(mutable, { organizationId, targetEntityId: 'old-target' }))).toEqual([]);
         expect(ids(await get(mutable, { organizationId, userId: 'old-user' }))).toEqual([]);
-        expect(ids(await get(mutable, { organizationId, documentId: 'new-doc', targetEntityId: 'new-target', userId: 'new-user' }))).toEqual(['over']);
+        expect(
+          ids(
+            await get(mutable, {
+              organizationId,
+              documentId: 'new-doc',
+              targetEntityId: 'new-target',
+              userId: 'new-user',
+            }),
+          ),
+        ).toEqual(['over']);
       });
 
       it('drops fields the new version leaves out', async () => {
@@ -264,7 +315,9 @@ describe('activities', () => {
     });
 
     it('skips comment records whose trigger is switched off and says how many', async () => {
-      const filtered = await enabledTenant({ triggers: { comment: { 'comment.add': false, 'comment.delete': false } } });
+      const filtered = await enabledTenant({
+        triggers: { comment: { 'comment.add': false, 'comment.delete': false } },
+      });
       const organizationId = uniqueId('org');
 
       const response = await add(filtered, {
@@ -278,18 +331,29 @@ describe('activities', () => {
         ],
       });
 
-      expect(response.body.result?.message).toBe('3 activities added; 2 activities skipped (comment trigger switched off).');
+      expect(response.body.result?.message).toBe(
+        '3 activities added; 2 activities skipped (comment trigger switched off).',
+      );
       expect(response.body.result?.data).toEqual({ success: true, message: response.body.result?.message });
-      expect(ids(await get(filtered, { organizationId, order: 'asc' }))).toEqual(['on', 'not-comment', 'unknown-trigger']);
+      expect(ids(await get(filtered, { organizationId, order: 'asc' }))).toEqual([
+        'on',
+        'not-comment',
+        'unknown-trigger',
+      ]);
     });
 
     it('succeeds and stores nothing when every record is skipped', async () => {
       const filtered = await enabledTenant({ triggers: { comment: { 'comment.add': false } } });
       const organizationId = uniqueId('org');
 
-      const response = await add(filtered, { organizationId, activities: [{ featureType: 'comment', actionType: 'comment.add' }] });
+      const response = await add(filtered, {
+        organizationId,
+        activities: [{ featureType: 'comment', actionType: 'comment.add' }],
+      });
 
-      expect(response.body.result?.message).toBe('0 activities added; 1 activity skipped (comment trigger switched off).');
+      expect(response.body.result?.message).toBe(
+        '0 activities added; 1 activity skipped (comment trigger switched off).',
+      );
       expect(ids(await get(filtered, { organizationId }))).toEqual([]);
     });
 
@@ -298,20 +362,72 @@ describe('activities', () => {
       ['a missing organizationId', { activities: [valid] }, 'data.organizationId'],
       ['missing activities', { organizationId: 'o' }, 'data.activities'],
       ['an empty activities array', { organizationId: 'o', activities: [] }, 'data.activities'],
-      ['101 activities', { organizationId: 'o', activities: Array.from({ length: 101 }, (_, i) => comment(`x${i}`)) }, 'data.activities'],
+      [
+        '101 activities',
+        { organizationId: 'o', activities: Array.from({ length: 101 }, (_, i) => comment(`x${i}`)) },
+        'data.activities',
+      ],
       ['duplicate ids', { organizationId: 'o', activities: [comment('d'), comment('d')] }, 'data.activities'],
-      ['a missing featureType', { organizationId: 'o', activities: [{ actionType: 'a' }] }, 'data.activities.0.featureType'],
-      ['an unknown featureType', { organizationId: 'o', activities: [{ featureType: 'poll', actionType: 'a' }] }, 'data.activities.0.featureType'],
-      ['a missing actionType', { organizationId: 'o', activities: [{ featureType: 'comment' }] }, 'data.activities.0.actionType'],
-      ['a numeric actionType', { organizationId: 'o', activities: [{ featureType: 'comment', actionType: 7 }] }, 'data.activities.0.actionType'],
-      ['an actionType of 201 characters', { organizationId: 'o', activities: [comment('l', { actionType: 'a'.repeat(201) })] }, 'data.activities.0.actionType'],
-      ['an id of 257 characters', { organizationId: 'o', activities: [comment('i'.repeat(257))] }, 'data.activities.0.id'],
-      ['an id with a control character', { organizationId: 'o', activities: [comment('a\u0000b')] }, 'data.activities.0.id'],
-      ['an actionUser without userId', { organizationId: 'o', activities: [comment('u', { actionUser: { name: 'x' } })] }, 'data.activities.0.actionUser.userId'],
-      ['changes that are an array', { organizationId: 'o', activities: [comment('c', { changes: [1] })] }, 'data.activities.0.changes'],
-      ['a string isActivityResolverUsed', { organizationId: 'o', activities: [comment('r', { isActivityResolverUsed: 'yes' })] }, 'data.activities.0.isActivityResolverUsed'],
-      ['a displayMessageTemplate of 5001 characters', { organizationId: 'o', activities: [comment('t', { displayMessageTemplate: 'x'.repeat(5001) })] }, 'data.activities.0.displayMessageTemplate'],
-      ['a record over 300 KB', { organizationId: 'o', activities: [comment('big', { entityData: 'x'.repeat(310 * 1024) })] }, 'data.activities.0'],
+      [
+        'a missing featureType',
+        { organizationId: 'o', activities: [{ actionType: 'a' }] },
+        'data.activities.0.featureType',
+      ],
+      [
+        'an unknown featureType',
+        { organizationId: 'o', activities: [{ featureType: 'poll', actionType: 'a' }] },
+        'data.activities.0.featureType',
+      ],
+      [
+        'a missing actionType',
+        { organizationId: 'o', activities: [{ featureType: 'comment' }] },
+        'data.activities.0.actionType',
+      ],
+      [
+        'a numeric actionType',
+        { organizationId: 'o', activities: [{ featureType: 'comment', actionType: 7 }] },
+        'data.activities.0.actionType',
+      ],
+      [
+        'an actionType of 201 characters',
+        { organizationId: 'o', activities: [comment('l', { actionType: 'a'.repeat(201) })] },
+        'data.activities.0.actionType',
+      ],
+      [
+        'an id of 257 characters',
+        { organizationId: 'o', activities: [comment('i'.repeat(257))] },
+        'data.activities.0.id',
+      ],
+      [
+        'an id with a control character',
+        { organizationId: 'o', activities: [comment('a\u0000b')] },
+        'data.activities.0.id',
+      ],
+      [
+        'an actionUser without userId',
+        { organizationId: 'o', activities: [comment('u', { actionUser: { name: 'x' } })] },
+        'data.activities.0.actionUser.userId',
+      ],
+      [
+        'changes that are an array',
+        { organizationId: 'o', activities: [comment('c', { changes: [1] })] },
+        'data.activities.0.changes',
+      ],
+      [
+        'a string isActivityResolverUsed',
+        { organizationId: 'o', activities: [comment('r', { isActivityResolverUsed: 'yes' })] },
+        'data.activities.0.isActivityResolverUsed',
+      ],
+      [
+        'a displayMessageTemplate of 5001 characters',
+        { organizationId: 'o', activities: [comment('t', { displayMessageTemplate: 'x'.repeat(5001) })] },
+        'data.activities.0.displayMessageTemplate',
+      ],
+      [
+        'a record over 300 KB',
+        { organizationId: 'o', activities: [comment('big', { entityData: 'x'.repeat(310 * 1024) })] },
+        'data.activities.0',
+      ],
     ])('rejects %s with INVALID_ARGUMENT and writes nothing', async (_, data, path) => {
       const response = await add(tenant, data);
 
@@ -333,7 +449,9 @@ describe('activities', () => {
     });
 
     it('refuses a body over 1 MiB with 413', async () => {
-      const activities = Array.from({ length: 4 }, (_, i) => comment(`big-${i}`, { entityData: 'x'.repeat(290 * 1024) }));
+      const activities = Array.from({ length: 4 }, (_, i) =>
+        comment(`big-${i}`, { entityData: 'x'.repeat(290 * 1024) }),
+      );
 
       const response = await add(tenant, { organizationId: 'o', activities });
 
@@ -412,14 +530,38 @@ describe('activities', () => {
       ['userId', { userId: 'rare-user' }, records.filter((r) => r.actionUser.userId === 'rare-user')],
       ['featureTypes', { featureTypes: ['reaction', 'custom'] }, records.filter((r) => r.featureType !== 'comment')],
       ['actionTypes', { actionTypes: ['odd.action'] }, records.filter((r) => r.actionType === 'odd.action')],
-      ['document and user', { documentId: 'doc-1', userId: 'rare-user' }, byDoc('doc-1').filter((r) => r.actionUser.userId === 'rare-user')],
-      ['target and featureTypes', { targetEntityId: 'target-b', featureTypes: ['comment'] }, records.filter((r) => r.targetEntityId === 'target-b' && r.featureType === 'comment')],
-      ['user, actionTypes and featureTypes', { userId: 'common-user', actionTypes: ['even.action'], featureTypes: ['custom', 'reaction'] },
-        records.filter((r) => r.actionUser.userId === 'common-user' && r.actionType === 'even.action' && r.featureType !== 'comment')],
-      ['document, target and user', { documentId: 'doc-1', targetEntityId: 'target-a', userId: 'common-user' },
-        byDoc('doc-1').filter((r) => r.targetEntityId === 'target-a' && r.actionUser.userId === 'common-user')],
-      ['activityIds', { activityIds: ['r03', 'r25', 'r11', 'missing'] }, records.filter((r) => ['r03', 'r25', 'r11'].includes(r.id))],
-      ['activityIds and documentId', { activityIds: ['r03', 'r25', 'r11'], documentId: 'doc-1' }, records.filter((r) => ['r03', 'r11'].includes(r.id))],
+      [
+        'document and user',
+        { documentId: 'doc-1', userId: 'rare-user' },
+        byDoc('doc-1').filter((r) => r.actionUser.userId === 'rare-user'),
+      ],
+      [
+        'target and featureTypes',
+        { targetEntityId: 'target-b', featureTypes: ['comment'] },
+        records.filter((r) => r.targetEntityId === 'target-b' && r.featureType === 'comment'),
+      ],
+      [
+        'user, actionTypes and featureTypes',
+        { userId: 'common-user', actionTypes: ['even.action'], featureTypes: ['custom', 'reaction'] },
+        records.filter(
+          (r) => r.actionUser.userId === 'common-user' && r.actionType === 'even.action' && r.featureType !== 'comment',
+        ),
+      ],
+      [
+        'document, target and user',
+        { documentId: 'doc-1', targetEntityId: 'target-a', userId: 'common-user' },
+        byDoc('doc-1').filter((r) => r.targetEntityId === 'target-a' && r.actionUser.userId === 'common-user'),
+      ],
+      [
+        'activityIds',
+        { activityIds: ['r03', 'r25', 'r11', 'missing'] },
+        records.filter((r) => ['r03', 'r25', 'r11'].includes(r.id)),
+      ],
+      [
+        'activityIds and documentId',
+        { activityIds: ['r03', 'r25', 'r11'], documentId: 'doc-1' },
+        records.filter((r) => ['r03', 'r11'].includes(r.id)),
+      ],
     ])('filters by %s and pages through every match in both orders', async (_, filter, expected) => {
       expect(expected.length).toBeGreaterThan(0);
 
@@ -436,27 +578,34 @@ describe('activities', () => {
     it.each([
       ['newest first', 'desc'],
       ['oldest first', 'asc'],
-    ])('stops a sparse filter after 5 × pageSize entries with a short page and a token that resumes after them (%s)', async (_, order) => {
-      // 5 matches among the 30 records (r05, r11, r17, r23, r29), one in every 5 or 6: a page of 1 examines 5 records
-      // a call, so some calls find nothing (the first one oldest first) and answer an empty page with a token.
-      const filter = { organizationId, actionTypes: ['odd.action'], featureTypes: ['custom'], pageSize: 1, order };
-      const expected = records.filter((r) => r.actionType === 'odd.action' && r.featureType === 'custom');
+    ])(
+      'stops a sparse filter after 5 × pageSize entries with a short page and a token that resumes after them (%s)',
+      async (_, order) => {
+        // 5 matches among the 30 records (r05, r11, r17, r23, r29), one in every 5 or 6: a page of 1 examines 5 records
+        // a call, so some calls find nothing (the first one oldest first) and answer an empty page with a token.
+        const filter = { organizationId, actionTypes: ['odd.action'], featureTypes: ['custom'], pageSize: 1, order };
+        const expected = records.filter((r) => r.actionType === 'odd.action' && r.featureType === 'custom');
 
-      const { pages, tokens, all } = await allPages(tenant, filter);
+        const { pages, tokens, all } = await allPages(tenant, filter);
 
-      expect(all).toEqual(order === 'asc' ? asc(expected) : desc(expected));
-      // 30 records at 5 a call: 6 calls, and a 7th when the 6th stopped at its budget exactly at the end.
-      expect(pages.length).toBeGreaterThanOrEqual(30 / 5);
-      expect(pages.length).toBeLessThanOrEqual(30 / 5 + 1);
-      expect(pages.filter((p) => p.length === 0).length).toBe(pages.length - expected.length);
-      expect(tokens.slice(0, -1).every(Boolean)).toBe(true);
-      expect(tokens[tokens.length - 1]).toBe(false);
-    });
+        expect(all).toEqual(order === 'asc' ? asc(expected) : desc(expected));
+        // 30 records at 5 a call: 6 calls, and a 7th when the 6th stopped at its budget exactly at the end.
+        expect(pages.length).toBeGreaterThanOrEqual(30 / 5);
+        expect(pages.length).toBeLessThanOrEqual(30 / 5 + 1);
+        expect(pages.filter((p) => p.length === 0).length).toBe(pages.length - expected.length);
+        expect(tokens.slice(0, -1).every(Boolean)).toBe(true);
+        expect(tokens[tokens.length - 1]).toBe(false);
+      },
+    );
 
     it('ends a page early, with a token, when its records would pass 2 MB', async () => {
       const organizationId2 = uniqueId('org');
       const big = (i: number) => comment(`big-${i}`, { entityData: 'x'.repeat(290 * 1024) });
-      for (const batch of [[0, 1, 2], [3, 4, 5], [6, 7, 8]]) {
+      for (const batch of [
+        [0, 1, 2],
+        [3, 4, 5],
+        [6, 7, 8],
+      ]) {
         await add(tenant, { organizationId: organizationId2, activities: batch.map(big) });
       }
       const everyId = Array.from({ length: 9 }, (_, i) => `big-${i}`);
@@ -481,7 +630,12 @@ describe('activities', () => {
     it('treats the filters as one query whatever the order of list values', async () => {
       const first = await get(tenant, { organizationId, featureTypes: ['comment', 'custom'], pageSize: 2 });
 
-      const next = await get(tenant, { organizationId, featureTypes: ['custom', 'comment', 'custom'], pageSize: 2, pageToken: first.body.result?.pageToken });
+      const next = await get(tenant, {
+        organizationId,
+        featureTypes: ['custom', 'comment', 'custom'],
+        pageSize: 2,
+        pageToken: first.body.result?.pageToken,
+      });
 
       expect(next.statusCode).toBe(200);
       expect(ids(next)).toHaveLength(2);
@@ -512,7 +666,10 @@ describe('activities', () => {
 
         const response = await get(sibling, { organizationId, pageSize: 5, pageToken: token });
 
-        expect(response.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Page token does not belong to this query.' });
+        expect(response.body.error).toEqual({
+          status: 'INVALID_ARGUMENT',
+          message: 'Page token does not belong to this query.',
+        });
       });
 
       it('accepts its own token with another page size', async () => {
@@ -530,7 +687,11 @@ describe('activities', () => {
       ['an unknown order', { organizationId: 'o', order: 'newest' }, 'data.order'],
       ['an unknown featureType', { organizationId: 'o', featureTypes: ['poll'] }, 'data.featureTypes.0'],
       ['an empty featureTypes list', { organizationId: 'o', featureTypes: [] }, 'data.featureTypes'],
-      ['101 activityIds', { organizationId: 'o', activityIds: Array.from({ length: 101 }, (_, i) => `a${i}`) }, 'data.activityIds'],
+      [
+        '101 activityIds',
+        { organizationId: 'o', activityIds: Array.from({ length: 101 }, (_, i) => `a${i}`) },
+        'data.activityIds',
+      ],
       ['a numeric userId', { organizationId: 'o', userId: 5 }, 'data.userId'],
     ])('rejects %s with INVALID_ARGUMENT', async (_, data, path) => {
       const response = await get(tenant, data);
@@ -560,7 +721,11 @@ describe('activities', () => {
       activities: tricky.map((id) => comment(id, { targetEntityId: id, actionUser: { userId: id } })),
     });
     await sleep(3);
-    await add(tenant, { organizationId, documentId: 'd', activities: [comment('plain', { targetEntityId: 'a#b', actionUser: { userId: 'a' } })] });
+    await add(tenant, {
+      organizationId,
+      documentId: 'd',
+      activities: [comment('plain', { targetEntityId: 'a#b', actionUser: { userId: 'a' } })],
+    });
     await add(tenant, { organizationId: 'org', documentId: 'with#hash', activities: [comment('elsewhere')] });
 
     expect(ids(await get(tenant, { organizationId, documentId: 'd#1', order: 'asc' }))).toEqual(tricky);
@@ -568,21 +733,33 @@ describe('activities', () => {
     expect(ids(await get(tenant, { organizationId, targetEntityId: 'a#b' }))).toEqual(['plain', 'a#b']);
     expect(ids(await get(tenant, { organizationId, userId: 'a', order: 'asc' }))).toEqual(['a', 'plain']);
     expect(ids(await get(tenant, { organizationId, userId: long('é') }))).toEqual([long('é')]);
-    expect(ids(await get(tenant, { organizationId, activityIds: ['a#b', 'a%23b', `${long('é')}x`], order: 'asc' }))).toEqual(['a#b', 'a%23b', `${long('é')}x`]);
+    expect(
+      ids(await get(tenant, { organizationId, activityIds: ['a#b', 'a%23b', `${long('é')}x`], order: 'asc' })),
+    ).toEqual(['a#b', 'a%23b', `${long('é')}x`]);
     expect(ids(await get(tenant, { organizationId: 'org' }))).toEqual(['elsewhere']);
   });
 
   describe('tenancy', () => {
     it('keeps another API key of the same workspace, and another workspace, from reading or overwriting records', async () => {
       const organizationId = uniqueId('org');
-      const original = comment('shared-id', { entityData: { owner: 'first' }, targetEntityId: 't', actionUser: { userId: 'u' } });
+      const original = comment('shared-id', {
+        entityData: { owner: 'first' },
+        targetEntityId: 't',
+        actionUser: { userId: 'u' },
+      });
       await add(tenant, { organizationId, documentId: 'd', activities: [original] });
       const sibling = await siblingKey(tenant);
       await configure(sibling, { isEnabled: true, immutable: false });
       const stranger = await enabledTenant({ immutable: false });
 
       const writes = await Promise.all(
-        [sibling, stranger].map((who) => add(who, { organizationId, documentId: 'd', activities: [comment('shared-id', { entityData: { owner: 'other' } })] })),
+        [sibling, stranger].map((who) =>
+          add(who, {
+            organizationId,
+            documentId: 'd',
+            activities: [comment('shared-id', { entityData: { owner: 'other' } })],
+          }),
+        ),
       );
 
       expect(writes.map((w) => w.statusCode)).toEqual([200, 200]);

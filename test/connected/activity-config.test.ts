@@ -8,8 +8,14 @@ import { newTenant, type Tenant } from '../support/fixtures';
 import { invoke } from '../support/invoke';
 
 const update = (tenant: Tenant, activityServiceConfig: unknown) =>
-  invoke(updateConfig, '/v2/workspace/activityconfig/update', { activityServiceConfig }, { headers: tenant.apiKeyHeaders });
-const read = (headers: Record<string, string>) => invoke(getConfig, '/v2/workspace/activityconfig/get', {}, { headers });
+  invoke(
+    updateConfig,
+    '/v2/workspace/activityconfig/update',
+    { activityServiceConfig },
+    { headers: tenant.apiKeyHeaders },
+  );
+const read = (headers: Record<string, string>) =>
+  invoke(getConfig, '/v2/workspace/activityconfig/get', {}, { headers });
 
 describe('activity config', () => {
   it('reads isEnabled false when never set', async () => {
@@ -90,7 +96,9 @@ describe('activity config', () => {
   ])('rejects %s with INVALID_ARGUMENT and stores nothing', async (_, data) => {
     const tenant = await newTenant();
 
-    const response = await invoke(updateConfig, '/v2/workspace/activityconfig/update', data, { headers: tenant.apiKeyHeaders });
+    const response = await invoke(updateConfig, '/v2/workspace/activityconfig/update', data, {
+      headers: tenant.apiKeyHeaders,
+    });
 
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
@@ -104,7 +112,12 @@ describe('activity config', () => {
       await invoke(createApiKey, '/v2/workspace/apikey/create', {}, { headers: tenant.workspaceHeaders })
     ).body.result?.data.apiKey;
     const token = (
-      await invoke(getAuthTokens, '/v2/workspace/authtokens/get', { apiKey: secondKey }, { headers: tenant.workspaceHeaders })
+      await invoke(
+        getAuthTokens,
+        '/v2/workspace/authtokens/get',
+        { apiKey: secondKey },
+        { headers: tenant.workspaceHeaders },
+      )
     ).body.result?.data.authTokens[0].token;
     await update(tenant, { isEnabled: true });
 
@@ -120,7 +133,8 @@ describe('activity config', () => {
 describe('activity config trigger limit', () => {
   it('refuses an update that would store more than 500 triggers, keeping what was stored', async () => {
     const tenant = await newTenant();
-    const many = (from: number) => Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`custom.event${from + i}`, true]));
+    const many = (from: number) =>
+      Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`custom.event${from + i}`, true]));
     for (let batch = 0; batch < 5; batch += 1) {
       expect((await update(tenant, { triggers: { comment: many(batch * 100) } })).statusCode).toBe(200);
     }
@@ -143,7 +157,9 @@ describe('activity config under concurrent updates', () => {
 
     expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
     // Each answer is the whole configuration as stored after that update: its own trigger is in it.
-    expect(names.filter((name, i) => replies[i].body.result?.data.activityServiceConfig.triggers.comment[name] !== true)).toEqual([]);
+    expect(
+      names.filter((name, i) => replies[i].body.result?.data.activityServiceConfig.triggers.comment[name] !== true),
+    ).toEqual([]);
     const comment = (await read(tenant.apiKeyHeaders)).body.result?.data.activityServiceConfig.triggers.comment;
     expect(names.filter((name) => comment[name] !== true)).toEqual([]);
     expect(Object.keys(comment)).toHaveLength(STANDARD_COMMENT_TRIGGERS.length + names.length);
@@ -154,7 +170,9 @@ describe('activity config under concurrent updates', () => {
     const names = Array.from({ length: 40 }, (_, i) => `custom.first${i}`);
 
     // Every request enables: whichever is first seeds (a trigger-only update first would rightly prevent seeding).
-    const replies = await Promise.all(names.map((name) => update(tenant, { isEnabled: true, triggers: { comment: { [name]: true } } })));
+    const replies = await Promise.all(
+      names.map((name) => update(tenant, { isEnabled: true, triggers: { comment: { [name]: true } } })),
+    );
 
     expect(replies.map((reply) => reply.statusCode)).toEqual(names.map(() => 200));
     const config = (await read(tenant.apiKeyHeaders)).body.result?.data.activityServiceConfig;
@@ -166,11 +184,21 @@ describe('activity config under concurrent updates', () => {
   it('holds the 500-trigger limit exactly when concurrent updates race past it', async () => {
     const tenant = await newTenant();
     for (let from = 0; from < 400; from += 100) {
-      await update(tenant, { triggers: { comment: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`custom.stored${from + i}`, true])) } });
+      await update(tenant, {
+        triggers: {
+          comment: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`custom.stored${from + i}`, true])),
+        },
+      });
     }
-    await update(tenant, { triggers: { comment: Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`custom.stored${400 + i}`, true])) } });
+    await update(tenant, {
+      triggers: {
+        comment: Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`custom.stored${400 + i}`, true])),
+      },
+    });
 
-    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => update(tenant, { triggers: { comment: { [`custom.late${i}`]: true } } })));
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => update(tenant, { triggers: { comment: { [`custom.late${i}`]: true } } })),
+    );
 
     expect(replies.filter((reply) => reply.statusCode === 200)).toHaveLength(10);
     expect(replies.filter((reply) => reply.body.error?.status === 'INVALID_ARGUMENT')).toHaveLength(20);
@@ -182,7 +210,9 @@ describe('activity config under concurrent updates', () => {
     await update(tenant, { isEnabled: true });
     const names = ['a.b.c', '#config', ':v0', 'config', 'version', 'triggers', 'comment[0]', 'space here', 'ü.ß'];
 
-    const replies = await Promise.all(names.map((name) => update(tenant, { triggers: { comment: { [name]: false } } })));
+    const replies = await Promise.all(
+      names.map((name) => update(tenant, { triggers: { comment: { [name]: false } } })),
+    );
 
     expect(replies.map((reply) => reply.statusCode)).toEqual(names.map(() => 200));
     const stored = (await getActivityConfig(tenant.apiKeyId))?.config;

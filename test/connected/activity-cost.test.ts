@@ -31,15 +31,27 @@ type Image = Record<string, AttributeValue>;
 function bytesOf(item: Image): number {
   return Object.entries(item).reduce((sum, [name, value]) => {
     const digits = value.N?.replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length ?? 0;
-    const size = value.S !== undefined ? Buffer.byteLength(value.S) : value.B !== undefined ? value.B.byteLength : value.N !== undefined ? Math.ceil(Math.max(1, digits) / 2) + 1 : 1;
+    const size =
+      value.S !== undefined
+        ? Buffer.byteLength(value.S)
+        : value.B !== undefined
+          ? value.B.byteLength
+          : value.N !== undefined
+            ? Math.ceil(Math.max(1, digits) / 2) + 1
+            : 1;
     return sum + Buffer.byteLength(name) + size;
   }, 0);
 }
 
 /** WCU of the item's index entries when written: 1 per KB of each entry, sized by its index's projection. */
 function indexUnits(item: Image): number {
-  return GLOBAL_INDEXES.filter((index) => item[index.partitionKey] !== undefined && item[index.sortKey] !== undefined).reduce((sum, index) => {
-    const kept = index.include === undefined ? Object.keys(item) : [PARTITION_KEY, SORT_KEY, index.partitionKey, index.sortKey, ...index.include];
+  return GLOBAL_INDEXES.filter(
+    (index) => item[index.partitionKey] !== undefined && item[index.sortKey] !== undefined,
+  ).reduce((sum, index) => {
+    const kept =
+      index.include === undefined
+        ? Object.keys(item)
+        : [PARTITION_KEY, SORT_KEY, index.partitionKey, index.sortKey, ...index.include];
     const entry = Object.fromEntries(Object.entries(item).filter(([name]) => kept.includes(name)));
     return sum + Math.max(1, Math.ceil(bytesOf(entry) / 1024));
   }, 0);
@@ -53,14 +65,22 @@ let tenant: Tenant;
 const organizationId = 'acme';
 const documentId = 'roadmap-2026';
 let records = 0;
-const recordId = () => `act_${createHash('sha256').update(`record-${(records += 1)}`).digest('hex').slice(0, 32)}`;
+const recordId = () =>
+  `act_${createHash('sha256')
+    .update(`record-${(records += 1)}`)
+    .digest('hex')
+    .slice(0, 32)}`;
 
 beforeAll(async () => {
   tenant = await newTenant();
   const enabled = await configure(tenant, { activityServiceConfig: { isEnabled: true } });
   if (enabled.statusCode !== 200) throw new Error(JSON.stringify(enabled.body));
   // 100 records of 1.5 KB on all four timelines (one organization, document, target and user).
-  const seeded = await add(tenant, { organizationId, documentId, activities: Array.from({ length: 100 }, (_, i) => activityRecord(recordId(), 1536)) });
+  const seeded = await add(tenant, {
+    organizationId,
+    documentId,
+    activities: Array.from({ length: 100 }, (_, i) => activityRecord(recordId(), 1536)),
+  });
   if (seeded.statusCode !== 200) throw new Error(JSON.stringify(seeded.body));
   meter.attach(dynamodb);
 });
@@ -71,8 +91,15 @@ describe('activity record costs', () => {
   it('bills at most 10 WCU for one 1.5 KB record on four timelines: a 2 KB item in the transaction, four 1 KB entries, the lock check', async () => {
     const record = activityRecord(recordId(), 1536);
 
-    const { value, capacity } = await meter.measure(() => add(tenant, { organizationId, documentId, activities: [record] }));
-    const stored = await dynamodb.send(new GetItemCommand({ TableName: TABLE_NAME, Key: { pk: { S: activityKey(tenant.apiKeyId, organizationId, record.id).pk }, sk: { S: 'ACTIVITY' } } }));
+    const { value, capacity } = await meter.measure(() =>
+      add(tenant, { organizationId, documentId, activities: [record] }),
+    );
+    const stored = await dynamodb.send(
+      new GetItemCommand({
+        TableName: TABLE_NAME,
+        Key: { pk: { S: activityKey(tenant.apiKeyId, organizationId, record.id).pk }, sk: { S: 'ACTIVITY' } },
+      }),
+    );
     const item = stored.Item ?? {};
 
     expect(value.statusCode).toBe(200);
@@ -88,15 +115,18 @@ describe('activity record costs', () => {
     ['document', { documentId }],
     ['target entity', { targetEntityId: 'annotation-000001' }],
     ['acting user', { userId: 'user-00001' }],
-  ])("reads a page of 100 records of 1.5 KB from the %s's timeline in one Query of at most 13 RCU", async (_timeline, filter) => {
-    // Warm: the first call of a process also reads the page-token key and the credentials.
-    await get(tenant, { organizationId, pageSize: 1, ...filter });
+  ])(
+    "reads a page of 100 records of 1.5 KB from the %s's timeline in one Query of at most 13 RCU",
+    async (_timeline, filter) => {
+      // Warm: the first call of a process also reads the page-token key and the credentials.
+      await get(tenant, { organizationId, pageSize: 1, ...filter });
 
-    const { value, capacity } = await meter.measure(() => get(tenant, { organizationId, pageSize: 100, ...filter }));
+      const { value, capacity } = await meter.measure(() => get(tenant, { organizationId, pageSize: 100, ...filter }));
 
-    expect(value.statusCode).toBe(200);
-    expect(value.body.result?.data).toHaveLength(100);
-    expect(capacity.calls).toBe(1);
-    expect(capacity.read).toBeLessThanOrEqual(13);
-  });
+      expect(value.statusCode).toBe(200);
+      expect(value.body.result?.data).toHaveLength(100);
+      expect(capacity.calls).toBe(1);
+      expect(capacity.read).toBeLessThanOrEqual(13);
+    },
+  );
 });

@@ -14,10 +14,14 @@ const ROOT = join(__dirname, '..', '..');
 /** Runs the operator CLI against this test file's table, as an operator would against a table in AWS. */
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'bin', 'admin.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env },
-    });
+    const { stdout, stderr } = await run(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(ROOT, 'bin', 'admin.ts'), ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -35,7 +39,10 @@ describe('operator CLI', () => {
     const apiKeyId = result.stdout.trim();
     expect((await getApiKey(tenant.workspaceId, apiKeyId))?.type).toBe('production');
     expect((await getWorkspace(tenant.workspaceId))?.plan).toBe('paid');
-    const second = await invoke(createWorkspace, '/v2/workspace/create', { ownerEmail: tenant.email, workspaceName: 'Second' });
+    const second = await invoke(createWorkspace, '/v2/workspace/create', {
+      ownerEmail: tenant.email,
+      workspaceName: 'Second',
+    });
     expect(second.statusCode).toBe(200);
   });
 
@@ -45,7 +52,9 @@ describe('operator CLI', () => {
     const result = await admin('workspaces', '--email', tenant.email.toUpperCase(), '--json');
 
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual([{ workspaceId: tenant.workspaceId, workspaceName: `${tenant.email} workspace` }]);
+    expect(JSON.parse(result.stdout)).toEqual([
+      { workspaceId: tenant.workspaceId, workspaceName: `${tenant.email} workspace` },
+    ]);
   });
 
   it('fails with a clear message for an unknown workspace', async () => {

@@ -4,15 +4,27 @@ import { getWebhookConfig, writeWebhookConfig } from '../../shared/db/webhook-co
 import { UNUSABLE_KEY_MESSAGE } from '../../shared/domain/webhook-config';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { endpoint, invoke } from '../support/invoke';
-import { EC_PUBLIC_KEY, RSA_1024_PUBLIC_KEY, RSA_2048_PUBLIC_KEY, RSA_EVEN_MODULUS_PUBLIC_KEY } from '../support/rsa-keys';
+import {
+  EC_PUBLIC_KEY,
+  RSA_1024_PUBLIC_KEY,
+  RSA_2048_PUBLIC_KEY,
+  RSA_EVEN_MODULUS_PUBLIC_KEY,
+} from '../support/rsa-keys';
 
 const UPDATE = '/v2/workspace/advancedwebhookconfig/update';
 const GET = '/v2/workspace/advancedwebhookconfig/get';
 
 const update = endpoint(updateConfig, UPDATE);
-const read = async (headers: Record<string, string>) => (await invoke(getConfig, GET, {}, { headers })).body.result?.data;
+const read = async (headers: Record<string, string>) =>
+  (await invoke(getConfig, GET, {}, { headers })).body.result?.data;
 
-const NEVER_SET = { isEnabled: false, encodeData: false, encryptData: false, publicKey: '', enableDataProtection: false };
+const NEVER_SET = {
+  isEnabled: false,
+  encodeData: false,
+  encryptData: false,
+  publicKey: '',
+  enableDataProtection: false,
+};
 
 describe('advanced webhook config', () => {
   let tenant: Tenant;
@@ -28,7 +40,10 @@ describe('advanced webhook config', () => {
     const response = await update(tenant, { encodeData: true });
 
     expect(response.statusCode).toBe(400);
-    expect(response.body.error).toMatchObject({ status: 'FAILED_PRECONDITION', message: 'Advanced webhooks are not configured yet: the first update must send isEnabled: true.' });
+    expect(response.body.error).toMatchObject({
+      status: 'FAILED_PRECONDITION',
+      message: 'Advanced webhooks are not configured yet: the first update must send isEnabled: true.',
+    });
     expect(await getWebhookConfig(tenant.apiKeyId)).toBeUndefined();
   });
 
@@ -37,8 +52,17 @@ describe('advanced webhook config', () => {
     const encoded = await update(tenant, { encodeData: true, enableDataProtection: true });
     const disabled = await update(tenant, { isEnabled: false });
 
-    expect(enabled.body.result).toEqual({ status: 'success', message: 'Advanced webhook configuration updated successfully.', data: { ...NEVER_SET, isEnabled: true } });
-    expect(encoded.body.result?.data).toEqual({ ...NEVER_SET, isEnabled: true, encodeData: true, enableDataProtection: true });
+    expect(enabled.body.result).toEqual({
+      status: 'success',
+      message: 'Advanced webhook configuration updated successfully.',
+      data: { ...NEVER_SET, isEnabled: true },
+    });
+    expect(encoded.body.result?.data).toEqual({
+      ...NEVER_SET,
+      isEnabled: true,
+      encodeData: true,
+      enableDataProtection: true,
+    });
     expect(disabled.body.result?.data).toEqual({ ...NEVER_SET, encodeData: true, enableDataProtection: true });
     expect(await read(tenant.apiKeyHeaders)).toEqual(disabled.body.result?.data);
   });
@@ -52,14 +76,20 @@ describe('advanced webhook config', () => {
     const withStoredKey = await update(tenant, { encryptData: true });
 
     expect(withoutKey.statusCode).toBe(400);
-    expect(withoutKey.body.error?.details).toEqual({ issues: [{ path: 'data.encryptData', message: 'Needs a publicKey: send one, or store one first.' }] });
+    expect(withoutKey.body.error?.details).toEqual({
+      issues: [{ path: 'data.encryptData', message: 'Needs a publicKey: send one, or store one first.' }],
+    });
     expect(withKey.body.result?.data).toMatchObject({ encryptData: true, publicKey: RSA_2048_PUBLIC_KEY });
     expect(withStoredKey.body.result?.data).toMatchObject({ encryptData: true, publicKey: RSA_2048_PUBLIC_KEY });
   });
 
   it.each([
     ['not base64', 'not a key!', 'Must be base64 (DER, SubjectPublicKeyInfo).'],
-    ['base64 that is no key', Buffer.from('hello').toString('base64'), 'Must be a DER-encoded SubjectPublicKeyInfo public key.'],
+    [
+      'base64 that is no key',
+      Buffer.from('hello').toString('base64'),
+      'Must be a DER-encoded SubjectPublicKeyInfo public key.',
+    ],
     ['an EC key', EC_PUBLIC_KEY, 'Must be an RSA public key.'],
     ['an RSA key of 1024 bits', RSA_1024_PUBLIC_KEY, 'Must be an RSA key of at least 2048 bits.'],
     ['an empty key', '', 'Must be base64 (DER, SubjectPublicKeyInfo).'],
@@ -78,33 +108,63 @@ describe('advanced webhook config', () => {
     const later = await update(tenant, { publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY });
 
     expect(first.statusCode).toBe(400);
-    expect(first.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', details: { issues: [{ path: 'data.publicKey', message: UNUSABLE_KEY_MESSAGE }] } });
+    expect(first.body.error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+      details: { issues: [{ path: 'data.publicKey', message: UNUSABLE_KEY_MESSAGE }] },
+    });
     expect(stored).toBeUndefined();
-    expect(later.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', details: { issues: [{ path: 'data.publicKey', message: UNUSABLE_KEY_MESSAGE }] } });
+    expect(later.body.error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+      details: { issues: [{ path: 'data.publicKey', message: UNUSABLE_KEY_MESSAGE }] },
+    });
     expect(await read(tenant.apiKeyHeaders)).toEqual({ ...NEVER_SET, isEnabled: true });
   });
 
   it('refuses turning encryption on over an unusable key stored before keys were probed, changing nothing', async () => {
     // Seeded in the table as an older version of the service stored it, past today's check.
-    await writeWebhookConfig(tenant.apiKeyId, () => ({ create: { isEnabled: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY } }));
+    await writeWebhookConfig(tenant.apiKeyId, () => ({
+      create: { isEnabled: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY },
+    }));
 
     const response = await update(tenant, { encryptData: true });
 
-    expect(response.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', details: { issues: [{ path: 'data.encryptData', message: `The stored publicKey is unusable. ${UNUSABLE_KEY_MESSAGE}` }] } });
-    expect(await read(tenant.apiKeyHeaders)).toEqual({ ...NEVER_SET, isEnabled: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY });
+    expect(response.body.error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+      details: {
+        issues: [{ path: 'data.encryptData', message: `The stored publicKey is unusable. ${UNUSABLE_KEY_MESSAGE}` }],
+      },
+    });
+    expect(await read(tenant.apiKeyHeaders)).toEqual({
+      ...NEVER_SET,
+      isEnabled: true,
+      publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY,
+    });
   });
 
   it.each([
-    ['no field at all', {}, 'data', 'Provide at least one of isEnabled, encodeData, encryptData, publicKey, enableDataProtection.'],
+    [
+      'no field at all',
+      {},
+      'data',
+      'Provide at least one of isEnabled, encodeData, encryptData, publicKey, enableDataProtection.',
+    ],
     ['a string isEnabled', { isEnabled: 'yes' }, 'data.isEnabled', undefined],
     ['a numeric encodeData', { encodeData: 1 }, 'data.encodeData', undefined],
-    ['a publicKey over 4096 characters', { publicKey: 'A'.repeat(4097) }, 'data.publicKey', 'Must be at most 4096 characters.'],
+    [
+      'a publicKey over 4096 characters',
+      { publicKey: 'A'.repeat(4097) },
+      'data.publicKey',
+      'Must be at most 4096 characters.',
+    ],
   ])('refuses %s with INVALID_ARGUMENT naming the field', async (_label, data, path, message) => {
     const response = await update(tenant, data);
 
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
-    expect(response.body.error?.details.issues[0]).toMatchObject({ path, ...(message === undefined ? {} : { message }) });
+    expect(response.body.error?.details.issues[0]).toMatchObject({
+      path,
+      ...(message === undefined ? {} : { message }),
+    });
     expect(await getWebhookConfig(tenant.apiKeyId)).toBeUndefined();
   });
 
@@ -135,6 +195,12 @@ describe('advanced webhook config', () => {
     );
 
     expect(replies.map((reply) => reply.statusCode)).toEqual(replies.map(() => 200));
-    expect(await read(tenant.apiKeyHeaders)).toEqual({ ...NEVER_SET, isEnabled: true, encodeData: true, enableDataProtection: true, publicKey: RSA_2048_PUBLIC_KEY });
+    expect(await read(tenant.apiKeyHeaders)).toEqual({
+      ...NEVER_SET,
+      isEnabled: true,
+      encodeData: true,
+      enableDataProtection: true,
+      publicKey: RSA_2048_PUBLIC_KEY,
+    });
   });
 });

@@ -13,7 +13,12 @@ import { handler as rotateHandler } from '../../functions/workspace/advancedwebh
 import { handler as updateHandler } from '../../functions/workspace/advancedwebhook-endpoints-update';
 import { timeOrderedId } from '../../shared/core/ids';
 import { decryptSecret } from '../../shared/crypto/encryption';
-import { DISABLE_AFTER_FAILING_MS, getEndpoint, listAllEndpoints, recordEndpointOutcome } from '../../shared/db/webhook-endpoint';
+import {
+  DISABLE_AFTER_FAILING_MS,
+  getEndpoint,
+  listAllEndpoints,
+  recordEndpointOutcome,
+} from '../../shared/db/webhook-endpoint';
 import { WEBHOOKS_NOT_ENABLED } from '../../shared/domain/webhook-config';
 import { PREVIOUS_SECRET_LIFETIME_MS, signingSecrets } from '../../shared/domain/webhooks/endpoints';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
@@ -28,7 +33,13 @@ const remove = endpoint(deleteHandler, `${BASE}/delete`);
 const getSecret = endpoint(secretGetHandler, `${BASE}/secret/get`);
 const rotate = endpoint(rotateHandler, `${BASE}/secret/rotate`);
 
-const WRITES = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems']);
+const WRITES = new Set([
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:TransactWriteItems',
+]);
 const SECRET_FORM = /^whsec_[A-Za-z0-9+/]{32}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -43,7 +54,8 @@ async function writesDuring<T>(fn: () => Promise<T>): Promise<{ result: T; write
 
 async function createOk(who: Credentials, data: Record<string, unknown>): Promise<Record<string, any>> {
   const response = await create(who, data);
-  if (response.statusCode !== 200) throw new Error(`create answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
+  if (response.statusCode !== 200)
+    throw new Error(`create answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
   return response.body.result?.data;
 }
 
@@ -95,12 +107,27 @@ describe('create', () => {
     const stored = await getEndpoint(tenant.apiKeyId, data.id);
 
     expect(data).toMatchObject({ ...fields, metadata: expect.anything() });
-    expect(Object.entries(data.metadata)).toEqual([['team', 'payments'], ['__proto__', 'kept'], ['constructor', 'c']]);
-    expect(stored).toMatchObject({ id: data.id, url: fields.url, uid: fields.uid, disabled: true, rateLimit: 10, version: 1 });
+    expect(Object.entries(data.metadata)).toEqual([
+      ['team', 'payments'],
+      ['__proto__', 'kept'],
+      ['constructor', 'c'],
+    ]);
+    expect(stored).toMatchObject({
+      id: data.id,
+      url: fields.url,
+      uid: fields.uid,
+      disabled: true,
+      rateLimit: 10,
+      version: 1,
+    });
   });
 
   it('ignores a secret in the request: neither stored nor echoed, the server makes its own', async () => {
-    const response = await create(tenant, { url: url(1), secret: 'whsec_c2VjcmV0LWZyb20tdGhlLWNsaWVudC0xMjM0', unknownField: 'x' });
+    const response = await create(tenant, {
+      url: url(1),
+      secret: 'whsec_c2VjcmV0LWZyb20tdGhlLWNsaWVudC0xMjM0',
+      unknownField: 'x',
+    });
 
     const data = response.body.result?.data;
     const secret = (await getSecret(tenant, { endpointId: data.id })).body.result?.data.secret;
@@ -120,7 +147,10 @@ describe('create', () => {
     const reused = await create(tenant, { url: url(3), uid: 'main' });
 
     expect(again.statusCode).toBe(409);
-    expect(again.body.error).toMatchObject({ status: 'ALREADY_EXISTS', message: 'An endpoint with this uid already exists.' });
+    expect(again.body.error).toMatchObject({
+      status: 'ALREADY_EXISTS',
+      message: 'An endpoint with this uid already exists.',
+    });
     expect(writes).toEqual([]);
     expect(reused.statusCode).toBe(200);
     expect((await listAllEndpoints(tenant.apiKeyId)).map((stored) => stored.url)).toEqual([url(3)]);
@@ -152,7 +182,9 @@ describe('create', () => {
     expect(stored).toHaveLength(created);
     expect(created).toBeLessThanOrEqual(50);
     // The count item agrees with the endpoints: exactly 50 - created more fit.
-    const more = await Promise.all(Array.from({ length: 50 - created }, (_, i) => create(tenant, { url: url(100 + i) })));
+    const more = await Promise.all(
+      Array.from({ length: 50 - created }, (_, i) => create(tenant, { url: url(100 + i) })),
+    );
     expect(more.map((reply) => reply.statusCode)).toEqual(more.map(() => 200));
     expect((await create(tenant, { url: url(200) })).statusCode).toBe(429);
   });
@@ -170,7 +202,11 @@ describe('bad input', () => {
     ['a url over 2000 characters', { url: `https://example.com/${long(1990)}` }, 'data.url'],
     ['a numeric url', { url: 5 }, 'data.url'],
     ['an empty filterTypes', { url: url(1), filterTypes: [] }, 'data.filterTypes'],
-    ['101 filterTypes', { url: url(1), filterTypes: Array.from({ length: 101 }, (_, i) => `group.action${i}`) }, 'data.filterTypes'],
+    [
+      '101 filterTypes',
+      { url: url(1), filterTypes: Array.from({ length: 101 }, (_, i) => `group.action${i}`) },
+      'data.filterTypes',
+    ],
     ['a filterType without an action', { url: url(1), filterTypes: ['comment'] }, 'data.filterTypes.0'],
     ['a filterType over 100 characters', { url: url(1), filterTypes: [`comment.${long(100)}`] }, 'data.filterTypes.0'],
     ['a repeated filterType', { url: url(1), filterTypes: ['comment.add', 'comment.add'] }, 'data.filterTypes'],
@@ -186,19 +222,26 @@ describe('bad input', () => {
     ['a uid with a space', { url: url(1), uid: 'has space' }, 'data.uid'],
     ['a uid over 256 characters', { url: url(1), uid: long(257) }, 'data.uid'],
     ['a metadata value that is not a string', { url: url(1), metadata: { a: 1 } }, 'data.metadata.a'],
-    ['metadata with 51 keys', { url: url(1), metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 'data.metadata'],
+    [
+      'metadata with 51 keys',
+      { url: url(1), metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) },
+      'data.metadata',
+    ],
     ['metadata that is a string', { url: url(1), metadata: 'x' }, 'data.metadata'],
     ['a description over 1000 characters', { url: url(1), description: long(1001) }, 'data.description'],
   ];
 
-  it.each(createCases)('create refuses %s with INVALID_ARGUMENT naming the field, writing nothing', async (_label, data, path) => {
-    const { result: response, writes } = await writesDuring(() => create(tenant, data));
+  it.each(createCases)(
+    'create refuses %s with INVALID_ARGUMENT naming the field, writing nothing',
+    async (_label, data, path) => {
+      const { result: response, writes } = await writesDuring(() => create(tenant, data));
 
-    expect(response.statusCode).toBe(400);
-    expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
-    expect(response.body.error?.details.issues.map((issue: { path: string }) => issue.path)).toContain(path);
-    expect(writes).toEqual([]);
-  });
+      expect(response.statusCode).toBe(400);
+      expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
+      expect(response.body.error?.details.issues.map((issue: { path: string }) => issue.path)).toContain(path);
+      expect(writes).toEqual([]);
+    },
+  );
 
   it.each([
     ['limit 0', { limit: 0 }, 'data.limit'],
@@ -216,13 +259,18 @@ describe('bad input', () => {
     expect(response.body.error?.details.issues[0].path).toBe(path);
   });
 
-  it('update refuses a request with nothing to change, with the contract\'s message', async () => {
+  it("update refuses a request with nothing to change, with the contract's message", async () => {
     const { id } = await createOk(tenant, { url: url(1) });
 
-    const { result: response, writes } = await writesDuring(() => update(tenant, { endpointId: id, secret: 'whsec_x' }));
+    const { result: response, writes } = await writesDuring(() =>
+      update(tenant, { endpointId: id, secret: 'whsec_x' }),
+    );
 
     expect(response.statusCode).toBe(400);
-    expect(response.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', message: 'At least one endpoint field besides endpointId must be provided.' });
+    expect(response.body.error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+      message: 'At least one endpoint field besides endpointId must be provided.',
+    });
     expect(writes).toEqual([]);
   });
 
@@ -260,37 +308,49 @@ describe('bad input', () => {
     ]);
   });
 
-  it.each(byId)('%s answers NOT_FOUND "Endpoint not found." for a malformed or unknown endpoint id, writing nothing', async (_op, call) => {
-    await createOk(tenant, { url: url(1) });
+  it.each(byId)(
+    '%s answers NOT_FOUND "Endpoint not found." for a malformed or unknown endpoint id, writing nothing',
+    async (_op, call) => {
+      await createOk(tenant, { url: url(1) });
 
-    const { result: answers, writes } = await writesDuring(() =>
-      Promise.all([call({ endpointId: 'nope' }), call({ endpointId: timeOrderedId('ep_') }), call({ endpointId: `ep_${'0'.repeat(25)}` })]),
-    );
+      const { result: answers, writes } = await writesDuring(() =>
+        Promise.all([
+          call({ endpointId: 'nope' }),
+          call({ endpointId: timeOrderedId('ep_') }),
+          call({ endpointId: `ep_${'0'.repeat(25)}` }),
+        ]),
+      );
 
-    for (const answer of answers) {
-      expect(answer.statusCode).toBe(404);
-      expect(answer.body.error).toMatchObject({ status: 'NOT_FOUND', message: 'Endpoint not found.' });
-    }
-    expect(writes).toEqual([]);
-  });
+      for (const answer of answers) {
+        expect(answer.statusCode).toBe(404);
+        expect(answer.body.error).toMatchObject({ status: 'NOT_FOUND', message: 'Endpoint not found.' });
+      }
+      expect(writes).toEqual([]);
+    },
+  );
 });
 
 describe('not enabled', () => {
-  const everyOperation = (endpointId: string) => [
-    ['create', (who: Credentials) => create(who, { url: url(1) })],
-    ['get', (who: Credentials) => list(who, {})],
-    ['update', (who: Credentials) => update(who, { endpointId, description: 'x' })],
-    ['delete', (who: Credentials) => remove(who, { endpointId })],
-    ['secret/get', (who: Credentials) => getSecret(who, { endpointId })],
-    ['secret/rotate', (who: Credentials) => rotate(who, { endpointId })],
-  ] as const;
+  const everyOperation = (endpointId: string) =>
+    [
+      ['create', (who: Credentials) => create(who, { url: url(1) })],
+      ['get', (who: Credentials) => list(who, {})],
+      ['update', (who: Credentials) => update(who, { endpointId, description: 'x' })],
+      ['delete', (who: Credentials) => remove(who, { endpointId })],
+      ['secret/get', (who: Credentials) => getSecret(who, { endpointId })],
+      ['secret/rotate', (who: Credentials) => rotate(who, { endpointId })],
+    ] as const;
 
   it('refuses every operation with FAILED_PRECONDITION while advanced webhooks were never configured, writing nothing', async () => {
     const fresh = await newTenant();
 
     for (const [op, call] of everyOperation(timeOrderedId('ep_'))) {
       const { result: response, writes } = await writesDuring(() => call(fresh));
-      expect([op, response.statusCode, response.body.error]).toEqual([op, 400, { status: 'FAILED_PRECONDITION', message: WEBHOOKS_NOT_ENABLED }]);
+      expect([op, response.statusCode, response.body.error]).toEqual([
+        op,
+        400,
+        { status: 'FAILED_PRECONDITION', message: WEBHOOKS_NOT_ENABLED },
+      ]);
       expect(writes).toEqual([]);
     }
   });
@@ -333,12 +393,32 @@ describe('get', () => {
     const backOne = await page({ iterator: backTwo.prevIterator });
     const beforeFirst = await page({ iterator: backOne.prevIterator });
 
-    expect([idsOf(first), first.iterator, first.prevIterator, first.done]).toEqual([ids.slice(0, 3), ids[2], `-${ids[0]}`, false]);
-    expect([idsOf(second), second.iterator, second.prevIterator, second.done]).toEqual([ids.slice(3, 6), ids[5], `-${ids[3]}`, false]);
-    expect([idsOf(third), third.iterator, third.prevIterator, third.done]).toEqual([ids.slice(6), ids[6], `-${ids[6]}`, true]);
+    expect([idsOf(first), first.iterator, first.prevIterator, first.done]).toEqual([
+      ids.slice(0, 3),
+      ids[2],
+      `-${ids[0]}`,
+      false,
+    ]);
+    expect([idsOf(second), second.iterator, second.prevIterator, second.done]).toEqual([
+      ids.slice(3, 6),
+      ids[5],
+      `-${ids[3]}`,
+      false,
+    ]);
+    expect([idsOf(third), third.iterator, third.prevIterator, third.done]).toEqual([
+      ids.slice(6),
+      ids[6],
+      `-${ids[6]}`,
+      true,
+    ]);
     expect(past).toEqual({ endpoints: [], iterator: null, prevIterator: null, done: true });
     expect([idsOf(backTwo), backTwo.done]).toEqual([ids.slice(3, 6), false]);
-    expect([idsOf(backOne), backOne.iterator, backOne.prevIterator, backOne.done]).toEqual([ids.slice(0, 3), ids[2], `-${ids[0]}`, true]);
+    expect([idsOf(backOne), backOne.iterator, backOne.prevIterator, backOne.done]).toEqual([
+      ids.slice(0, 3),
+      ids[2],
+      `-${ids[0]}`,
+      true,
+    ]);
     expect(beforeFirst).toEqual({ endpoints: [], iterator: null, prevIterator: null, done: true });
   });
 
@@ -367,10 +447,20 @@ describe('get', () => {
 
 describe('update', () => {
   it('changes the fields sent, keeps the others, bumps updatedAt, and never shows the secret', async () => {
-    const created = await createOk(tenant, { url: url(1), description: 'old', filterTypes: ['comment.add'], uid: 'u1' });
+    const created = await createOk(tenant, {
+      url: url(1),
+      description: 'old',
+      filterTypes: ['comment.add'],
+      uid: 'u1',
+    });
     await new Promise((resolve) => setTimeout(resolve, 5));
 
-    const response = await update(tenant, { endpointId: created.id, url: url(2), rateLimit: 5, metadata: { env: 'prod' } });
+    const response = await update(tenant, {
+      endpointId: created.id,
+      url: url(2),
+      rateLimit: 5,
+      metadata: { env: 'prod' },
+    });
 
     expect(response.statusCode).toBe(200);
     expect(response.body.result?.message).toBe('Advanced webhook endpoint updated successfully.');
@@ -387,13 +477,38 @@ describe('update', () => {
 
   it('clears description, filterTypes, channels, rateLimit and metadata with null', async () => {
     const created = await createOk(tenant, {
-      url: url(1), description: 'd', filterTypes: ['comment.add'], channels: ['org-1'], rateLimit: 3, metadata: { a: 'b' },
+      url: url(1),
+      description: 'd',
+      filterTypes: ['comment.add'],
+      channels: ['org-1'],
+      rateLimit: 3,
+      metadata: { a: 'b' },
     });
 
-    const response = await update(tenant, { endpointId: created.id, description: null, filterTypes: null, channels: null, rateLimit: null, metadata: null });
+    const response = await update(tenant, {
+      endpointId: created.id,
+      description: null,
+      filterTypes: null,
+      channels: null,
+      rateLimit: null,
+      metadata: null,
+    });
 
-    expect(response.body.result?.data).toMatchObject({ description: null, filterTypes: null, channels: null, rateLimit: null, metadata: null, url: url(1) });
-    expect(await getEndpoint(tenant.apiKeyId, created.id)).toMatchObject({ description: null, filterTypes: null, channels: null, rateLimit: null, metadata: null });
+    expect(response.body.result?.data).toMatchObject({
+      description: null,
+      filterTypes: null,
+      channels: null,
+      rateLimit: null,
+      metadata: null,
+      url: url(1),
+    });
+    expect(await getEndpoint(tenant.apiKeyId, created.id)).toMatchObject({
+      description: null,
+      filterTypes: null,
+      channels: null,
+      rateLimit: null,
+      metadata: null,
+    });
   });
 
   it('applies concurrent updates of different fields: none is lost', async () => {
@@ -411,7 +526,10 @@ describe('update', () => {
     const replies = await Promise.all(changes.map((change) => update(tenant, { endpointId: id, ...change })));
 
     expect(replies.map((reply) => reply.statusCode)).toEqual(changes.map(() => 200));
-    expect(await getEndpoint(tenant.apiKeyId, id)).toMatchObject({ ...Object.assign({}, ...changes), version: 1 + changes.length });
+    expect(await getEndpoint(tenant.apiKeyId, id)).toMatchObject({
+      ...Object.assign({}, ...changes),
+      version: 1 + changes.length,
+    });
   });
 
   it('disabled: false ends the run of failures, so the endpoint is not disabled again at once', async () => {
@@ -424,7 +542,10 @@ describe('update', () => {
     await recordEndpointOutcome(tenant.apiKeyId, id, 'failure', start + DISABLE_AFTER_FAILING_MS + 1);
 
     expect(reenabled.body.result?.data.disabled).toBe(false);
-    expect(await getEndpoint(tenant.apiKeyId, id)).toMatchObject({ disabled: false, failingSince: start + DISABLE_AFTER_FAILING_MS + 1 });
+    expect(await getEndpoint(tenant.apiKeyId, id)).toMatchObject({
+      disabled: false,
+      failingSince: start + DISABLE_AFTER_FAILING_MS + 1,
+    });
   });
 });
 
@@ -435,7 +556,11 @@ describe('delete', () => {
     const response = await remove(tenant, { endpointId: id });
     const again = await remove(tenant, { endpointId: id });
 
-    expect(response.body.result).toEqual({ status: 'success', message: 'Advanced webhook endpoint deleted successfully.', data: { endpointId: id, deleted: true } });
+    expect(response.body.result).toEqual({
+      status: 'success',
+      message: 'Advanced webhook endpoint deleted successfully.',
+      data: { endpointId: id, deleted: true },
+    });
     expect(again.statusCode).toBe(404);
     expect((await getSecret(tenant, { endpointId: id })).statusCode).toBe(404);
     expect((await list(tenant, {})).body.result?.data.endpoints).toEqual([]);
@@ -477,7 +602,9 @@ describe('secrets', () => {
     const stored = await getEndpoint(tenant.apiKeyId, id);
 
     expect(JSON.stringify(stored)).not.toContain(secret);
-    await expect(signingSecrets({ ...stored!, id: other.id }, tenant.apiKeyId, decryptSecret, Date.now())).rejects.toThrow();
+    await expect(
+      signingSecrets({ ...stored!, id: other.id }, tenant.apiKeyId, decryptSecret, Date.now()),
+    ).rejects.toThrow();
   });
 
   it('rotate answers a new secret; the replaced one keeps signing for 24 hours, then only the new one does', async () => {
@@ -497,8 +624,13 @@ describe('secrets', () => {
     expect(read).toBe(fresh);
     expect(stored.previousSecret?.expiresAt).toBeGreaterThanOrEqual(before + PREVIOUS_SECRET_LIFETIME_MS);
     expect(await signingSecrets(stored, tenant.apiKeyId, decryptSecret, Date.now())).toEqual([fresh, old]);
-    expect(await signingSecrets(stored, tenant.apiKeyId, decryptSecret, stored.previousSecret!.expiresAt - 1)).toEqual([fresh, old]);
-    expect(await signingSecrets(stored, tenant.apiKeyId, decryptSecret, stored.previousSecret!.expiresAt)).toEqual([fresh]);
+    expect(await signingSecrets(stored, tenant.apiKeyId, decryptSecret, stored.previousSecret!.expiresAt - 1)).toEqual([
+      fresh,
+      old,
+    ]);
+    expect(await signingSecrets(stored, tenant.apiKeyId, decryptSecret, stored.previousSecret!.expiresAt)).toEqual([
+      fresh,
+    ]);
   });
 
   it('a second rotation within 24 hours keeps only the secret it replaced as the previous one', async () => {
@@ -517,7 +649,12 @@ describe('secrets', () => {
     const replies = await Promise.all(Array.from({ length: 5 }, () => rotate(tenant, { endpointId: id })));
 
     const answered = replies.map((reply) => reply.body.result?.data.secret as string);
-    const [current, previous] = await signingSecrets((await getEndpoint(tenant.apiKeyId, id))!, tenant.apiKeyId, decryptSecret, Date.now());
+    const [current, previous] = await signingSecrets(
+      (await getEndpoint(tenant.apiKeyId, id))!,
+      tenant.apiKeyId,
+      decryptSecret,
+      Date.now(),
+    );
     expect(replies.map((reply) => reply.statusCode)).toEqual(replies.map(() => 200));
     expect(new Set(answered).size).toBe(5);
     expect(answered).toContain(current);
@@ -528,7 +665,9 @@ describe('secrets', () => {
     const { id } = await createOk(tenant, { url: url(1) });
     const secret = (await getSecret(tenant, { endpointId: id })).body.result?.data.secret;
 
-    expect(await signingSecrets((await getEndpoint(tenant.apiKeyId, id))!, tenant.apiKeyId, decryptSecret, Date.now())).toEqual([secret]);
+    expect(
+      await signingSecrets((await getEndpoint(tenant.apiKeyId, id))!, tenant.apiKeyId, decryptSecret, Date.now()),
+    ).toEqual([secret]);
   });
 });
 
@@ -547,7 +686,9 @@ describe('tenancy', () => {
         getSecret(who, { endpointId: id }),
         rotate(who, { endpointId: id }),
       ]);
-      expect(answers.map((answer) => [answer.statusCode, answer.body.error?.message])).toEqual(answers.map(() => [404, 'Endpoint not found.']));
+      expect(answers.map((answer) => [answer.statusCode, answer.body.error?.message])).toEqual(
+        answers.map(() => [404, 'Endpoint not found.']),
+      );
       expect((await list(who, {})).body.result?.data.endpoints).toEqual([]);
       // A uid is unique per API key only.
       expect((await create(who, { url: url(2), uid: 'shared-uid' })).statusCode).toBe(200);

@@ -10,7 +10,8 @@ const MESSAGES = '/v2/workspace/advancedwebhook/messages/get';
 const ATTEMPTS = '/v2/workspace/advancedwebhook/attempts/get';
 const RESEND = '/v2/workspace/advancedwebhook/messages/resend';
 const RECOVER = '/v2/workspace/advancedwebhook/endpoints/recover';
-const NOT_ENABLED = 'Advanced webhooks are not enabled. Enable them with /v2/workspace/advancedwebhookconfig/update {"isEnabled": true}.';
+const NOT_ENABLED =
+  'Advanced webhooks are not enabled. Enable them with /v2/workspace/advancedwebhookconfig/update {"isEnabled": true}.';
 
 let tenant: Tenant;
 const call = routeCaller(() => tenant);
@@ -43,7 +44,11 @@ describe('advanced webhook messages and attempts', () => {
 
     const response = await call(MESSAGES, { pageSize: 10 });
 
-    expect(response.body.result).toEqual({ status: 'success', message: 'Advanced webhook messages retrieved successfully.', data: [] });
+    expect(response.body.result).toEqual({
+      status: 'success',
+      message: 'Advanced webhook messages retrieved successfully.',
+      data: [],
+    });
   });
 
   it.each([
@@ -95,14 +100,32 @@ describe('advanced webhook messages and attempts', () => {
     const endpointId = await enableWithEndpoint();
     const others = [await siblingKey(tenant), (await newTenant()).apiKeyHeaders];
 
-    expect((await call(ATTEMPTS, { messageId: 'msg_unknown' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Message not found.' });
-    expect((await call(RESEND, { messageId: 'msg_unknown', endpointId })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Message not found.' });
-    expect((await call(MESSAGES, { endpointId: 'ep_unknown' })).body.error).toEqual({ status: 'NOT_FOUND', message: 'Endpoint not found.' });
+    expect((await call(ATTEMPTS, { messageId: 'msg_unknown' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Message not found.',
+    });
+    expect((await call(RESEND, { messageId: 'msg_unknown', endpointId })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Message not found.',
+    });
+    expect((await call(MESSAGES, { endpointId: 'ep_unknown' })).body.error).toEqual({
+      status: 'NOT_FOUND',
+      message: 'Endpoint not found.',
+    });
     for (const other of others) {
       await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, other);
-      expect((await call(ATTEMPTS, { endpointId }, other)).body.error).toEqual({ status: 'NOT_FOUND', message: 'Endpoint not found.' });
-      expect((await call(RECOVER, { endpointId, since: Date.now() - 1000 }, other)).body.error).toEqual({ status: 'NOT_FOUND', message: 'Endpoint not found.' });
-      expect((await call(MESSAGES, { endpointId }, other)).body.error).toEqual({ status: 'NOT_FOUND', message: 'Endpoint not found.' });
+      expect((await call(ATTEMPTS, { endpointId }, other)).body.error).toEqual({
+        status: 'NOT_FOUND',
+        message: 'Endpoint not found.',
+      });
+      expect((await call(RECOVER, { endpointId, since: Date.now() - 1000 }, other)).body.error).toEqual({
+        status: 'NOT_FOUND',
+        message: 'Endpoint not found.',
+      });
+      expect((await call(MESSAGES, { endpointId }, other)).body.error).toEqual({
+        status: 'NOT_FOUND',
+        message: 'Endpoint not found.',
+      });
     }
   });
 });

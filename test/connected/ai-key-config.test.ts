@@ -17,10 +17,15 @@ import { invoke } from '../support/invoke';
 const UPDATE = '/v2/workspace/apikeyconfig/update';
 const GET = '/v2/workspace/apikeyconfig/get';
 
-const update = (headers: Record<string, string>, aiModelApiKey: unknown) => invoke(updateKeys, UPDATE, { aiModelApiKey }, { headers });
+const update = (headers: Record<string, string>, aiModelApiKey: unknown) =>
+  invoke(updateKeys, UPDATE, { aiModelApiKey }, { headers });
 const read = (headers: Record<string, string>) => invoke(getKeys, GET, {}, { headers });
 const rawItem = async (tenant: Tenant) =>
-  (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: { pk: tenantKey(tenant.apiKeyId), sk: 'CONFIG#AI_KEYS' } }))).Item;
+  (
+    await db.send(
+      new GetCommand({ TableName: TABLE_NAME, Key: { pk: tenantKey(tenant.apiKeyId), sk: 'CONFIG#AI_KEYS' } }),
+    )
+  ).Item;
 
 // Looks like a provider key; distinctive enough that finding it anywhere means it leaked.
 const providerKey = (label: string) => `sk-${label}-${randomUUID()}-clear-ai-key`;
@@ -98,12 +103,24 @@ describe('AI key config', () => {
     const replaced = await update(tenant.apiKeyHeaders, [{ provider: 'openai', customerApiKey: newOpenai }]);
     const removed = await update(tenant.apiKeyHeaders, [{ provider: 'anthropic', customerApiKey: '' }]);
 
-    expect(added.body.result?.data.aiModelApiKey.map((entry: { provider: string }) => entry.provider)).toEqual(['openai', 'anthropic', 'gemini']);
+    expect(added.body.result?.data.aiModelApiKey.map((entry: { provider: string }) => entry.provider)).toEqual([
+      'openai',
+      'anthropic',
+      'gemini',
+    ]);
     expect(saved.body.result?.data).toEqual(added.body.result?.data);
     expect(afterSave.openai).toEqual(before.openai);
     expect(afterSave.anthropic).toEqual(before.anthropic);
-    expect(replaced.body.result?.data.aiModelApiKey[0]).toEqual({ provider: 'openai', customerApiKey: masked(newOpenai) });
-    expect(await decryptSecret((await rawItem(tenant))?.config.keys.openai.ciphertext, aiKeyContext(tenant.apiKeyId, 'openai'))).toBe(newOpenai);
+    expect(replaced.body.result?.data.aiModelApiKey[0]).toEqual({
+      provider: 'openai',
+      customerApiKey: masked(newOpenai),
+    });
+    expect(
+      await decryptSecret(
+        (await rawItem(tenant))?.config.keys.openai.ciphertext,
+        aiKeyContext(tenant.apiKeyId, 'openai'),
+      ),
+    ).toBe(newOpenai);
     expect(removed.body.result?.data).toEqual({
       aiModelApiKey: [
         { provider: 'openai', customerApiKey: masked(newOpenai) },
@@ -120,7 +137,12 @@ describe('AI key config', () => {
 
     await update(tenant.apiKeyHeaders, [{ provider: 'openai', customerApiKey: `  ${key}\n` }]);
 
-    expect(await decryptSecret((await rawItem(tenant))?.config.keys.openai.ciphertext, aiKeyContext(tenant.apiKeyId, 'openai'))).toBe(key);
+    expect(
+      await decryptSecret(
+        (await rawItem(tenant))?.config.keys.openai.ciphertext,
+        aiKeyContext(tenant.apiKeyId, 'openai'),
+      ),
+    ).toBe(key);
   });
 
   it('removing a key that was never set stores an empty configuration', async () => {
@@ -136,7 +158,9 @@ describe('AI key config', () => {
     const keys = { openai: providerKey('openai'), anthropic: providerKey('anthropic'), gemini: providerKey('gemini') };
 
     const replies = await Promise.all(
-      Object.entries(keys).map(([provider, customerApiKey]) => update(tenant.apiKeyHeaders, [{ provider, customerApiKey }])),
+      Object.entries(keys).map(([provider, customerApiKey]) =>
+        update(tenant.apiKeyHeaders, [{ provider, customerApiKey }]),
+      ),
     );
 
     expect(replies.map((reply) => reply.statusCode)).toEqual([200, 200, 200]);
@@ -148,7 +172,10 @@ describe('AI key config', () => {
   it('applies 200 concurrent updates: every one succeeds, each provider keeps one of the keys sent for it', async () => {
     const tenant = await newTenant();
     const providers = ['openai', 'anthropic', 'gemini'] as const;
-    const sent = Array.from({ length: 200 }, (_, i) => ({ provider: providers[i % 3], customerApiKey: providerKey(`${providers[i % 3]}${i}`) }));
+    const sent = Array.from({ length: 200 }, (_, i) => ({
+      provider: providers[i % 3],
+      customerApiKey: providerKey(`${providers[i % 3]}${i}`),
+    }));
 
     const replies = await Promise.all(sent.map((entry) => update(tenant.apiKeyHeaders, [entry])));
 
@@ -156,18 +183,22 @@ describe('AI key config', () => {
     const keys = (await rawItem(tenant))?.config.keys;
     for (const provider of providers) {
       const stored = await decryptSecret(keys[provider].ciphertext, aiKeyContext(tenant.apiKeyId, provider));
-      expect(sent.filter((entry) => entry.provider === provider).map((entry) => entry.customerApiKey)).toContain(stored);
+      expect(sent.filter((entry) => entry.provider === provider).map((entry) => entry.customerApiKey)).toContain(
+        stored,
+      );
       expect(keys[provider].masked).toBe(masked(stored));
     }
   });
 
-  it('refuses a key\'s old masked form after the key was removed, and one that is not the stored key\'s mask', async () => {
+  it("refuses a key's old masked form after the key was removed, and one that is not the stored key's mask", async () => {
     const tenant = await newTenant();
     const set = await update(tenant.apiKeyHeaders, [
       { provider: 'openai', customerApiKey: providerKey('openai') },
       { provider: 'gemini', customerApiKey: providerKey('gemini') },
     ]);
-    const [openaiMask, geminiMask] = set.body.result?.data.aiModelApiKey.map((entry: { customerApiKey: string }) => entry.customerApiKey);
+    const [openaiMask, geminiMask] = set.body.result?.data.aiModelApiKey.map(
+      (entry: { customerApiKey: string }) => entry.customerApiKey,
+    );
     await update(tenant.apiKeyHeaders, [{ provider: 'openai', customerApiKey: '' }]);
     const before = (await rawItem(tenant))?.config;
 
@@ -175,11 +206,16 @@ describe('AI key config', () => {
       { provider: 'gemini', customerApiKey: geminiMask },
       { provider: 'openai', customerApiKey: openaiMask },
     ]);
-    const mismatched = await update(tenant.apiKeyHeaders, [{ provider: 'gemini', customerApiKey: `${'*'.repeat(20)}zzzz` }]);
+    const mismatched = await update(tenant.apiKeyHeaders, [
+      { provider: 'gemini', customerApiKey: `${'*'.repeat(20)}zzzz` },
+    ]);
 
     expect(resent.statusCode).toBe(400);
     expect(resent.body.error?.details.issues).toEqual([
-      { path: 'data.aiModelApiKey.1.customerApiKey', message: 'Is a masked key, but no key is stored to keep: send the key itself.' },
+      {
+        path: 'data.aiModelApiKey.1.customerApiKey',
+        message: 'Is a masked key, but no key is stored to keep: send the key itself.',
+      },
     ]);
     expect(mismatched.body.error?.status).toBe('INVALID_ARGUMENT');
     expect(mismatched.body.error?.details.issues[0].path).toBe('data.aiModelApiKey.0.customerApiKey');
@@ -192,8 +228,17 @@ describe('AI key config', () => {
     ['no aiModelApiKey', undefined],
     ['an aiModelApiKey that is not a list', { provider: 'openai', customerApiKey: key }],
     ['an empty list', []],
-    ['more than three entries', ['openai', 'anthropic', 'gemini', 'openai'].map((provider) => ({ provider, customerApiKey: key }))],
-    ['a provider named twice', [{ provider: 'openai', customerApiKey: key }, { provider: 'openai', customerApiKey: '' }]],
+    [
+      'more than three entries',
+      ['openai', 'anthropic', 'gemini', 'openai'].map((provider) => ({ provider, customerApiKey: key })),
+    ],
+    [
+      'a provider named twice',
+      [
+        { provider: 'openai', customerApiKey: key },
+        { provider: 'openai', customerApiKey: '' },
+      ],
+    ],
     ['an unknown provider', [{ provider: 'mistral', customerApiKey: key }]],
     ['a provider in another case', [{ provider: 'OpenAI', customerApiKey: key }]],
     ['an entry without provider', [{ customerApiKey: key }]],
@@ -211,7 +256,11 @@ describe('AI key config', () => {
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
     expect(response.body.error?.details.issues.length).toBeGreaterThan(0);
-    expect(response.body.error?.details.issues.every((issue: { path: string }) => issue.path.startsWith('data.aiModelApiKey'))).toBe(true);
+    expect(
+      response.body.error?.details.issues.every((issue: { path: string }) =>
+        issue.path.startsWith('data.aiModelApiKey'),
+      ),
+    ).toBe(true);
     expect(await getAiKeyConfig(tenant.apiKeyId)).toBeUndefined();
   });
 
@@ -229,17 +278,22 @@ describe('AI key config', () => {
     const tenant = await newTenant();
     const stranger = await newTenant();
     const sibling = await siblingKey(tenant);
-    const own = (await update(tenant.apiKeyHeaders, [{ provider: 'openai', customerApiKey: providerKey('openai') }])).body.result?.data;
+    const own = (await update(tenant.apiKeyHeaders, [{ provider: 'openai', customerApiKey: providerKey('openai') }]))
+      .body.result?.data;
 
     const siblingRead = await read(sibling);
     const strangerRead = await read(stranger.apiKeyHeaders);
     const siblingUpdate = await update(sibling, [{ provider: 'openai', customerApiKey: '' }]);
-    const strangerUpdate = await update(stranger.apiKeyHeaders, [{ provider: 'gemini', customerApiKey: providerKey('gemini') }]);
+    const strangerUpdate = await update(stranger.apiKeyHeaders, [
+      { provider: 'gemini', customerApiKey: providerKey('gemini') },
+    ]);
 
     expect(siblingRead.body.result?.data).toEqual({ aiModelApiKey: [] });
     expect(strangerRead.body.result?.data).toEqual({ aiModelApiKey: [] });
     expect(siblingUpdate.body.result?.data).toEqual({ aiModelApiKey: [] });
-    expect(strangerUpdate.body.result?.data.aiModelApiKey.map((entry: { provider: string }) => entry.provider)).toEqual(['gemini']);
+    expect(strangerUpdate.body.result?.data.aiModelApiKey.map((entry: { provider: string }) => entry.provider)).toEqual(
+      ['gemini'],
+    );
     expect((await read(tenant.apiKeyHeaders)).body.result?.data).toEqual(own);
   });
 });

@@ -66,19 +66,29 @@ describe('ask-ai', () => {
       }
     });
 
-    it.each(['o5', 'gpt4', 'claudex', '', 'gpt-', 'o3-', 'GPT-4o', 'claude', 'gemini', 'o1preview', 'mistral-large', 'gpt-4o/../x'])(
-      'refuses the model %j with INVALID_ARGUMENT and calls no provider',
-      async (model) => {
-        const { headers, keys } = await tenantWithKeys('openai', 'anthropic', 'gemini');
+    it.each([
+      'o5',
+      'gpt4',
+      'claudex',
+      '',
+      'gpt-',
+      'o3-',
+      'GPT-4o',
+      'claude',
+      'gemini',
+      'o1preview',
+      'mistral-large',
+      'gpt-4o/../x',
+    ])('refuses the model %j with INVALID_ARGUMENT and calls no provider', async (model) => {
+      const { headers, keys } = await tenantWithKeys('openai', 'anthropic', 'gemini');
 
-        const response = await ask(headers, { model, prompt: PROMPT, text: TEXT });
+      const response = await ask(headers, { model, prompt: PROMPT, text: TEXT });
 
-        expect(response.statusCode).toBe(400);
-        expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
-        expect(response.body.error?.details.issues.map((issue: { path: string }) => issue.path)).toEqual(['data.model']);
-        for (const key of Object.values(keys)) expect(await fake.requests(key)).toEqual([]);
-      },
-    );
+      expect(response.statusCode).toBe(400);
+      expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
+      expect(response.body.error?.details.issues.map((issue: { path: string }) => issue.path)).toEqual(['data.model']);
+      for (const key of Object.values(keys)) expect(await fake.requests(key)).toEqual([]);
+    });
   });
 
   describe('messages', () => {
@@ -97,14 +107,19 @@ describe('ask-ai', () => {
       });
     });
 
-    it.each(['o1', 'o3', 'o4-mini'])('gives the reasoning model %s the prompt and the text in one user message', async (model) => {
-      const { headers, keys } = await tenantWithKeys('openai');
+    it.each(['o1', 'o3', 'o4-mini'])(
+      'gives the reasoning model %s the prompt and the text in one user message',
+      async (model) => {
+        const { headers, keys } = await tenantWithKeys('openai');
 
-      await ask(headers, { model, prompt: PROMPT, text: TEXT });
+        await ask(headers, { model, prompt: PROMPT, text: TEXT });
 
-      const [request] = await fake.requests(keys.openai as string);
-      expect((request.body as { messages: unknown }).messages).toEqual([{ role: 'user', content: `${PROMPT}\n\n${TEXT}` }]);
-    });
+        const [request] = await fake.requests(keys.openai as string);
+        expect((request.body as { messages: unknown }).messages).toEqual([
+          { role: 'user', content: `${PROMPT}\n\n${TEXT}` },
+        ]);
+      },
+    );
 
     it('gives Anthropic the prompt as the system parameter and the text as the only user message', async () => {
       const { headers, keys } = await tenantWithKeys('anthropic');
@@ -112,7 +127,11 @@ describe('ask-ai', () => {
       await ask(headers, { model: 'claude-sonnet-4-6', prompt: PROMPT, text: TEXT });
 
       const [request] = await fake.requests(keys.anthropic as string);
-      expect(request.body).toMatchObject({ model: 'claude-sonnet-4-6', system: PROMPT, messages: [{ role: 'user', content: TEXT }] });
+      expect(request.body).toMatchObject({
+        model: 'claude-sonnet-4-6',
+        system: PROMPT,
+        messages: [{ role: 'user', content: TEXT }],
+      });
       expect((request.body as { max_tokens: number }).max_tokens).toBe(4096);
     });
 
@@ -122,7 +141,10 @@ describe('ask-ai', () => {
       await ask(headers, { model: 'gemini-2.5-flash', prompt: PROMPT, text: TEXT });
 
       const [request] = await fake.requests(keys.gemini as string);
-      const body = request.body as { systemInstruction: { parts: Array<{ text: string }> }; contents: Array<{ role: string; parts: Array<{ text: string }> }> };
+      const body = request.body as {
+        systemInstruction: { parts: Array<{ text: string }> };
+        contents: Array<{ role: string; parts: Array<{ text: string }> }>;
+      };
       expect(body.systemInstruction.parts).toEqual([{ text: PROMPT }]);
       expect(body.contents).toEqual([{ role: 'user', parts: [{ text: TEXT }] }]);
       expect(JSON.stringify(body.contents)).not.toContain(PROMPT);
@@ -141,7 +163,9 @@ describe('ask-ai', () => {
       const response = await ask(tenant.apiKeyHeaders, { model, prompt: PROMPT, text: TEXT });
 
       expect(response.statusCode).toBe(200);
-      expect(response.body).toEqual({ result: { success: false, error: `No API key configured for provider: ${name}` } });
+      expect(response.body).toEqual({
+        result: { success: false, error: `No API key configured for provider: ${name}` },
+      });
     });
 
     it('uses only the key of the model’s provider: an OpenAI key does not serve a Claude model', async () => {
@@ -155,33 +179,55 @@ describe('ask-ai', () => {
   });
 
   describe('provider failures', () => {
-    const models: Record<FakeProvider, string> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', gemini: 'gemini-2.0-flash' };
+    const models: Record<FakeProvider, string> = {
+      openai: 'gpt-4o',
+      anthropic: 'claude-sonnet-4-6',
+      gemini: 'gemini-2.0-flash',
+    };
     const names: Record<FakeProvider, string> = { openai: 'OpenAI', anthropic: 'Anthropic', gemini: 'Gemini' };
     const cases: Array<[string, FakeProvider, (key: string) => FakeBehaviour, string]> = [];
     for (const provider of ['openai', 'anthropic', 'gemini'] as const) {
       const name = names[provider];
       cases.push(
-        ['401', provider, (key) => ({ status: 401, message: `Incorrect API key provided: ${key}` }), `${name} rejected the API key (401).`],
-        ['429', provider, () => ({ status: 429, message: 'Rate limit reached.' }), `${name} rate limit or quota exceeded (429); try again later.`],
-        ['500', provider, () => ({ status: 500, message: 'Upstream failure.' }), `${name} had a server error (500); try again later.`],
+        [
+          '401',
+          provider,
+          (key) => ({ status: 401, message: `Incorrect API key provided: ${key}` }),
+          `${name} rejected the API key (401).`,
+        ],
+        [
+          '429',
+          provider,
+          () => ({ status: 429, message: 'Rate limit reached.' }),
+          `${name} rate limit or quota exceeded (429); try again later.`,
+        ],
+        [
+          '500',
+          provider,
+          () => ({ status: 500, message: 'Upstream failure.' }),
+          `${name} had a server error (500); try again later.`,
+        ],
         ['a hang past the timeout', provider, () => ({ hang: true }), `${name} timed out after 2 s.`],
         ['a dropped connection', provider, () => ({ drop: true }), `Could not reach ${name} (network error).`],
       );
     }
 
-    it.each(cases)('reports %s from %s as success false with a clear message, without the key, after one attempt', async (_, provider, behaviour, message) => {
-      const { headers, keys } = await tenantWithKeys(provider);
-      const key = keys[provider] as string;
-      await fake.script(key, behaviour(key));
+    it.each(cases)(
+      'reports %s from %s as success false with a clear message, without the key, after one attempt',
+      async (_, provider, behaviour, message) => {
+        const { headers, keys } = await tenantWithKeys(provider);
+        const key = keys[provider] as string;
+        await fake.script(key, behaviour(key));
 
-      const response = await ask(headers, { model: models[provider], prompt: PROMPT, text: TEXT });
+        const response = await ask(headers, { model: models[provider], prompt: PROMPT, text: TEXT });
 
-      expect(response.statusCode).toBe(200);
-      expect(response.body).toEqual({ result: { success: false, error: message } });
-      expect(JSON.stringify(response.body)).not.toContain(key);
-      // No retries: one request, whatever the failure.
-      expect(await fake.requests(key)).toHaveLength(1);
-    });
+        expect(response.statusCode).toBe(200);
+        expect(response.body).toEqual({ result: { success: false, error: message } });
+        expect(JSON.stringify(response.body)).not.toContain(key);
+        // No retries: one request, whatever the failure.
+        expect(await fake.requests(key)).toHaveLength(1);
+      },
+    );
 
     it.each(['openai', 'anthropic', 'gemini'] as const)(
       'passes on the reason %s gives for refusing a request, with any echo of the key redacted',
@@ -228,7 +274,10 @@ describe('ask-ai', () => {
         expect(await fake.requests(keys.openai as string)).toHaveLength(2);
         expect(afterReplace.body.result).toEqual({ success: true, text: 'fake openai answer for gpt-4o' });
         expect(await fake.requests(replacement)).toHaveLength(1);
-        expect(afterRemoval.body.result).toEqual({ success: false, error: 'No API key configured for provider: OpenAI' });
+        expect(afterRemoval.body.result).toEqual({
+          success: false,
+          error: 'No API key configured for provider: OpenAI',
+        });
       } finally {
         decrypt.mockRestore();
       }
@@ -248,7 +297,9 @@ describe('ask-ai', () => {
       );
 
       expect(replies.map((reply) => reply.body.result?.error)).toEqual(
-        ['OpenAI', 'Anthropic', 'Gemini', 'OpenAI', 'Anthropic', 'Gemini'].map((name) => `No API key configured for provider: ${name}`),
+        ['OpenAI', 'Anthropic', 'Gemini', 'OpenAI', 'Anthropic', 'Gemini'].map(
+          (name) => `No API key configured for provider: ${name}`,
+        ),
       );
       for (const key of Object.values(keys)) expect(await fake.requests(key)).toEqual([]);
     });
@@ -261,7 +312,12 @@ describe('ask-ai', () => {
         await ask(tenant.apiKeyHeaders, { model: 'gpt-4o', prompt: PROMPT, text: TEXT });
         await fake.script(key, { status: 400, message: `Bad request for key ${key}` });
         await ask(tenant.apiKeyHeaders, { model: 'gpt-4o', prompt: PROMPT, text: TEXT });
-        await invoke(updateKeys, UPDATE, { aiModelApiKey: [{ provider: 'openai', customerApiKey: `${key} with spaces` }] }, { headers: tenant.apiKeyHeaders });
+        await invoke(
+          updateKeys,
+          UPDATE,
+          { aiModelApiKey: [{ provider: 'openai', customerApiKey: `${key} with spaces` }] },
+          { headers: tenant.apiKeyHeaders },
+        );
       });
 
       expect(output).toContain('AI key config updated');

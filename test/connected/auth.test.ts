@@ -28,7 +28,10 @@ describe('authentication', () => {
   });
 
   it('accepts an API key with its token, whatever the header case', async () => {
-    const response = await apiKeyRoute({ 'X-Service-Api-Key': tenant.apiKeyId, 'X-SERVICE-AUTH-TOKEN': tenant.authToken });
+    const response = await apiKeyRoute({
+      'X-Service-Api-Key': tenant.apiKeyId,
+      'X-SERVICE-AUTH-TOKEN': tenant.authToken,
+    });
 
     expect(response.statusCode).toBe(200);
   });
@@ -47,7 +50,10 @@ describe('authentication', () => {
   it('answers PERMISSION_DENIED (403) for a wrong token, an unknown key and another key’s token', async () => {
     const wrong = await apiKeyRoute({ 'x-service-api-key': tenant.apiKeyId, 'x-service-auth-token': 'wrong' });
     const unknown = await apiKeyRoute({ 'x-service-api-key': 'key_unknown', 'x-service-auth-token': tenant.authToken });
-    const crossed = await apiKeyRoute({ 'x-service-api-key': tenant.apiKeyId, 'x-service-auth-token': other.authToken });
+    const crossed = await apiKeyRoute({
+      'x-service-api-key': tenant.apiKeyId,
+      'x-service-auth-token': other.authToken,
+    });
 
     for (const response of [wrong, unknown, crossed]) {
       expect(response.statusCode).toBe(403);
@@ -64,7 +70,10 @@ describe('authentication', () => {
   });
 
   it('accepts x-service-auth-token as the workspace token header', async () => {
-    const response = await workspaceRoute({ 'x-service-workspace-id': tenant.workspaceId, 'x-service-auth-token': tenant.workspaceToken });
+    const response = await workspaceRoute({
+      'x-service-workspace-id': tenant.workspaceId,
+      'x-service-auth-token': tenant.workspaceToken,
+    });
 
     expect(response.statusCode).toBe(200);
   });

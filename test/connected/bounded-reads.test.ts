@@ -62,7 +62,11 @@ async function pageThrough(call: (pageToken?: string) => Promise<Invocation>, ma
     const { value, capacity } = await meter.measure(() => call(pageToken));
     if (value.statusCode !== 200) throw new Error(JSON.stringify(value.body));
     pageToken = value.body.result?.pageToken;
-    calls.push({ ids: (value.body.result?.data as Array<{ id: string }>).map((entry) => entry.id), token: pageToken, read: capacity.read });
+    calls.push({
+      ids: (value.body.result?.data as Array<{ id: string }>).map((entry) => entry.id),
+      token: pageToken,
+      read: capacity.read,
+    });
   } while (pageToken !== undefined && calls.length < maxCalls);
   return calls;
 }
@@ -81,13 +85,22 @@ describe('Get Activities with a filter over a log of 50,000 records', () => {
   const rare = new Set([...scattered, ...run]);
   const id = (n: number) => `act-${String(n).padStart(5, '0')}`;
   const get = (filter: Record<string, unknown>) => (pageToken?: string) =>
-    invoke(getActivities, '/v2/activities/get', { organizationId, pageSize: PAGE_SIZE, ...filter, ...(pageToken ? { pageToken } : {}) }, { headers: tenant.apiKeyHeaders });
+    invoke(
+      getActivities,
+      '/v2/activities/get',
+      { organizationId, pageSize: PAGE_SIZE, ...filter, ...(pageToken ? { pageToken } : {}) },
+      { headers: tenant.apiKeyHeaders },
+    );
 
   beforeAll(async () => {
     // Record n is the n-th written: 1,000 per millisecond, in order, so the log's order is the order of n.
     const start = Date.now() - 60_000;
     const items = Array.from({ length: RECORDS }, (_, n) => {
-      const content: ActivityContent = { id: id(n), featureType: 'comment', actionType: rare.has(n) ? 'comment.rare' : 'comment.update' };
+      const content: ActivityContent = {
+        id: id(n),
+        featureType: 'comment',
+        actionType: rare.has(n) ? 'comment.rare' : 'comment.update',
+      };
       return activityItem(tenant.apiKeyId, {
         organizationId,
         content,
@@ -110,7 +123,9 @@ describe('Get Activities with a filter over a log of 50,000 records', () => {
     expect(calls.every((call) => call.ids.length === 0)).toBe(true);
     expect(calls.slice(0, -1).every((call) => call.token !== undefined)).toBe(true);
     expect(calls[calls.length - 1].token).toBeUndefined();
-    const [first, middle, late] = [calls[0], calls[Math.floor(calls.length / 2)], calls[calls.length - 3]].map((call) => call.read);
+    const [first, middle, late] = [calls[0], calls[Math.floor(calls.length / 2)], calls[calls.length - 3]].map(
+      (call) => call.read,
+    );
     expect(first).toBeGreaterThan(0);
     expect([middle, late].every(near(first))).toBe(true);
     // Paging to the end read the whole log once; one call reads a hundredth of it.
@@ -141,24 +156,34 @@ describe('Get and Delete Notifications with a locationId filter over 3,000 notif
   ]);
   const id = (n: number) => `ntf-${String(n).padStart(4, '0')}`;
   const get = (filter: Record<string, unknown>) => (pageToken?: string) =>
-    invoke(getNotifications, '/v2/notifications/get', { organizationId, pageSize: PAGE_SIZE, ...filter, ...(pageToken ? { pageToken } : {}) }, { headers: tenant.apiKeyHeaders });
+    invoke(
+      getNotifications,
+      '/v2/notifications/get',
+      { organizationId, pageSize: PAGE_SIZE, ...filter, ...(pageToken ? { pageToken } : {}) },
+      { headers: tenant.apiKeyHeaders },
+    );
 
   beforeAll(async () => {
     // One notification per millisecond, each delivered to one reader: the organization's, the document's and the
     // reader's timelines all hold the 3,000 in the same order.
     const start = Date.now() - 60_000;
-    const notifications: Array<Omit<NotificationRecord, 'readByUserIds'>> = Array.from({ length: NOTIFICATIONS }, (_, n) => ({
-      id: id(n),
-      organizationId,
-      documentId: 'doc',
-      locationId: rare.has(n) ? 'rare' : 'common',
-      actionUser: { userId: 'actor' },
-      displayHeadlineMessageTemplate: 'Notification {{n}}',
-      notifyUsers: [{ userId: 'reader' }],
-      notifyAll: false,
-      timestamp: start + n,
-    }));
-    await seed(notifications.flatMap((n) => [notificationItem(tenant.apiKeyId, n), feedEntryItem(tenant.apiKeyId, n, 'reader')]));
+    const notifications: Array<Omit<NotificationRecord, 'readByUserIds'>> = Array.from(
+      { length: NOTIFICATIONS },
+      (_, n) => ({
+        id: id(n),
+        organizationId,
+        documentId: 'doc',
+        locationId: rare.has(n) ? 'rare' : 'common',
+        actionUser: { userId: 'actor' },
+        displayHeadlineMessageTemplate: 'Notification {{n}}',
+        notifyUsers: [{ userId: 'reader' }],
+        notifyAll: false,
+        timestamp: start + n,
+      }),
+    );
+    await seed(
+      notifications.flatMap((n) => [notificationItem(tenant.apiKeyId, n), feedEntryItem(tenant.apiKeyId, n, 'reader')]),
+    );
   });
 
   it('reads the same capacity for page 1, a middle page and a late page of a location that matches nothing', async () => {
@@ -170,7 +195,9 @@ describe('Get and Delete Notifications with a locationId filter over 3,000 notif
     expect(calls.length).toBeLessThanOrEqual(NOTIFICATIONS / (5 * PAGE_SIZE) + 1);
     expect(calls.every((call) => call.ids.length === 0)).toBe(true);
     expect(calls[calls.length - 1].token).toBeUndefined();
-    const [first, middle, late] = [calls[0], calls[Math.floor(calls.length / 2)], calls[calls.length - 3]].map((call) => call.read);
+    const [first, middle, late] = [calls[0], calls[Math.floor(calls.length / 2)], calls[calls.length - 3]].map(
+      (call) => call.read,
+    );
     expect(first).toBeGreaterThan(0);
     expect([middle, late].every(near(first))).toBe(true);
     expect(Math.max(first, middle, late)).toBeLessThan(calls.reduce((sum, call) => sum + call.read, 0) / 10);
@@ -191,7 +218,12 @@ describe('Get and Delete Notifications with a locationId filter over 3,000 notif
 
   // Last in this block: it deletes the rare notifications the tests above read.
   it('deletes every notification of the location across the whole timeline', async () => {
-    const response = await invoke(deleteNotifications, '/v2/notifications/delete', { organizationId, locationId: 'rare' }, { headers: tenant.apiKeyHeaders });
+    const response = await invoke(
+      deleteNotifications,
+      '/v2/notifications/delete',
+      { organizationId, locationId: 'rare' },
+      { headers: tenant.apiKeyHeaders },
+    );
 
     expect(response.statusCode).toBe(200);
     expect(Object.keys(response.body.result?.data ?? {}).sort()).toEqual([...rare].sort((a, b) => a - b).map(id));

@@ -45,14 +45,19 @@ const NOT_IN_THE_DOCUMENT: RegExp[] = [
 ];
 
 const document = JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')) as {
-  paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { properties: { data: JsonSchema } } } } } } }>;
+  paths: Record<
+    string,
+    { post: { requestBody: { content: { 'application/json': { schema: { properties: { data: JsonSchema } } } } } } }
+  >;
 };
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
 addFormats(ajv);
 ajv.addSchema(document as object, 'openapi.json');
 
-const pointer = (path: string) => `openapi.json#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/post/requestBody/content/application~1json/schema/properties/data`;
-const requestSchema = (route: Route) => document.paths[route.path].post.requestBody.content['application/json'].schema.properties.data;
+const pointer = (path: string) =>
+  `openapi.json#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/post/requestBody/content/application~1json/schema/properties/data`;
+const requestSchema = (route: Route) =>
+  document.paths[route.path].post.requestBody.content['application/json'].schema.properties.data;
 
 let tenant: Tenant;
 
@@ -62,7 +67,10 @@ function headersFor(route: Route): Record<string, string> {
   return {};
 }
 
-function onlyWhatTheDocumentCannotSay(error: { message: string; details?: { issues?: Array<{ message: string }> } }): boolean {
+function onlyWhatTheDocumentCannotSay(error: {
+  message: string;
+  details?: { issues?: Array<{ message: string }> };
+}): boolean {
   const messages = error.details?.issues?.map((issue) => issue.message) ?? [error.message];
   return messages.every((message) => NOT_IN_THE_DOCUMENT.some((pattern) => pattern.test(message)));
 }
@@ -73,30 +81,43 @@ beforeAll(async () => {
 
 describe('keys a request schema does not name', () => {
   it('are dropped whatever they hold, numbers DynamoDB could not store included', async () => {
-    const response = await invokeRoute('/v2/workspace/activityconfig/get', { x: 1e16, y: { z: [1e-200, -(2 ** 60)] } }, { headers: tenant.apiKeyHeaders });
+    const response = await invokeRoute(
+      '/v2/workspace/activityconfig/get',
+      { x: 1e16, y: { z: [1e-200, -(2 ** 60)] } },
+      { headers: tenant.apiKeyHeaders },
+    );
 
     expect(response.statusCode).toBe(200);
   });
 });
 
 describe('bodies the published document allows', () => {
-  it.each(routes.map((route) => [route.path, route] as const))('%s: never INVALID_ARGUMENT for a valid body', async (_, route) => {
-    const validate = ajv.getSchema(pointer(route.path));
-    if (validate === undefined) throw new Error(`No request schema for ${route.path}.`);
-    const valid = arbitraryFor(requestSchema(route), { root: document, extraKeys: true }).filter((data) => validate(data) === true);
-    const bodies = fc.sample(valid, { numRuns: BODIES_PER_ROUTE, seed: SEED });
+  it.each(routes.map((route) => [route.path, route] as const))(
+    '%s: never INVALID_ARGUMENT for a valid body',
+    async (_, route) => {
+      const validate = ajv.getSchema(pointer(route.path));
+      if (validate === undefined) throw new Error(`No request schema for ${route.path}.`);
+      const valid = arbitraryFor(requestSchema(route), { root: document, extraKeys: true }).filter(
+        (data) => validate(data) === true,
+      );
+      const bodies = fc.sample(valid, { numRuns: BODIES_PER_ROUTE, seed: SEED });
 
-    const answers = await Promise.all(
-      bodies.map(async (data) => {
-        const response = await invokeRoute(route.path, data, { headers: headersFor(route) });
-        return { data, error: response.body.error };
-      }),
-    );
-    const refused = answers
-      .filter(({ error }) => error?.status === 'INVALID_ARGUMENT' && !onlyWhatTheDocumentCannotSay(error))
-      .map(({ data, error }) => ({ body: JSON.stringify(data).slice(0, 400), message: error?.message, issues: JSON.stringify(error?.details?.issues ?? []).slice(0, 400) }));
+      const answers = await Promise.all(
+        bodies.map(async (data) => {
+          const response = await invokeRoute(route.path, data, { headers: headersFor(route) });
+          return { data, error: response.body.error };
+        }),
+      );
+      const refused = answers
+        .filter(({ error }) => error?.status === 'INVALID_ARGUMENT' && !onlyWhatTheDocumentCannotSay(error))
+        .map(({ data, error }) => ({
+          body: JSON.stringify(data).slice(0, 400),
+          message: error?.message,
+          issues: JSON.stringify(error?.details?.issues ?? []).slice(0, 400),
+        }));
 
-    expect(bodies).toHaveLength(BODIES_PER_ROUTE);
-    expect(refused).toEqual([]);
-  });
+      expect(bodies).toHaveLength(BODIES_PER_ROUTE);
+      expect(refused).toEqual([]);
+    },
+  );
 });

@@ -14,7 +14,14 @@ import { handler as addCrdt } from '../../functions/crdt/add';
 import { handler as getCrdt } from '../../functions/crdt/get';
 import { handler as updateCrdt } from '../../functions/crdt/update';
 import { TABLE_NAME, db } from '../../shared/db/client';
-import { COMPACT_LOG_BYTES, COMPACT_LOG_ITEMS, appendEditorUpdate, editorIncarnation, getEditor, type EditorRef } from '../../shared/db/crdt';
+import {
+  COMPACT_LOG_BYTES,
+  COMPACT_LOG_ITEMS,
+  appendEditorUpdate,
+  editorIncarnation,
+  getEditor,
+  type EditorRef,
+} from '../../shared/db/crdt';
 import { listDeadLetters } from '../../shared/db/dead-letter';
 import { decodeChange } from '../../shared/db/item-change';
 import { documentLockKey } from '../../shared/db/migration';
@@ -65,7 +72,11 @@ describe('CRDT log compaction', () => {
       doc.on('update', capture);
       doc.getText('content').insert(doc.getText('content').length, text);
       doc.off('update', capture);
-      await appendEditorUpdate(tenant.apiKeyId, ref, incarnation, { update: captured as Uint8Array, lastUpdate: new Date().toISOString(), lastUpdatedBy: 'ann' });
+      await appendEditorUpdate(tenant.apiKeyId, ref, incarnation, {
+        update: captured as Uint8Array,
+        lastUpdate: new Date().toISOString(),
+        lastUpdatedBy: 'ann',
+      });
     }
     partition = (await getEditor(tenant.apiKeyId, ref))?.deltas[0]?.key.pk as string;
   }
@@ -73,12 +84,21 @@ describe('CRDT log compaction', () => {
   /** The stream records of the editor's deltas, as the changes reader hands them to the consumer. */
   async function deltaRecords(): Promise<DynamoDBStreamEvent> {
     const stored = await getEditor(tenant.apiKeyId, ref);
-    const items = await Promise.all((stored?.deltas ?? []).map(async ({ key }) => (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: key, ConsistentRead: true }))).Item));
+    const items = await Promise.all(
+      (stored?.deltas ?? []).map(
+        async ({ key }) =>
+          (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: key, ConsistentRead: true }))).Item,
+      ),
+    );
     return {
       Records: items.map((item, i) => ({
         eventName: 'INSERT',
         eventSource: 'aws:dynamodb',
-        dynamodb: { Keys: marshall({ pk: item?.pk, sk: item?.sk }) as never, NewImage: marshall(item ?? {}, { removeUndefinedValues: true }) as never, SequenceNumber: String(i + 1).padStart(21, '0') },
+        dynamodb: {
+          Keys: marshall({ pk: item?.pk, sk: item?.sk }) as never,
+          NewImage: marshall(item ?? {}, { removeUndefinedValues: true }) as never,
+          SequenceNumber: String(i + 1).padStart(21, '0'),
+        },
       })),
     };
   }
@@ -88,7 +108,9 @@ describe('CRDT log compaction', () => {
   /** The editor's head item: in the partition of its deltas (shared/db/crdt.ts), remembered by appendEdits. */
   let partition = '';
   async function headItem(): Promise<Record<string, unknown>> {
-    const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: { pk: partition, sk: 'E#body#HEAD' }, ConsistentRead: true }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: TABLE_NAME, Key: { pk: partition, sk: 'E#body#HEAD' }, ConsistentRead: true }),
+    );
     return Item as Record<string, unknown>;
   }
 
@@ -117,7 +139,11 @@ describe('CRDT log compaction', () => {
   });
 
   it(`folds a log of more than ${COMPACT_LOG_BYTES} bytes in a few deltas`, async () => {
-    const edits = Array.from({ length: 3 }, () => randomBytes(COMPACT_LOG_BYTES / 2).toString('base64url').slice(0, COMPACT_LOG_BYTES / 2));
+    const edits = Array.from({ length: 3 }, () =>
+      randomBytes(COMPACT_LOG_BYTES / 2)
+        .toString('base64url')
+        .slice(0, COMPACT_LOG_BYTES / 2),
+    );
     await appendEdits(edits);
     const contentBefore = await content();
 
@@ -132,7 +158,12 @@ describe('CRDT log compaction', () => {
   it('leaves the log of a document being migrated to move with it: no retry, no dead letter', async () => {
     await appendEdits(Array.from({ length: COMPACT_LOG_ITEMS + 1 }, (_, i) => ` ${i}`));
     const lock = documentLockKey(tenant.apiKeyId, ref.organizationId, ref.documentId);
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...lock, migrationId: uniqueId('mig'), documentId: ref.documentId } }));
+    await db.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: { ...lock, migrationId: uniqueId('mig'), documentId: ref.documentId },
+      }),
+    );
     let result;
     try {
       result = await compact(await deltaRecords());
@@ -176,7 +207,17 @@ describe('CRDT log compaction', () => {
   });
 
   it('is handed records of other items without touching anything', async () => {
-    const result = await compact({ Records: [{ eventName: 'INSERT', dynamodb: { NewImage: marshall({ pk: 'x', sk: 'E#y#HEAD', lastUpdate: 'now' }) as never, SequenceNumber: '1' } }] });
+    const result = await compact({
+      Records: [
+        {
+          eventName: 'INSERT',
+          dynamodb: {
+            NewImage: marshall({ pk: 'x', sk: 'E#y#HEAD', lastUpdate: 'now' }) as never,
+            SequenceNumber: '1',
+          },
+        },
+      ],
+    });
 
     expect(result.batchItemFailures).toEqual([]);
   });

@@ -41,26 +41,58 @@ const DOC = {
         { type: 'text', text: 'Ship ' },
         { type: 'text', marks: [{ type: 'bold' }], text: 'formats' },
         { type: 'text', text: ', see ' },
-        { type: 'text', marks: [{ type: 'link', attrs: { href: 'https://example.com/a', target: '_blank', rel: 'noopener noreferrer nofollow', class: null } }], text: 'notes' },
+        {
+          type: 'text',
+          marks: [
+            {
+              type: 'link',
+              attrs: {
+                href: 'https://example.com/a',
+                target: '_blank',
+                rel: 'noopener noreferrer nofollow',
+                class: null,
+              },
+            },
+          ],
+          text: 'notes',
+        },
         { type: 'hardBreak' },
         { type: 'text', marks: [{ type: 'underline' }, { type: 'italic' }].reverse(), text: 'soon' },
       ],
     },
-    { type: 'bulletList', content: [{ type: 'listItem', content: [paragraph('one')] }, { type: 'listItem', content: [paragraph('two')] }] },
+    {
+      type: 'bulletList',
+      content: [
+        { type: 'listItem', content: [paragraph('one')] },
+        { type: 'listItem', content: [paragraph('two')] },
+      ],
+    },
     { type: 'codeBlock', attrs: { language: 'ts' }, content: [{ type: 'text', text: 'const a = 1;' }] },
     {
       type: 'table',
       content: [
-        { type: 'tableRow', content: [{ type: 'tableHeader', attrs: { colspan: 1, rowspan: 1, colwidth: null }, content: [paragraph('k')] }] },
-        { type: 'tableRow', content: [{ type: 'tableCell', attrs: { colspan: 1, rowspan: 1, colwidth: null }, content: [paragraph('v')] }] },
+        {
+          type: 'tableRow',
+          content: [
+            { type: 'tableHeader', attrs: { colspan: 1, rowspan: 1, colwidth: null }, content: [paragraph('k')] },
+          ],
+        },
+        {
+          type: 'tableRow',
+          content: [
+            { type: 'tableCell', attrs: { colspan: 1, rowspan: 1, colwidth: null }, content: [paragraph('v')] },
+          ],
+        },
       ],
     },
   ],
 };
 
-const MARKDOWN = '# Notes\n\nSome **bold**, *italic*, ~~struck~~ and `code`.\n\n- a\n- b\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```\n\n---\n\n| name | value |\n| --- | --- |\n| a | 1 |\n';
+const MARKDOWN =
+  '# Notes\n\nSome **bold**, *italic*, ~~struck~~ and `code`.\n\n- a\n- b\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```\n\n---\n\n| name | value |\n| --- | --- |\n| a | 1 |\n';
 /** In the serializer's own attribute order (linkedom writes an element's attributes last set first). */
-const HTML = '<h1>Title</h1><p>Hello <strong>bold</strong> <em>it</em> <s>gone</s> <u>under</u> <code>c</code></p><ol start="3"><li><p>three</p></li></ol><blockquote><p>q</p></blockquote><hr><img alt="pic" src="https://example.com/i.png">';
+const HTML =
+  '<h1>Title</h1><p>Hello <strong>bold</strong> <em>it</em> <s>gone</s> <u>under</u> <code>c</code></p><ol start="3"><li><p>three</p></li></ol><blockquote><p>q</p></blockquote><hr><img alt="pic" src="https://example.com/i.png">';
 
 const markdownIt = new MarkdownIt();
 
@@ -109,8 +141,12 @@ describe('CRDT content in readable formats', () => {
 
       expect(html).toContain('<h2>Plan</h2><p>Ship <strong>formats</strong>, see <a');
       expect(html).toContain('<br><em><u>soon</u></em></p><ul><li><p>one</p></li>');
-      expect(html).toContain('<pre><code class="language-ts">const a = 1;</code></pre><table><tbody><tr><th><p>k</p></th></tr>');
-      expect(markdown).toBe('## Plan\n\nShip **formats**, see [notes](https://example.com/a)\\\n*soon*\n\n- one\n- two\n\n```ts\nconst a = 1;\n```\n\n| k |\n| --- |\n| v |\n');
+      expect(html).toContain(
+        '<pre><code class="language-ts">const a = 1;</code></pre><table><tbody><tr><th><p>k</p></th></tr>',
+      );
+      expect(markdown).toBe(
+        '## Plan\n\nShip **formats**, see [notes](https://example.com/a)\\\n*soon*\n\n- one\n- two\n\n```ts\nconst a = 1;\n```\n\n| k |\n| --- |\n| v |\n',
+      );
     });
 
     it('takes Markdown (GFM tables, strikethrough) and reads it back with the same CommonMark rendering', async () => {
@@ -126,7 +162,9 @@ describe('CRDT content in readable formats', () => {
       await add(h, { ...ids(), type: 'xml', format: 'html', content: HTML });
 
       expect(await read('html')).toBe(HTML);
-      expect(await read('prosemirror-json')).toMatchObject({ content: expect.arrayContaining([{ type: 'orderedList', attrs: { start: 3 }, content: expect.any(Array) }]) });
+      expect(await read('prosemirror-json')).toMatchObject({
+        content: expect.arrayContaining([{ type: 'orderedList', attrs: { start: 3 }, content: expect.any(Array) }]),
+      });
     });
 
     it('keeps nodes and marks beyond StarterKit: HTML as elements of their name with data- attributes, Markdown and text their text', async () => {
@@ -142,12 +180,22 @@ describe('CRDT content in readable formats', () => {
       await add(h, { ...ids(), type: 'xml', data: '' });
       await update(h, { ...ids(), yjsUpdate: Buffer.from(Y.encodeStateAsUpdate(client)).toString('base64') });
 
-      expect(await read('html')).toBe('<p><highlight data-color="red">hi </highlight><mention data-label="Ann" data-id="u1"></mention></p>');
+      expect(await read('html')).toBe(
+        '<p><highlight data-color="red">hi </highlight><mention data-label="Ann" data-id="u1"></mention></p>',
+      );
       expect(await read('markdown')).toBe('hi Ann');
       expect(await read('text')).toBe('hi Ann');
       expect(await read('prosemirror-json')).toEqual({
         type: 'doc',
-        content: [{ type: 'paragraph', content: [{ type: 'text', marks: [{ type: 'highlight', attrs: { color: 'red' } }], text: 'hi ' }, { type: 'mention', attrs: { id: 'u1', label: 'Ann' } }] }],
+        content: [
+          {
+            type: 'paragraph',
+            content: [
+              { type: 'text', marks: [{ type: 'highlight', attrs: { color: 'red' } }], text: 'hi ' },
+              { type: 'mention', attrs: { id: 'u1', label: 'Ann' } },
+            ],
+          },
+        ],
       });
     });
 
@@ -167,7 +215,12 @@ describe('CRDT content in readable formats', () => {
 
       const yjs = await get(h, { ...ids(), format: 'yjs' });
 
-      expect(yjs.body.result?.data[0]).toMatchObject({ data: '<paragraph>Hello</paragraph>', type: 'xml', contentKey: 'content', state: expect.any(String) });
+      expect(yjs.body.result?.data[0]).toMatchObject({
+        data: '<paragraph>Hello</paragraph>',
+        type: 'xml',
+        contentKey: 'content',
+        state: expect.any(String),
+      });
     });
   });
 
@@ -177,7 +230,10 @@ describe('CRDT content in readable formats', () => {
       await add(h, { ...ids(), type: 'xml', format: 'prosemirror-json', content: first });
       // A client loads the document, puts a caret after "gam" in the third paragraph and types in the first.
       const client = new Y.Doc();
-      Y.applyUpdate(client, Buffer.from((await get(h, { ...ids(), format: 'yjs' })).body.result?.data[0].state, 'base64'));
+      Y.applyUpdate(
+        client,
+        Buffer.from((await get(h, { ...ids(), format: 'yjs' })).body.result?.data[0].state, 'base64'),
+      );
       const fragment = client.getXmlFragment('content');
       const third = (fragment.get(2) as Y.XmlElement).get(0) as Y.XmlText;
       const caret = Y.createRelativePositionFromTypeIndex(third, 3);
@@ -185,7 +241,11 @@ describe('CRDT content in readable formats', () => {
       const concurrent = Y.encodeStateAsUpdate(client, Y.encodeStateVector(new Y.Doc()));
 
       // The server changes the second paragraph, not knowing of the client's edit.
-      const updated = await update(h, { ...ids(), format: 'prosemirror-json', content: { type: 'doc', content: [paragraph('alpha'), paragraph('BETA changed'), paragraph('gamma')] } });
+      const updated = await update(h, {
+        ...ids(),
+        format: 'prosemirror-json',
+        content: { type: 'doc', content: [paragraph('alpha'), paragraph('BETA changed'), paragraph('gamma')] },
+      });
       await update(h, { ...ids(), yjsUpdate: Buffer.from(concurrent).toString('base64') });
       Y.applyUpdate(client, Buffer.from((await storedState())!, 'base64'));
 
@@ -206,15 +266,34 @@ describe('CRDT content in readable formats', () => {
     });
 
     it('sends the change to open live connections as a Yjs update', async () => {
-      await invoke(addUsers, '/v2/users/add', { organizationId, createOrganization: true, users: [{ userId: 'bob', accessRole: 'editor' }] }, { headers: h });
-      await invoke(addDocuments, '/v2/organizations/documents/add', { organizationId, documents: [{ documentId, documentName: 'Live' }] }, { headers: h });
-      const session = await invoke(authorizeHandler, '/v2/crdt/live/authorize', { ...ids(), userId: 'bob', type: 'xml' }, { headers: h });
+      await invoke(
+        addUsers,
+        '/v2/users/add',
+        { organizationId, createOrganization: true, users: [{ userId: 'bob', accessRole: 'editor' }] },
+        { headers: h },
+      );
+      await invoke(
+        addDocuments,
+        '/v2/organizations/documents/add',
+        { organizationId, documents: [{ documentId, documentName: 'Live' }] },
+        { headers: h },
+      );
+      const session = await invoke(
+        authorizeHandler,
+        '/v2/crdt/live/authorize',
+        { ...ids(), userId: 'bob', type: 'xml' },
+        { headers: h },
+      );
       const bob = uniqueId('conn');
-      expect(await callSocket('$connect', bob, { query: { token: session.body.result?.data.token, encoding: 'base64' } })).toEqual({ statusCode: 200 });
+      expect(
+        await callSocket('$connect', bob, { query: { token: session.body.result?.data.token, encoding: 'base64' } }),
+      ).toEqual({ statusCode: 200 });
 
       await update(h, { ...ids(), format: 'markdown', content: 'live **text**' });
 
-      const relayed = bytesTo(bob).map(readMessage).filter((message) => message.kind === 'update') as Array<{ update: Uint8Array }>;
+      const relayed = bytesTo(bob)
+        .map(readMessage)
+        .filter((message) => message.kind === 'update') as Array<{ update: Uint8Array }>;
       const mirror = new Y.Doc();
       for (const message of relayed) Y.applyUpdate(mirror, message.update);
       expect(mirror.getXmlFragment('content').toString()).toBe('<paragraph>live <bold>text</bold></paragraph>');
@@ -227,14 +306,27 @@ describe('CRDT content in readable formats', () => {
         const owner = await newTenant();
         const headers = { headers: owner.apiKeyHeaders };
         await invoke(updateWebhookConfig, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
-        await invoke(createEndpoint, '/v2/workspace/advancedwebhook/endpoints/create', { url: hook.url, filterTypes: ['crdt.update_data'] }, headers);
+        await invoke(
+          createEndpoint,
+          '/v2/workspace/advancedwebhook/endpoints/create',
+          { url: hook.url, filterTypes: ['crdt.update_data'] },
+          headers,
+        );
         await add(owner.apiKeyHeaders, { ...ids(), type: 'xml', format: 'markdown', content: 'first' });
 
         await update(owner.apiKeyHeaders, { ...ids(), format: 'markdown', content: 'second', userId: 'ann' });
 
-        const records = () => hook.requests.map((request) => (JSON.parse(request.body) as { data: { data?: unknown; lastUpdatedBy?: unknown } }).data);
-        await waitFor(() => records().some((record) => record.data === '<paragraph>second</paragraph>'), { what: "the formatted update's crdt.update_data" });
-        expect(records().find((record) => record.data === '<paragraph>second</paragraph>')).toMatchObject({ id: 'body', lastUpdatedBy: 'ann' });
+        const records = () =>
+          hook.requests.map(
+            (request) => (JSON.parse(request.body) as { data: { data?: unknown; lastUpdatedBy?: unknown } }).data,
+          );
+        await waitFor(() => records().some((record) => record.data === '<paragraph>second</paragraph>'), {
+          what: "the formatted update's crdt.update_data",
+        });
+        expect(records().find((record) => record.data === '<paragraph>second</paragraph>')).toMatchObject({
+          id: 'body',
+          lastUpdatedBy: 'ann',
+        });
       } finally {
         await pipeline.stop();
         await hook.close();
@@ -243,7 +335,10 @@ describe('CRDT content in readable formats', () => {
   });
 
   describe('bad input: the documented error, nothing written', () => {
-    const refuses = async (call: Promise<{ statusCode: number; body: { error?: { status: string; message: string } } }>, message: string | RegExp) => {
+    const refuses = async (
+      call: Promise<{ statusCode: number; body: { error?: { status: string; message: string } } }>,
+      message: string | RegExp,
+    ) => {
       const answer = await call;
       expect(answer.statusCode).toBe(400);
       expect(answer.body.error?.status).toBe('INVALID_ARGUMENT');
@@ -262,15 +357,62 @@ describe('CRDT content in readable formats', () => {
     });
 
     it('refuses content that does not parse or names what the schema does not know, and writes nothing', async () => {
-      await refuses(add(h, { ...ids(), type: 'xml', format: 'prosemirror-json', content: { type: 'doc', content: [{ type: 'mention' }] } }), /Unknown node type: mention/);
-      await refuses(add(h, { ...ids(), type: 'xml', format: 'prosemirror-json', content: { type: 'doc', content: [{ type: 'text', text: 'loose' }] } }), /Invalid content for node doc/);
-      await refuses(add(h, { ...ids(), type: 'xml', format: 'prosemirror-json', content: { type: 'doc', content: [{ type: 'heading', attrs: { level: 9 }, content: [] }] } }), /heading level/);
-      await refuses(add(h, { ...ids(), type: 'xml', format: 'prosemirror-json', content: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'x', marks: [{ type: 'glow' }] }] }] } }), /glow/);
-      await refuses(add(h, { ...ids(), type: 'xml', format: 'prosemirror-json', content: '{"type":"doc"}' }), /must be an object/);
-      await refuses(add(h, { ...ids(), type: 'xml', format: 'markdown', content: { type: 'doc' } }), /must be a string for format markdown/);
-      await refuses(add(h, { ...ids(), type: 'text', format: 'markdown', content: 'x' }), /^Format markdown is not available for type text\.$/);
+      await refuses(
+        add(h, {
+          ...ids(),
+          type: 'xml',
+          format: 'prosemirror-json',
+          content: { type: 'doc', content: [{ type: 'mention' }] },
+        }),
+        /Unknown node type: mention/,
+      );
+      await refuses(
+        add(h, {
+          ...ids(),
+          type: 'xml',
+          format: 'prosemirror-json',
+          content: { type: 'doc', content: [{ type: 'text', text: 'loose' }] },
+        }),
+        /Invalid content for node doc/,
+      );
+      await refuses(
+        add(h, {
+          ...ids(),
+          type: 'xml',
+          format: 'prosemirror-json',
+          content: { type: 'doc', content: [{ type: 'heading', attrs: { level: 9 }, content: [] }] },
+        }),
+        /heading level/,
+      );
+      await refuses(
+        add(h, {
+          ...ids(),
+          type: 'xml',
+          format: 'prosemirror-json',
+          content: {
+            type: 'doc',
+            content: [{ type: 'paragraph', content: [{ type: 'text', text: 'x', marks: [{ type: 'glow' }] }] }],
+          },
+        }),
+        /glow/,
+      );
+      await refuses(
+        add(h, { ...ids(), type: 'xml', format: 'prosemirror-json', content: '{"type":"doc"}' }),
+        /must be an object/,
+      );
+      await refuses(
+        add(h, { ...ids(), type: 'xml', format: 'markdown', content: { type: 'doc' } }),
+        /must be a string for format markdown/,
+      );
+      await refuses(
+        add(h, { ...ids(), type: 'text', format: 'markdown', content: 'x' }),
+        /^Format markdown is not available for type text\.$/,
+      );
       await refuses(add(h, { ...ids(), type: 'xml', format: 'markdown' }), /Content is required/);
-      await refuses(add(h, { ...ids(), type: 'xml', format: 'markdown', content: 'x', data: '<p></p>' }), /either data or format/);
+      await refuses(
+        add(h, { ...ids(), type: 'xml', format: 'markdown', content: 'x', data: '<p></p>' }),
+        /either data or format/,
+      );
       await refuses(add(h, { ...ids(), type: 'xml', content: 'x', data: '' }), /only taken with a format/);
 
       expect(await storedState()).toBeUndefined();
@@ -281,9 +423,22 @@ describe('CRDT content in readable formats', () => {
       await add(h, { ...ids('t'), type: 'text', data: 'kept' });
       const before = await storedState();
 
-      await refuses(update(h, { ...ids(), format: 'prosemirror-json', content: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'image', attrs: { src: 'x' } }] }] } }), /Invalid content for node paragraph/);
-      await refuses(update(h, { ...ids('t'), format: 'html', content: '<p>x</p>' }), /^Format html is not available for type text\.$/);
-      await refuses(update(h, { ...ids(), format: 'html', content: '<p>x</p>', yjsUpdate: 'AAA=' }), /either yjsUpdate/);
+      await refuses(
+        update(h, {
+          ...ids(),
+          format: 'prosemirror-json',
+          content: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'image', attrs: { src: 'x' } }] }] },
+        }),
+        /Invalid content for node paragraph/,
+      );
+      await refuses(
+        update(h, { ...ids('t'), format: 'html', content: '<p>x</p>' }),
+        /^Format html is not available for type text\.$/,
+      );
+      await refuses(
+        update(h, { ...ids(), format: 'html', content: '<p>x</p>', yjsUpdate: 'AAA=' }),
+        /either yjsUpdate/,
+      );
 
       expect(await storedState()).toBe(before);
       expect(await read('json', 't')).toBe('kept');
@@ -304,7 +459,9 @@ describe('CRDT content in readable formats', () => {
 
       for (const other of [sibling, stranger]) {
         expect((await get(other, { ...ids(), format: 'html' })).body.result?.data).toEqual([]);
-        expect((await update(other, { ...ids(), format: 'markdown', content: 'theirs' })).body.error?.status).toBe('NOT_FOUND');
+        expect((await update(other, { ...ids(), format: 'markdown', content: 'theirs' })).body.error?.status).toBe(
+          'NOT_FOUND',
+        );
       }
       expect(await read('markdown')).toBe('mine');
     });

@@ -16,7 +16,15 @@ import { handler as getCrdt } from '../../functions/crdt/get';
 import { handler as updateCrdt } from '../../functions/crdt/update';
 import { TABLE_NAME, db, dynamodb } from '../../shared/db/client';
 import { FailedPreconditionError } from '../../shared/core/errors';
-import { MAX_DELTA_BYTES, MAX_LOG_BYTES, appendEditorUpdate, editorIncarnation, editorLog, getEditor, type EditorRef } from '../../shared/db/crdt';
+import {
+  MAX_DELTA_BYTES,
+  MAX_LOG_BYTES,
+  appendEditorUpdate,
+  editorIncarnation,
+  editorLog,
+  getEditor,
+  type EditorRef,
+} from '../../shared/db/crdt';
 import { startMigrationItems } from '../../shared/db/migration';
 import { organizationPartition } from '../../shared/db/organization';
 import { transactWrite } from '../../shared/db/transact';
@@ -57,25 +65,43 @@ function typed(doc: Y.Doc, text: string): Uint8Array {
 
 /** A live append as the live message handler makes it: the document's migration-lock check in the same write. */
 function liveAppend(tenant: Tenant, ref: EditorRef, incarnation: string, change: Uint8Array) {
-  const guarded = (items: Parameters<typeof transactGuarded>[1]) => transactGuarded(tenant.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
-  return appendEditorUpdate(tenant.apiKeyId, ref, incarnation, { update: change, lastUpdate: new Date().toISOString(), lastUpdatedBy: 'ann' }, guarded);
+  const guarded = (items: Parameters<typeof transactGuarded>[1]) =>
+    transactGuarded(tenant.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
+  return appendEditorUpdate(
+    tenant.apiKeyId,
+    ref,
+    incarnation,
+    { update: change, lastUpdate: new Date().toISOString(), lastUpdatedBy: 'ann' },
+    guarded,
+  );
 }
 
 /** The stream records of the editor's deltas, as the changes reader hands them to the compaction consumer. */
 async function deltaRecords(tenant: Tenant, ref: EditorRef): Promise<DynamoDBStreamEvent> {
   const stored = await getEditor(tenant.apiKeyId, ref);
-  const items = await Promise.all((stored?.deltas ?? []).map(async ({ key }) => (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: key, ConsistentRead: true }))).Item));
+  const items = await Promise.all(
+    (stored?.deltas ?? []).map(
+      async ({ key }) =>
+        (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: key, ConsistentRead: true }))).Item,
+    ),
+  );
   return {
     Records: items.map((item, i) => ({
       eventName: 'INSERT',
       eventSource: 'aws:dynamodb',
-      dynamodb: { Keys: marshall({ pk: item?.pk, sk: item?.sk }) as never, NewImage: marshall(item ?? {}, { removeUndefinedValues: true }) as never, SequenceNumber: String(i + 1).padStart(21, '0') },
+      dynamodb: {
+        Keys: marshall({ pk: item?.pk, sk: item?.sk }) as never,
+        NewImage: marshall(item ?? {}, { removeUndefinedValues: true }) as never,
+        SequenceNumber: String(i + 1).padStart(21, '0'),
+      },
     })),
   };
 }
 
-const logBytes = (editor: Awaited<ReturnType<typeof getEditor>>) => (editor?.deltas ?? []).reduce((sum, delta) => sum + delta.update.length, 0);
-const content = async (tenant: Tenant, ref: EditorRef) => (await get(tenant, { ...ref })).body.result?.data[0].data as string;
+const logBytes = (editor: Awaited<ReturnType<typeof getEditor>>) =>
+  (editor?.deltas ?? []).reduce((sum, delta) => sum + delta.update.length, 0);
+const content = async (tenant: Tenant, ref: EditorRef) =>
+  (await get(tenant, { ...ref })).body.result?.data[0].data as string;
 
 /** The partition keys of every item in every transaction sent while `work` runs. */
 async function transactionPartitions(work: () => Promise<unknown>): Promise<string[]> {
@@ -84,7 +110,11 @@ async function transactionPartitions(work: () => Promise<unknown>): Promise<stri
   dynamodb.middlewareStack.add(
     (next, context) => async (args) => {
       if (context.commandName === 'TransactWriteItemsCommand') {
-        for (const item of (args.input as { TransactItems: Array<Record<string, { Key?: Record<string, unknown>; Item?: Record<string, unknown> }>> }).TransactItems) {
+        for (const item of (
+          args.input as {
+            TransactItems: Array<Record<string, { Key?: Record<string, unknown>; Item?: Record<string, unknown> }>>;
+          }
+        ).TransactItems) {
           const action = Object.values(item)[0];
           const pk = (action.Key ?? action.Item)?.pk as { S?: string } | string | undefined;
           partitions.push(typeof pk === 'string' ? pk : String(pk?.S));
@@ -114,19 +144,25 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       const organizationId = uniqueId('org');
       const first: EditorRef = { organizationId, documentId: uniqueId('doc'), editorId: 'body' };
       const second: EditorRef = { ...first, documentId: uniqueId('doc') };
-      for (const ref of [first, second]) expect((await add(tenant, { ...ref, type: 'text', data: 'Hello', userId: 'ann' })).statusCode).toBe(200);
+      for (const ref of [first, second])
+        expect((await add(tenant, { ...ref, type: 'text', data: 'Hello', userId: 'ann' })).statusCode).toBe(200);
 
-      const writesOf = async (ref: EditorRef) => transactionPartitions(async () => {
-        const doc = await client(tenant, ref);
-        await liveAppend(tenant, ref, (await editorIncarnation(tenant.apiKeyId, ref)) as string, typed(doc, ' live'));
-        expect((await update(tenant, { ...ref, type: 'text', data: 'Hello rest', userId: 'ann' })).statusCode).toBe(200);
-      });
+      const writesOf = async (ref: EditorRef) =>
+        transactionPartitions(async () => {
+          const doc = await client(tenant, ref);
+          await liveAppend(tenant, ref, (await editorIncarnation(tenant.apiKeyId, ref)) as string, typed(doc, ' live'));
+          expect((await update(tenant, { ...ref, type: 'text', data: 'Hello rest', userId: 'ann' })).statusCode).toBe(
+            200,
+          );
+        });
       const firstPartitions = new Set(await writesOf(first));
       const secondPartitions = new Set(await writesOf(second));
 
       expect(firstPartitions.size).toBeGreaterThan(0);
       expect([...firstPartitions].filter((pk) => secondPartitions.has(pk))).toEqual([]);
-      expect([...firstPartitions, ...secondPartitions]).not.toContain(organizationPartition(tenant.apiKeyId, organizationId));
+      expect([...firstPartitions, ...secondPartitions]).not.toContain(
+        organizationPartition(tenant.apiKeyId, organizationId),
+      );
     });
 
     it('still refuses a live append to either document id, and a REST write, while a migration holds it', async () => {
@@ -136,13 +172,24 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
       const newDocumentId = uniqueId('doc');
       const now = Date.now();
-      await transactWrite(startMigrationItems({
-        apiKeyId: tenant.apiKeyId, organizationId: ref.organizationId, migrationId: uniqueId('mig'), documentId: ref.documentId, newDocumentId,
-        status: 'pending', attempts: 0, createdAt: now, updatedAt: now,
-      }));
+      await transactWrite(
+        startMigrationItems({
+          apiKeyId: tenant.apiKeyId,
+          organizationId: ref.organizationId,
+          migrationId: uniqueId('mig'),
+          documentId: ref.documentId,
+          newDocumentId,
+          status: 'pending',
+          attempts: 0,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
 
       await expect(liveAppend(tenant, ref, incarnation, typed(doc, ' late'))).rejects.toThrow(FailedPreconditionError);
-      await expect(liveAppend(tenant, { ...ref, documentId: newDocumentId }, incarnation, typed(doc, ' there'))).rejects.toThrow(FailedPreconditionError);
+      await expect(
+        liveAppend(tenant, { ...ref, documentId: newDocumentId }, incarnation, typed(doc, ' there')),
+      ).rejects.toThrow(FailedPreconditionError);
       const rest = await update(tenant, { ...ref, type: 'text', data: 'Rewritten', userId: 'ann' });
       expect(rest.body.error?.status).toBe('FAILED_PRECONDITION');
       expect(rest.statusCode).toBe(400);
@@ -154,7 +201,9 @@ describe('CRDT writes: hot spots and unbounded work', () => {
   describe('compaction', () => {
     it('decides from the log counters: a short log of a ~1 MB editor costs at most 1 read unit and no write', async () => {
       const ref: EditorRef = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
-      const text = Buffer.from(Array.from({ length: 700_000 }, (_, i) => (i * 7919) % 251)).toString('base64').slice(0, 900_000);
+      const text = Buffer.from(Array.from({ length: 700_000 }, (_, i) => (i * 7919) % 251))
+        .toString('base64')
+        .slice(0, 900_000);
       expect((await add(tenant, { ...ref, type: 'text', data: text, userId: 'ann' })).statusCode).toBe(200);
       const doc = await client(tenant, ref);
       const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;

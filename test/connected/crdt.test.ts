@@ -34,7 +34,14 @@ async function allItems(editorId: string): Promise<Array<Record<string, unknown>
   const items: Array<Record<string, unknown>> = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db.send(new ScanCommand({ TableName: TABLE_NAME, FilterExpression: 'editorId = :e', ExpressionAttributeValues: { ':e': editorId }, ExclusiveStartKey: start }));
+    const page = await db.send(
+      new ScanCommand({
+        TableName: TABLE_NAME,
+        FilterExpression: 'editorId = :e',
+        ExpressionAttributeValues: { ':e': editorId },
+        ExclusiveStartKey: start,
+      }),
+    );
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
@@ -53,7 +60,10 @@ async function tableSize(): Promise<number> {
 }
 
 /** Text of `length` characters, not compressible, with multi-byte characters in it. */
-const bigText = (length: number) => randomBytes(length).toString('base64').slice(0, length - 2) + 'éß';
+const bigText = (length: number) =>
+  randomBytes(length)
+    .toString('base64')
+    .slice(0, length - 2) + 'éß';
 
 describe('CRDT data', () => {
   let tenant: Tenant;
@@ -82,7 +92,9 @@ describe('CRDT data', () => {
 
       expect(added.statusCode).toBe(200);
       expect(added.body.result).toEqual({ status: 'success', message: 'CRDT data added successfully.' });
-      expect(read.body.result?.data).toEqual([{ data: 'Hello', id: 'e1', lastUpdate: expect.any(String), lastUpdatedBy: 'u1', sessionId: null }]);
+      expect(read.body.result?.data).toEqual([
+        { data: 'Hello', id: 'e1', lastUpdate: expect.any(String), lastUpdatedBy: 'u1', sessionId: null },
+      ]);
       const lastUpdate = read.body.result?.data[0].lastUpdate as string;
       expect(new Date(lastUpdate).toISOString()).toBe(lastUpdate);
       expect(Date.parse(lastUpdate)).toBeGreaterThanOrEqual(before - 1000);
@@ -98,7 +110,9 @@ describe('CRDT data', () => {
       await add(h, { ...ids(), editorId: 'xml', type: 'xml', data: xml, contentKey: 'default' });
       const read = await get(h, ids());
 
-      const byId = Object.fromEntries((read.body.result?.data as Array<{ id: string; data: unknown }>).map((r) => [r.id, r.data]));
+      const byId = Object.fromEntries(
+        (read.body.result?.data as Array<{ id: string; data: unknown }>).map((r) => [r.id, r.data]),
+      );
       expect(byId).toEqual({ map, array, xml });
       expect(read.body.result?.data[0].lastUpdatedBy).toBeNull();
     });
@@ -130,16 +144,31 @@ describe('CRDT data', () => {
       const read = await get(h, { ...ids(), editorId: 'x', format: 'yjs' });
 
       const record = read.body.result?.data[0];
-      expect(record).toMatchObject({ data: '<p>one</p>', id: 'x', type: 'xml', contentKey: 'default', state: expect.any(String) });
+      expect(record).toMatchObject({
+        data: '<p>one</p>',
+        id: 'x',
+        type: 'xml',
+        contentKey: 'default',
+        state: expect.any(String),
+      });
       expect(clientDoc(record.state).getXmlFragment('default').toString()).toBe('<p>one</p>');
       const json = await get(h, { ...ids(), editorId: 'x', format: 'json' });
-      expect(Object.keys(json.body.result?.data[0]).sort()).toEqual(['data', 'id', 'lastUpdate', 'lastUpdatedBy', 'sessionId']);
+      expect(Object.keys(json.body.result?.data[0]).sort()).toEqual([
+        'data',
+        'id',
+        'lastUpdate',
+        'lastUpdatedBy',
+        'sessionId',
+      ]);
     });
 
     it('creates the organization and document when they do not exist yet', async () => {
       await add(h, { ...ids(), editorId: 'e1', type: 'text', data: 'x' });
 
-      expect(await getDocument(tenant.apiKeyId, organizationId, documentId)).toMatchObject({ documentId, accessType: 'organizationPrivate' });
+      expect(await getDocument(tenant.apiKeyId, organizationId, documentId)).toMatchObject({
+        documentId,
+        accessType: 'organizationPrivate',
+      });
     });
 
     it('answers ALREADY_EXISTS when the editor already has data, and keeps the first content', async () => {
@@ -214,7 +243,13 @@ describe('CRDT data', () => {
       await add(h, { ...ids(), editorId: 'e1', type: 'text', data: 'The quick brown fox', userId: 'u1' });
       const loaded = clientDoc((await get(h, { ...ids(), editorId: 'e1', format: 'yjs' })).body.result?.data[0].state);
 
-      const updated = await update(h, { ...ids(), editorId: 'e1', type: 'text', data: 'The quick red fox', userId: 'u2' });
+      const updated = await update(h, {
+        ...ids(),
+        editorId: 'e1',
+        type: 'text',
+        data: 'The quick red fox',
+        userId: 'u2',
+      });
       const read = await get(h, { ...ids(), editorId: 'e1', format: 'yjs' });
       Y.applyUpdate(loaded, Buffer.from(read.body.result?.data[0].state, 'base64'));
 
@@ -231,7 +266,10 @@ describe('CRDT data', () => {
       await update(h, { ...ids(), editorId: 'x', type: 'xml', data: '<p>a</p><p>b</p>' });
       const read = await get(h, ids());
 
-      expect(read.body.result?.data.map((r: { data: unknown }) => r.data)).toEqual([{ b: { c: 3, d: [1] } }, '<p>a</p><p>b</p>']);
+      expect(read.body.result?.data.map((r: { data: unknown }) => r.data)).toEqual([
+        { b: { c: 3, d: [1] } },
+        '<p>a</p><p>b</p>',
+      ]);
     });
 
     it('refuses a type or content key other than the stored ones', async () => {
@@ -241,7 +279,10 @@ describe('CRDT data', () => {
       const otherKey = await update(h, { ...ids(), editorId: 'e1', type: 'text', data: 'y', contentKey: 'other' });
       const wrongData = await update(h, { ...ids(), editorId: 'e1', type: 'text', data: ['y'] });
 
-      expect(otherType.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Type must be text, the type this editor was created with.' });
+      expect(otherType.body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'Type must be text, the type this editor was created with.',
+      });
       expect(otherKey.body.error?.status).toBe('INVALID_ARGUMENT');
       expect(wrongData.body.error?.message).toBe('Data must be a string for type text.');
       expect((await get(h, { ...ids(), editorId: 'e1' })).body.result?.data[0].data).toBe('x');
@@ -263,7 +304,10 @@ describe('CRDT data', () => {
       const wrongKind = await update(h, { ...ids(), editorId: 'k2', data: { a: 1 } });
       const neither = await update(h, { ...ids(), editorId: 'k2' });
 
-      expect(wrongKind.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Data must be a string: this editor was created with type text.' });
+      expect(wrongKind.body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'Data must be a string: this editor was created with type text.',
+      });
       expect(neither.body.error?.status).toBe('INVALID_ARGUMENT');
       expect((await get(h, { ...ids(), editorId: 'k2' })).body.result?.data[0].data).toBe('x');
     });
@@ -274,7 +318,12 @@ describe('CRDT data', () => {
       const known = Y.encodeStateVector(client);
       client.getArray('content').push([{ from: 'client' }]);
 
-      const merged = await update(h, { ...ids(), editorId: 'e1', yjsUpdate: base64(Y.encodeStateAsUpdate(client, known)), userId: 'c1' });
+      const merged = await update(h, {
+        ...ids(),
+        editorId: 'e1',
+        yjsUpdate: base64(Y.encodeStateAsUpdate(client, known)),
+        userId: 'c1',
+      });
       const read = await get(h, { ...ids(), editorId: 'e1' });
 
       expect(merged.statusCode).toBe(200);
@@ -286,11 +335,21 @@ describe('CRDT data', () => {
       const valid = base64(Y.encodeStateAsUpdate(new Y.Doc()));
 
       const notBase64 = await update(h, { ...ids(), editorId: 'e1', yjsUpdate: 'not base64!' });
-      const notYjs = await update(h, { ...ids(), editorId: 'e1', yjsUpdate: base64(new Uint8Array([1, 200, 3, 4, 5])) });
+      const notYjs = await update(h, {
+        ...ids(),
+        editorId: 'e1',
+        yjsUpdate: base64(new Uint8Array([1, 200, 3, 4, 5])),
+      });
       const both = await update(h, { ...ids(), editorId: 'e1', yjsUpdate: valid, type: 'text', data: 'y' });
 
-      expect(notBase64.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'yjsUpdate must be a base64-encoded Yjs update.' });
-      expect(notYjs.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'yjsUpdate is not a valid Yjs update.' });
+      expect(notBase64.body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'yjsUpdate must be a base64-encoded Yjs update.',
+      });
+      expect(notYjs.body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'yjsUpdate is not a valid Yjs update.',
+      });
       expect(both.body.error?.status).toBe('INVALID_ARGUMENT');
       expect((await get(h, { ...ids(), editorId: 'e1' })).body.result?.data[0].data).toBe('x');
     });
@@ -344,7 +403,9 @@ describe('CRDT data', () => {
       const state = (await get(h, { ...ids(), editorId: 'e1', format: 'yjs' })).body.result?.data[0].state as string;
       const updates = insertions(state, 200);
 
-      const replies = await Promise.all(updates.map((yjsUpdate, i) => update(h, { ...ids(), editorId: 'e1', yjsUpdate, userId: `u${i}` })));
+      const replies = await Promise.all(
+        updates.map((yjsUpdate, i) => update(h, { ...ids(), editorId: 'e1', yjsUpdate, userId: `u${i}` })),
+      );
       const read = await get(h, { ...ids(), editorId: 'e1', format: 'yjs' });
 
       expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
@@ -379,7 +440,10 @@ describe('CRDT data', () => {
       expect(appended).toBeGreaterThan(0);
       expect(await storedItems(editorId)).toHaveLength(1);
       // The log's counters went up with every delta appended and down with every one folded.
-      expect((await allItems(editorId)).find((item) => String(item.sk).endsWith('#LOG'))).toMatchObject({ logBytes: 0, logItems: 0 });
+      expect((await allItems(editorId)).find((item) => String(item.sk).endsWith('#LOG'))).toMatchObject({
+        logBytes: 0,
+        logItems: 0,
+      });
       expect((await get(h, { ...ids(), editorId })).body.result?.data[0].data).toBe('folded 2');
     });
 
@@ -387,7 +451,9 @@ describe('CRDT data', () => {
       await add(h, { ...ids(), editorId: 'm', type: 'map', data: { shared: 0 } });
 
       const replies = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => update(h, { ...ids(), editorId: 'm', type: 'map', data: { shared: i, [`own${i}`]: i } })),
+        Array.from({ length: 100 }, (_, i) =>
+          update(h, { ...ids(), editorId: 'm', type: 'map', data: { shared: i, [`own${i}`]: i } }),
+        ),
       );
       const merged = (await get(h, { ...ids(), editorId: 'm' })).body.result?.data[0].data;
       await update(h, { ...ids(), editorId: 'm', type: 'map', data: { final: true } });
@@ -404,7 +470,15 @@ describe('CRDT data', () => {
       const doc = new Y.Doc();
       doc.getText('content').insert(0, bigText(900_000));
       const state = Y.encodeStateAsUpdate(doc);
-      await createEditor(tenant.apiKeyId, { ...ids(), editorId, type: 'text', contentKey: 'content', state, lastUpdate: new Date().toISOString(), lastUpdatedBy: null });
+      await createEditor(tenant.apiKeyId, {
+        ...ids(),
+        editorId,
+        type: 'text',
+        contentKey: 'content',
+        state,
+        lastUpdate: new Date().toISOString(),
+        lastUpdatedBy: null,
+      });
 
       const read = await get(h, { ...ids(), editorId, format: 'yjs' });
 
@@ -437,7 +511,8 @@ describe('CRDT data', () => {
       await add(h, { ...ids(), editorId, type: 'text', data: first });
 
       const writes = (async () => {
-        for (let i = 0; i < 6; i += 1) await update(h, { ...ids(), editorId, type: 'text', data: i % 2 === 0 ? second : first });
+        for (let i = 0; i < 6; i += 1)
+          await update(h, { ...ids(), editorId, type: 'text', data: i % 2 === 0 ? second : first });
       })();
       const reads: string[] = [];
       const reader = async () => {
@@ -470,7 +545,9 @@ describe('CRDT data', () => {
       for (let i = 0; i < 5; i += 1) {
         const known = Y.encodeStateVector(client);
         client.getText('content').insert(0, bigText(700_000));
-        merges.push(await update(h, { ...ids(), editorId: 'big', yjsUpdate: base64(Y.encodeStateAsUpdate(client, known)) }));
+        merges.push(
+          await update(h, { ...ids(), editorId: 'big', yjsUpdate: base64(Y.encodeStateAsUpdate(client, known)) }),
+        );
       }
       const asJson = await get(h, { ...ids(), editorId: 'big' });
       const asYjs = await get(h, { ...ids(), editorId: 'big', format: 'yjs' });

@@ -9,7 +9,14 @@ import { invoke, endpoint, type Invocation } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 type Headers = Record<string, string>;
-type DocumentItem = { documentId: string; documentName: string; folderId?: string; accessType: string; disabled: boolean; metadata?: Record<string, string> };
+type DocumentItem = {
+  documentId: string;
+  documentName: string;
+  folderId?: string;
+  accessType: string;
+  disabled: boolean;
+  metadata?: Record<string, string>;
+};
 
 const V1_DISABLE = '/v1/organizations/documents/access/disablestate/update';
 const V2_DISABLE = '/v2/organizations/documents/access/disablestate/update';
@@ -19,7 +26,8 @@ const get = endpoint(getHandler, '/v2/organizations/documents/get');
 const update = endpoint(updateHandler, '/v2/organizations/documents/update');
 const disable = (headers: Headers, data: unknown, path = V2_DISABLE) => invoke(disableHandler, path, data, { headers });
 
-const ids = (response: Invocation) => (response.body.result?.data as DocumentItem[]).map((document) => document.documentId);
+const ids = (response: Invocation) =>
+  (response.body.result?.data as DocumentItem[]).map((document) => document.documentId);
 
 function expectInvalid(response: Invocation): void {
   expect(response.statusCode).toBe(400);
@@ -27,7 +35,12 @@ function expectInvalid(response: Invocation): void {
 }
 
 /** Adds `documentIds` (in a new organization unless given) and returns the organization id. */
-async function seed(tenant: Tenant, documentIds: string[], extra: Record<string, unknown> = {}, organizationId = uniqueId('org')): Promise<string> {
+async function seed(
+  tenant: Tenant,
+  documentIds: string[],
+  extra: Record<string, unknown> = {},
+  organizationId = uniqueId('org'),
+): Promise<string> {
   for (let i = 0; i < documentIds.length; i += 100) {
     const documents = documentIds.slice(i, i + 100).map((documentId) => ({ documentId, ...extra }));
     const response = await add(tenant.apiKeyHeaders, { organizationId, createOrganization: true, documents });
@@ -63,7 +76,10 @@ describe('documents', () => {
       const response = await add(tenant.apiKeyHeaders, {
         organizationId,
         createOrganization: true,
-        documents: [{ documentId: 'd1', documentName: 'Plan' }, { documentId: 'd2', accessType: 'restricted' }],
+        documents: [
+          { documentId: 'd1', documentName: 'Plan' },
+          { documentId: 'd2', accessType: 'restricted' },
+        ],
       });
 
       expect(response.statusCode).toBe(200);
@@ -82,8 +98,15 @@ describe('documents', () => {
     it('returns NOT_FOUND and writes nothing when the organization is missing and createOrganization is not true', async () => {
       const organizationId = uniqueId('org');
 
-      const omitted = await add(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', folderId: 'f' }] });
-      const declined = await add(tenant.apiKeyHeaders, { organizationId, createOrganization: false, documents: [{ documentId: 'd' }] });
+      const omitted = await add(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', folderId: 'f' }],
+      });
+      const declined = await add(tenant.apiKeyHeaders, {
+        organizationId,
+        createOrganization: false,
+        documents: [{ documentId: 'd' }],
+      });
 
       for (const response of [omitted, declined]) {
         expect(response.statusCode).toBe(404);
@@ -106,11 +129,21 @@ describe('documents', () => {
     it('creates a referenced folder that does not exist', async () => {
       const organizationId = uniqueId('org');
 
-      await add(tenant.apiKeyHeaders, { organizationId, createOrganization: true, documents: [{ documentId: 'd', folderId: 'new-folder' }] });
+      await add(tenant.apiKeyHeaders, {
+        organizationId,
+        createOrganization: true,
+        documents: [{ documentId: 'd', folderId: 'new-folder' }],
+      });
 
       expect(await folderExists(tenant.apiKeyId, organizationId, 'new-folder')).toBe(true);
       expect((await get(tenant.apiKeyHeaders, { organizationId, folderId: 'new-folder' })).body.result?.data).toEqual([
-        { documentId: 'd', documentName: '', folderId: 'new-folder', accessType: 'organizationPrivate', disabled: false },
+        {
+          documentId: 'd',
+          documentName: '',
+          folderId: 'new-folder',
+          accessType: 'organizationPrivate',
+          disabled: false,
+        },
       ]);
     });
 
@@ -123,8 +156,14 @@ describe('documents', () => {
       });
       await disable(tenant.apiKeyHeaders, { organizationId, documentIds: ['d'], disabled: true });
 
-      const again = await add(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', documentName: 'New' }] });
-      const repeated = await add(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', documentName: 'New' }] });
+      const again = await add(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', documentName: 'New' }],
+      });
+      const repeated = await add(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', documentName: 'New' }],
+      });
 
       expect(again.body.result?.data).toEqual({ d: { success: true, id: 'd', message: 'Document added.' } });
       expect(repeated.body.result?.data).toEqual(again.body.result?.data);
@@ -207,7 +246,10 @@ describe('documents', () => {
 
       const pages = await allPages(tenant.apiKeyHeaders, { organizationId, pageSize: 2 });
 
-      expect(pages).toEqual([['a', 'b'], ['c', 'd']]);
+      expect(pages).toEqual([
+        ['a', 'b'],
+        ['c', 'd'],
+      ]);
     });
 
     it('returns 1000 documents by default and the rest on the next page', async () => {
@@ -243,7 +285,10 @@ describe('documents', () => {
         pageSize: 2,
       });
 
-      expect(pages).toEqual([['a', 'b'], ['c', 'd']]);
+      expect(pages).toEqual([
+        ['a', 'b'],
+        ['c', 'd'],
+      ]);
     });
 
     it('intersects documentIds with folderId', async () => {
@@ -263,7 +308,11 @@ describe('documents', () => {
     it.each([
       ['tampered', (token: string) => `${token.slice(0, -2)}xx`],
       ['garbage', () => 'not-a-token'],
-      ['re-signed with a forged body', (token: string) => `${Buffer.from('{"t":"x","q":"y","c":{},"e":9e15}').toString('base64url')}.${token.split('.')[1]}`],
+      [
+        're-signed with a forged body',
+        (token: string) =>
+          `${Buffer.from('{"t":"x","q":"y","c":{},"e":9e15}').toString('base64url')}.${token.split('.')[1]}`,
+      ],
     ])('rejects a %s page token with INVALID_ARGUMENT', async (_, mangle) => {
       const organizationId = await seed(tenant, ['a', 'b']);
       const token = (await get(tenant.apiKeyHeaders, { organizationId, pageSize: 1 })).body.result?.pageToken as string;
@@ -288,10 +337,21 @@ describe('documents', () => {
 
     it('binds a documentIds token to the set of ids, whatever their order', async () => {
       const organizationId = await seed(tenant, ['a', 'b', 'c']);
-      const token = (await get(tenant.apiKeyHeaders, { organizationId, documentIds: ['a', 'b', 'c'], pageSize: 1 })).body.result?.pageToken;
+      const token = (await get(tenant.apiKeyHeaders, { organizationId, documentIds: ['a', 'b', 'c'], pageSize: 1 }))
+        .body.result?.pageToken;
 
-      const reordered = await get(tenant.apiKeyHeaders, { organizationId, documentIds: ['c', 'a', 'b'], pageSize: 1, pageToken: token });
-      const fewer = await get(tenant.apiKeyHeaders, { organizationId, documentIds: ['a', 'b'], pageSize: 1, pageToken: token });
+      const reordered = await get(tenant.apiKeyHeaders, {
+        organizationId,
+        documentIds: ['c', 'a', 'b'],
+        pageSize: 1,
+        pageToken: token,
+      });
+      const fewer = await get(tenant.apiKeyHeaders, {
+        organizationId,
+        documentIds: ['a', 'b'],
+        pageSize: 1,
+        pageToken: token,
+      });
 
       expect(ids(reordered)).toEqual(['b']);
       expectInvalid(fewer);
@@ -322,28 +382,53 @@ describe('documents', () => {
         documents: [{ documentId: 'd', documentName: 'Old', folderId: 'F', accessType: 'public' }],
       });
 
-      const named = await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', documentName: 'New' }] });
-      await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', metadata: { team: 'a#b', empty: '' } }] });
+      const named = await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', documentName: 'New' }],
+      });
+      await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', metadata: { team: 'a#b', empty: '' } }],
+      });
 
       expect(named.body.result?.data).toEqual({ d: { success: true, id: 'd', message: 'Document updated.' } });
       expect((await get(tenant.apiKeyHeaders, { organizationId })).body.result?.data).toEqual([
-        { documentId: 'd', documentName: 'New', folderId: 'F', accessType: 'public', disabled: false, metadata: { team: 'a#b', empty: '' } },
+        {
+          documentId: 'd',
+          documentName: 'New',
+          folderId: 'F',
+          accessType: 'public',
+          disabled: false,
+          metadata: { team: 'a#b', empty: '' },
+        },
       ]);
     });
 
     it('replaces metadata as a whole and sets the access type', async () => {
       const organizationId = await seed(tenant, ['d']);
-      await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', metadata: { a: '1', b: '2' } }] });
+      await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', metadata: { a: '1', b: '2' } }],
+      });
 
-      await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', metadata: { c: '3' }, accessType: 'restricted' }] });
+      await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', metadata: { c: '3' }, accessType: 'restricted' }],
+      });
 
-      expect(await getDocument(tenant.apiKeyId, organizationId, 'd')).toMatchObject({ metadata: { c: '3' }, accessType: 'restricted' });
+      expect(await getDocument(tenant.apiKeyId, organizationId, 'd')).toMatchObject({
+        metadata: { c: '3' },
+        accessType: 'restricted',
+      });
     });
 
     it('moves a document to a folder that does not exist, creating it', async () => {
       const organizationId = await seed(tenant, ['d'], { folderId: 'old' });
 
-      const response = await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', folderId: 'new' }] });
+      const response = await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', folderId: 'new' }],
+      });
 
       expect(response.body.result?.data.d.success).toBe(true);
       expect(await folderExists(tenant.apiKeyId, organizationId, 'new')).toBe(true);
@@ -356,7 +441,10 @@ describe('documents', () => {
 
       const response = await update(tenant.apiKeyHeaders, {
         organizationId,
-        documents: [{ documentId: 'known', documentName: 'K' }, { documentId: 'ghost', documentName: 'G', folderId: 'ghost-folder' }],
+        documents: [
+          { documentId: 'known', documentName: 'K' },
+          { documentId: 'ghost', documentName: 'G', folderId: 'ghost-folder' },
+        ],
       });
 
       expect(response.statusCode).toBe(200);
@@ -372,9 +460,14 @@ describe('documents', () => {
     it('reports every document of an unknown organization as not existing', async () => {
       const organizationId = uniqueId('org');
 
-      const response = await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', documentName: 'x' }] });
+      const response = await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', documentName: 'x' }],
+      });
 
-      expect(response.body.result?.data).toEqual({ d: { success: false, id: 'd', message: 'Document does not exist.' } });
+      expect(response.body.result?.data).toEqual({
+        d: { success: false, id: 'd', message: 'Document does not exist.' },
+      });
       expect(await organizationExists(tenant.apiKeyId, organizationId)).toBe(false);
     });
 
@@ -384,7 +477,9 @@ describe('documents', () => {
 
       const response = await update(tenant.apiKeyHeaders, {
         organizationId,
-        documents: [{ documentId: 'd', disabled: true, createdAt: 1, organizationId: 'other', pk: 'x', documentName: 'n' }],
+        documents: [
+          { documentId: 'd', disabled: true, createdAt: 1, organizationId: 'other', pk: 'x', documentName: 'n' },
+        ],
       });
 
       const after = await getDocument(tenant.apiKeyId, organizationId, 'd');
@@ -400,17 +495,44 @@ describe('documents', () => {
       ['a numeric documentName', { documents: [{ documentId: 'd', documentName: 5 }] }],
       ['a non-string metadata value', { documents: [{ documentId: 'd', metadata: { a: 1 } }] }],
       ['metadata as an array', { documents: [{ documentId: 'd', metadata: ['a'] }] }],
-      ['51 metadata entries', { documents: [{ documentId: 'd', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }] }],
+      [
+        '51 metadata entries',
+        {
+          documents: [
+            { documentId: 'd', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) },
+          ],
+        },
+      ],
       ['a metadata value of 1001 characters', { documents: [{ documentId: 'd', metadata: { a: 'x'.repeat(1001) } }] }],
       ['an unknown accessType', { documents: [{ documentId: 'd', accessType: 'everyone' }] }],
       ['a null folderId', { documents: [{ documentId: 'd', folderId: null }] }],
-      ['a duplicate documentId', { documents: [{ documentId: 'd', documentName: 'a' }, { documentId: 'd', documentName: 'b' }] }],
-      ['101 documents', { documents: Array.from({ length: 101 }, (_, i) => ({ documentId: i === 0 ? 'd' : `d${i}`, documentName: 'x' })) }],
+      [
+        'a duplicate documentId',
+        {
+          documents: [
+            { documentId: 'd', documentName: 'a' },
+            { documentId: 'd', documentName: 'b' },
+          ],
+        },
+      ],
+      [
+        '101 documents',
+        {
+          documents: Array.from({ length: 101 }, (_, i) => ({
+            documentId: i === 0 ? 'd' : `d${i}`,
+            documentName: 'x',
+          })),
+        },
+      ],
     ])('rejects %s with INVALID_ARGUMENT and changes nothing', async (_, body) => {
       const organizationId = await seed(tenant, ['d']);
       const before = await getDocument(tenant.apiKeyId, organizationId, 'd');
 
-      const response = await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'd', documentName: 'changed' }], ...body });
+      const response = await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'd', documentName: 'changed' }],
+        ...body,
+      });
 
       expectInvalid(response);
       expect(await getDocument(tenant.apiKeyId, organizationId, 'd')).toEqual(before);
@@ -421,17 +543,31 @@ describe('documents', () => {
     it.each([V1_DISABLE, V2_DISABLE])('disables and re-enables documents at %s', async (path) => {
       const organizationId = await seed(tenant, ['a', 'b', 'c']);
 
-      const disabled = await disable(tenant.apiKeyHeaders, { organizationId, documentIds: ['a', 'b'], disabled: true }, path);
+      const disabled = await disable(
+        tenant.apiKeyHeaders,
+        { organizationId, documentIds: ['a', 'b'], disabled: true },
+        path,
+      );
       const afterDisable = (await get(tenant.apiKeyHeaders, { organizationId })).body.result?.data as DocumentItem[];
-      const enabled = await disable(tenant.apiKeyHeaders, { organizationId, documentIds: ['a'], disabled: false }, path);
+      const enabled = await disable(
+        tenant.apiKeyHeaders,
+        { organizationId, documentIds: ['a'], disabled: false },
+        path,
+      );
 
       expect(disabled.statusCode).toBe(200);
       expect(disabled.body.result?.data).toEqual({
         a: { success: true, disabled: true, message: 'Document disabled.' },
         b: { success: true, disabled: true, message: 'Document disabled.' },
       });
-      expect(afterDisable.map((document) => [document.documentId, document.disabled])).toEqual([['a', true], ['b', true], ['c', false]]);
-      expect(enabled.body.result?.data).toEqual({ a: { success: true, disabled: false, message: 'Document enabled.' } });
+      expect(afterDisable.map((document) => [document.documentId, document.disabled])).toEqual([
+        ['a', true],
+        ['b', true],
+        ['c', false],
+      ]);
+      expect(enabled.body.result?.data).toEqual({
+        a: { success: true, disabled: false, message: 'Document enabled.' },
+      });
       expect((await getDocument(tenant.apiKeyId, organizationId, 'a'))?.disabled).toBe(false);
       expect((await getDocument(tenant.apiKeyId, organizationId, 'b'))?.disabled).toBe(true);
     });
@@ -439,7 +575,11 @@ describe('documents', () => {
     it('reports an unknown document per item and does not create it', async () => {
       const organizationId = await seed(tenant, ['a']);
 
-      const response = await disable(tenant.apiKeyHeaders, { organizationId, documentIds: ['a', 'ghost'], disabled: true });
+      const response = await disable(tenant.apiKeyHeaders, {
+        organizationId,
+        documentIds: ['a', 'ghost'],
+        disabled: true,
+      });
 
       expect(response.statusCode).toBe(200);
       expect(response.body.result?.data).toEqual({
@@ -462,7 +602,12 @@ describe('documents', () => {
     ])('rejects %s with INVALID_ARGUMENT and changes nothing', async (_, body) => {
       const organizationId = await seed(tenant, ['a']);
 
-      const response = await disable(tenant.apiKeyHeaders, { organizationId, documentIds: ['a'], disabled: true, ...body });
+      const response = await disable(tenant.apiKeyHeaders, {
+        organizationId,
+        documentIds: ['a'],
+        disabled: true,
+        ...body,
+      });
 
       expectInvalid(response);
       expect((await getDocument(tenant.apiKeyId, organizationId, 'a'))?.disabled).toBe(false);
@@ -470,27 +615,54 @@ describe('documents', () => {
   });
 
   describe('ids with separators', () => {
-    const awkward = ['a#b', 'a', 'b', 'a|b', 'a%23b', '%', '~a', 'USER#x', 'DOC#a', 'FOLDER#a', 'ünï©ødé 文档 😀', 'x'.repeat(256), '𝄞'.repeat(256)];
+    const awkward = [
+      'a#b',
+      'a',
+      'b',
+      'a|b',
+      'a%23b',
+      '%',
+      '~a',
+      'USER#x',
+      'DOC#a',
+      'FOLDER#a',
+      'ünï©ødé 文档 😀',
+      'x'.repeat(256),
+      '𝄞'.repeat(256),
+    ];
 
     it('stores, lists and filters documents and folders with awkward ids without collisions', async () => {
       const organizationId = `org#|%~ USER#x ${randomUUID()}`;
-      const documents = awkward.map((documentId, i) => ({ documentId, documentName: `name ${i}`, folderId: awkward[(i + 1) % awkward.length] }));
+      const documents = awkward.map((documentId, i) => ({
+        documentId,
+        documentName: `name ${i}`,
+        folderId: awkward[(i + 1) % awkward.length],
+      }));
 
       const added = await add(tenant.apiKeyHeaders, { organizationId, createOrganization: true, documents });
       const listed = (await get(tenant.apiKeyHeaders, { organizationId })).body.result?.data as DocumentItem[];
 
       expect(Object.keys(added.body.result?.data).sort()).toEqual([...awkward].sort());
-      expect(listed.map((d) => [d.documentId, d.documentName, d.folderId]).sort()).toEqual(documents.map((d) => [d.documentId, d.documentName, d.folderId]).sort());
+      expect(listed.map((d) => [d.documentId, d.documentName, d.folderId]).sort()).toEqual(
+        documents.map((d) => [d.documentId, d.documentName, d.folderId]).sort(),
+      );
       for (const document of documents) {
-        expect(ids(await get(tenant.apiKeyHeaders, { organizationId, folderId: document.folderId }))).toEqual([document.documentId]);
+        expect(ids(await get(tenant.apiKeyHeaders, { organizationId, folderId: document.folderId }))).toEqual([
+          document.documentId,
+        ]);
       }
-      expect(ids(await get(tenant.apiKeyHeaders, { organizationId, documentIds: ['a#b', 'a%23b', 'a'] })).sort()).toEqual(['a', 'a#b', 'a%23b']);
+      expect(
+        ids(await get(tenant.apiKeyHeaders, { organizationId, documentIds: ['a#b', 'a%23b', 'a'] })).sort(),
+      ).toEqual(['a', 'a#b', 'a%23b']);
     });
 
     it('updates and disables one awkward id without touching its look-alikes', async () => {
       const organizationId = await seed(tenant, awkward);
 
-      await update(tenant.apiKeyHeaders, { organizationId, documents: [{ documentId: 'a#b', documentName: 'only me' }] });
+      await update(tenant.apiKeyHeaders, {
+        organizationId,
+        documents: [{ documentId: 'a#b', documentName: 'only me' }],
+      });
       await disable(tenant.apiKeyHeaders, { organizationId, documentIds: ['a%23b'], disabled: true });
 
       const listed = (await get(tenant.apiKeyHeaders, { organizationId })).body.result?.data as DocumentItem[];
@@ -539,34 +711,57 @@ describe('documents', () => {
     it.each(outsiders)('%s cannot update or disable the documents', async (_, headersOf) => {
       const headers = await headersOf();
 
-      const updated = await update(headers, { organizationId, documents: [{ documentId: 'd', documentName: 'Theirs', folderId: 'G' }] });
+      const updated = await update(headers, {
+        organizationId,
+        documents: [{ documentId: 'd', documentName: 'Theirs', folderId: 'G' }],
+      });
       const disabled = await disable(headers, { organizationId, documentIds: ['d'], disabled: true }, V1_DISABLE);
 
       expect(updated.body.result?.data.d).toEqual({ success: false, id: 'd', message: 'Document does not exist.' });
       expect(disabled.body.result?.data.d).toEqual({ success: false, message: 'Document does not exist.' });
-      expect(await getDocument(tenant.apiKeyId, organizationId, 'd')).toMatchObject({ documentName: 'Mine', folderId: 'F', disabled: false });
+      expect(await getDocument(tenant.apiKeyId, organizationId, 'd')).toMatchObject({
+        documentName: 'Mine',
+        folderId: 'F',
+        disabled: false,
+      });
       expect(await folderExists(tenant.apiKeyId, organizationId, 'G')).toBe(false);
     });
 
-    it.each(outsiders)('%s cannot add into the organization, and creating its own leaves the first untouched', async (_, headersOf) => {
-      const headers = await headersOf();
+    it.each(outsiders)(
+      '%s cannot add into the organization, and creating its own leaves the first untouched',
+      async (_, headersOf) => {
+        const headers = await headersOf();
 
-      const refused = await add(headers, { organizationId, documents: [{ documentId: 'd', documentName: 'Theirs' }] });
-      const own = await add(headers, { organizationId, createOrganization: true, documents: [{ documentId: 'd', documentName: 'Theirs' }] });
-      const theirs = await get(headers, { organizationId });
+        const refused = await add(headers, {
+          organizationId,
+          documents: [{ documentId: 'd', documentName: 'Theirs' }],
+        });
+        const own = await add(headers, {
+          organizationId,
+          createOrganization: true,
+          documents: [{ documentId: 'd', documentName: 'Theirs' }],
+        });
+        const theirs = await get(headers, { organizationId });
 
-      expect(refused.statusCode).toBe(404);
-      expect(own.statusCode).toBe(200);
-      expect(theirs.body.result?.data).toEqual([{ documentId: 'd', documentName: 'Theirs', accessType: 'organizationPrivate', disabled: false }]);
-      expect((await getDocument(tenant.apiKeyId, organizationId, 'd'))?.documentName).toBe('Mine');
-    });
+        expect(refused.statusCode).toBe(404);
+        expect(own.statusCode).toBe(200);
+        expect(theirs.body.result?.data).toEqual([
+          { documentId: 'd', documentName: 'Theirs', accessType: 'organizationPrivate', disabled: false },
+        ]);
+        expect((await getDocument(tenant.apiKeyId, organizationId, 'd'))?.documentName).toBe('Mine');
+      },
+    );
 
     it('refuses a page token issued to another key', async () => {
       const paged = await seed(tenant, ['a', 'b']);
       const token = (await get(tenant.apiKeyHeaders, { organizationId: paged, pageSize: 1 })).body.result?.pageToken;
 
       const sibling = await get(await siblingKey(tenant), { organizationId: paged, pageSize: 1, pageToken: token });
-      const stranger = await get((await newTenant()).apiKeyHeaders, { organizationId: paged, pageSize: 1, pageToken: token });
+      const stranger = await get((await newTenant()).apiKeyHeaders, {
+        organizationId: paged,
+        pageSize: 1,
+        pageToken: token,
+      });
 
       expectInvalid(sibling);
       expectInvalid(stranger);

@@ -17,7 +17,11 @@ const GET = '/v2/workspace/emailconfig/get';
 const update = endpoint(updateConfig, UPDATE);
 const read = (headers: Record<string, string>) => invoke(getConfig, GET, {}, { headers });
 const rawItem = async (tenant: Tenant) =>
-  (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: { pk: tenantKey(tenant.apiKeyId), sk: 'CONFIG#EMAIL' } }))).Item;
+  (
+    await db.send(
+      new GetCommand({ TableName: TABLE_NAME, Key: { pk: tenantKey(tenant.apiKeyId), sk: 'CONFIG#EMAIL' } }),
+    )
+  ).Item;
 
 const DEFAULT_TRIGGERS = [...STANDARD_COMMENT_TRIGGERS, ...HUDDLE_TRIGGERS];
 const NEVER_SET = { useEmailService: false, emailServiceConfig: {} };
@@ -63,7 +67,11 @@ describe('email config', () => {
 
     const response = await update(tenant.apiKeyHeaders, {
       useEmailService: true,
-      emailServiceConfig: { type: 'sendgrid', fromCompany: 'Acme', triggers: { 'comment.add': false, 'custom.event': true } },
+      emailServiceConfig: {
+        type: 'sendgrid',
+        fromCompany: 'Acme',
+        triggers: { 'comment.add': false, 'custom.event': true },
+      },
     });
 
     const config = response.body.result?.data.emailServiceConfig;
@@ -89,7 +97,11 @@ describe('email config', () => {
 
     const data = response.body.result?.data;
     expect(data.useEmailService).toBe(true);
-    expect(data.emailServiceConfig).toMatchObject({ type: 'sendgrid', fromEmail: 'Alerts@Acme.example', fromCompany: 'Acme' });
+    expect(data.emailServiceConfig).toMatchObject({
+      type: 'sendgrid',
+      fromEmail: 'Alerts@Acme.example',
+      fromCompany: 'Acme',
+    });
     expect(Object.keys(data.emailServiceConfig.triggers)).toHaveLength(DEFAULT_TRIGGERS.length);
   });
 
@@ -106,19 +118,31 @@ describe('email config', () => {
     const tenant = await newTenant();
     const key = providerKey();
     const first = (
-      await update(tenant.apiKeyHeaders, { useEmailService: true, emailServiceConfig: { apiKey: key, fromEmail: 'a@acme.example' } })
+      await update(tenant.apiKeyHeaders, {
+        useEmailService: true,
+        emailServiceConfig: { apiKey: key, fromEmail: 'a@acme.example' },
+      })
     ).body.result?.data;
 
-    const byTrigger = (await update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { 'huddle.join': false } } })).body.result?.data;
-    const byName = (await update(tenant.apiKeyHeaders, { emailServiceConfig: { fromCompany: 'Acme' } })).body.result?.data;
+    const byTrigger = (
+      await update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { 'huddle.join': false } } })
+    ).body.result?.data;
+    const byName = (await update(tenant.apiKeyHeaders, { emailServiceConfig: { fromCompany: 'Acme' } })).body.result
+      ?.data;
     const disabled = (await update(tenant.apiKeyHeaders, { useEmailService: false })).body.result?.data;
 
     const expected = {
       ...first,
-      emailServiceConfig: { ...first.emailServiceConfig, triggers: { ...first.emailServiceConfig.triggers, 'huddle.join': false } },
+      emailServiceConfig: {
+        ...first.emailServiceConfig,
+        triggers: { ...first.emailServiceConfig.triggers, 'huddle.join': false },
+      },
     };
     expect(byTrigger).toEqual(expected);
-    expect(byName).toEqual({ ...expected, emailServiceConfig: { ...expected.emailServiceConfig, fromCompany: 'Acme' } });
+    expect(byName).toEqual({
+      ...expected,
+      emailServiceConfig: { ...expected.emailServiceConfig, fromCompany: 'Acme' },
+    });
     expect(disabled).toEqual({ ...byName, useEmailService: false });
     expect((await read(tenant.apiKeyHeaders)).body.result?.data).toEqual(disabled);
   });
@@ -128,7 +152,9 @@ describe('email config', () => {
     await update(tenant.apiKeyHeaders, { useEmailService: true });
     const names = ['a.one', 'b.two', 'c.three', 'd.four'];
 
-    const replies = await Promise.all(names.map((name) => update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { [name]: true } } })));
+    const replies = await Promise.all(
+      names.map((name) => update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { [name]: true } } })),
+    );
 
     expect(replies.map((reply) => reply.statusCode)).toEqual([200, 200, 200, 200]);
     const triggers = (await read(tenant.apiKeyHeaders)).body.result?.data.emailServiceConfig.triggers;
@@ -141,11 +167,15 @@ describe('email config', () => {
     await update(tenant.apiKeyHeaders, { useEmailService: true });
     const names = Array.from({ length: 200 }, (_, i) => `custom.concurrent${i}`);
 
-    const replies = await Promise.all(names.map((name) => update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { [name]: true } } })));
+    const replies = await Promise.all(
+      names.map((name) => update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { [name]: true } } })),
+    );
 
     expect(replies.filter((reply) => reply.statusCode !== 200).map((reply) => reply.body.error)).toEqual([]);
     // Each answer is the whole configuration as stored after that update: its own trigger is in it.
-    expect(names.filter((name, i) => replies[i].body.result?.data.emailServiceConfig.triggers[name] !== true)).toEqual([]);
+    expect(names.filter((name, i) => replies[i].body.result?.data.emailServiceConfig.triggers[name] !== true)).toEqual(
+      [],
+    );
     const triggers = (await read(tenant.apiKeyHeaders)).body.result?.data.emailServiceConfig.triggers;
     expect(names.filter((name) => triggers[name] !== true)).toEqual([]);
     expect(Object.keys(triggers)).toHaveLength(DEFAULT_TRIGGERS.length + names.length);
@@ -168,7 +198,12 @@ describe('email config', () => {
     const stored = (await read(tenant.apiKeyHeaders)).body.result?.data;
     expect(stored).toMatchObject({
       useEmailService: true,
-      emailServiceConfig: { type: 'sendgrid', apiKey: `${'*'.repeat(key.length - 4)}${key.slice(-4)}`, fromEmail: 'team@acme.example', fromCompany: 'Acme' },
+      emailServiceConfig: {
+        type: 'sendgrid',
+        apiKey: `${'*'.repeat(key.length - 4)}${key.slice(-4)}`,
+        fromEmail: 'team@acme.example',
+        fromCompany: 'Acme',
+      },
     });
     expect(stored.emailServiceConfig.triggers['custom.one']).toBe(true);
   });
@@ -180,18 +215,23 @@ describe('email config', () => {
       const oldMask = set.body.result?.data.emailServiceConfig.apiKey;
       await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: '' } });
 
-      const resent = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: oldMask, fromCompany: 'Acme' } });
+      const resent = await update(tenant.apiKeyHeaders, {
+        emailServiceConfig: { apiKey: oldMask, fromCompany: 'Acme' },
+      });
 
       expect(resent.statusCode).toBe(400);
       expect(resent.body.error?.status).toBe('INVALID_ARGUMENT');
       expect(resent.body.error?.details.issues).toEqual([
-        { path: 'data.emailServiceConfig.apiKey', message: 'Is a masked key, but no key is stored to keep: send the key itself.' },
+        {
+          path: 'data.emailServiceConfig.apiKey',
+          message: 'Is a masked key, but no key is stored to keep: send the key itself.',
+        },
       ]);
       expect((await rawItem(tenant))?.config).not.toHaveProperty('providerKey');
       expect((await rawItem(tenant))?.config.emailServiceConfig).not.toHaveProperty('fromCompany');
     });
 
-    it('refuses a masked form when no key was ever stored, and one that is not the stored key\'s mask', async () => {
+    it("refuses a masked form when no key was ever stored, and one that is not the stored key's mask", async () => {
       const tenant = await newTenant();
       const fresh = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: '********wxyz' } });
       await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: `${providerKey()}-ABCD` } });
@@ -243,7 +283,9 @@ describe('email config', () => {
 
       const replaced = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: secondKey } });
       const second = (await rawItem(tenant))?.config.providerKey;
-      const echoed = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: replaced.body.result?.data.emailServiceConfig.apiKey } });
+      const echoed = await update(tenant.apiKeyHeaders, {
+        emailServiceConfig: { apiKey: replaced.body.result?.data.emailServiceConfig.apiKey },
+      });
       const afterEcho = (await rawItem(tenant))?.config.providerKey;
       const cleared = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: '' } });
 
@@ -264,7 +306,9 @@ describe('email config', () => {
       const output = await captureOutput(async () => {
         await update(tenant.apiKeyHeaders, { useEmailService: true, emailServiceConfig: { apiKey: key } });
         await read(tenant.apiKeyHeaders);
-        refused = await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: key, fromEmail: 'not-an-email' } });
+        refused = await update(tenant.apiKeyHeaders, {
+          emailServiceConfig: { apiKey: key, fromEmail: 'not-an-email' },
+        });
         await update(tenant.apiKeyHeaders, { emailServiceConfig: { apiKey: `${key}${'x'.repeat(1024)}` } });
       });
 
@@ -286,13 +330,26 @@ describe('email config', () => {
     ['a numeric apiKey', { emailServiceConfig: { apiKey: 1234 } }],
     ['an apiKey over 1024 characters', { emailServiceConfig: { apiKey: 'k'.repeat(1025) } }],
     ['an invalid fromEmail', { emailServiceConfig: { fromEmail: 'acme.example' } }],
-    ['a fromEmail over 254 characters', { emailServiceConfig: { fromEmail: `${'a'.repeat(64)}@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example` } }],
+    [
+      'a fromEmail over 254 characters',
+      {
+        emailServiceConfig: {
+          fromEmail: `${'a'.repeat(64)}@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example`,
+        },
+      },
+    ],
     ['a fromCompany over 200 characters', { emailServiceConfig: { fromCompany: 'c'.repeat(201) } }],
     ['a non-boolean trigger', { emailServiceConfig: { triggers: { 'comment.add': 'on' } } }],
     ['a trigger key over 200 characters', { emailServiceConfig: { triggers: { ['t'.repeat(201)]: true } } }],
-    ['more than 100 triggers', { emailServiceConfig: { triggers: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`e.${i}`, true])) } }],
+    [
+      'more than 100 triggers',
+      { emailServiceConfig: { triggers: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`e.${i}`, true])) } },
+    ],
     ['triggers that are an array', { emailServiceConfig: { triggers: [true] } }],
-    ['a valid useEmailService with an invalid field', { useEmailService: true, emailServiceConfig: { fromCompany: 7 } }],
+    [
+      'a valid useEmailService with an invalid field',
+      { useEmailService: true, emailServiceConfig: { fromCompany: 7 } },
+    ],
   ])('rejects %s with INVALID_ARGUMENT and stores nothing', async (_, data) => {
     const tenant = await newTenant();
 
@@ -316,21 +373,29 @@ describe('email config', () => {
 
     expect(response.body.result?.data).toEqual({ useEmailService: false, emailServiceConfig: { fromCompany: 'Acme' } });
     expect(empty.body.result?.data).toEqual(response.body.result?.data);
-    expect((await rawItem(tenant))?.config).toEqual({ useEmailService: false, emailServiceConfig: { fromCompany: 'Acme' } });
+    expect((await rawItem(tenant))?.config).toEqual({
+      useEmailService: false,
+      emailServiceConfig: { fromCompany: 'Acme' },
+    });
   });
 
   it('refuses an update that would store more than 500 triggers, and keeps the stored ones', async () => {
     const tenant = await newTenant();
-    const batch = (from: number) => Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`event.${from + i}`, true]));
+    const batch = (from: number) =>
+      Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`event.${from + i}`, true]));
     for (let from = 0; from < 500; from += 100) {
-      expect((await update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: batch(from) } })).statusCode).toBe(200);
+      expect((await update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: batch(from) } })).statusCode).toBe(
+        200,
+      );
     }
 
     const response = await update(tenant.apiKeyHeaders, { emailServiceConfig: { triggers: { 'one.more': true } } });
 
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
-    expect(Object.keys((await getEmailConfig(tenant.apiKeyId))?.config.emailServiceConfig.triggers ?? {})).toHaveLength(500);
+    expect(Object.keys((await getEmailConfig(tenant.apiKeyId))?.config.emailServiceConfig.triggers ?? {})).toHaveLength(
+      500,
+    );
   });
 
   it('belongs to its API key: a sibling key and another workspace see the default and cannot change it', async () => {
@@ -338,17 +403,29 @@ describe('email config', () => {
     const stranger = await newTenant();
     const sibling = await siblingKey(tenant);
     const key = providerKey();
-    const own = (await update(tenant.apiKeyHeaders, { useEmailService: true, emailServiceConfig: { apiKey: key } })).body.result?.data;
+    const own = (await update(tenant.apiKeyHeaders, { useEmailService: true, emailServiceConfig: { apiKey: key } }))
+      .body.result?.data;
 
     const siblingRead = await read(sibling);
     const strangerRead = await read(stranger.apiKeyHeaders);
-    const siblingUpdate = await update(sibling, { useEmailService: false, emailServiceConfig: { fromCompany: 'Sibling', apiKey: '' } });
-    const strangerUpdate = await update(stranger.apiKeyHeaders, { emailServiceConfig: { triggers: { 'comment.add': false } } });
+    const siblingUpdate = await update(sibling, {
+      useEmailService: false,
+      emailServiceConfig: { fromCompany: 'Sibling', apiKey: '' },
+    });
+    const strangerUpdate = await update(stranger.apiKeyHeaders, {
+      emailServiceConfig: { triggers: { 'comment.add': false } },
+    });
 
     expect(siblingRead.body.result?.data).toEqual(NEVER_SET);
     expect(strangerRead.body.result?.data).toEqual(NEVER_SET);
-    expect(siblingUpdate.body.result?.data).toEqual({ useEmailService: false, emailServiceConfig: { fromCompany: 'Sibling' } });
-    expect(strangerUpdate.body.result?.data).toEqual({ useEmailService: false, emailServiceConfig: { triggers: { 'comment.add': false } } });
+    expect(siblingUpdate.body.result?.data).toEqual({
+      useEmailService: false,
+      emailServiceConfig: { fromCompany: 'Sibling' },
+    });
+    expect(strangerUpdate.body.result?.data).toEqual({
+      useEmailService: false,
+      emailServiceConfig: { triggers: { 'comment.add': false } },
+    });
     expect((await read(tenant.apiKeyHeaders)).body.result?.data).toEqual(own);
   });
 });

@@ -74,7 +74,14 @@ async function ok(path: string, data: unknown, as?: Credentials): Promise<Invoca
 }
 
 /** Email on through SendGrid (or `type`), the organization with ann (the actor), bob, cy and dee, and a document. */
-async function setUp(options: { type?: 'sendgrid' | 'default'; key?: string; triggers?: Record<string, boolean>; fromEmail?: string | null } = {}): Promise<string> {
+async function setUp(
+  options: {
+    type?: 'sendgrid' | 'default';
+    key?: string;
+    triggers?: Record<string, boolean>;
+    fromEmail?: string | null;
+  } = {},
+): Promise<string> {
   const key = options.key ?? `SG.test-${tenant.apiKeyId}`;
   await ok('/v2/workspace/emailconfig/update', {
     useEmailService: true,
@@ -96,9 +103,17 @@ async function setUp(options: { type?: 'sendgrid' | 'default'; key?: string; tri
       { userId: 'dee', name: 'Dee', email: 'dee@acme.example' },
     ],
   });
-  await ok('/v2/organizations/documents/add', { organizationId: ORG, documents: [{ documentId: DOC, documentName: 'Roadmap' }] });
+  await ok('/v2/organizations/documents/add', {
+    organizationId: ORG,
+    documents: [{ documentId: DOC, documentName: 'Roadmap' }],
+  });
   await ok('/v2/notifications/config/set', { organizationId: ORG, userIds: ['bob'], config: { email: 'NONE' } });
-  await ok('/v2/notifications/config/set', { organizationId: ORG, userIds: ['cy'], documentIds: [DOC], config: { email: 'MINE' } });
+  await ok('/v2/notifications/config/set', {
+    organizationId: ORG,
+    userIds: ['cy'],
+    documentIds: [DOC],
+    config: { email: 'MINE' },
+  });
   return key;
 }
 
@@ -125,7 +140,10 @@ describe('notification emails', () => {
     const key = await setUp();
 
     await notify();
-    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 3 && list.every((email) => email.status !== 'pending'));
+    const emails = await eventually(
+      () => queryEmails(tenant.apiKeyId),
+      (list) => list.length === 3 && list.every((email) => email.status !== 'pending'),
+    );
 
     const sent = requestsOf(key);
     expect(sent).toHaveLength(1);
@@ -138,9 +156,23 @@ describe('notification emails', () => {
     expect(html).not.toContain('<img');
     expect(html).toContain('Please look at &lt;b&gt;Q3&lt;/b&gt;.');
     expect(byUser(emails)).toEqual({
-      bob: expect.objectContaining({ status: 'skipped', reason: "The recipient's email level is NONE.", to: 'bob@acme.example' }),
-      cy: expect.objectContaining({ status: 'skipped', reason: expect.stringContaining('MINE'), to: 'cy@acme.example' }),
-      dee: expect.objectContaining({ status: 'sent', to: 'dee@acme.example', attempts: 1, transport: 'sendgrid', subject: `Ann mentioned you in Roadmap ${INJECTION}` }),
+      bob: expect.objectContaining({
+        status: 'skipped',
+        reason: "The recipient's email level is NONE.",
+        to: 'bob@acme.example',
+      }),
+      cy: expect.objectContaining({
+        status: 'skipped',
+        reason: expect.stringContaining('MINE'),
+        to: 'cy@acme.example',
+      }),
+      dee: expect.objectContaining({
+        status: 'sent',
+        to: 'dee@acme.example',
+        attempts: 1,
+        transport: 'sendgrid',
+        subject: `Ann mentioned you in Roadmap ${INJECTION}`,
+      }),
     });
   });
 
@@ -148,9 +180,14 @@ describe('notification emails', () => {
     const key = await setUp();
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'cy' }, { userId: 'ann' }] });
-    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 2 && list.every((email) => email.status !== 'pending'));
+    const emails = await eventually(
+      () => queryEmails(tenant.apiKeyId),
+      (list) => list.length === 2 && list.every((email) => email.status !== 'pending'),
+    );
 
-    expect(requestsOf(key).map((request) => request.body?.personalizations[0].to[0].email)).toEqual(['cy@acme.example']);
+    expect(requestsOf(key).map((request) => request.body?.personalizations[0].to[0].email)).toEqual([
+      'cy@acme.example',
+    ]);
     expect(byUser(emails).ann).toMatchObject({ status: 'skipped', reason: 'The recipient is the acting user.' });
   });
 
@@ -158,7 +195,10 @@ describe('notification emails', () => {
     await setUp({ type: 'default' });
 
     await notify();
-    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.some((email) => email.status === 'sent'));
+    const emails = await eventually(
+      () => queryEmails(tenant.apiKeyId),
+      (list) => list.some((email) => email.status === 'sent'),
+    );
 
     const sent = emails.find((email) => email.status === 'sent');
     expect(sent).toMatchObject({ userId: 'dee', transport: 'mailbox' });
@@ -176,18 +216,26 @@ describe('notification emails', () => {
     const key = await setUp({ triggers: { 'comment.add': false } });
 
     await notify({ eventType: 'comment.add' });
-    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 3);
+    const emails = await eventually(
+      () => queryEmails(tenant.apiKeyId),
+      (list) => list.length === 3,
+    );
     await sleep(300);
 
     expect(requestsOf(key)).toEqual([]);
-    expect(emails.map((email) => [email.status, email.reason])).toEqual(Array(3).fill(['skipped', 'The email trigger for comment.add is off.']));
+    expect(emails.map((email) => [email.status, email.reason])).toEqual(
+      Array(3).fill(['skipped', 'The email trigger for comment.add is off.']),
+    );
   });
 
   it('sends for an eventType whose trigger is on', async () => {
     const key = await setUp({ triggers: { 'comment.add': true } });
 
     await notify({ eventType: 'comment.add' });
-    await eventually(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(
+      async () => requestsOf(key),
+      (list) => list.length === 1,
+    );
   });
 
   it('queues and logs nothing while the email service is off', async () => {
@@ -205,7 +253,10 @@ describe('notification emails', () => {
     const key = await setUp({ fromEmail: null });
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list.length === 1);
+    const emails = await eventually(
+      () => queryEmails(tenant.apiKeyId),
+      (list) => list.length === 1,
+    );
 
     expect(emails[0]).toMatchObject({ status: 'skipped', reason: 'The email configuration has no fromEmail.' });
     expect(requestsOf(key)).toEqual([]);
@@ -217,7 +268,10 @@ describe('notification emails', () => {
     fake.answer((request) => (request.apiKey === key && (answered += 1) === 1 ? 429 : 202));
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list[0]?.status === 'sent');
+    const emails = await eventually(
+      () => queryEmails(tenant.apiKeyId),
+      (list) => list[0]?.status === 'sent',
+    );
 
     expect(requestsOf(key)).toHaveLength(2);
     expect(emails[0]).toMatchObject({ status: 'sent', attempts: 2 });
@@ -225,34 +279,61 @@ describe('notification emails', () => {
 
   it("fails a 400 at once with SendGrid's reason and without the key", async () => {
     const key = await setUp();
-    fake.answer((request) => (request.apiKey === key ? { status: 400, errors: [`The from address does not match a verified Sender Identity (key ${key}).`] } : 202));
+    fake.answer((request) =>
+      request.apiKey === key
+        ? { status: 400, errors: [`The from address does not match a verified Sender Identity (key ${key}).`] }
+        : 202,
+    );
 
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    const emails = await eventually(() => queryEmails(tenant.apiKeyId), (list) => list[0]?.status === 'failed');
+    const emails = await eventually(
+      () => queryEmails(tenant.apiKeyId),
+      (list) => list[0]?.status === 'failed',
+    );
     await sleep(1200);
 
     expect(requestsOf(key)).toHaveLength(1);
-    expect(emails[0]).toMatchObject({ status: 'failed', attempts: 1, reason: expect.stringContaining('does not match a verified Sender Identity') });
+    expect(emails[0]).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: expect.stringContaining('does not match a verified Sender Identity'),
+    });
     expect(emails[0].reason).not.toContain(key);
   });
 
   it('emails only the new recipients when a notification is re-added, and nothing on an update', async () => {
     const key = await setUp();
     const notificationId = await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    await eventually(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(
+      async () => requestsOf(key),
+      (list) => list.length === 1,
+    );
 
     await notify({ notificationId, notifyAll: false, notifyUsers: [{ userId: 'dee' }, { userId: 'cy' }] });
-    await eventually(async () => requestsOf(key), (list) => list.length === 2);
-    await ok('/v2/notifications/update', { organizationId: ORG, documentId: DOC, notifications: [{ id: notificationId, readByUserIds: ['dee'] }] });
+    await eventually(
+      async () => requestsOf(key),
+      (list) => list.length === 2,
+    );
+    await ok('/v2/notifications/update', {
+      organizationId: ORG,
+      documentId: DOC,
+      notifications: [{ id: notificationId, readByUserIds: ['dee'] }],
+    });
     await sleep(1000);
 
-    expect(requestsOf(key).map((request) => request.body?.personalizations[0].to[0].email)).toEqual(['dee@acme.example', 'cy@acme.example']);
+    expect(requestsOf(key).map((request) => request.body?.personalizations[0].to[0].email)).toEqual([
+      'dee@acme.example',
+      'cy@acme.example',
+    ]);
   });
 
   it("keeps API keys apart: one key's emails are not in another's log, of the same workspace or another", async () => {
     const key = await setUp();
     await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    await eventually(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(
+      async () => requestsOf(key),
+      (list) => list.length === 1,
+    );
     const sibling = await siblingKey(tenant);
     const other = await newTenant();
 
@@ -269,11 +350,16 @@ describe('planning emails', () => {
     const { getEmailConfig } = await import('../../shared/db/email-config');
     const { getNotification } = await import('../../shared/db/notification');
     const notificationId = await notify({ notifyAll: false, notifyUsers: [{ userId: 'dee' }] });
-    await eventually(async () => requestsOf(key), (list) => list.length === 1);
+    await eventually(
+      async () => requestsOf(key),
+      (list) => list.length === 1,
+    );
     const notification = await getNotification(tenant.apiKeyId, ORG, notificationId);
     const stored = await getEmailConfig(tenant.apiKeyId);
     const queued: string[] = [];
-    const capture = { send: async (jobs: ReadonlyArray<{ body: string }>) => void queued.push(...jobs.map((job) => job.body)) };
+    const capture = {
+      send: async (jobs: ReadonlyArray<{ body: string }>) => void queued.push(...jobs.map((job) => job.body)),
+    };
     if (notification === undefined || stored === undefined) throw new Error('set-up missing');
 
     await planEmails({ apiKeyId: tenant.apiKeyId, notification }, stored.config, capture);
@@ -296,7 +382,18 @@ describe('sending an email', () => {
     const { decryptSecret } = await import('../../shared/crypto/encryption');
     const emailId = `eml_TESTTWICE${tenant.apiKeyId.slice(-8).toUpperCase()}`;
     await createEmails(tenant.apiKeyId, [
-      { id: emailId, notificationId, organizationId: ORG, userId: 'dee', to: 'dee@acme.example', subject: 'News', status: 'pending', transport: 'sendgrid', attempts: 0, timestamp: Date.now() },
+      {
+        id: emailId,
+        notificationId,
+        organizationId: ORG,
+        userId: 'dee',
+        to: 'dee@acme.example',
+        subject: 'News',
+        status: 'pending',
+        transport: 'sendgrid',
+        attempts: 0,
+        timestamp: Date.now(),
+      },
     ]);
     const job = { kind: 'email' as const, apiKeyId: tenant.apiKeyId, emailId, attempt: 1, dueAt: 0 };
     const deps = { queue: { send: async () => undefined }, decrypt: decryptSecret };

@@ -18,7 +18,12 @@ let other: Tenant;
 const call = routeCaller(() => tenant);
 
 /** A stored email of `notificationId` to `userId`, created `timestamp`: sent through the mailbox unless `fields` say otherwise. */
-function storedEmail(notificationId: string, userId: string, timestamp: number, fields: Partial<StoredEmail> = {}): StoredEmail {
+function storedEmail(
+  notificationId: string,
+  userId: string,
+  timestamp: number,
+  fields: Partial<StoredEmail> = {},
+): StoredEmail {
   return {
     id: uniqueId('eml'),
     notificationId,
@@ -50,9 +55,11 @@ function shown(email: StoredEmail) {
   };
 }
 
-const newestFirst = (emails: readonly StoredEmail[]) => [...emails].sort((a, b) => b.timestamp - a.timestamp).map(shown);
+const newestFirst = (emails: readonly StoredEmail[]) =>
+  [...emails].sort((a, b) => b.timestamp - a.timestamp).map(shown);
 
-const idsOf = (response: Invocation): string[] => (response.body.result?.data as Array<{ id: string }>).map((email) => email.id);
+const idsOf = (response: Invocation): string[] =>
+  (response.body.result?.data as Array<{ id: string }>).map((email) => email.id);
 
 /** Every page of a listing of `data`, following its tokens (at most `maxPages`). */
 async function pageThrough(data: Record<string, unknown>, maxPages = 20): Promise<Invocation[]> {
@@ -76,9 +83,25 @@ const n3 = uniqueId('ntf');
 const [ann, bob, cy] = [uniqueId('ann'), uniqueId('bob'), uniqueId('cy')];
 const log: StoredEmail[] = [
   storedEmail(n1, ann, at(0), { providerMessageId: 'mailbox/1767225600000-a.eml' }),
-  storedEmail(n1, bob, at(1), { status: 'failed', transport: 'sendgrid', attempts: 8, reason: 'SendGrid answered 503.' }),
-  storedEmail(n1, cy, at(2), { status: 'skipped', to: '', attempts: 0, reason: 'No email address is known for the recipient.' }),
-  storedEmail(n2, ann, at(3), { status: 'pending', transport: 'ses', reason: 'Throttled; retried.', nextAttemptAt: at(60), followUp: true }),
+  storedEmail(n1, bob, at(1), {
+    status: 'failed',
+    transport: 'sendgrid',
+    attempts: 8,
+    reason: 'SendGrid answered 503.',
+  }),
+  storedEmail(n1, cy, at(2), {
+    status: 'skipped',
+    to: '',
+    attempts: 0,
+    reason: 'No email address is known for the recipient.',
+  }),
+  storedEmail(n2, ann, at(3), {
+    status: 'pending',
+    transport: 'ses',
+    reason: 'Throttled; retried.',
+    nextAttemptAt: at(60),
+    followUp: true,
+  }),
   storedEmail(n2, bob, at(4)),
   storedEmail(n3, ann, at(5), { transport: 'ses', providerMessageId: 'ses-message-1' }),
 ];
@@ -96,7 +119,11 @@ describe('the email log (emails/get)', () => {
     const response = await call(EMAILS, {});
 
     expect(response.statusCode).toBe(200);
-    expect(response.body.result).toEqual({ status: 'success', message: 'Emails retrieved successfully.', data: newestFirst(log) });
+    expect(response.body.result).toEqual({
+      status: 'success',
+      message: 'Emails retrieved successfully.',
+      data: newestFirst(log),
+    });
     for (const internal of ['nextAttemptAt', 'followUp', 'providerMessageId', 'organizationId']) {
       expect(JSON.stringify(response.body)).not.toContain(internal);
     }
@@ -118,7 +145,9 @@ describe('the email log (emails/get)', () => {
     const pair = await call(EMAILS, { notificationId: n2, userId: bob });
     const none = await call(EMAILS, { notificationId: n3, userId: bob });
 
-    expect(pair.body.result?.data).toEqual(newestFirst(log.filter((email) => email.notificationId === n2 && email.userId === bob)));
+    expect(pair.body.result?.data).toEqual(
+      newestFirst(log.filter((email) => email.notificationId === n2 && email.userId === bob)),
+    );
     expect(none.body.result).toEqual({ status: 'success', message: 'Emails retrieved successfully.', data: [] });
   });
 
@@ -134,14 +163,17 @@ describe('the email log (emails/get)', () => {
     ['every email', {}, log],
     ["a notification's emails", { notificationId: n1 }, log.filter((email) => email.notificationId === n1)],
     ["a user's emails", { userId: ann }, log.filter((email) => email.userId === ann)],
-  ])('pages through %s with pageSize 2: full pages, every email once in order, no token on the last', async (_, filter, expected) => {
-    const pages = await pageThrough({ ...filter, pageSize: 2 });
+  ])(
+    'pages through %s with pageSize 2: full pages, every email once in order, no token on the last',
+    async (_, filter, expected) => {
+      const pages = await pageThrough({ ...filter, pageSize: 2 });
 
-    expect(pages.flatMap(idsOf)).toEqual(newestFirst(expected).map((email) => email.id));
-    expect(pages.slice(0, -1).map((page) => idsOf(page).length)).toEqual(pages.slice(0, -1).map(() => 2));
-    expect(pages.slice(0, -1).every((page) => typeof page.body.result?.pageToken === 'string')).toBe(true);
-    expect(pages[pages.length - 1].body.result).not.toHaveProperty('pageToken');
-  });
+      expect(pages.flatMap(idsOf)).toEqual(newestFirst(expected).map((email) => email.id));
+      expect(pages.slice(0, -1).map((page) => idsOf(page).length)).toEqual(pages.slice(0, -1).map(() => 2));
+      expect(pages.slice(0, -1).every((page) => typeof page.body.result?.pageToken === 'string')).toBe(true);
+      expect(pages[pages.length - 1].body.result).not.toHaveProperty('pageToken');
+    },
+  );
 
   it('continues where the token says whatever the next page size, with no email repeated or skipped', async () => {
     const first = await call(EMAILS, { pageSize: 1 });
@@ -159,14 +191,22 @@ describe('the email log (emails/get)', () => {
     const first = await call(EMAILS, {}, busy);
     const second = await call(EMAILS, { pageToken: first.body.result?.pageToken }, busy);
 
-    expect(idsOf(first)).toEqual(newestFirst(many).slice(0, 50).map((email) => email.id));
+    expect(idsOf(first)).toEqual(
+      newestFirst(many)
+        .slice(0, 50)
+        .map((email) => email.id),
+    );
     expect(idsOf(second)).toEqual([newestFirst(many)[50].id]);
     expect(second.body.result).not.toHaveProperty('pageToken');
   });
 
   it('keeps ids with separators apart: a notification id that extends another is not listed under it', async () => {
     const base = uniqueId('ntf');
-    const lookalikes = [storedEmail(base, ann, at(20)), storedEmail(`${base}#x`, ann, at(21)), storedEmail(`${base}|x`, ann, at(22))];
+    const lookalikes = [
+      storedEmail(base, ann, at(20)),
+      storedEmail(`${base}#x`, ann, at(21)),
+      storedEmail(`${base}|x`, ann, at(22)),
+    ];
     const own = await newTenant();
     await createEmails(own.apiKeyId, lookalikes);
 
@@ -232,8 +272,13 @@ describe('the email log (emails/get)', () => {
 
   it('refuses a page token made for other filters, or by another operation, with INVALID_ARGUMENT', async () => {
     const byUser = (await call(EMAILS, { userId: ann, pageSize: 1 })).body.result?.pageToken as string;
-    await call('/v2/organizations/documents/add', { organizationId: 'org-1', createOrganization: true, documents: [{ documentId: 'doc-1' }, { documentId: 'doc-2' }] });
-    const documents = (await call('/v2/organizations/documents/get', { organizationId: 'org-1', pageSize: 1 })).body.result?.pageToken as string;
+    await call('/v2/organizations/documents/add', {
+      organizationId: 'org-1',
+      createOrganization: true,
+      documents: [{ documentId: 'doc-1' }, { documentId: 'doc-2' }],
+    });
+    const documents = (await call('/v2/organizations/documents/get', { organizationId: 'org-1', pageSize: 1 })).body
+      .result?.pageToken as string;
 
     const otherFilter = await call(EMAILS, { notificationId: n1, pageToken: byUser });
     const unfiltered = await call(EMAILS, { pageToken: byUser });
@@ -241,7 +286,10 @@ describe('the email log (emails/get)', () => {
 
     for (const response of [otherFilter, unfiltered, otherOperation]) {
       expect(response.statusCode).toBe(400);
-      expect(response.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Page token does not belong to this query.' });
+      expect(response.body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'Page token does not belong to this query.',
+      });
     }
   });
 });
@@ -254,7 +302,10 @@ describe('the cost of an email log page', () => {
   // 300 emails of one notification, to 300 users: a log much longer than a page, its items all of one size.
   beforeAll(async () => {
     busy = await newTenant();
-    await createEmails(busy.apiKeyId, Array.from({ length: 300 }, (_, i) => storedEmail(notificationId, `user-${String(i).padStart(3, '0')}`, at(i))));
+    await createEmails(
+      busy.apiKeyId,
+      Array.from({ length: 300 }, (_, i) => storedEmail(notificationId, `user-${String(i).padStart(3, '0')}`, at(i))),
+    );
     // Authentication and the page-token secret are read once and cached: read them before measuring.
     await call(EMAILS, { pageSize: 1 }, busy);
     meter.attach(dynamodb);
@@ -265,7 +316,8 @@ describe('the cost of an email log page', () => {
   it('reads the same for a page deep in the log as for the first, about 0.1 read unit per email', async () => {
     const first = await meter.measure(() => call(EMAILS, { pageSize: 50 }, busy));
     let pageToken = first.value.body.result?.pageToken as string;
-    for (let page = 2; page < 5; page += 1) pageToken = (await call(EMAILS, { pageSize: 50, pageToken }, busy)).body.result?.pageToken as string;
+    for (let page = 2; page < 5; page += 1)
+      pageToken = (await call(EMAILS, { pageSize: 50, pageToken }, busy)).body.result?.pageToken as string;
     const fifth = await meter.measure(() => call(EMAILS, { pageSize: 50, pageToken }, busy));
 
     expect(idsOf(fifth.value)).toHaveLength(50);
@@ -287,7 +339,11 @@ describe('tenancy of the email log', () => {
   it("shows another API key of the same workspace none of the first key's emails", async () => {
     const sibling = await siblingKey(tenant);
 
-    const responses = await Promise.all([{}, { notificationId: n1 }, { userId: ann }, { notificationId: n1, userId: ann }].map((data) => call(EMAILS, data, sibling)));
+    const responses = await Promise.all(
+      [{}, { notificationId: n1 }, { userId: ann }, { notificationId: n1, userId: ann }].map((data) =>
+        call(EMAILS, data, sibling),
+      ),
+    );
 
     for (const response of responses) expect(response.body.result?.data).toEqual([]);
   });
@@ -298,7 +354,9 @@ describe('tenancy of the email log', () => {
     const byUser = await call(EMAILS, { userId: ann }, other);
 
     expect(all.body.result?.data).toEqual(newestFirst(othersLog));
-    expect(byNotification.body.result?.data).toEqual(newestFirst(othersLog.filter((email) => email.notificationId === n1)));
+    expect(byNotification.body.result?.data).toEqual(
+      newestFirst(othersLog.filter((email) => email.notificationId === n1)),
+    );
     expect(byUser.body.result?.data).toEqual(newestFirst(othersLog.filter((email) => email.userId === ann)));
   });
 
@@ -315,7 +373,10 @@ describe('tenancy of the email log', () => {
 
     for (const response of responses) {
       expect(response.statusCode).toBe(400);
-      expect(response.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Page token does not belong to this query.' });
+      expect(response.body.error).toEqual({
+        status: 'INVALID_ARGUMENT',
+        message: 'Page token does not belong to this query.',
+      });
     }
   });
 });

@@ -21,7 +21,13 @@ import { arbitraryFor, mutated, type JsonSchema } from '../support/schema-arbitr
 const REQUESTS_PER_ROUTE = 30;
 /** Fixed, so a failure can be replayed; change it to explore other bodies. */
 const SEED = 20261123;
-const WRITES = new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems']);
+const WRITES = new Set([
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:TransactWriteItems',
+]);
 
 let tenant: Tenant;
 
@@ -46,35 +52,70 @@ beforeAll(async () => {
   tenant = await newTenant();
   // Some data for the generated requests to meet: activity logs on, an organization with documents and users.
   const h = tenant.apiKeyHeaders;
-  await invokeRoute('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, { headers: h });
-  await invokeRoute('/v2/users/add', { organizationId: 'org-1', createOrganization: true, documentId: 'doc-1', createDocument: true, users: [{ userId: 'u1' }, { userId: 'u2' }] }, { headers: h });
-  await invokeRoute('/v2/organizations/documents/add', { organizationId: 'org-1', documents: [{ documentId: 'doc-2' }] }, { headers: h });
+  await invokeRoute(
+    '/v2/workspace/activityconfig/update',
+    { activityServiceConfig: { isEnabled: true } },
+    { headers: h },
+  );
+  await invokeRoute(
+    '/v2/users/add',
+    {
+      organizationId: 'org-1',
+      createOrganization: true,
+      documentId: 'doc-1',
+      createDocument: true,
+      users: [{ userId: 'u1' }, { userId: 'u2' }],
+    },
+    { headers: h },
+  );
+  await invokeRoute(
+    '/v2/organizations/documents/add',
+    { organizationId: 'org-1', documents: [{ documentId: 'doc-2' }] },
+    { headers: h },
+  );
 });
 
 // Advanced webhooks on, so that the endpoint operations get past their precondition; before each route, since
 // the fuzzing of the configuration's own update may switch them off.
 beforeEach(async () => {
-  await invokeRoute('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, { headers: tenant.apiKeyHeaders });
+  await invokeRoute(
+    '/v2/workspace/advancedwebhookconfig/update',
+    { isEnabled: true },
+    { headers: tenant.apiKeyHeaders },
+  );
 });
 
 describe('fuzzing every route', () => {
-  it.each(routes.map((route) => [route.path, route] as const))('%s: never a 5xx, never a write on a 4xx', async (_, route) => {
-    const valid = arbitraryFor(requestSchema(route));
-    const bodies = fc.sample(fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: mutated(valid), weight: 1 }), { numRuns: REQUESTS_PER_ROUTE, seed: SEED });
+  it.each(routes.map((route) => [route.path, route] as const))(
+    '%s: never a 5xx, never a write on a 4xx',
+    async (_, route) => {
+      const valid = arbitraryFor(requestSchema(route));
+      const bodies = fc.sample(fc.oneof({ arbitrary: valid, weight: 1 }, { arbitrary: mutated(valid), weight: 1 }), {
+        numRuns: REQUESTS_PER_ROUTE,
+        seed: SEED,
+      });
 
-    const results = await Promise.all(
-      bodies.map(async (data): Promise<Finding> => {
-        const writes: string[] = [];
-        const rawBody = JSON.stringify({ data });
-        const response = await recordCommands(writes, () => invokeRoute(route.path, undefined, { headers: headersFor(route), rawBody }));
-        return { status: response.statusCode, writes: writes.filter((command) => WRITES.has(command)), answer: JSON.stringify(response.body).slice(0, 300), body: rawBody.slice(0, 300) };
-      }),
-    );
-    const serverErrors = results.filter((result) => result.status >= 500);
-    const refusedButWritten = results.filter((result) => result.status >= 400 && result.writes.length > 0);
+      const results = await Promise.all(
+        bodies.map(async (data): Promise<Finding> => {
+          const writes: string[] = [];
+          const rawBody = JSON.stringify({ data });
+          const response = await recordCommands(writes, () =>
+            invokeRoute(route.path, undefined, { headers: headersFor(route), rawBody }),
+          );
+          return {
+            status: response.statusCode,
+            writes: writes.filter((command) => WRITES.has(command)),
+            answer: JSON.stringify(response.body).slice(0, 300),
+            body: rawBody.slice(0, 300),
+          };
+        }),
+      );
+      const serverErrors = results.filter((result) => result.status >= 500);
+      const refusedButWritten = results.filter((result) => result.status >= 400 && result.writes.length > 0);
 
-    expect(results).toHaveLength(REQUESTS_PER_ROUTE);
-    expect(serverErrors).toEqual([]);
-    expect(refusedButWritten).toEqual([]);
-  });
+      expect(results).toHaveLength(REQUESTS_PER_ROUTE);
+      expect(serverErrors).toEqual([]);
+      expect(refusedButWritten).toEqual([]);
+    },
+  );
 });

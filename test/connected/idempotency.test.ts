@@ -9,7 +9,10 @@ import { invoke, invokeRoute } from '../support/invoke';
 import { uniqueEmail, uniqueId } from '../support/ids';
 
 let tenant: Tenant;
-const withKey = (key: string, headers: Record<string, string> = tenant.apiKeyHeaders) => ({ ...headers, 'Idempotency-Key': key });
+const withKey = (key: string, headers: Record<string, string> = tenant.apiKeyHeaders) => ({
+  ...headers,
+  'Idempotency-Key': key,
+});
 const notification = (organizationId: string, extra: Record<string, unknown> = {}) => ({
   organizationId,
   documentId: 'doc',
@@ -21,7 +24,8 @@ const notification = (organizationId: string, extra: Record<string, unknown> = {
   ...extra,
 });
 const feedOf = async (organizationId: string) =>
-  (await invokeRoute('/v2/notifications/get', { organizationId, userId: 'u' }, { headers: tenant.apiKeyHeaders })).body.result?.data as Array<{ id: string }>;
+  (await invokeRoute('/v2/notifications/get', { organizationId, userId: 'u' }, { headers: tenant.apiKeyHeaders })).body
+    .result?.data as Array<{ id: string }>;
 
 beforeAll(async () => {
   tenant = await newTenant();
@@ -69,10 +73,17 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
 
-    const other = await invokeRoute('/v2/notifications/add', notification(organizationId, { displayBodyMessage: 'changed' }), { headers: withKey(key) });
+    const other = await invokeRoute(
+      '/v2/notifications/add',
+      notification(organizationId, { displayBodyMessage: 'changed' }),
+      { headers: withKey(key) },
+    );
 
     expect(other.statusCode).toBe(400);
-    expect(other.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Idempotency-Key was already used with a different request.' });
+    expect(other.body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Idempotency-Key was already used with a different request.',
+    });
     expect(await feedOf(organizationId)).toHaveLength(1);
   });
 
@@ -96,7 +107,11 @@ describe('Idempotency-Key', () => {
     const withoutCreate = notification(organizationId, { createOrganization: false });
 
     const first = await invokeRoute('/v2/notifications/add', withoutCreate, { headers: withKey(key) });
-    await invokeRoute('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] }, { headers: tenant.apiKeyHeaders });
+    await invokeRoute(
+      '/v2/organizations/documents/add',
+      { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] },
+      { headers: tenant.apiKeyHeaders },
+    );
     const repeat = await invokeRoute('/v2/notifications/add', withoutCreate, { headers: withKey(key) });
 
     expect(first.statusCode).toBe(404);
@@ -118,7 +133,10 @@ describe('Idempotency-Key', () => {
       connectionActions: [],
     };
 
-    const failed = await invoke(addNotification, '/v2/notifications/add', notification(organizationId), { headers: withKey(key), grants: failing });
+    const failed = await invoke(addNotification, '/v2/notifications/add', notification(organizationId), {
+      headers: withKey(key),
+      grants: failing,
+    });
     takeViolations();
     const retried = await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
 
@@ -128,13 +146,15 @@ describe('Idempotency-Key', () => {
     expect(await feedOf(organizationId)).toHaveLength(1);
   });
 
-  it('keeps one caller\'s keys apart from another API key\'s, of the same workspace', async () => {
+  it("keeps one caller's keys apart from another API key's, of the same workspace", async () => {
     const organizationId = uniqueId('org');
     const key = randomUUID();
     const sibling = await siblingKey(tenant);
     await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key) });
 
-    const other = await invokeRoute('/v2/notifications/add', notification(organizationId), { headers: withKey(key, sibling) });
+    const other = await invokeRoute('/v2/notifications/add', notification(organizationId), {
+      headers: withKey(key, sibling),
+    });
 
     expect(other.statusCode).toBe(200);
     expect(other.headers['Idempotent-Replayed']).toBeUndefined();
@@ -144,9 +164,18 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const body = { ownerEmail: uniqueEmail() };
 
-    const first = await invokeRoute('/v2/workspace/create', body, { headers: { 'Idempotency-Key': key }, sourceIp: '203.0.113.7' });
-    const repeat = await invokeRoute('/v2/workspace/create', body, { headers: { 'Idempotency-Key': key }, sourceIp: '203.0.113.7' });
-    const elsewhere = await invokeRoute('/v2/workspace/create', body, { headers: { 'Idempotency-Key': key }, sourceIp: '203.0.113.8' });
+    const first = await invokeRoute('/v2/workspace/create', body, {
+      headers: { 'Idempotency-Key': key },
+      sourceIp: '203.0.113.7',
+    });
+    const repeat = await invokeRoute('/v2/workspace/create', body, {
+      headers: { 'Idempotency-Key': key },
+      sourceIp: '203.0.113.7',
+    });
+    const elsewhere = await invokeRoute('/v2/workspace/create', body, {
+      headers: { 'Idempotency-Key': key },
+      sourceIp: '203.0.113.8',
+    });
 
     expect(repeat.body.result?.data.id).toBe(first.body.result?.data.id);
     expect(repeat.headers['Idempotent-Replayed']).toBe('true');

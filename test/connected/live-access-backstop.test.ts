@@ -25,7 +25,20 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 describe('the live access backstop', () => {
   it('closes a silent connection whose only access, a document permission, expired by time', async () => {
     const { ids, rest, open, roomEntry } = await openLiveRoom(tenant);
-    await rest('/v2/auth/permissions/add', { user: { userId: 'cy' }, permissions: { resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId, accessRole: 'editor', expiresAt: nowSeconds() + 20 }] } });
+    await rest('/v2/auth/permissions/add', {
+      user: { userId: 'cy' },
+      permissions: {
+        resources: [
+          {
+            type: 'document',
+            id: ids.documentId,
+            organizationId: ids.organizationId,
+            accessRole: 'editor',
+            expiresAt: nowSeconds() + 20,
+          },
+        ],
+      },
+    });
     const cy = await open('cy');
 
     const outcome = await passAt(Date.now() + 61_000);
@@ -37,7 +50,20 @@ describe('the live access backstop', () => {
 
   it('reads only connections due: one checked less than 50 s ago is left alone, then closed once it is due', async () => {
     const { ids, rest, open, roomEntry } = await openLiveRoom(tenant);
-    await rest('/v2/auth/permissions/add', { user: { userId: 'cy' }, permissions: { resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId, accessRole: 'editor', expiresAt: nowSeconds() + 5 }] } });
+    await rest('/v2/auth/permissions/add', {
+      user: { userId: 'cy' },
+      permissions: {
+        resources: [
+          {
+            type: 'document',
+            id: ids.documentId,
+            organizationId: ids.organizationId,
+            accessRole: 'editor',
+            expiresAt: nowSeconds() + 5,
+          },
+        ],
+      },
+    });
     const cy = await open('cy');
     const opened = Date.now();
 
@@ -52,8 +78,24 @@ describe('the live access backstop', () => {
 
   it('makes a silent editor read-only when the permission that made it an editor expires, leaving its viewer membership', async () => {
     const { ids, rest, open, roomEntry } = await openLiveRoom(tenant);
-    await rest('/v2/users/add', { organizationId: ids.organizationId, users: [{ userId: 'eve', accessRole: 'viewer' }] });
-    await rest('/v2/auth/permissions/add', { user: { userId: 'eve' }, permissions: { resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId, accessRole: 'editor', expiresAt: nowSeconds() + 20 }] } });
+    await rest('/v2/users/add', {
+      organizationId: ids.organizationId,
+      users: [{ userId: 'eve', accessRole: 'viewer' }],
+    });
+    await rest('/v2/auth/permissions/add', {
+      user: { userId: 'eve' },
+      permissions: {
+        resources: [
+          {
+            type: 'document',
+            id: ids.documentId,
+            organizationId: ids.organizationId,
+            accessRole: 'editor',
+            expiresAt: nowSeconds() + 20,
+          },
+        ],
+      },
+    });
     const eve = await open('eve');
     expect((await roomEntry(eve))?.role).toBe('editor');
 
@@ -79,6 +121,8 @@ describe('the live access backstop', () => {
   });
 
   it('runs a pass from its scheduled handler under its own grants', async () => {
-    await expect(runAsWorker(liveAccessBackstopWorker, () => backstopHandler())).resolves.toMatchObject({ closed: expect.any(Number) });
+    await expect(runAsWorker(liveAccessBackstopWorker, () => backstopHandler())).resolves.toMatchObject({
+      closed: expect.any(Number),
+    });
   });
 });

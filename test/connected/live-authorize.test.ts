@@ -66,8 +66,22 @@ describe('Authorize Live Session', () => {
   async function seed(who: Credentials = tenant, accessType = 'organizationPrivate'): Promise<void> {
     organizationId = uniqueId('org');
     documentId = uniqueId('doc');
-    await must(addDocument(who, { organizationId, createOrganization: true, documents: [{ documentId, documentName: 'Plan', accessType }] }));
-    await must(members(who, { organizationId, users: [{ userId: 'ann', accessRole: 'editor' }, { userId: 'vic', accessRole: 'viewer' }] }));
+    await must(
+      addDocument(who, {
+        organizationId,
+        createOrganization: true,
+        documents: [{ documentId, documentName: 'Plan', accessType }],
+      }),
+    );
+    await must(
+      members(who, {
+        organizationId,
+        users: [
+          { userId: 'ann', accessRole: 'editor' },
+          { userId: 'vic', accessRole: 'viewer' },
+        ],
+      }),
+    );
   }
 
   const ids = (editorId = 'body') => ({ organizationId, documentId, editorId });
@@ -88,7 +102,13 @@ describe('Authorize Live Session', () => {
       expect(response.body.result).toEqual({
         status: 'success',
         message: 'Live session authorized.',
-        data: { token: expect.any(String), serverUrl: 'ws://localhost/v2/crdt/live', room: roomOf(ids()), accessRole: 'editor', expiresAt: expect.any(Number) },
+        data: {
+          token: expect.any(String),
+          serverUrl: 'ws://localhost/v2/crdt/live',
+          room: roomOf(ids()),
+          accessRole: 'editor',
+          expiresAt: expect.any(Number),
+        },
       });
       const { token, expiresAt } = response.body.result?.data as { token: string; expiresAt: number };
       expect(expiresAt).toBeGreaterThanOrEqual(before + 3600 * 1000);
@@ -136,7 +156,11 @@ describe('Authorize Live Session', () => {
       const { invoke } = await import('../support/invoke');
       const path = '/v2/crdt/live/authorize';
       const response = await invoke(
-        async (event, context) => authorizeLive({ ...event, requestContext: { ...event.requestContext, domainName: '127.0.0.1:4100' } }, context),
+        async (event, context) =>
+          authorizeLive(
+            { ...event, requestContext: { ...event.requestContext, domainName: '127.0.0.1:4100' } },
+            context,
+          ),
         path,
         { ...ids(), userId: 'ann' },
         { headers: tenant.apiKeyHeaders },
@@ -163,7 +187,12 @@ describe('Authorize Live Session', () => {
     it('comes from a document grant for a user outside the organization', async () => {
       await seed();
       await must(add(tenant, { ...ids(), type: 'text', data: 'x' }));
-      await must(grant(tenant, { user: { userId: 'gus' }, permissions: { resources: [{ type: 'document', id: documentId, organizationId, accessRole: 'viewer' }] } }));
+      await must(
+        grant(tenant, {
+          user: { userId: 'gus' },
+          permissions: { resources: [{ type: 'document', id: documentId, organizationId, accessRole: 'viewer' }] },
+        }),
+      );
 
       expect(await roleOf('gus')).toBe('viewer');
     });
@@ -183,7 +212,18 @@ describe('Authorize Live Session', () => {
       await seed();
       await must(add(tenant, { ...ids(), type: 'text', data: 'x' }));
       // Expired a few seconds ago and not yet purged by the TTL.
-      await batchWrite([putRequest(grantItem(tenant.apiKeyId, { userId: 'old', type: 'document', id: documentId, organizationId, accessRole: 'editor', expiresAt: Math.floor(Date.now() / 1000) - 5 }))]);
+      await batchWrite([
+        putRequest(
+          grantItem(tenant.apiKeyId, {
+            userId: 'old',
+            type: 'document',
+            id: documentId,
+            organizationId,
+            accessRole: 'editor',
+            expiresAt: Math.floor(Date.now() / 1000) - 5,
+          }),
+        ),
+      ]);
 
       const denied = await authorize(tenant, { ...ids(), userId: 'old' });
 
@@ -234,7 +274,9 @@ describe('Authorize Live Session', () => {
       const withoutType = await authorize(tenant, { ...ids(), userId: 'ann' });
 
       expect(first.statusCode).toBe(200);
-      expect(created.body.result?.data).toEqual([expect.objectContaining({ id: 'body', data: empty, lastUpdatedBy: 'ann' })]);
+      expect(created.body.result?.data).toEqual([
+        expect.objectContaining({ id: 'body', data: empty, lastUpdatedBy: 'ann' }),
+      ]);
       expect(second.statusCode).toBe(200);
       expect(second.body.result?.data).toMatchObject({ room: first.body.result?.data.room, accessRole: 'viewer' });
       expect(withoutType.statusCode).toBe(200);
@@ -253,7 +295,10 @@ describe('Authorize Live Session', () => {
     });
 
     it('is created once when two authorizes with type race, and both join it', async () => {
-      const both = await Promise.all([authorize(tenant, { ...ids(), userId: 'ann', type: 'text' }), authorize(tenant, { ...ids(), userId: 'vic', type: 'text' })]);
+      const both = await Promise.all([
+        authorize(tenant, { ...ids(), userId: 'ann', type: 'text' }),
+        authorize(tenant, { ...ids(), userId: 'vic', type: 'text' }),
+      ]);
 
       expect(both.map((response) => response.statusCode)).toEqual([200, 200]);
       expect((await get(tenant, ids())).body.result?.data).toEqual([expect.objectContaining({ id: 'body', data: '' })]);
@@ -266,7 +311,12 @@ describe('Authorize Live Session', () => {
     });
 
     it('is NOT_FOUND for an organization that does not exist', async () => {
-      const response = await authorize(tenant, { ...ids(), organizationId: uniqueId('org'), userId: 'ann', type: 'text' });
+      const response = await authorize(tenant, {
+        ...ids(),
+        organizationId: uniqueId('org'),
+        userId: 'ann',
+        type: 'text',
+      });
 
       expectError(response, 'NOT_FOUND', 404, 'Organization not found.');
     });
@@ -348,7 +398,13 @@ describe('Authorize Live Session', () => {
       await seed();
       await must(add(tenant, { ...ids(), type: 'text', data: 'mine' }));
       // The other key's own organization of the same id, with ann in it, but not the document.
-      await must(members(sibling, { organizationId, createOrganization: true, users: [{ userId: 'ann', accessRole: 'editor' }] }));
+      await must(
+        members(sibling, {
+          organizationId,
+          createOrganization: true,
+          users: [{ userId: 'ann', accessRole: 'editor' }],
+        }),
+      );
 
       const response = await authorize(sibling, { ...ids(), userId: 'ann', type: 'text' });
 

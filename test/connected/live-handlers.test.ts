@@ -34,7 +34,11 @@ import { invoke } from '../support/invoke';
 import { waitFor } from '../support/wait';
 
 /** A connection's room entry (open, or a tombstone once closed), if it has one. */
-async function entryOf(apiKeyId: string, ids: { organizationId: string; documentId: string; editorId: string }, connectionId: string) {
+async function entryOf(
+  apiKeyId: string,
+  ids: { organizationId: string; documentId: string; editorId: string },
+  connectionId: string,
+) {
   return (await roomMembers({ apiKeyId, ...ids })).find((member) => member.connectionId === connectionId);
 }
 
@@ -46,13 +50,37 @@ function reasonOf(message: Uint8Array): string | undefined {
   return decoding.readVarString(decoder);
 }
 
-
 async function openRoom() {
   const tenant = await newTenant();
   const ids = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
-  await invoke(addUsers, '/v2/users/add', { organizationId: ids.organizationId, createOrganization: true, users: [{ userId: 'ann', name: 'Ann', accessRole: 'editor' }, { userId: 'bob', name: 'Bob', accessRole: 'editor' }] }, { headers: tenant.apiKeyHeaders });
-  await invoke(addDocuments, '/v2/organizations/documents/add', { organizationId: ids.organizationId, documents: [{ documentId: ids.documentId, documentName: 'Live' }] }, { headers: tenant.apiKeyHeaders });
-  const session = async (userId: string) => (await invoke(authorizeHandler, '/v2/crdt/live/authorize', { ...ids, userId, type: 'text' }, { headers: tenant.apiKeyHeaders })).body.result?.data as { token: string; room: string };
+  await invoke(
+    addUsers,
+    '/v2/users/add',
+    {
+      organizationId: ids.organizationId,
+      createOrganization: true,
+      users: [
+        { userId: 'ann', name: 'Ann', accessRole: 'editor' },
+        { userId: 'bob', name: 'Bob', accessRole: 'editor' },
+      ],
+    },
+    { headers: tenant.apiKeyHeaders },
+  );
+  await invoke(
+    addDocuments,
+    '/v2/organizations/documents/add',
+    { organizationId: ids.organizationId, documents: [{ documentId: ids.documentId, documentName: 'Live' }] },
+    { headers: tenant.apiKeyHeaders },
+  );
+  const session = async (userId: string) =>
+    (
+      await invoke(
+        authorizeHandler,
+        '/v2/crdt/live/authorize',
+        { ...ids, userId, type: 'text' },
+        { headers: tenant.apiKeyHeaders },
+      )
+    ).body.result?.data as { token: string; room: string };
   const open = async (userId: string, encoding = 'base64') => {
     const connectionId = uniqueId('conn');
     const { token } = await session(userId);
@@ -69,15 +97,21 @@ describe('live handlers under API Gateway', () => {
     const ann = await open('ann');
     const bob = await open('bob');
     const source = new Y.Doc();
-    source.getText('content').insert(0, Buffer.from(Array.from({ length: 150_000 }, (_, i) => i % 251)).toString('base64'));
+    source
+      .getText('content')
+      .insert(0, Buffer.from(Array.from({ length: 150_000 }, (_, i) => i % 251)).toString('base64'));
     const update = Y.encodeStateAsUpdate(source);
     const frames = encodeFrames(updateMessage(update), 'm1');
 
-    const answers = await Promise.all([...frames].reverse().map((frame) => callSocket('$default', ann, { body: frame })));
+    const answers = await Promise.all(
+      [...frames].reverse().map((frame) => callSocket('$default', ann, { body: frame })),
+    );
 
     expect(frames.length).toBeGreaterThan(5);
     expect(answers.every((answer) => (answer as { statusCode: number }).statusCode === 200)).toBe(true);
-    const relayed = bytesTo(bob).map(readMessage).filter((message) => message.kind === 'update');
+    const relayed = bytesTo(bob)
+      .map(readMessage)
+      .filter((message) => message.kind === 'update');
     expect(relayed).toHaveLength(1);
     expect(Buffer.from((relayed[0] as { update: Uint8Array }).update).equals(Buffer.from(update))).toBe(true);
     expect(bytesTo(ann)).toEqual([]);
@@ -126,7 +160,12 @@ describe('webhooks of live edits', () => {
       const { tenant, open } = await openRoom();
       const headers = { headers: tenant.apiKeyHeaders };
       await invoke(updateWebhookConfig, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
-      await invoke(createEndpoint, '/v2/workspace/advancedwebhook/endpoints/create', { url: hook.url, filterTypes: ['crdt.update_data'] }, headers);
+      await invoke(
+        createEndpoint,
+        '/v2/workspace/advancedwebhook/endpoints/create',
+        { url: hook.url, filterTypes: ['crdt.update_data'] },
+        headers,
+      );
       const ann = await open('ann');
       const doc = new Y.Doc();
       doc.getText('content').insert(0, 'typed live');
@@ -134,9 +173,16 @@ describe('webhooks of live edits', () => {
       await callSocket('$default', ann, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm9')[0] });
 
       // The editor's creation (by the authorize with `type`) may be an event of its own, before the live edit's.
-      const records = () => hook.requests.map((request) => (JSON.parse(request.body) as { data: { data?: unknown } }).data);
-      await waitFor(() => records().some((record) => record.data === 'typed live'), { what: 'the live edit\'s crdt.update_data' });
-      expect(records().find((record) => record.data === 'typed live')).toMatchObject({ id: 'body', data: 'typed live', lastUpdatedBy: 'ann' });
+      const records = () =>
+        hook.requests.map((request) => (JSON.parse(request.body) as { data: { data?: unknown } }).data);
+      await waitFor(() => records().some((record) => record.data === 'typed live'), {
+        what: "the live edit's crdt.update_data",
+      });
+      expect(records().find((record) => record.data === 'typed live')).toMatchObject({
+        id: 'body',
+        data: 'typed live',
+        lastUpdatedBy: 'ann',
+      });
       expect(hook.requests.every((request) => JSON.parse(request.body).type === 'crdt.update_data')).toBe(true);
     } finally {
       await pipeline.stop();
@@ -150,8 +196,17 @@ describe('presence when a connection died without its $disconnect', () => {
     const { tenant, ids, open } = await openRoom();
     const before = await open('ann');
     const bob = await open('bob');
-    const presence = (entries: Array<[number, number, string]>) => encodeFrames(awarenessMessage(entries.map(([clientId, clock, state]) => ({ clientId, clock, state }))), uniqueId('m').slice(-8))[0];
-    await callSocket('$default', before, { body: presence([[7, 1, '{"user":"Ann"}'], [8, 1, '{"user":"Ann, second tab"}']]) });
+    const presence = (entries: Array<[number, number, string]>) =>
+      encodeFrames(
+        awarenessMessage(entries.map(([clientId, clock, state]) => ({ clientId, clock, state }))),
+        uniqueId('m').slice(-8),
+      )[0];
+    await callSocket('$default', before, {
+      body: presence([
+        [7, 1, '{"user":"Ann"}'],
+        [8, 1, '{"user":"Ann, second tab"}'],
+      ]),
+    });
     // The connection dies; API Gateway never runs its $disconnect. The provider reconnects with the same client id.
     gone.add(before);
     const after = await open('ann');
@@ -172,7 +227,11 @@ describe('presence when a connection died without its $disconnect', () => {
 describe('access while connected, under API Gateway', () => {
   it('refuses a connection without encoding=base64 in AWS, where API Gateway would refuse every binary frame it sends', async () => {
     const { open } = await openRoom();
-    const replaced = jest.replaceProperty(config, 'liveConnectionsEndpoint', 'https://example.execute-api.us-east-1.amazonaws.com/prod');
+    const replaced = jest.replaceProperty(
+      config,
+      'liveConnectionsEndpoint',
+      'https://example.execute-api.us-east-1.amazonaws.com/prod',
+    );
     try {
       const connectionId = await open('ann', 'binary');
 
@@ -195,7 +254,13 @@ describe('the Management API grant', () => {
 
     await expect(refused).rejects.toBeInstanceOf(AccessDeniedException);
     // Taken here, so the check every test ends with sees only unexpected violations.
-    expect(takeViolations()).toEqual([{ caller: 'POST /v2/crdt/get', command: 'execute-api:PostToConnection', missing: [{ action: 'execute-api:ManageConnections', resource: 'connections' }] }]);
+    expect(takeViolations()).toEqual([
+      {
+        caller: 'POST /v2/crdt/get',
+        command: 'execute-api:PostToConnection',
+        missing: [{ action: 'execute-api:ManageConnections', resource: 'connections' }],
+      },
+    ]);
   });
 });
 
@@ -211,7 +276,9 @@ describe('a message the service fails to handle closes its connection, so the cl
     const ann = await open('ann');
     const bob = await open('bob');
 
-    const answer = withFault({ command: 'TransactWriteItems', nth: 1 }, () => callSocket('$default', ann, { body: edit('lost?', 'f1') }));
+    const answer = withFault({ command: 'TransactWriteItems', nth: 1 }, () =>
+      callSocket('$default', ann, { body: edit('lost?', 'f1') }),
+    );
 
     await expect(answer).rejects.toThrow(/Injected fault/);
     expect(deleted).toContain(ann);
@@ -223,7 +290,9 @@ describe('a message the service fails to handle closes its connection, so the cl
     const { open } = await openRoom();
     const ann = await open('ann');
 
-    const answer = withFault({ command: 'Query', nth: 2 }, () => callSocket('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f2')[0] }));
+    const answer = withFault({ command: 'Query', nth: 2 }, () =>
+      callSocket('$default', ann, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), 'f2')[0] }),
+    );
 
     await expect(answer).rejects.toThrow(/Injected fault/);
     expect(deleted).toContain(ann);
@@ -242,7 +311,11 @@ describe('a message the service fails to handle closes its connection, so the cl
     failing.delete(bob);
     expect(deleted).toContain(bob);
     expect(deleted).not.toContain(ann);
-    expect(bytesTo(cyd).map(readMessage).map((message) => message.kind)).toEqual(['update']);
+    expect(
+      bytesTo(cyd)
+        .map(readMessage)
+        .map((message) => message.kind),
+    ).toEqual(['update']);
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
   });
 
@@ -265,11 +338,15 @@ describe('framing a client gets wrong closes only its own connection (decisions 
     const ann = await open('ann');
     const bob = await open('bob');
     const source = new Y.Doc();
-    source.getText('content').insert(0, Buffer.from(Array.from({ length: 60_000 }, (_, i) => i % 251)).toString('base64'));
+    source
+      .getText('content')
+      .insert(0, Buffer.from(Array.from({ length: 60_000 }, (_, i) => i % 251)).toString('base64'));
     const frames = encodeFrames(updateMessage(Y.encodeStateAsUpdate(source)), 'c1');
     const count = frames.length;
     // The last chunk claims one more part than the others: with it, the message would be "complete" early.
-    const lying = frames.map((frame, index) => (index === count - 1 ? frame.replace(`/${count}:`, `/${count + 1}:`) : frame));
+    const lying = frames.map((frame, index) =>
+      index === count - 1 ? frame.replace(`/${count}:`, `/${count + 1}:`) : frame,
+    );
 
     for (const frame of lying) await callSocket('$default', ann, { body: frame });
 
@@ -304,7 +381,9 @@ describe('batch frames: several whole messages in one frame (decisions §13 "Fra
     const bob = await open('bob');
     const typed = update('typed with the caret');
 
-    const answer = await callSocket('$default', ann, { body: encodeBatch([updateMessage(typed), awarenessMessage([{ clientId: 61, clock: 1, state: '{"cursor":20}' }])]) });
+    const answer = await callSocket('$default', ann, {
+      body: encodeBatch([updateMessage(typed), awarenessMessage([{ clientId: 61, clock: 1, state: '{"cursor":20}' }])]),
+    });
 
     expect(answer).toEqual({ statusCode: 200 });
     const relayed = bytesTo(bob).map(readMessage);
@@ -339,7 +418,8 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     doc.getText('content').insert(0, text);
     return encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), id)[0];
   };
-  const presence = (clientId: number, clock: number, state: string) => encodeFrames(awarenessMessage([{ clientId, clock, state }]), uniqueId('m').slice(-8))[0];
+  const presence = (clientId: number, clock: number, state: string) =>
+    encodeFrames(awarenessMessage([{ clientId, clock, state }]), uniqueId('m').slice(-8))[0];
 
   it("stores and relays an update handled after its connection's $disconnect ran (API Gateway does not order them), sending the closed one nothing", async () => {
     const { tenant, ids, open } = await openRoom();
@@ -350,7 +430,11 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const answer = await callSocket('$default', ann, { body: edit('typed as the tab closed', 'l1') });
 
     expect(answer).toEqual({ statusCode: 200 });
-    expect(bytesTo(bob).map(readMessage).map((message) => message.kind)).toEqual(['update']);
+    expect(
+      bytesTo(bob)
+        .map(readMessage)
+        .map((message) => message.kind),
+    ).toEqual(['update']);
     expect(posted.get(ann)).toBeUndefined();
     expect((await getEditor(tenant.apiKeyId, ids))?.deltas).toHaveLength(1);
   });
@@ -359,8 +443,20 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');
     const bob = await open('bob');
-    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, bob), UpdateExpression: 'SET checkedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 61_000 } }));
-    await invoke(deleteUsers, '/v2/users/delete', { organizationId: ids.organizationId, userIds: ['bob'] }, { headers: tenant.apiKeyHeaders });
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: memberKeyOf(tenant.apiKeyId, ids, bob),
+        UpdateExpression: 'SET checkedAt = :old',
+        ExpressionAttributeValues: { ':old': Date.now() - 61_000 },
+      }),
+    );
+    await invoke(
+      deleteUsers,
+      '/v2/users/delete',
+      { organizationId: ids.organizationId, userIds: ['bob'] },
+      { headers: tenant.apiKeyHeaders },
+    );
     await callSocket('$default', ann, { body: edit('for the room', 'l2') });
     posted.delete(ann);
 
@@ -414,7 +510,10 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     // The provider reconnects with the same client id and clock; the room holds its departure at clock 6.
     await callSocket('$default', after, { body: presence(43, 5, '{"cursor":1}') });
 
-    expect(bytesTo(after).map(readMessage)).toContainEqual({ kind: 'awareness', entries: [{ clientId: 43, clock: 6, state: 'null' }] });
+    expect(bytesTo(after).map(readMessage)).toContainEqual({
+      kind: 'awareness',
+      entries: [{ clientId: 43, clock: 6, state: 'null' }],
+    });
   });
 
   it('removes the tombstones of connections closed over two minutes ago when another connection closes', async () => {
@@ -422,7 +521,14 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     const ann = await open('ann');
     const bob = await open('bob');
     await callSocket('$disconnect', ann);
-    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, ann), UpdateExpression: 'SET closedAt = :old', ExpressionAttributeValues: { ':old': Date.now() - 121_000 } }));
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: memberKeyOf(tenant.apiKeyId, ids, ann),
+        UpdateExpression: 'SET closedAt = :old',
+        ExpressionAttributeValues: { ':old': Date.now() - 121_000 },
+      }),
+    );
 
     await callSocket('$disconnect', bob);
 
@@ -440,7 +546,8 @@ describe('a connection past its frame budget (decisions §13)', () => {
     const at = Date.now();
     const frame = (message: Uint8Array) => ({ text: encodeFrames(message, uniqueId('m').slice(-8))[0] });
     const $default = socketRoutes.find((route) => route.routeKey === '$default')!;
-    const send = (connectionId: string, message: Uint8Array) => runAsSocketRoute($default, () => onMessage(connectionId, frame(message), at));
+    const send = (connectionId: string, message: Uint8Array) =>
+      runAsSocketRoute($default, () => onMessage(connectionId, frame(message), at));
     const doc = new Y.Doc();
     doc.getText('content').insert(0, 'after the flood');
     const update = updateMessage(Y.encodeStateAsUpdate(doc));

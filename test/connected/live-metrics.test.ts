@@ -22,13 +22,39 @@ import { invoke } from '../support/invoke';
 async function openRoom() {
   const tenant = await newTenant();
   const ids = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
-  await invoke(addUsers, '/v2/users/add', { organizationId: ids.organizationId, createOrganization: true, users: [{ userId: 'ann', name: 'Ann', accessRole: 'editor' }, { userId: 'bob', name: 'Bob', accessRole: 'editor' }] }, { headers: tenant.apiKeyHeaders });
-  await invoke(addDocuments, '/v2/organizations/documents/add', { organizationId: ids.organizationId, documents: [{ documentId: ids.documentId, documentName: 'Live' }] }, { headers: tenant.apiKeyHeaders });
+  await invoke(
+    addUsers,
+    '/v2/users/add',
+    {
+      organizationId: ids.organizationId,
+      createOrganization: true,
+      users: [
+        { userId: 'ann', name: 'Ann', accessRole: 'editor' },
+        { userId: 'bob', name: 'Bob', accessRole: 'editor' },
+      ],
+    },
+    { headers: tenant.apiKeyHeaders },
+  );
+  await invoke(
+    addDocuments,
+    '/v2/organizations/documents/add',
+    { organizationId: ids.organizationId, documents: [{ documentId: ids.documentId, documentName: 'Live' }] },
+    { headers: tenant.apiKeyHeaders },
+  );
   const open = async (userId: string) => {
     const connectionId = uniqueId('conn');
-    const { token } = (await invoke(authorizeHandler, '/v2/crdt/live/authorize', { ...ids, userId, type: 'text' }, { headers: tenant.apiKeyHeaders })).body.result?.data as { token: string };
+    const { token } = (
+      await invoke(
+        authorizeHandler,
+        '/v2/crdt/live/authorize',
+        { ...ids, userId, type: 'text' },
+        { headers: tenant.apiKeyHeaders },
+      )
+    ).body.result?.data as { token: string };
     // Captured to keep this file's output clean: only the acts' metrics are asserted.
-    const { outcome } = await captureMetrics(() => callSocket('$connect', connectionId, { query: { token, encoding: 'base64' } }));
+    const { outcome } = await captureMetrics(() =>
+      callSocket('$connect', connectionId, { query: { token, encoding: 'base64' } }),
+    );
     expect(outcome).toEqual({ status: 'fulfilled', value: { statusCode: 200 } });
     return connectionId;
   };
@@ -81,7 +107,9 @@ describe('live metrics', () => {
   it('counts a refused connection by reason class (never by id), at $connect', async () => {
     const connectionId = uniqueId('conn');
 
-    const { emitted } = await captureMetrics(() => callSocket('$connect', connectionId, { query: { token: 'not-a-token', encoding: 'base64' } }));
+    const { emitted } = await captureMetrics(() =>
+      callSocket('$connect', connectionId, { query: { token: 'not-a-token', encoding: 'base64' } }),
+    );
 
     const refusals = emitted.filter((object) => LIVE_METRICS.refusals in object);
     expect(refusals).toHaveLength(1);
@@ -106,7 +134,9 @@ describe('live metrics', () => {
     const ann = await open('ann');
     await open('bob');
 
-    const { emitted, outcome } = await captureMetrics(() => withFault({ command: 'TransactWriteItems', nth: 1 }, () => callSocket('$default', ann, { body: edit('lost?') })));
+    const { emitted, outcome } = await captureMetrics(() =>
+      withFault({ command: 'TransactWriteItems', nth: 1 }, () => callSocket('$default', ann, { body: edit('lost?') })),
+    );
 
     expect(outcome.status).toBe('rejected');
     expect(countsOf(emitted, '$default')).toEqual({ framesIn: 1, posts: 0, gone: 0, failures: 1, relayFailures: 0 });
@@ -121,7 +151,9 @@ describe('live metrics', () => {
     gone.add(bob);
     failing.add(cyd);
 
-    const { emitted, outcome } = await captureMetrics(() => callSocket('$default', ann, { body: edit('partly relayed') }));
+    const { emitted, outcome } = await captureMetrics(() =>
+      callSocket('$default', ann, { body: edit('partly relayed') }),
+    );
 
     expect(outcome.status).toBe('rejected');
     expect(countsOf(emitted, '$default')).toEqual({ framesIn: 1, posts: 1, gone: 1, failures: 1, relayFailures: 1 });
@@ -137,7 +169,9 @@ describe('live metrics', () => {
       await callSocket('$disconnect', ann);
     });
 
-    const names = new Set(emitted.flatMap((object) => object._aws.CloudWatchMetrics.flatMap((directive) => directive.Dimensions.flat())));
+    const names = new Set(
+      emitted.flatMap((object) => object._aws.CloudWatchMetrics.flatMap((directive) => directive.Dimensions.flat())),
+    );
     expect(emitted.length).toBeGreaterThanOrEqual(4);
     expect([...names].sort()).toEqual(['reason', 'route', 'service']);
   });

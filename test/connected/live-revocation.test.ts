@@ -44,7 +44,7 @@ afterAll(async () => {
 
 const openRoom = () => openLiveRoom(tenant);
 
-describe('revocation of a silent live connection through the table\'s stream', () => {
+describe("revocation of a silent live connection through the table's stream", () => {
   it('closes the connections of a user removed from the organization, and only theirs', async () => {
     const { ids, rest, open, roomEntry } = await openRoom();
     const ann = await open('ann');
@@ -52,7 +52,10 @@ describe('revocation of a silent live connection through the table\'s stream', (
 
     await rest('/v2/users/delete', { organizationId: ids.organizationId, userIds: ['bob'] });
 
-    await waitFor(async () => closedByService(bob) && (await roomEntry(bob))?.revoked === true, { ...REVOKED_WITHIN, what: 'Bob\'s connection closed and its entry revoked' });
+    await waitFor(async () => closedByService(bob) && (await roomEntry(bob))?.revoked === true, {
+      ...REVOKED_WITHIN,
+      what: "Bob's connection closed and its entry revoked",
+    });
     expect(messagesTo(bob).map((message) => message.kind)).toEqual(['auth']);
     expect(deleted).not.toContain(ann);
     expect(await roomEntry(ann)).toBeDefined();
@@ -63,22 +66,44 @@ describe('revocation of a silent live connection through the table\'s stream', (
     const ann = await open('ann');
     const bob = await open('bob');
 
-    await rest('/v2/organizations/documents/access/disablestate/update', { organizationId: ids.organizationId, documentIds: [ids.documentId], disabled: true });
-
-    await waitFor(async () => closedByService(ann) && closedByService(bob) && (await roomEntry(ann))?.revoked === true && (await roomEntry(bob))?.revoked === true, {
-      ...REVOKED_WITHIN,
-      what: 'both connections closed and removed',
+    await rest('/v2/organizations/documents/access/disablestate/update', {
+      organizationId: ids.organizationId,
+      documentIds: [ids.documentId],
+      disabled: true,
     });
+
+    await waitFor(
+      async () =>
+        closedByService(ann) &&
+        closedByService(bob) &&
+        (await roomEntry(ann))?.revoked === true &&
+        (await roomEntry(bob))?.revoked === true,
+      {
+        ...REVOKED_WITHIN,
+        what: 'both connections closed and removed',
+      },
+    );
   });
 
   it('closes the connection of a user whose only access, a document permission, is removed', async () => {
     const { ids, rest, open, roomEntry } = await openRoom();
-    await rest('/v2/auth/permissions/add', { user: { userId: 'cy' }, permissions: { resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId, accessRole: 'editor' }] } });
+    await rest('/v2/auth/permissions/add', {
+      user: { userId: 'cy' },
+      permissions: {
+        resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId, accessRole: 'editor' }],
+      },
+    });
     const cy = await open('cy');
 
-    await rest('/v2/auth/permissions/remove', { userId: 'cy', permissions: { resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId }] } });
+    await rest('/v2/auth/permissions/remove', {
+      userId: 'cy',
+      permissions: { resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId }] },
+    });
 
-    await waitFor(async () => closedByService(cy) && (await roomEntry(cy))?.revoked === true, { ...REVOKED_WITHIN, what: 'Cy\'s connection closed and its entry revoked' });
+    await waitFor(async () => closedByService(cy) && (await roomEntry(cy))?.revoked === true, {
+      ...REVOKED_WITHIN,
+      what: "Cy's connection closed and its entry revoked",
+    });
   });
 
   it('makes the connection of an editor lowered to viewer read-only: its updates are neither stored nor relayed', async () => {
@@ -86,9 +111,15 @@ describe('revocation of a silent live connection through the table\'s stream', (
     const ann = await open('ann');
     const bob = await open('bob');
 
-    await rest('/v2/users/update', { organizationId: ids.organizationId, users: [{ userId: 'bob', accessRole: 'viewer' }] });
+    await rest('/v2/users/update', {
+      organizationId: ids.organizationId,
+      users: [{ userId: 'bob', accessRole: 'viewer' }],
+    });
 
-    await waitFor(async () => (await roomEntry(bob))?.role === 'viewer', { ...REVOKED_WITHIN, what: 'Bob\'s connection recorded as a viewer' });
+    await waitFor(async () => (await roomEntry(bob))?.role === 'viewer', {
+      ...REVOKED_WITHIN,
+      what: "Bob's connection recorded as a viewer",
+    });
     const doc = new Y.Doc();
     doc.getText('content').insert(0, 'Bob may only read');
     await callSocket('$default', bob, { body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'm1')[0] });
@@ -100,27 +131,49 @@ describe('revocation of a silent live connection through the table\'s stream', (
   it('lowers an editor whose permission is written again as viewer', async () => {
     const { ids, rest, open, roomEntry } = await openRoom();
     const grant = (accessRole: string) =>
-      rest('/v2/auth/permissions/add', { user: { userId: 'dee' }, permissions: { resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId, accessRole }] } });
+      rest('/v2/auth/permissions/add', {
+        user: { userId: 'dee' },
+        permissions: {
+          resources: [{ type: 'document', id: ids.documentId, organizationId: ids.organizationId, accessRole }],
+        },
+      });
     await grant('editor');
     const dee = await open('dee');
     expect((await roomEntry(dee))?.role).toBe('editor');
 
     await grant('viewer');
 
-    await waitFor(async () => (await roomEntry(dee))?.role === 'viewer', { ...REVOKED_WITHIN, what: 'Dee\'s connection recorded as a viewer' });
+    await waitFor(async () => (await roomEntry(dee))?.role === 'viewer', {
+      ...REVOKED_WITHIN,
+      what: "Dee's connection recorded as a viewer",
+    });
     expect(deleted).not.toContain(dee);
   });
 
   it('re-checks the connections of a user taken out of a group (groups grant nothing: it stays open, checked anew)', async () => {
     const { ids, rest, open, roomEntry } = await openRoom();
-    await rest('/v2/organizations/usergroups/add', { organizationId: ids.organizationId, organizationUserGroups: [{ groupId: 'design', groupName: 'Design' }] });
-    await rest('/v2/organizations/usergroups/users/add', { organizationId: ids.organizationId, organizationUserGroupId: 'design', userIds: ['bob'] });
+    await rest('/v2/organizations/usergroups/add', {
+      organizationId: ids.organizationId,
+      organizationUserGroups: [{ groupId: 'design', groupName: 'Design' }],
+    });
+    await rest('/v2/organizations/usergroups/users/add', {
+      organizationId: ids.organizationId,
+      organizationUserGroupId: 'design',
+      userIds: ['bob'],
+    });
     const bob = await open('bob');
     const openedCheck = Number((await roomEntry(bob))?.checkedAt);
 
-    await rest('/v2/organizations/usergroups/users/delete', { organizationId: ids.organizationId, organizationUserGroupId: 'design', userIds: ['bob'] });
+    await rest('/v2/organizations/usergroups/users/delete', {
+      organizationId: ids.organizationId,
+      organizationUserGroupId: 'design',
+      userIds: ['bob'],
+    });
 
-    await waitFor(async () => Number((await roomEntry(bob))?.checkedAt) > openedCheck, { ...REVOKED_WITHIN, what: 'Bob\'s connection checked again' });
+    await waitFor(async () => Number((await roomEntry(bob))?.checkedAt) > openedCheck, {
+      ...REVOKED_WITHIN,
+      what: "Bob's connection checked again",
+    });
     expect(deleted).not.toContain(bob);
     expect((await roomEntry(bob))?.role).toBe('editor');
   });

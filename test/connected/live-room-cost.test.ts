@@ -19,14 +19,27 @@ const edit = (text: string) => {
   return encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), 'e1')[0];
 };
 const caret = (clientId: number, clock: number, at: number) =>
-  encodeFrames(awarenessMessage([{ clientId, clock, state: JSON.stringify({ user: { name: `Writer ${clientId}`, color: '#30bced' }, cursor: { anchor: at, head: at } }) }]), 'p1')[0];
+  encodeFrames(
+    awarenessMessage([
+      {
+        clientId,
+        clock,
+        state: JSON.stringify({
+          user: { name: `Writer ${clientId}`, color: '#30bced' },
+          cursor: { anchor: at, head: at },
+        }),
+      },
+    ]),
+    'p1',
+  )[0];
 
 /** A room of `size` connections (Ann first), each with its presence recorded, as a room of typing people is. */
 async function roomOf(size: number) {
   const room = await openLiveRoom(await newTenant());
   const connections: string[] = [];
   for (let i = 0; i < size; i += 1) connections.push(await room.open(i % 2 === 0 ? 'ann' : 'bob'));
-  for (const [i, connectionId] of connections.entries()) await callSocket('$default', connectionId, { body: caret(1000 + i, 1, 0) });
+  for (const [i, connectionId] of connections.entries())
+    await callSocket('$default', connectionId, { body: caret(1000 + i, 1, 0) });
   return { ...room, connections };
 }
 
@@ -89,7 +102,12 @@ describe('who is sent what, and in how many posts', () => {
     const doc = new Y.Doc();
     doc.getText('content').insert(0, 'typed');
 
-    await callSocket('$default', ann, { body: encodeBatch([updateMessage(Y.encodeStateAsUpdate(doc)), awarenessMessage([{ clientId: 1000, clock: 2, state: '{"cursor":5}' }])]) });
+    await callSocket('$default', ann, {
+      body: encodeBatch([
+        updateMessage(Y.encodeStateAsUpdate(doc)),
+        awarenessMessage([{ clientId: 1000, clock: 2, state: '{"cursor":5}' }]),
+      ]),
+    });
 
     for (const other of [bob, cyd]) {
       expect(posted.get(other)).toHaveLength(1);
@@ -105,7 +123,9 @@ describe('who is sent what, and in how many posts', () => {
 
     await callSocket('$default', ann, { body: caret(1000, 2, 3) });
 
-    expect(bytesTo(ann).map(readMessage)).toEqual([{ kind: 'awareness', entries: [{ clientId: 1000, clock: 2, state: expect.stringContaining('"anchor":3') }] }]);
+    expect(bytesTo(ann).map(readMessage)).toEqual([
+      { kind: 'awareness', entries: [{ clientId: 1000, clock: 2, state: expect.stringContaining('"anchor":3') }] },
+    ]);
   });
 
   it('relays to a connection that joined after the room was read, once it has joined', async () => {

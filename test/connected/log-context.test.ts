@@ -72,7 +72,11 @@ describe('log lines of concurrent requests and jobs', () => {
     const secondStarted = step();
     const jobDone = step();
     // The first request resumes only once the second has started (its keys set) and the job has run.
-    const first = loggingHandler('first', firstStarted, Promise.all([secondStarted.reached, jobDone.reached]).then(() => undefined));
+    const first = loggingHandler(
+      'first',
+      firstStarted,
+      Promise.all([secondStarted.reached, jobDone.reached]).then(() => undefined),
+    );
     // The second starts only once the first has started, and resumes once the job has run.
     const second = loggingHandler('second', secondStarted, jobDone.reached);
     const job = { Records: [{ messageId: 'job-1', body: 'not a job' }] } as SQSEvent;
@@ -81,7 +85,9 @@ describe('log lines of concurrent requests and jobs', () => {
     const output = await captureOutput(async () => {
       const requests = Promise.all([
         invoke(first, FIRST_PATH, {}, { headers: firstTenant.apiKeyHeaders, contract: false }),
-        firstStarted.reached.then(() => invoke(second, SECOND_PATH, {}, { headers: secondTenant.apiKeyHeaders, contract: false })),
+        firstStarted.reached.then(() =>
+          invoke(second, SECOND_PATH, {}, { headers: secondTenant.apiKeyHeaders, contract: false }),
+        ),
       ]);
       await secondStarted.reached;
       await deliveryWorker(job);
@@ -94,7 +100,11 @@ describe('log lines of concurrent requests and jobs', () => {
     const [firstId, secondId] = answers.map((answer) => answer.headers['x-request-id']);
     const firstKeys = { requestId: firstId, path: FIRST_PATH, apiKey: firstTenant.apiKeyId };
     const secondKeys = { requestId: secondId, path: SECOND_PATH, apiKey: secondTenant.apiKeyId };
-    const keysOf = (line: LogLine | undefined) => ({ requestId: line?.requestId, path: line?.path, apiKey: line?.apiKey });
+    const keysOf = (line: LogLine | undefined) => ({
+      requestId: line?.requestId,
+      path: line?.path,
+      apiKey: line?.apiKey,
+    });
     const line = (message: string) => lines.filter((each) => each.message === message);
     expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200]);
     expect(firstId).not.toBe(secondId);
@@ -108,6 +118,8 @@ describe('log lines of concurrent requests and jobs', () => {
     expect(jobLine).toMatchObject({ worker: deliveryQueueWorker.id, messageId: 'job-1' });
     expect(keysOf(jobLine)).toEqual({ requestId: undefined, path: undefined, apiKey: undefined });
     // A request's keys end with it.
-    expect(line('after the requests').map(keysOf)).toEqual([{ requestId: undefined, path: undefined, apiKey: undefined }]);
+    expect(line('after the requests').map(keysOf)).toEqual([
+      { requestId: undefined, path: undefined, apiKey: undefined },
+    ]);
   });
 });

@@ -24,9 +24,14 @@ describe('the shared middleware stack', () => {
   });
 
   it('accepts a JSON content type with a charset, whatever the header name case', async () => {
-    const response = await invoke(createWorkspace, PATH, { ownerEmail: uniqueEmail() }, {
-      headers: { 'Content-Type': 'application/json; charset=utf-8' },
-    });
+    const response = await invoke(
+      createWorkspace,
+      PATH,
+      { ownerEmail: uniqueEmail() },
+      {
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      },
+    );
 
     expect(response.statusCode).toBe(200);
   });

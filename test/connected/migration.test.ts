@@ -14,14 +14,15 @@ import { routeCaller, type Invocation } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
 /** The worker and its run, under the worker's grants (local/grant-check.ts), as the stream worker runs in AWS. */
-const worker: typeof workerHandler = (event, context) => runAsWorker(documentMigrationWorker, () => workerHandler(event, context));
-const runMigration: typeof runMigrationDomain = (...args) => runAsWorker(documentMigrationWorker, () => runMigrationDomain(...args));
+const worker: typeof workerHandler = (event, context) =>
+  runAsWorker(documentMigrationWorker, () => workerHandler(event, context));
+const runMigration: typeof runMigrationDomain = (...args) =>
+  runAsWorker(documentMigrationWorker, () => runMigrationDomain(...args));
 
 type Headers = Record<string, string>;
 
 const MIGRATE = '/v2/organizations/documents/migrate';
 const STATUS = '/v2/organizations/documents/migrate/status';
-
 
 function expectError(response: Invocation, status: string, httpStatus: number): void {
   expect(response.body.error?.status).toBe(status);
@@ -29,14 +30,27 @@ function expectError(response: Invocation, status: string, httpStatus: number): 
 }
 
 /** The stream record the table writes for the migration item, as Lambda delivers it to the worker. */
-async function streamEventFor(apiKeyId: string, organizationId: string, migrationId: string): Promise<DynamoDBStreamEvent> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: migrationKey(apiKeyId, organizationId, migrationId), ConsistentRead: true }));
+async function streamEventFor(
+  apiKeyId: string,
+  organizationId: string,
+  migrationId: string,
+): Promise<DynamoDBStreamEvent> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: TABLE_NAME,
+      Key: migrationKey(apiKeyId, organizationId, migrationId),
+      ConsistentRead: true,
+    }),
+  );
   return {
     Records: [
       {
         eventName: 'INSERT',
         eventSource: 'aws:dynamodb',
-        dynamodb: { NewImage: marshall(Item ?? {}, { removeUndefinedValues: true }) as never, SequenceNumber: `seq-${migrationId}` },
+        dynamodb: {
+          NewImage: marshall(Item ?? {}, { removeUndefinedValues: true }) as never,
+          SequenceNumber: `seq-${migrationId}`,
+        },
       },
     ],
   };
@@ -47,7 +61,9 @@ const nothing = () => ({
   document: [],
   members: [],
   grants: [[], []],
-  settings: [{ config: { inbox: 'ALL', email: 'ALL' }, metadata: expect.objectContaining({ documentId: '<document>' }) }],
+  settings: [
+    { config: { inbox: 'ALL', email: 'ALL' }, metadata: expect.objectContaining({ documentId: '<document>' }) },
+  ],
   crdt: [],
   notifications: [],
   feed: [],
@@ -95,7 +111,11 @@ describe('document migration', () => {
       const status = await call(STATUS, { organizationId, migrationId: response.body.result?.data.migrationId });
 
       expect(response.statusCode).toBe(200);
-      expect(response.body.result).toEqual({ status: 'success', message: 'Document migration started.', data: { migrationId: expect.stringMatching(/^mig_/) } });
+      expect(response.body.result).toEqual({
+        status: 'success',
+        message: 'Document migration started.',
+        data: { migrationId: expect.stringMatching(/^mig_/) },
+      });
       expect(status.body.result).toEqual({
         status: 'success',
         message: 'Migration status retrieved successfully.',
@@ -105,22 +125,42 @@ describe('document migration', () => {
 
     it('returns NOT_FOUND when the document does not exist', async () => {
       const organizationId = uniqueId('org');
-      await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'other' }] });
+      await call('/v2/organizations/documents/add', {
+        organizationId,
+        createOrganization: true,
+        documents: [{ documentId: 'other' }],
+      });
 
-      expectError(await call(MIGRATE, { organizationId, documentId: 'missing', newDocumentId: 'new' }), 'NOT_FOUND', 404);
-      expectError(await call(MIGRATE, { organizationId: uniqueId('org'), documentId: 'other', newDocumentId: 'new' }), 'NOT_FOUND', 404);
+      expectError(
+        await call(MIGRATE, { organizationId, documentId: 'missing', newDocumentId: 'new' }),
+        'NOT_FOUND',
+        404,
+      );
+      expectError(
+        await call(MIGRATE, { organizationId: uniqueId('org'), documentId: 'other', newDocumentId: 'new' }),
+        'NOT_FOUND',
+        404,
+      );
     });
 
     it('returns ALREADY_EXISTS when a document has the new id', async () => {
       const organizationId = uniqueId('org');
-      await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'a' }, { documentId: 'b' }] });
+      await call('/v2/organizations/documents/add', {
+        organizationId,
+        createOrganization: true,
+        documents: [{ documentId: 'a' }, { documentId: 'b' }],
+      });
 
       expectError(await call(MIGRATE, { organizationId, documentId: 'a', newDocumentId: 'b' }), 'ALREADY_EXISTS', 409);
     });
 
     it('returns FAILED_PRECONDITION when either id is held by a running migration, and writes nothing', async () => {
       const organizationId = uniqueId('org');
-      await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'a' }, { documentId: 'c' }] });
+      await call('/v2/organizations/documents/add', {
+        organizationId,
+        createOrganization: true,
+        documents: [{ documentId: 'a' }, { documentId: 'c' }],
+      });
       await call(MIGRATE, { organizationId, documentId: 'a', newDocumentId: 'b' });
 
       const again = await call(MIGRATE, { organizationId, documentId: 'a', newDocumentId: 'x' });
@@ -130,7 +170,14 @@ describe('document migration', () => {
       expectError(intoTarget, 'FAILED_PRECONDITION', 400);
       expect(intoTarget.body.error?.message).toBe('Document b is already being migrated.');
       // c is not locked: the refused request took no lock.
-      expect((await call('/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'c', documentName: 'C' }] })).statusCode).toBe(200);
+      expect(
+        (
+          await call('/v2/organizations/documents/update', {
+            organizationId,
+            documents: [{ documentId: 'c', documentName: 'C' }],
+          })
+        ).statusCode,
+      ).toBe(200);
     });
 
     it.each([
@@ -139,7 +186,11 @@ describe('document migration', () => {
       ['newDocumentId missing', { organizationId: 'o', documentId: 'a' }, 'data.newDocumentId'],
       ['documentId not a string', { organizationId: 'o', documentId: 7, newDocumentId: 'b' }, 'data.documentId'],
       ['newDocumentId empty', { organizationId: 'o', documentId: 'a', newDocumentId: '' }, 'data.newDocumentId'],
-      ['newDocumentId too long', { organizationId: 'o', documentId: 'a', newDocumentId: 'x'.repeat(257) }, 'data.newDocumentId'],
+      [
+        'newDocumentId too long',
+        { organizationId: 'o', documentId: 'a', newDocumentId: 'x'.repeat(257) },
+        'data.newDocumentId',
+      ],
       ['the same id twice', { organizationId: 'o', documentId: 'a', newDocumentId: 'a' }, 'data.newDocumentId'],
     ])('returns INVALID_ARGUMENT for %s', async (_, data, path) => {
       const response = await call(MIGRATE, data);
@@ -177,7 +228,10 @@ describe('document migration', () => {
       const old = await readDocument(call, h, organizationId, 'doc-old');
 
       expect(response).toEqual({ batchItemFailures: [] });
-      expect((await call(STATUS, { organizationId, migrationId })).body.result?.data).toEqual({ migrationId, status: 'completed' });
+      expect((await call(STATUS, { organizationId, migrationId })).body.result?.data).toEqual({
+        migrationId,
+        status: 'completed',
+      });
       expect(after).toEqual(before);
       expect(before.members).toHaveLength(3);
       expect(before.activities).toHaveLength(4);
@@ -188,14 +242,16 @@ describe('document migration', () => {
 
     it('keeps listings of the organization whole: the same activities, recordings and notifications, now under the new id', async () => {
       const { organizationId, migrationId } = await started({ ...SMALL_SEED, editors: 0 });
-      const list = async (path: string) => (await call(path, { organizationId })).body.result?.data as Array<{ metadata: { documentId: string } }>;
+      const list = async (path: string) =>
+        (await call(path, { organizationId })).body.result?.data as Array<{ metadata: { documentId: string } }>;
       const before = await Promise.all(['/v2/activities/get', '/v2/recordings/get'].map(list));
 
       await runWorker(tenant.apiKeyId, organizationId, migrationId);
       const after = await Promise.all(['/v2/activities/get', '/v2/recordings/get'].map(list));
 
       expect(after.map((items) => items.length)).toEqual(before.map((items) => items.length));
-      for (const items of after) expect(new Set(items.map((item) => item.metadata.documentId))).toEqual(new Set(['doc-new']));
+      for (const items of after)
+        expect(new Set(items.map((item) => item.metadata.documentId))).toEqual(new Set(['doc-new']));
     });
 
     it('treats a re-sent immutable activity under the new id as the record it already is', async () => {
@@ -205,7 +261,16 @@ describe('document migration', () => {
       const resent = await call('/v2/activities/add', {
         organizationId,
         documentId: 'doc-new',
-        activities: [{ id: 'act-00000', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'member-00000' }, targetEntityId: 'thread-1', entityData: { text: 'comment act-00000' } }],
+        activities: [
+          {
+            id: 'act-00000',
+            featureType: 'comment',
+            actionType: 'comment.add',
+            actionUser: { userId: 'member-00000' },
+            targetEntityId: 'thread-1',
+            entityData: { text: 'comment act-00000' },
+          },
+        ],
       });
 
       expect(resent.body.result?.message).toBe('0 activities added; 1 activity already stored unchanged.');
@@ -215,17 +280,41 @@ describe('document migration', () => {
       const { organizationId, migrationId } = await started({ ...SMALL_SEED, editors: 0 });
       await runWorker(tenant.apiKeyId, organizationId, migrationId);
 
-      const renamed = await call('/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'doc-new', documentName: 'Renamed' }] });
-      const oldUpdate = await call('/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'doc-old', documentName: 'Ghost' }] });
-      const reused = await call('/v2/crdt/add', { organizationId, documentId: 'doc-old', editorId: 'e', type: 'text', data: 'fresh' });
+      const renamed = await call('/v2/organizations/documents/update', {
+        organizationId,
+        documents: [{ documentId: 'doc-new', documentName: 'Renamed' }],
+      });
+      const oldUpdate = await call('/v2/organizations/documents/update', {
+        organizationId,
+        documents: [{ documentId: 'doc-old', documentName: 'Ghost' }],
+      });
+      const reused = await call('/v2/crdt/add', {
+        organizationId,
+        documentId: 'doc-old',
+        editorId: 'e',
+        type: 'text',
+        data: 'fresh',
+      });
 
-      expect(renamed.body.result?.data).toEqual({ 'doc-new': { success: true, id: 'doc-new', message: 'Document updated.' } });
-      expect(oldUpdate.body.result?.data).toEqual({ 'doc-old': { success: false, id: 'doc-old', message: 'Document does not exist.' } });
+      expect(renamed.body.result?.data).toEqual({
+        'doc-new': { success: true, id: 'doc-new', message: 'Document updated.' },
+      });
+      expect(oldUpdate.body.result?.data).toEqual({
+        'doc-old': { success: false, id: 'doc-old', message: 'Document does not exist.' },
+      });
       expect(reused.statusCode).toBe(200);
     });
 
     it('finishes a run that crashed half-way with no duplicates and nothing lost', async () => {
-      const counts: SeedCounts = { members: 150, grants: 3, notifications: 40, activities: 160, recordings: 30, editors: 1, editorBytes: 700 * 1024 };
+      const counts: SeedCounts = {
+        members: 150,
+        grants: 3,
+        notifications: 40,
+        activities: 160,
+        recordings: 30,
+        editors: 1,
+        editorBytes: 700 * 1024,
+      };
       const organizationId = uniqueId('org');
       await seedDocument(call, h, organizationId, 'doc-old', counts);
       const before = await readDocument(call, h, organizationId, 'doc-old', counts);
@@ -235,7 +324,9 @@ describe('document migration', () => {
         if (moved >= 250) throw new Error('worker killed');
       };
 
-      await expect(runMigration(migration, { deadline: Date.now() + 60_000, afterPage: crash })).rejects.toThrow('worker killed');
+      await expect(runMigration(migration, { deadline: Date.now() + 60_000, afterPage: crash })).rejects.toThrow(
+        'worker killed',
+      );
       const midway = await call(STATUS, { organizationId, migrationId: migration.migrationId });
       const finished = await runMigration(migration, { deadline: Date.now() + 60_000 });
 
@@ -250,7 +341,9 @@ describe('document migration', () => {
       const migration = await migrationOf(tenant.apiKeyId, organizationId, migrationId);
 
       const first = await runMigration(migration, { deadline: Date.now() - 1 });
-      const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: migrationKey(tenant.apiKeyId, organizationId, migrationId) }));
+      const { Item } = await db.send(
+        new GetCommand({ TableName: TABLE_NAME, Key: migrationKey(tenant.apiKeyId, organizationId, migrationId) }),
+      );
       const second = await runMigration(migration, { deadline: Date.now() + 60_000 });
 
       expect(first).toBe('in_progress');
@@ -276,7 +369,14 @@ describe('document migration', () => {
       const completedAt = (await migrationOf(tenant.apiKeyId, organizationId, migrationId)).updatedAt;
 
       const replay = await worker(event, context);
-      const other = await worker({ Records: [{ eventName: 'INSERT', dynamodb: { NewImage: marshall({ pk: 'x', sk: 'y', status: 'pending' }) as never } }] }, context);
+      const other = await worker(
+        {
+          Records: [
+            { eventName: 'INSERT', dynamodb: { NewImage: marshall({ pk: 'x', sk: 'y', status: 'pending' }) as never } },
+          ],
+        },
+        context,
+      );
 
       expect(replay).toEqual({ batchItemFailures: [] });
       expect(other).toEqual({ batchItemFailures: [] });
@@ -295,7 +395,10 @@ describe('document migration', () => {
       }
 
       const status = await call(STATUS, { organizationId, migrationId });
-      const write = await call('/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'doc-old', documentName: 'Writable' }] });
+      const write = await call('/v2/organizations/documents/update', {
+        organizationId,
+        documents: [{ documentId: 'doc-old', documentName: 'Writable' }],
+      });
 
       expect(migrationConsumer.attempts).toBe(MAX_FAILED_RUNS);
       expect(response).toEqual({ batchItemFailures: [] });
@@ -308,9 +411,17 @@ describe('document migration', () => {
       const organizationId = uniqueId('org');
       await seedDocument(call, h, organizationId, 'doc-old', { ...SMALL_SEED, editors: 0 });
       const before = await readDocument(call, h, organizationId, 'doc-old');
-      const first = (await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' })).body.result?.data.migrationId;
+      const first = (await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' })).body
+        .result?.data.migrationId;
       const migration = await migrationOf(tenant.apiKeyId, organizationId, first);
-      await expect(runMigration(migration, { deadline: Date.now() + 60_000, afterPage: () => { throw new Error('crash'); } })).rejects.toThrow();
+      await expect(
+        runMigration(migration, {
+          deadline: Date.now() + 60_000,
+          afterPage: () => {
+            throw new Error('crash');
+          },
+        }),
+      ).rejects.toThrow();
       const failing = jest.spyOn(batch, 'batchWrite').mockRejectedValue(new Error('storage down'));
       try {
         for (let run = 1; run <= MAX_FAILED_RUNS; run += 1) await runWorker(tenant.apiKeyId, organizationId, first);
@@ -318,7 +429,8 @@ describe('document migration', () => {
         failing.mockRestore();
       }
 
-      const second = (await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' })).body.result?.data.migrationId;
+      const second = (await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' })).body
+        .result?.data.migrationId;
       await runWorker(tenant.apiKeyId, organizationId, second);
 
       expect((await call(STATUS, { organizationId, migrationId: first })).body.result?.data.status).toBe('failed');
@@ -336,34 +448,116 @@ describe('document migration', () => {
     });
 
     const locked = (documentId: string): Array<[string, string, () => Record<string, unknown>]> => [
-      ['documents/add', '/v2/organizations/documents/add', () => ({ organizationId, documents: [{ documentId, documentName: 'x' }] })],
-      ['documents/update', '/v2/organizations/documents/update', () => ({ organizationId, documents: [{ documentId, documentName: 'x' }] })],
-      ['disablestate/update', '/v2/organizations/documents/access/disablestate/update', () => ({ organizationId, documentIds: [documentId], disabled: true })],
-      ['users/add', '/v2/users/add', () => ({ organizationId, documentId, createDocument: true, users: [{ userId: 'newcomer' }] })],
-      ['users/update', '/v2/users/update', () => ({ organizationId, documentId, users: [{ userId: 'member-00000', name: 'Changed' }] })],
+      [
+        'documents/add',
+        '/v2/organizations/documents/add',
+        () => ({ organizationId, documents: [{ documentId, documentName: 'x' }] }),
+      ],
+      [
+        'documents/update',
+        '/v2/organizations/documents/update',
+        () => ({ organizationId, documents: [{ documentId, documentName: 'x' }] }),
+      ],
+      [
+        'disablestate/update',
+        '/v2/organizations/documents/access/disablestate/update',
+        () => ({ organizationId, documentIds: [documentId], disabled: true }),
+      ],
+      [
+        'users/add',
+        '/v2/users/add',
+        () => ({ organizationId, documentId, createDocument: true, users: [{ userId: 'newcomer' }] }),
+      ],
+      [
+        'users/update',
+        '/v2/users/update',
+        () => ({ organizationId, documentId, users: [{ userId: 'member-00000', name: 'Changed' }] }),
+      ],
       ['users/delete', '/v2/users/delete', () => ({ organizationId, documentId, userIds: ['member-00000'] })],
-      ['permissions/add', '/v2/auth/permissions/add', () => ({ user: { userId: 'granted-00000' }, permissions: { resources: [{ type: 'document', id: documentId, organizationId }] } })],
-      ['permissions/remove', '/v2/auth/permissions/remove', () => ({ userId: 'granted-00000', permissions: { resources: [{ type: 'document', id: documentId, organizationId }] } })],
-      ['notifications/add', '/v2/notifications/add', () => ({ organizationId, documentId, createDocument: true, actionUser: { userId: 'a' }, displayHeadlineMessageTemplate: 'x', notifyUsers: [{ userId: 'member-00000' }] })],
+      [
+        'permissions/add',
+        '/v2/auth/permissions/add',
+        () => ({
+          user: { userId: 'granted-00000' },
+          permissions: { resources: [{ type: 'document', id: documentId, organizationId }] },
+        }),
+      ],
+      [
+        'permissions/remove',
+        '/v2/auth/permissions/remove',
+        () => ({
+          userId: 'granted-00000',
+          permissions: { resources: [{ type: 'document', id: documentId, organizationId }] },
+        }),
+      ],
+      [
+        'notifications/add',
+        '/v2/notifications/add',
+        () => ({
+          organizationId,
+          documentId,
+          createDocument: true,
+          actionUser: { userId: 'a' },
+          displayHeadlineMessageTemplate: 'x',
+          notifyUsers: [{ userId: 'member-00000' }],
+        }),
+      ],
       ['notifications/delete', '/v2/notifications/delete', () => ({ organizationId, documentId })],
-      ['notifications/config/set', '/v2/notifications/config/set', () => ({ organizationId, userIds: ['member-00000'], documentIds: [documentId], config: { email: 'NONE' } })],
-      ['activities/add', '/v2/activities/add', () => ({ organizationId, documentId, activities: [{ featureType: 'comment', actionType: 'comment.add' }] })],
-      ['crdt/add', '/v2/crdt/add', () => ({ organizationId, documentId, editorId: 'another', type: 'text', data: 'x' })],
-      ['crdt/update', '/v2/crdt/update', () => ({ organizationId, documentId, editorId: 'editor-00000', type: 'text', data: 'changed' })],
-      ['recordings/add', '/v2/recordings/add', () => ({ organizationId, documentId, recordings: [{ annotationId: 'rec-00000', displayName: 'x' }] })],
+      [
+        'notifications/config/set',
+        '/v2/notifications/config/set',
+        () => ({ organizationId, userIds: ['member-00000'], documentIds: [documentId], config: { email: 'NONE' } }),
+      ],
+      [
+        'activities/add',
+        '/v2/activities/add',
+        () => ({ organizationId, documentId, activities: [{ featureType: 'comment', actionType: 'comment.add' }] }),
+      ],
+      [
+        'crdt/add',
+        '/v2/crdt/add',
+        () => ({ organizationId, documentId, editorId: 'another', type: 'text', data: 'x' }),
+      ],
+      [
+        'crdt/update',
+        '/v2/crdt/update',
+        () => ({ organizationId, documentId, editorId: 'editor-00000', type: 'text', data: 'changed' }),
+      ],
+      [
+        'recordings/add',
+        '/v2/recordings/add',
+        () => ({ organizationId, documentId, recordings: [{ annotationId: 'rec-00000', displayName: 'x' }] }),
+      ],
     ];
 
-    it.each([...locked('doc-old'), ...locked('doc-new')])('refuses %s with FAILED_PRECONDITION and writes nothing', async (_, path, data) => {
-      const response = await call(path, data());
+    it.each([...locked('doc-old'), ...locked('doc-new')])(
+      'refuses %s with FAILED_PRECONDITION and writes nothing',
+      async (_, path, data) => {
+        const response = await call(path, data());
 
-      expectError(response, 'FAILED_PRECONDITION', 400);
-      expect(response.body.error?.message).toMatch(/^Document doc-(old|new) is being migrated; writes to it fail until the migration ends\.$/);
-    });
+        expectError(response, 'FAILED_PRECONDITION', 400);
+        expect(response.body.error?.message).toMatch(
+          /^Document doc-(old|new) is being migrated; writes to it fail until the migration ends\.$/,
+        );
+      },
+    );
 
     it.each([
-      ['notifications/update', '/v2/notifications/update', () => ({ organizationId, notifications: [{ id: 'ntf-00001', readByUserIds: ['member-00000'] }] })],
-      ['notifications/delete by id', '/v2/notifications/delete', () => ({ organizationId, notificationIds: ['ntf-00001'] })],
-      ['notifications/delete from a feed', '/v2/notifications/delete', () => ({ organizationId, userId: 'member-00000', notificationIds: ['ntf-00001'] })],
+      [
+        'notifications/update',
+        '/v2/notifications/update',
+        () => ({ organizationId, notifications: [{ id: 'ntf-00001', readByUserIds: ['member-00000'] }] }),
+      ],
+      [
+        'notifications/delete by id',
+        '/v2/notifications/delete',
+        () => ({ organizationId, notificationIds: ['ntf-00001'] }),
+      ],
+      [
+        'notifications/delete from a feed',
+        '/v2/notifications/delete',
+        () => ({ organizationId, userId: 'member-00000', notificationIds: ['ntf-00001'] }),
+      ],
       ['users/delete from the organization', '/v2/users/delete', () => ({ organizationId, userIds: ['member-00000'] })],
     ])('refuses %s of the document’s data with FAILED_PRECONDITION', async (_, path, data) => {
       expectError(await call(path, data()), 'FAILED_PRECONDITION', 400);
@@ -374,15 +568,31 @@ describe('document migration', () => {
       const view = await readDocument(call, h, organizationId, 'doc-old');
 
       expect(status.body.result?.data.status).toBe('pending');
-      expect(view.document).toEqual([{ documentId: '<document>', documentName: 'Quarterly plan', folderId: 'folder-1', accessType: 'restricted', disabled: false, metadata: { owner: 'jane' } }]);
-      expect(view.members.map((m) => (m as { userId: string }).userId)).toEqual(['member-00000', 'member-00001', 'member-00002']);
+      expect(view.document).toEqual([
+        {
+          documentId: '<document>',
+          documentName: 'Quarterly plan',
+          folderId: 'folder-1',
+          accessType: 'restricted',
+          disabled: false,
+          metadata: { owner: 'jane' },
+        },
+      ]);
+      expect(view.members.map((m) => (m as { userId: string }).userId)).toEqual([
+        'member-00000',
+        'member-00001',
+        'member-00002',
+      ]);
       expect(view.notifications).toHaveLength(3);
       expect(view.activities).toHaveLength(4);
       expect((await readDocument(call, h, organizationId, 'doc-new')).crdt).toEqual([]);
     });
 
     it('still serves reads and writes of other documents', async () => {
-      const other = await call('/v2/organizations/documents/add', { organizationId, documents: [{ documentId: 'unrelated' }] });
+      const other = await call('/v2/organizations/documents/add', {
+        organizationId,
+        documents: [{ documentId: 'unrelated' }],
+      });
       const read = await call('/v2/crdt/get', { organizationId, documentId: 'doc-old' });
 
       expect(other.statusCode).toBe(200);
@@ -401,9 +611,21 @@ describe('document migration', () => {
       const headers = await headersOf();
 
       const status = await call(STATUS, { organizationId, migrationId }, headers);
-      const migrate = await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'elsewhere' }, headers);
-      const ownWrite = await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc-old' }] }, headers);
-      const ownMigration = await call(MIGRATE, { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' }, headers);
+      const migrate = await call(
+        MIGRATE,
+        { organizationId, documentId: 'doc-old', newDocumentId: 'elsewhere' },
+        headers,
+      );
+      const ownWrite = await call(
+        '/v2/organizations/documents/add',
+        { organizationId, createOrganization: true, documents: [{ documentId: 'doc-old' }] },
+        headers,
+      );
+      const ownMigration = await call(
+        MIGRATE,
+        { organizationId, documentId: 'doc-old', newDocumentId: 'doc-new' },
+        headers,
+      );
 
       expectError(status, 'NOT_FOUND', 404);
       expectError(migrate, 'NOT_FOUND', 404);

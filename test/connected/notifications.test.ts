@@ -19,7 +19,8 @@ const remove = endpoint(deleteNotifications, '/v2/notifications/delete');
 const users = endpoint(addUsers, '/v2/users/add');
 const configGet = endpoint(getConfig, '/v2/notifications/config/get');
 const configSet = endpoint(setConfig, '/v2/notifications/config/set');
-const ids = (response: Awaited<ReturnType<typeof get>>) => (response.body.result?.data as Array<{ id: string }>).map((n) => n.id);
+const ids = (response: Awaited<ReturnType<typeof get>>) =>
+  (response.body.result?.data as Array<{ id: string }>).map((n) => n.id);
 
 const base = (organizationId: string, extra: Record<string, unknown> = {}) => ({
   organizationId,
@@ -44,7 +45,16 @@ describe('notifications', () => {
     it('delivers to the named users and reads back with the documented shape', async () => {
       const organizationId = uniqueId('org');
 
-      const added = await add(h, base(organizationId, { notificationId: 'n1', locationId: 'loc', notifyUsers: [{ userId: 'u1' }, { userId: 'u2', name: 'Two' }], notificationSource: 'comment', notificationSourceData: { threadId: 't' } }));
+      const added = await add(
+        h,
+        base(organizationId, {
+          notificationId: 'n1',
+          locationId: 'loc',
+          notifyUsers: [{ userId: 'u1' }, { userId: 'u2', name: 'Two' }],
+          notificationSource: 'comment',
+          notificationSourceData: { threadId: 't' },
+        }),
+      );
 
       expect(added.body.result?.data).toEqual({ notificationId: 'n1' });
       const feed = await get(h, { organizationId, userId: 'u1' });
@@ -86,9 +96,13 @@ describe('notifications', () => {
       const organizationId = uniqueId('org');
       await users(h, { organizationId, users: [{ userId: 'm1' }, { userId: 'm2' }, { userId: 'actor' }] });
 
-      await add(h, base(organizationId, { notificationId: 'all', notifyAll: true, notifyUsers: [{ userId: 'outsider' }] }));
+      await add(
+        h,
+        base(organizationId, { notificationId: 'all', notifyAll: true, notifyUsers: [{ userId: 'outsider' }] }),
+      );
 
-      for (const userId of ['m1', 'm2', 'outsider']) expect(ids(await get(h, { organizationId, userId }))).toEqual(['all']);
+      for (const userId of ['m1', 'm2', 'outsider'])
+        expect(ids(await get(h, { organizationId, userId }))).toEqual(['all']);
       expect(ids(await get(h, { organizationId, userId: 'actor' }))).toEqual([]);
     });
 
@@ -96,10 +110,22 @@ describe('notifications', () => {
       const organizationId = uniqueId('org');
       await users(h, { organizationId, users: [{ userId: 'member' }] });
       await add(h, base(organizationId, { notificationId: 'setup', notifyUsers: [] }));
-      await invoke(updateDocuments, '/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'doc', accessType: 'restricted' }] }, { headers: h });
+      await invoke(
+        updateDocuments,
+        '/v2/organizations/documents/update',
+        { organizationId, documents: [{ documentId: 'doc', accessType: 'restricted' }] },
+        { headers: h },
+      );
       await users(h, { organizationId, documentId: 'doc', users: [{ userId: 'doc-user' }] });
 
-      await add(h, base(organizationId, { notificationId: 'v', notifyUsers: [{ userId: 'member' }, { userId: 'doc-user' }, { userId: 'stranger' }], verifyUserPermissions: true }));
+      await add(
+        h,
+        base(organizationId, {
+          notificationId: 'v',
+          notifyUsers: [{ userId: 'member' }, { userId: 'doc-user' }, { userId: 'stranger' }],
+          verifyUserPermissions: true,
+        }),
+      );
 
       expect(ids(await get(h, { organizationId, userId: 'doc-user' }))).toEqual(['v']);
       expect(ids(await get(h, { organizationId, userId: 'member' }))).toEqual([]);
@@ -109,27 +135,54 @@ describe('notifications', () => {
     it('updates an existing notificationId instead of duplicating it, keeping its time and read state', async () => {
       const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'same', notifyUsers: [{ userId: 'a' }] }));
-      await update(h, { organizationId, notifications: [{ id: 'same', readByUserIds: ['a'], persistReadForUsers: true }] });
+      await update(h, {
+        organizationId,
+        notifications: [{ id: 'same', readByUserIds: ['a'], persistReadForUsers: true }],
+      });
       const before = await getNotification(tenant.apiKeyId, organizationId, 'same');
 
-      await add(h, base(organizationId, { notificationId: 'same', displayBodyMessage: 'edited', notifyUsers: [{ userId: 'b' }] }));
+      await add(
+        h,
+        base(organizationId, { notificationId: 'same', displayBodyMessage: 'edited', notifyUsers: [{ userId: 'b' }] }),
+      );
 
       const listed = await get(h, { organizationId });
       expect(ids(listed)).toEqual(['same']);
-      expect(listed.body.result?.data[0]).toMatchObject({ displayBodyMessage: 'edited', readByUserIds: ['a'], timestamp: before?.timestamp });
+      expect(listed.body.result?.data[0]).toMatchObject({
+        displayBodyMessage: 'edited',
+        readByUserIds: ['a'],
+        timestamp: before?.timestamp,
+      });
       expect(ids(await get(h, { organizationId, userId: 'b' }))).toEqual(['same']);
     });
 
     it('pages in time order, newest first by default, with full pages and no token on the last', async () => {
       const organizationId = uniqueId('org');
       for (let i = 0; i < 5; i += 1) {
-        await add(h, base(organizationId, { notificationId: `p${i}`, notifyUsers: [{ userId: 'reader' }], locationId: i % 2 === 0 ? 'even' : 'odd' }));
+        await add(
+          h,
+          base(organizationId, {
+            notificationId: `p${i}`,
+            notifyUsers: [{ userId: 'reader' }],
+            locationId: i % 2 === 0 ? 'even' : 'odd',
+          }),
+        );
         await new Promise((resolve) => setTimeout(resolve, 3));
       }
 
       const first = await get(h, { organizationId, userId: 'reader', pageSize: 2 });
-      const second = await get(h, { organizationId, userId: 'reader', pageSize: 2, pageToken: first.body.result?.pageToken });
-      const third = await get(h, { organizationId, userId: 'reader', pageSize: 2, pageToken: second.body.result?.pageToken });
+      const second = await get(h, {
+        organizationId,
+        userId: 'reader',
+        pageSize: 2,
+        pageToken: first.body.result?.pageToken,
+      });
+      const third = await get(h, {
+        organizationId,
+        userId: 'reader',
+        pageSize: 2,
+        pageToken: second.body.result?.pageToken,
+      });
       const ascending = await get(h, { organizationId, documentId: 'doc', order: 'asc', pageSize: 3 });
       const even = await get(h, { organizationId, documentId: 'doc', locationId: 'even', pageSize: 2 });
       const named = await get(h, { organizationId, notificationIds: ['p1', 'p3', 'missing'], order: 'asc' });
@@ -167,10 +220,22 @@ describe('notifications', () => {
   describe('update', () => {
     it('adds readers (never removes), drops read notifications from feeds unless persisted, and reports unknown ids', async () => {
       const organizationId = uniqueId('org');
-      await add(h, base(organizationId, { notificationId: 'r', notifyUsers: [{ userId: 'a' }, { userId: 'b' }, { userId: 'c' }] }));
+      await add(
+        h,
+        base(organizationId, { notificationId: 'r', notifyUsers: [{ userId: 'a' }, { userId: 'b' }, { userId: 'c' }] }),
+      );
 
-      const first = await update(h, { organizationId, notifications: [{ id: 'r', readByUserIds: ['a'] }, { id: 'ghost', readByUserIds: ['a'] }] });
-      await update(h, { organizationId, notifications: { id: 'r', readByUserIds: ['b'], persistReadForUsers: true, displayBodyMessage: 'new body' } });
+      const first = await update(h, {
+        organizationId,
+        notifications: [
+          { id: 'r', readByUserIds: ['a'] },
+          { id: 'ghost', readByUserIds: ['a'] },
+        ],
+      });
+      await update(h, {
+        organizationId,
+        notifications: { id: 'r', readByUserIds: ['b'], persistReadForUsers: true, displayBodyMessage: 'new body' },
+      });
 
       expect(first.body.result?.status).toBe('success');
       expect(first.body.result?.data).toEqual({
@@ -190,7 +255,11 @@ describe('notifications', () => {
       await users(h, { organizationId, users: [{ userId: 'member' }] });
       await add(h, base(organizationId, { notificationId: 'v' }));
 
-      await update(h, { organizationId, verifyUserPermissions: true, notifications: [{ id: 'v', readByUserIds: ['member', 'stranger'] }] });
+      await update(h, {
+        organizationId,
+        verifyUserPermissions: true,
+        notifications: [{ id: 'v', readByUserIds: ['member', 'stranger'] }],
+      });
 
       expect((await get(h, { organizationId })).body.result?.data[0].readByUserIds).toEqual(['member']);
     });
@@ -199,20 +268,33 @@ describe('notifications', () => {
       const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'x' }));
 
-      const response = await update(h, { organizationId, documentId: 'other', notifications: [{ id: 'x', displayBodyMessage: 'no' }] });
+      const response = await update(h, {
+        organizationId,
+        documentId: 'other',
+        notifications: [{ id: 'x', displayBodyMessage: 'no' }],
+      });
 
       expect(response.body.result?.data.x.success).toBe(false);
     });
 
     it.each([
-      ['in a list', [{ id: 'ok' }, { id: '', displayBodyMessage: 5 }], ['data.notifications.1.id', 'data.notifications.1.displayBodyMessage']],
+      [
+        'in a list',
+        [{ id: 'ok' }, { id: '', displayBodyMessage: 5 }],
+        ['data.notifications.1.id', 'data.notifications.1.displayBodyMessage'],
+      ],
       ['as the one object', { id: 'ok', notificationSourceData: [1] }, ['data.notifications.notificationSourceData']],
-    ])('names the fields of a bad notification %s, not only "notifications: Invalid input"', async (_, notifications, paths) => {
-      const response = await update(h, { organizationId: uniqueId('org'), notifications });
+    ])(
+      'names the fields of a bad notification %s, not only "notifications: Invalid input"',
+      async (_, notifications, paths) => {
+        const response = await update(h, { organizationId: uniqueId('org'), notifications });
 
-      expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
-      expect(response.body.error?.details.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(paths.sort());
-    });
+        expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
+        expect(response.body.error?.details.issues.map((issue: { path: string }) => issue.path).sort()).toEqual(
+          paths.sort(),
+        );
+      },
+    );
   });
 
   describe('delete', () => {
@@ -227,9 +309,16 @@ describe('notifications', () => {
       const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'd', notifyUsers: [{ userId: 'a' }, { userId: 'b' }] }));
 
-      const response = await invoke(deleteNotifications, '/v1/notifications/delete', { organizationId, userId: 'a' }, { headers: h });
+      const response = await invoke(
+        deleteNotifications,
+        '/v1/notifications/delete',
+        { organizationId, userId: 'a' },
+        { headers: h },
+      );
 
-      expect(response.body.result?.data).toEqual({ d: { success: true, message: 'Notification removed for the user.' } });
+      expect(response.body.result?.data).toEqual({
+        d: { success: true, message: 'Notification removed for the user.' },
+      });
       expect(ids(await get(h, { organizationId, userId: 'a' }))).toEqual([]);
       expect(ids(await get(h, { organizationId, userId: 'b' }))).toEqual(['d']);
       expect(ids(await get(h, { organizationId }))).toEqual(['d']);
@@ -238,7 +327,10 @@ describe('notifications', () => {
     it('with documentId deletes the notifications and every feed entry; unknown ids are reported', async () => {
       const organizationId = uniqueId('org');
       await add(h, base(organizationId, { notificationId: 'gone', notifyUsers: [{ userId: 'a' }] }));
-      await add(h, base(organizationId, { notificationId: 'kept', documentId: 'other', notifyUsers: [{ userId: 'a' }] }));
+      await add(
+        h,
+        base(organizationId, { notificationId: 'kept', documentId: 'other', notifyUsers: [{ userId: 'a' }] }),
+      );
 
       const byDocument = await remove(h, { organizationId, documentId: 'doc' });
       const byId = await remove(h, { organizationId, notificationIds: ['nope'] });
@@ -251,8 +343,19 @@ describe('notifications', () => {
 
     it('with locationId alone deletes the notifications of that location across the organization', async () => {
       const organizationId = uniqueId('org');
-      await add(h, base(organizationId, { notificationId: 'here', locationId: 'loc-1', notifyUsers: [{ userId: 'a' }] }));
-      await add(h, base(organizationId, { notificationId: 'there', locationId: 'loc-2', documentId: 'other', notifyUsers: [{ userId: 'a' }] }));
+      await add(
+        h,
+        base(organizationId, { notificationId: 'here', locationId: 'loc-1', notifyUsers: [{ userId: 'a' }] }),
+      );
+      await add(
+        h,
+        base(organizationId, {
+          notificationId: 'there',
+          locationId: 'loc-2',
+          documentId: 'other',
+          notifyUsers: [{ userId: 'a' }],
+        }),
+      );
 
       const response = await remove(h, { organizationId, locationId: 'loc-1' });
 
@@ -268,15 +371,28 @@ describe('notifications', () => {
       await configSet(h, { organizationId, userIds: ['u'], config: { email: 'NONE' } });
       await configSet(h, { organizationId, userIds: ['u'], documentIds: ['d1'], config: { inbox: 'MINE' } });
 
-      const response = await configGet(h, { organizationId, userId: 'u', documentIds: ['d1', 'd2'], getOrganizationConfig: true });
+      const response = await configGet(h, {
+        organizationId,
+        userId: 'u',
+        documentIds: ['d1', 'd2'],
+        getOrganizationConfig: true,
+      });
       const fresh = await configGet(h, { organizationId, userId: 'someone-else', getOrganizationConfig: true });
 
       expect(response.body.result?.data).toEqual([
         { config: { inbox: 'ALL', email: 'NONE' }, metadata: { organizationId, apiKey: tenant.apiKeyId, userId: 'u' } },
-        { config: { inbox: 'MINE', email: 'NONE' }, metadata: { organizationId, apiKey: tenant.apiKeyId, userId: 'u', documentId: 'd1' } },
-        { config: { inbox: 'ALL', email: 'NONE' }, metadata: { organizationId, apiKey: tenant.apiKeyId, userId: 'u', documentId: 'd2' } },
+        {
+          config: { inbox: 'MINE', email: 'NONE' },
+          metadata: { organizationId, apiKey: tenant.apiKeyId, userId: 'u', documentId: 'd1' },
+        },
+        {
+          config: { inbox: 'ALL', email: 'NONE' },
+          metadata: { organizationId, apiKey: tenant.apiKeyId, userId: 'u', documentId: 'd2' },
+        },
       ]);
-      expect(fresh.body.result?.data).toEqual([{ config: { inbox: 'ALL', email: 'ALL' }, metadata: expect.objectContaining({ userId: 'someone-else' }) }]);
+      expect(fresh.body.result?.data).toEqual([
+        { config: { inbox: 'ALL', email: 'ALL' }, metadata: expect.objectContaining({ userId: 'someone-else' }) },
+      ]);
     });
 
     it('keeps the level not given when setting the other', async () => {
@@ -286,7 +402,9 @@ describe('notifications', () => {
       const set = await configSet(h, { organizationId, userIds: ['u'], config: { inbox: 'ALL' } });
 
       expect(set.body.result?.data).toEqual({ u: { success: true, userId: 'u', message: 'Notification config set.' } });
-      expect((await configGet(h, { organizationId, userId: 'u', getOrganizationConfig: true })).body.result?.data[0].config).toEqual({ inbox: 'ALL', email: 'MINE' });
+      expect(
+        (await configGet(h, { organizationId, userId: 'u', getOrganizationConfig: true })).body.result?.data[0].config,
+      ).toEqual({ inbox: 'ALL', email: 'MINE' });
     });
 
     it('keeps both levels when concurrent requests set one each, at the organization and at a document', async () => {
@@ -297,10 +415,20 @@ describe('notifications', () => {
           const atDocument = i % 4 >= 2;
           const levels = atDocument ? { inbox: 'MINE', email: 'NONE' } : { inbox: 'NONE', email: 'MINE' };
           const config = i % 2 === 0 ? { inbox: levels.inbox } : { email: levels.email };
-          return configSet(h, { organizationId, userIds: ['u'], ...(atDocument ? { documentIds: ['d1'] } : {}), config });
+          return configSet(h, {
+            organizationId,
+            userIds: ['u'],
+            ...(atDocument ? { documentIds: ['d1'] } : {}),
+            config,
+          });
         }),
       );
-      const read = await configGet(h, { organizationId, userId: 'u', documentIds: ['d1'], getOrganizationConfig: true });
+      const read = await configGet(h, {
+        organizationId,
+        userId: 'u',
+        documentIds: ['d1'],
+        getOrganizationConfig: true,
+      });
 
       expect(replies.map((reply) => reply.statusCode)).toEqual(replies.map(() => 200));
       expect(read.body.result?.data.map((entry: { config: unknown }) => entry.config)).toEqual([
@@ -311,7 +439,11 @@ describe('notifications', () => {
 
     it.each([
       ['neither documentIds nor getOrganizationConfig', configGet, { organizationId: 'o', userId: 'u' }],
-      ['31 documentIds', configGet, { organizationId: 'o', userId: 'u', documentIds: Array.from({ length: 31 }, (_, i) => `d${i}`) }],
+      [
+        '31 documentIds',
+        configGet,
+        { organizationId: 'o', userId: 'u', documentIds: Array.from({ length: 31 }, (_, i) => `d${i}`) },
+      ],
       ['a missing userId', configGet, { organizationId: 'o', getOrganizationConfig: true }],
       ['an unknown level', configSet, { organizationId: 'o', userIds: ['u'], config: { inbox: 'SOME' } }],
       ['an empty config', configSet, { organizationId: 'o', userIds: ['u'], config: {} }],
@@ -331,9 +463,17 @@ describe('notifications', () => {
     for (const other of others) {
       expect(ids(await get(other, { organizationId }))).toEqual([]);
       expect(ids(await get(other, { organizationId, userId: 'u' }))).toEqual([]);
-      expect((await update(other, { organizationId, notifications: [{ id: 'mine', displayBodyMessage: 'x' }] })).body.result?.data.mine.success).toBe(false);
-      expect((await remove(other, { organizationId, notificationIds: ['mine'] })).body.result?.data.mine.success).toBe(false);
-      expect((await configGet(other, { organizationId, userId: 'u', getOrganizationConfig: true })).body.result?.data[0].config.inbox).toBe('ALL');
+      expect(
+        (await update(other, { organizationId, notifications: [{ id: 'mine', displayBodyMessage: 'x' }] })).body.result
+          ?.data.mine.success,
+      ).toBe(false);
+      expect((await remove(other, { organizationId, notificationIds: ['mine'] })).body.result?.data.mine.success).toBe(
+        false,
+      );
+      expect(
+        (await configGet(other, { organizationId, userId: 'u', getOrganizationConfig: true })).body.result?.data[0]
+          .config.inbox,
+      ).toBe('ALL');
     }
     expect(ids(await get(h, { organizationId, userId: 'u' }))).toEqual(['mine']);
   });

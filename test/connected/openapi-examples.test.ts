@@ -25,24 +25,54 @@ const ID = /^([a-z]+_)[0-9a-f]{24,}$/;
 const TIME_ORDERED_ID = new RegExp(`^([a-z]+_)${TIME_ORDERED_ID_BODY}$`);
 
 /** Placeholders keep the form of a time-ordered id (request schemas check it): EXAMPLE_TIME, then the number. */
-const timeOrderedPlaceholder = (n: number) => `${timeOrderedId('', EXAMPLE_TIME).slice(0, 10)}${String(n).padStart(16, '0')}`;
+const timeOrderedPlaceholder = (n: number) =>
+  `${timeOrderedId('', EXAMPLE_TIME).slice(0, 10)}${String(n).padStart(16, '0')}`;
 
 /** Server-made values, each kind recognized by its form (shared/crypto/tokens.ts) or by the field that holds it. */
-const VOLATILE_STRINGS: Array<{ kind: string; matches: (value: string, key: string) => boolean; placeholder: (n: number) => string }> = [
-  { kind: 'page token', matches: (_, key) => key === 'nextPageToken' || key === 'pageToken', placeholder: (n) => `page-token-EXAMPLE${n}` },
+const VOLATILE_STRINGS: Array<{
+  kind: string;
+  matches: (value: string, key: string) => boolean;
+  placeholder: (n: number) => string;
+}> = [
+  {
+    kind: 'page token',
+    matches: (_, key) => key === 'nextPageToken' || key === 'pageToken',
+    placeholder: (n) => `page-token-EXAMPLE${n}`,
+  },
   { kind: 'id', matches: (value) => ID.test(value), placeholder: (n) => `EXAMPLE${n}` },
-  { kind: 'secret token', matches: (value) => /^[A-Za-z0-9_-]{43}$/.test(value), placeholder: (n) => `token-EXAMPLE${n}` },
+  {
+    kind: 'secret token',
+    matches: (value) => /^[A-Za-z0-9_-]{43}$/.test(value),
+    placeholder: (n) => `token-EXAMPLE${n}`,
+  },
   { kind: 'time-ordered id', matches: (value) => TIME_ORDERED_ID.test(value), placeholder: timeOrderedPlaceholder },
   // A webhook signing secret keeps its form: whsec_ and the base64 of 24 bytes.
-  { kind: 'webhook secret', matches: (value) => /^whsec_[A-Za-z0-9+/]{32}$/.test(value), placeholder: (n) => `whsec_${Buffer.from(`EXAMPLE-secret-${n}`.padEnd(24, '.')).toString('base64')}` },
+  {
+    kind: 'webhook secret',
+    matches: (value) => /^whsec_[A-Za-z0-9+/]{32}$/.test(value),
+    placeholder: (n) => `whsec_${Buffer.from(`EXAMPLE-secret-${n}`.padEnd(24, '.')).toString('base64')}`,
+  },
   // What encryption makes fresh for every message (a webhook payload under encryptData).
-  { kind: 'ciphertext', matches: (_, key) => key === 'encryptedData' || key === 'encryptedKey' || key === 'iv', placeholder: (n) => Buffer.from(`EXAMPLE-ciphertext-${n}`).toString('base64') },
+  {
+    kind: 'ciphertext',
+    matches: (_, key) => key === 'encryptedData' || key === 'encryptedKey' || key === 'iv',
+    placeholder: (n) => Buffer.from(`EXAMPLE-ciphertext-${n}`).toString('base64'),
+  },
   // A live-sync session token (shared/db/live-token.ts): a signed payload that names the key and an expiry.
-  { kind: 'live session token', matches: (value, key) => key === 'token' && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(value), placeholder: (n) => `live-token-EXAMPLE${n}` },
-  { kind: 'date', matches: (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value), placeholder: () => new Date(EXAMPLE_TIME).toISOString() },
+  {
+    kind: 'live session token',
+    matches: (value, key) => key === 'token' && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(value),
+    placeholder: (n) => `live-token-EXAMPLE${n}`,
+  },
+  {
+    kind: 'date',
+    matches: (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value),
+    placeholder: () => new Date(EXAMPLE_TIME).toISOString(),
+  },
 ];
 
-const isTimestamp = (value: number) => Number.isInteger(value) && value > 1_500_000_000_000 && value < 3_000_000_000_000;
+const isTimestamp = (value: number) =>
+  Number.isInteger(value) && value > 1_500_000_000_000 && value < 3_000_000_000_000;
 
 /**
  * Replaces volatile values by placeholders: the same value by the same placeholder everywhere (an id a response
@@ -59,9 +89,15 @@ function normalizer(): (value: unknown, key?: string) => unknown {
     if (value.startsWith('-') && TIME_ORDERED_ID.test(value.slice(1))) return `-${replace(value.slice(1), key)}`;
     const volatile = VOLATILE_STRINGS.find((candidate) => candidate.matches(value, key));
     // The test's receiver listens on a port of the day: its URL is shown as the example endpoint's host.
-    if (/^http:\/\/127\.0\.0\.1:\d+\//.test(value)) return value.replace(/^http:\/\/127\.0\.0\.1:\d+/, 'https://hooks.example.com');
+    if (/^http:\/\/127\.0\.0\.1:\d+\//.test(value))
+      return value.replace(/^http:\/\/127\.0\.0\.1:\d+/, 'https://hooks.example.com');
     if (volatile === undefined) return value;
-    const prefix = (volatile.kind === 'id' ? ID.exec(value)?.[1] : volatile.kind === 'time-ordered id' ? TIME_ORDERED_ID.exec(value)?.[1] : undefined) ?? '';
+    const prefix =
+      (volatile.kind === 'id'
+        ? ID.exec(value)?.[1]
+        : volatile.kind === 'time-ordered id'
+          ? TIME_ORDERED_ID.exec(value)?.[1]
+          : undefined) ?? '';
     const counter = `${volatile.kind} ${prefix}`;
     const n = (counts.get(counter) ?? 0) + 1;
     counts.set(counter, n);
@@ -74,13 +110,21 @@ function normalizer(): (value: unknown, key?: string) => unknown {
     if (typeof value === 'number') return isTimestamp(value) ? EXAMPLE_TIME : key === 'durationMs' ? 120 : value;
     if (Array.isArray(value)) return value.map((item) => normalize(item, key));
     if (value === null || typeof value !== 'object') return value;
-    return Object.fromEntries(Object.entries(value).map(([name, inner]) => [replace(name, ''), normalize(inner, name)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([name, inner]) => [replace(name, ''), normalize(inner, name)]),
+    );
   };
   return normalize;
 }
 
 const valueAt = (body: unknown, path: Array<string | number>): unknown =>
-  path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? Object.entries(node).find(([name]) => name === String(key))?.[1] : undefined), body);
+  path.reduce<unknown>(
+    (node, key) =>
+      node !== null && typeof node === 'object'
+        ? Object.entries(node).find(([name]) => name === String(key))?.[1]
+        : undefined,
+    body,
+  );
 
 /** The string at `path` in a response body, or a clear failure. */
 function stringAt(body: unknown, ...path: Array<string | number>): string {
@@ -113,7 +157,8 @@ describe('the OpenAPI examples', () => {
     const recorded = new Map<string, OperationExample>();
     const call = async (path: string, data: Record<string, unknown>, headers: Record<string, string> = {}) => {
       const response = await invokeRoute(path, data, { headers });
-      if (response.statusCode !== 200) throw new Error(`POST ${path} answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
+      if (response.statusCode !== 200)
+        throw new Error(`POST ${path} answered ${response.statusCode}: ${JSON.stringify(response.body)}`);
       if (!recorded.has(path)) recorded.set(path, { request: data, response: response.body });
       return response.body;
     };
@@ -124,24 +169,59 @@ describe('the OpenAPI examples', () => {
       'x-service-workspace-id': stringAt(workspace, 'result', 'data', 'id'),
       'x-service-workspace-auth-token': stringAt(workspace, 'result', 'data', 'authToken'),
     };
-    const created = await call('/v2/workspace/apikey/create', { apiKeyName: 'Staging', type: 'testing', createAuthToken: true }, workspaceHeaders);
+    const created = await call(
+      '/v2/workspace/apikey/create',
+      { apiKeyName: 'Staging', type: 'testing', createAuthToken: true },
+      workspaceHeaders,
+    );
     await call('/v2/workspace/apikeys/get', { pageSize: 10 }, workspaceHeaders);
-    await call('/v2/workspace/authtoken/reset', { apiKey: stringAt(created, 'result', 'data', 'apiKey') }, workspaceHeaders);
+    await call(
+      '/v2/workspace/authtoken/reset',
+      { apiKey: stringAt(created, 'result', 'data', 'apiKey') },
+      workspaceHeaders,
+    );
     const apiKey = Object.keys(Object(valueAt(workspace, ['result', 'data', 'apiKeyList'])))[0];
     const tokens = await call('/v2/workspace/authtokens/get', { apiKey }, workspaceHeaders);
-    const h = { 'x-service-api-key': apiKey, 'x-service-auth-token': stringAt(tokens, 'result', 'data', 'authTokens', 0, 'token') };
+    const h = {
+      'x-service-api-key': apiKey,
+      'x-service-auth-token': stringAt(tokens, 'result', 'data', 'authTokens', 0, 'token'),
+    };
 
     // Workspace configurations.
-    await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true, triggers: { comment: { 'comment.reaction_add': false } } } }, h);
+    await call(
+      '/v2/workspace/activityconfig/update',
+      { activityServiceConfig: { isEnabled: true, triggers: { comment: { 'comment.reaction_add': false } } } },
+      h,
+    );
     await call('/v2/workspace/activityconfig/get', {}, h);
-    await call('/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.example-key', fromEmail: 'notifications@example.com', fromCompany: 'Acme' } }, h);
+    await call(
+      '/v2/workspace/emailconfig/update',
+      {
+        useEmailService: true,
+        emailServiceConfig: {
+          type: 'sendgrid',
+          apiKey: 'SG.example-key',
+          fromEmail: 'notifications@example.com',
+          fromCompany: 'Acme',
+        },
+      },
+      h,
+    );
     await call('/v2/workspace/emailconfig/get', {}, h);
     // Notification emails then go to the local mailbox (this tier's SendGrid address is a closed port), so the email
     // log's example shows one sent.
     await invokeRoute('/v2/workspace/emailconfig/update', { emailServiceConfig: { type: 'default' } }, { headers: h });
-    await call('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: PROVIDER_KEY }] }, h);
+    await call(
+      '/v2/workspace/apikeyconfig/update',
+      { aiModelApiKey: [{ provider: 'openai', customerApiKey: PROVIDER_KEY }] },
+      h,
+    );
     await call('/v2/workspace/apikeyconfig/get', {}, h);
-    await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true, encryptData: true, publicKey: RSA_2048_PUBLIC_KEY }, h);
+    await call(
+      '/v2/workspace/advancedwebhookconfig/update',
+      { isEnabled: true, encryptData: true, publicKey: RSA_2048_PUBLIC_KEY },
+      h,
+    );
     await call('/v2/workspace/advancedwebhookconfig/get', {}, h);
     const webhookEndpoint = {
       url: 'https://hooks.example.com/collab',
@@ -152,16 +232,34 @@ describe('the OpenAPI examples', () => {
       uid: 'support-inbox',
       metadata: { team: 'support' },
     };
-    const endpointId = stringAt(await call('/v2/workspace/advancedwebhook/endpoints/create', webhookEndpoint, h), 'result', 'data', 'id');
-    const secondEndpoint = stringAt(await call('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/audit' }, h), 'result', 'data', 'id');
+    const endpointId = stringAt(
+      await call('/v2/workspace/advancedwebhook/endpoints/create', webhookEndpoint, h),
+      'result',
+      'data',
+      'id',
+    );
+    const secondEndpoint = stringAt(
+      await call('/v2/workspace/advancedwebhook/endpoints/create', { url: 'https://hooks.example.com/audit' }, h),
+      'result',
+      'data',
+      'id',
+    );
     await call('/v2/workspace/advancedwebhook/endpoints/get', { limit: 1, iterator: endpointId }, h);
-    await call('/v2/workspace/advancedwebhook/endpoints/update', { endpointId, description: 'Every comment event', filterTypes: null }, h);
+    await call(
+      '/v2/workspace/advancedwebhook/endpoints/update',
+      { endpointId, description: 'Every comment event', filterTypes: null },
+      h,
+    );
     await call('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId }, h);
     await call('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId }, h);
     await call('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: secondEndpoint }, h);
     // From here on the example endpoint rests, and notifications go to the test's receiver.
     await invokeRoute('/v2/workspace/advancedwebhook/endpoints/update', { endpointId, disabled: true }, { headers: h });
-    const created2 = await invokeRoute('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url, filterTypes: ['notification.add'] }, { headers: h });
+    const created2 = await invokeRoute(
+      '/v2/workspace/advancedwebhook/endpoints/create',
+      { url: receiver.url, filterTypes: ['notification.add'] },
+      { headers: h },
+    );
     const receiverEndpoint = stringAt(created2.body, 'result', 'data', 'id');
 
     // Users, permissions, groups.
@@ -173,30 +271,69 @@ describe('the OpenAPI examples', () => {
       { userId: 'eve', name: 'Eve Moss' },
     ];
     await call('/v2/users/add', { organizationId: ORG, createOrganization: true, users: people }, h);
-    await call('/v2/users/update', { organizationId: ORG, users: [{ userId: 'bob', name: 'Bob Stone', accessRole: 'editor' }] }, h);
+    await call(
+      '/v2/users/update',
+      { organizationId: ORG, users: [{ userId: 'bob', name: 'Bob Stone', accessRole: 'editor' }] },
+      h,
+    );
     await call('/v2/users/delete', { organizationId: ORG, userIds: ['dee'] }, h);
     await call('/v1/users/delete', { organizationId: ORG, userIds: ['eve'] }, h);
     await call('/v2/users/get', { organizationId: ORG, pageSize: 2 }, h);
     const resources = [{ type: 'document', id: DOC, organizationId: ORG, accessRole: 'editor', expiresAt: 1893456000 }];
     await call('/v2/auth/permissions/add', { user: { userId: 'cy' }, permissions: { resources } }, h);
     await call('/v2/auth/permissions/get', { userId: 'cy', organizationId: ORG }, h);
-    await call('/v2/auth/permissions/remove', { userId: 'cy', permissions: { resources: [{ type: 'document', id: DOC, organizationId: ORG }] } }, h);
-    await call('/v2/organizations/usergroups/add', { organizationId: ORG, organizationUserGroups: [{ groupId: 'design', groupName: 'Design team' }] }, h);
-    await call('/v2/organizations/usergroups/users/add', { organizationId: ORG, organizationUserGroupId: 'design', userIds: ['ann', 'bob'] }, h);
-    await call('/v2/organizations/usergroups/users/delete', { organizationId: ORG, organizationUserGroupId: 'design', userIds: ['bob'] }, h);
+    await call(
+      '/v2/auth/permissions/remove',
+      { userId: 'cy', permissions: { resources: [{ type: 'document', id: DOC, organizationId: ORG }] } },
+      h,
+    );
+    await call(
+      '/v2/organizations/usergroups/add',
+      { organizationId: ORG, organizationUserGroups: [{ groupId: 'design', groupName: 'Design team' }] },
+      h,
+    );
+    await call(
+      '/v2/organizations/usergroups/users/add',
+      { organizationId: ORG, organizationUserGroupId: 'design', userIds: ['ann', 'bob'] },
+      h,
+    );
+    await call(
+      '/v2/organizations/usergroups/users/delete',
+      { organizationId: ORG, organizationUserGroupId: 'design', userIds: ['bob'] },
+      h,
+    );
 
     // Documents.
-    await call('/v2/organizations/documents/add', {
-      organizationId: ORG,
-      documents: [
-        { documentId: DOC, documentName: 'Roadmap 2026', accessType: 'organizationPrivate' },
-        { documentId: 'draft-2025', documentName: 'Roadmap draft', accessType: 'restricted' },
-      ],
-    }, h);
-    await call('/v2/organizations/documents/update', { organizationId: ORG, documents: [{ documentId: DOC, documentName: 'Roadmap 2026 (final)', metadata: { owner: 'ann' } }] }, h);
+    await call(
+      '/v2/organizations/documents/add',
+      {
+        organizationId: ORG,
+        documents: [
+          { documentId: DOC, documentName: 'Roadmap 2026', accessType: 'organizationPrivate' },
+          { documentId: 'draft-2025', documentName: 'Roadmap draft', accessType: 'restricted' },
+        ],
+      },
+      h,
+    );
+    await call(
+      '/v2/organizations/documents/update',
+      {
+        organizationId: ORG,
+        documents: [{ documentId: DOC, documentName: 'Roadmap 2026 (final)', metadata: { owner: 'ann' } }],
+      },
+      h,
+    );
     await call('/v2/organizations/documents/get', { organizationId: ORG, documentIds: [DOC] }, h);
-    await call('/v2/organizations/documents/access/disablestate/update', { organizationId: ORG, documentIds: ['draft-2025'], disabled: true }, h);
-    await call('/v1/organizations/documents/access/disablestate/update', { organizationId: ORG, documentIds: ['draft-2025'], disabled: false }, h);
+    await call(
+      '/v2/organizations/documents/access/disablestate/update',
+      { organizationId: ORG, documentIds: ['draft-2025'], disabled: true },
+      h,
+    );
+    await call(
+      '/v1/organizations/documents/access/disablestate/update',
+      { organizationId: ORG, documentIds: ['draft-2025'], disabled: false },
+      h,
+    );
 
     // Notifications.
     const notification = {
@@ -208,21 +345,45 @@ describe('the OpenAPI examples', () => {
       displayBodyMessage: 'Can you review the Q3 milestones?',
       notifyUsers: [{ userId: 'bob' }],
     };
-    const notificationId = stringAt(await call('/v2/notifications/add', notification, h), 'result', 'data', 'notificationId');
-    const another = stringAt(await call('/v2/notifications/add', { ...notification, displayBodyMessage: 'And the Q4 ones?' }, h), 'result', 'data', 'notificationId');
+    const notificationId = stringAt(
+      await call('/v2/notifications/add', notification, h),
+      'result',
+      'data',
+      'notificationId',
+    );
+    const another = stringAt(
+      await call('/v2/notifications/add', { ...notification, displayBodyMessage: 'And the Q4 ones?' }, h),
+      'result',
+      'data',
+      'notificationId',
+    );
     await call('/v2/notifications/get', { organizationId: ORG, documentId: DOC, userId: 'bob', order: 'desc' }, h);
     // Both notifications' messages delivered: the webhook message and attempt operations.
     await receiver.waitFor(2);
     for (let tries = 0; tries < 200; tries += 1) {
-      const attempts = await invokeRoute('/v2/workspace/advancedwebhook/attempts/get', { endpointId: receiverEndpoint }, { headers: h });
+      const attempts = await invokeRoute(
+        '/v2/workspace/advancedwebhook/attempts/get',
+        { endpointId: receiverEndpoint },
+        { headers: h },
+      );
       if ((attempts.body.result?.data as unknown[] | undefined)?.length === 2) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     // The newest message, whichever of the two the receiver happened to get last.
-    const messageId = stringAt(await call('/v2/workspace/advancedwebhook/messages/get', { eventTypes: ['notification.add'], pageSize: 1 }, h), 'result', 'data', 0, 'id');
+    const messageId = stringAt(
+      await call('/v2/workspace/advancedwebhook/messages/get', { eventTypes: ['notification.add'], pageSize: 1 }, h),
+      'result',
+      'data',
+      0,
+      'id',
+    );
     await call('/v2/workspace/advancedwebhook/attempts/get', { messageId }, h);
     await call('/v2/workspace/advancedwebhook/messages/resend', { messageId, endpointId: receiverEndpoint }, h);
-    await call('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId: receiverEndpoint, since: Date.now() - 60 * 60 * 1000 }, h);
+    await call(
+      '/v2/workspace/advancedwebhook/endpoints/recover',
+      { endpointId: receiverEndpoint, since: Date.now() - 60 * 60 * 1000 },
+      h,
+    );
     // The email log: the email the first notification gave bob, sent into the local mailbox (see below).
     for (let tries = 0; tries < 200; tries += 1) {
       const log = await invokeRoute('/v2/workspace/emails/get', { notificationId }, { headers: h });
@@ -230,10 +391,22 @@ describe('the OpenAPI examples', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await call('/v2/workspace/emails/get', { notificationId, pageSize: 10 }, h);
-    await call('/v2/notifications/update', { organizationId: ORG, documentId: DOC, notifications: [{ id: notificationId, readByUserIds: ['bob'] }] }, h);
-    await call('/v2/notifications/config/set', { organizationId: ORG, userIds: ['bob'], documentIds: [DOC], config: { inbox: 'MINE', email: 'NONE' } }, h);
+    await call(
+      '/v2/notifications/update',
+      { organizationId: ORG, documentId: DOC, notifications: [{ id: notificationId, readByUserIds: ['bob'] }] },
+      h,
+    );
+    await call(
+      '/v2/notifications/config/set',
+      { organizationId: ORG, userIds: ['bob'], documentIds: [DOC], config: { inbox: 'MINE', email: 'NONE' } },
+      h,
+    );
     await call('/v2/notifications/config/get', { organizationId: ORG, userId: 'bob', documentIds: [DOC] }, h);
-    await call('/v2/notifications/delete', { organizationId: ORG, documentId: DOC, notificationIds: [notificationId] }, h);
+    await call(
+      '/v2/notifications/delete',
+      { organizationId: ORG, documentId: DOC, notificationIds: [notificationId] },
+      h,
+    );
     await call('/v1/notifications/delete', { organizationId: ORG, documentId: DOC, notificationIds: [another] }, h);
 
     // Activities: judgments on a suggestion, which Suggest Decision reads at the end.
@@ -247,28 +420,81 @@ describe('the OpenAPI examples', () => {
       entityData: { reason: accepted ? 'Clearer call to action' : 'Too pushy' },
       displayMessageTemplate: `{{actionUser}} ${accepted ? 'accepted' : 'rejected'} a suggestion`,
     });
-    await call('/v2/activities/add', { organizationId: ORG, documentId: DOC, activities: [judgment('act-1', 'ann', true), judgment('act-2', 'bob', true), judgment('act-3', 'cy', false)] }, h);
+    await call(
+      '/v2/activities/add',
+      {
+        organizationId: ORG,
+        documentId: DOC,
+        activities: [judgment('act-1', 'ann', true), judgment('act-2', 'bob', true), judgment('act-3', 'cy', false)],
+      },
+      h,
+    );
     await call('/v2/activities/get', { organizationId: ORG, documentId: DOC, activityIds: ['act-1'] }, h);
 
     // Editor data.
-    await call('/v2/crdt/add', { organizationId: ORG, documentId: DOC, editorId: 'title', type: 'text', data: 'Roadmap 2026', userId: 'ann' }, h);
-    await call('/v2/crdt/update', { organizationId: ORG, documentId: DOC, editorId: 'title', type: 'text', data: 'Roadmap 2026: Q3', userId: 'ann' }, h);
+    await call(
+      '/v2/crdt/add',
+      { organizationId: ORG, documentId: DOC, editorId: 'title', type: 'text', data: 'Roadmap 2026', userId: 'ann' },
+      h,
+    );
+    await call(
+      '/v2/crdt/update',
+      {
+        organizationId: ORG,
+        documentId: DOC,
+        editorId: 'title',
+        type: 'text',
+        data: 'Roadmap 2026: Q3',
+        userId: 'ann',
+      },
+      h,
+    );
     await call('/v2/crdt/get', { organizationId: ORG, documentId: DOC, editorId: 'title', format: 'json' }, h);
     // A live session for ann on a new editor, created empty by the authorize (`type`).
-    await call('/v2/crdt/live/authorize', { organizationId: ORG, documentId: DOC, editorId: 'body', userId: 'ann', type: 'xml', expiresIn: 3600 }, h);
+    await call(
+      '/v2/crdt/live/authorize',
+      { organizationId: ORG, documentId: DOC, editorId: 'body', userId: 'ann', type: 'xml', expiresIn: 3600 },
+      h,
+    );
 
     // Recordings.
-    const attachment = { attachmentId: 1, url: 'https://cdn.example.com/r/1.webm', mimeType: 'video/webm', name: '1.webm', type: 'video', size: 204800 };
-    const recording = { annotationId: 'rec-1', type: 'recorder', recordingType: 'screen', recordedTime: { duration: 12500, display: '00:12' }, displayName: 'Ann Lee', attachments: [attachment] };
+    const attachment = {
+      attachmentId: 1,
+      url: 'https://cdn.example.com/r/1.webm',
+      mimeType: 'video/webm',
+      name: '1.webm',
+      type: 'video',
+      size: 204800,
+    };
+    const recording = {
+      annotationId: 'rec-1',
+      type: 'recorder',
+      recordingType: 'screen',
+      recordedTime: { duration: 12500, display: '00:12' },
+      displayName: 'Ann Lee',
+      attachments: [attachment],
+    };
     await call('/v2/recordings/add', { organizationId: ORG, documentId: DOC, recordings: [recording] }, h);
     await call('/v2/recordings/get', { organizationId: ORG, documentId: DOC, recordingIds: ['rec-1'] }, h);
 
     // Migration of the draft into a new id (only started here: the migration runs from the table's stream).
-    const migration = await call('/v2/organizations/documents/migrate', { organizationId: ORG, documentId: 'draft-2025', newDocumentId: 'draft-2026' }, h);
-    await call('/v2/organizations/documents/migrate/status', { organizationId: ORG, migrationId: stringAt(migration, 'result', 'data', 'migrationId') }, h);
+    const migration = await call(
+      '/v2/organizations/documents/migrate',
+      { organizationId: ORG, documentId: 'draft-2025', newDocumentId: 'draft-2026' },
+      h,
+    );
+    await call(
+      '/v2/organizations/documents/migrate/status',
+      { organizationId: ORG, migrationId: stringAt(migration, 'result', 'data', 'migrationId') },
+      h,
+    );
 
     // Ask AI, answered by the fake providers of the connected global setup; Suggest Decision, from the judgments.
-    await call('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'Rewrite the text in a friendly tone.', text: 'The meeting moved to 3 pm.' }, h);
+    await call(
+      '/v2/rewriter/ask-ai',
+      { model: 'gpt-4o', prompt: 'Rewrite the text in a friendly tone.', text: 'The meeting moved to 3 pm.' },
+      h,
+    );
     await call('/v2/memory/suggest', { query: 'rename the checkout button', organizationId: ORG, documentId: DOC }, h);
 
     const normalize = normalizer();
@@ -283,7 +509,9 @@ describe('the OpenAPI examples', () => {
     if (process.env.UPDATE_OPENAPI_EXAMPLES === '1') writeFileSync(EXAMPLES_FILE, text);
     const committed = readFileSync(EXAMPLES_FILE, 'utf8');
     if (committed !== text) {
-      const differing = routes.map(({ path }) => path).filter((path) => JSON.stringify(JSON.parse(committed)[path]) !== JSON.stringify(examples[path]));
+      const differing = routes
+        .map(({ path }) => path)
+        .filter((path) => JSON.stringify(JSON.parse(committed)[path]) !== JSON.stringify(examples[path]));
       throw new Error(
         `docs/openapi-examples.json differs from the recorded examples (${differing.join(', ') || 'formatting'}). ` +
           'If the change is intended: UPDATE_OPENAPI_EXAMPLES=1 npx jest test/connected/openapi-examples.test.ts --selectProjects connected, then npm run openapi.',

@@ -3,7 +3,12 @@
  * shared/db/server-secret.ts). Tokens refused before the secret is read are in test/unit/page-token.test.ts.
  */
 import { createPageToken, readPageToken } from '../../shared/db/page-token';
-import { PAGE_TOKEN_SECRET, ensureServerSecret, readServerSecret, rotateServerSecret } from '../../shared/db/server-secret';
+import {
+  PAGE_TOKEN_SECRET,
+  ensureServerSecret,
+  readServerSecret,
+  rotateServerSecret,
+} from '../../shared/db/server-secret';
 import { rejection } from '../support/rejection';
 
 const scope = { tenant: 'key_a', query: { operation: 'x', filter: ['b', 'a'], organizationId: 'o' } };
@@ -12,7 +17,10 @@ describe('page tokens', () => {
   it('round-trips the cursor for the same tenant and query, whatever the field order', async () => {
     const token = await createPageToken(scope, { pk: 'p', sk: 's' });
 
-    const cursor = await readPageToken(token, { tenant: 'key_a', query: { organizationId: 'o', filter: ['b', 'a'], operation: 'x' } });
+    const cursor = await readPageToken(token, {
+      tenant: 'key_a',
+      query: { organizationId: 'o', filter: ['b', 'a'], operation: 'x' },
+    });
 
     expect(cursor).toEqual({ pk: 'p', sk: 's' });
   });
@@ -26,7 +34,9 @@ describe('page tokens', () => {
   it('rejects a token of another query', async () => {
     const token = await createPageToken(scope, { after: 1 });
 
-    expect(await rejection(readPageToken(token, { ...scope, query: { ...scope.query, organizationId: 'p' } }))).toBe('INVALID_ARGUMENT');
+    expect(await rejection(readPageToken(token, { ...scope, query: { ...scope.query, organizationId: 'p' } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('rejects an expired token', async () => {

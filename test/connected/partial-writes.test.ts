@@ -18,15 +18,22 @@ beforeAll(async () => {
 const send = routeCaller(() => tenant);
 const failing = (fault: Fault, path: string, data: unknown) => withFault(fault, () => send(path, data));
 const newOrg = () => uniqueId('org');
-const range = (n: number, label: string) => Array.from({ length: n }, (_, i) => `${label}-${String(i).padStart(3, '0')}`);
+const range = (n: number, label: string) =>
+  Array.from({ length: n }, (_, i) => `${label}-${String(i).padStart(3, '0')}`);
 const NOT_WRITTEN = 'Not written, the request stopped part way: Internal error.';
 
 /** The ids a batch answer reports written, and those it reports not written. */
 function split(response: Invocation): { written: string[]; notWritten: string[] } {
   const entries = Object.entries(response.body.result?.data as Record<string, { success: boolean; message: string }>);
   return {
-    written: entries.filter(([, item]) => item.success).map(([id]) => id).sort(),
-    notWritten: entries.filter(([, item]) => item.message === NOT_WRITTEN).map(([id]) => id).sort(),
+    written: entries
+      .filter(([, item]) => item.success)
+      .map(([id]) => id)
+      .sort(),
+    notWritten: entries
+      .filter(([, item]) => item.message === NOT_WRITTEN)
+      .map(([id]) => id)
+      .sort(),
   };
 }
 
@@ -67,19 +74,35 @@ describe('users', () => {
     const organizationId = newOrg();
     await send('/v2/users/add', { organizationId, users: users(range(60, 'u')) });
 
-    const response = await failing(second, '/v2/users/update', { organizationId, users: range(60, 'u').map((userId) => ({ userId, name: 'Renamed', accessRole: 'viewer' })) });
+    const response = await failing(second, '/v2/users/update', {
+      organizationId,
+      users: range(60, 'u').map((userId) => ({ userId, name: 'Renamed', accessRole: 'viewer' })),
+    });
 
     const { written, notWritten } = split(response);
     expect(written).toHaveLength(50);
     expect(notWritten).toHaveLength(10);
-    const listed = (await send('/v2/users/get', { organizationId, pageSize: 1000 })).body.result?.data as Array<{ userId: string; name: string }>;
-    expect(listed.filter((user) => user.name === 'Renamed').map((user) => user.userId).sort()).toEqual(written);
+    const listed = (await send('/v2/users/get', { organizationId, pageSize: 1000 })).body.result?.data as Array<{
+      userId: string;
+      name: string;
+    }>;
+    expect(
+      listed
+        .filter((user) => user.name === 'Renamed')
+        .map((user) => user.userId)
+        .sort(),
+    ).toEqual(written);
   });
 
   it('Delete Users stopped part way removes each user whole: the users answered not written keep every membership', async () => {
     const organizationId = newOrg();
     await send('/v2/users/add', { organizationId, users: users(range(60, 'u')) });
-    await send('/v2/users/add', { organizationId, documentId: 'd1', createDocument: true, users: users(range(60, 'u')) });
+    await send('/v2/users/add', {
+      organizationId,
+      documentId: 'd1',
+      createDocument: true,
+      users: users(range(60, 'u')),
+    });
 
     const response = await failing(second, '/v2/users/delete', { organizationId, userIds: range(60, 'u') });
 
@@ -93,7 +116,8 @@ describe('users', () => {
   it('Delete Users of a user with more entries than one transaction holds answers not written and leaves the user listed', async () => {
     const organizationId = newOrg();
     await send('/v2/users/add', { organizationId, users: users(['big']) });
-    for (const documentId of range(60, 'doc')) await send('/v2/users/add', { organizationId, documentId, createDocument: true, users: users(['big']) });
+    for (const documentId of range(60, 'doc'))
+      await send('/v2/users/add', { organizationId, documentId, createDocument: true, users: users(['big']) });
 
     const response = await failing(second, '/v2/users/delete', { organizationId, userIds: ['big'] });
 
@@ -106,16 +130,27 @@ describe('permissions', () => {
   const documentResources = (organizationId: string, role: string) =>
     range(60, 'doc').map((id) => ({ type: 'document', id, organizationId, accessRole: role }));
   const permissionsOf = async (userId: string) =>
-    ((await send('/v2/auth/permissions/get', { userId })).body.result?.data as Array<{ id: string; accessRole: string }>)
+    (
+      (await send('/v2/auth/permissions/get', { userId })).body.result?.data as Array<{
+        id: string;
+        accessRole: string;
+      }>
+    )
       .map((grant) => `${grant.id}:${grant.accessRole}`)
       .sort();
 
   it('Add Permissions stopped after its first transaction answers the error and puts back every grant as it was', async () => {
     const organizationId = newOrg();
     const userId = uniqueId('user');
-    await send('/v2/auth/permissions/add', { user: { userId }, permissions: { resources: [{ type: 'document', id: 'doc-000', organizationId, accessRole: 'viewer' }] } });
+    await send('/v2/auth/permissions/add', {
+      user: { userId },
+      permissions: { resources: [{ type: 'document', id: 'doc-000', organizationId, accessRole: 'viewer' }] },
+    });
 
-    const response = await failing(second, '/v2/auth/permissions/add', { user: { userId }, permissions: { resources: documentResources(organizationId, 'editor') } });
+    const response = await failing(second, '/v2/auth/permissions/add', {
+      user: { userId },
+      permissions: { resources: documentResources(organizationId, 'editor') },
+    });
 
     expect(response.statusCode).toBe(500);
     expect(await permissionsOf(userId)).toEqual(['doc-000:viewer']);
@@ -125,7 +160,10 @@ describe('permissions', () => {
     const organizationId = newOrg();
     const userId = uniqueId('user');
 
-    const response = await send('/v2/auth/permissions/add', { user: { userId }, permissions: { resources: documentResources(organizationId, 'editor') } });
+    const response = await send('/v2/auth/permissions/add', {
+      user: { userId },
+      permissions: { resources: documentResources(organizationId, 'editor') },
+    });
 
     expect(response.statusCode).toBe(200);
     expect(await permissionsOf(userId)).toEqual(range(60, 'doc').map((id) => `${id}:editor`));
@@ -134,7 +172,10 @@ describe('permissions', () => {
   it('Remove Permissions stopped part way removes exactly the grants it answers success for', async () => {
     const organizationId = newOrg();
     const userId = uniqueId('user');
-    await send('/v2/auth/permissions/add', { user: { userId }, permissions: { resources: documentResources(organizationId, 'editor') } });
+    await send('/v2/auth/permissions/add', {
+      user: { userId },
+      permissions: { resources: documentResources(organizationId, 'editor') },
+    });
 
     const response = await failing(second, '/v2/auth/permissions/remove', {
       userId,
@@ -150,7 +191,10 @@ describe('permissions', () => {
 
 describe('documents', () => {
   const documentIdsOf = async (organizationId: string) =>
-    ((await send('/v2/organizations/documents/get', { organizationId, pageSize: 1000 })).body.result?.data as Array<{ documentId: string; disabled: boolean }>);
+    (await send('/v2/organizations/documents/get', { organizationId, pageSize: 1000 })).body.result?.data as Array<{
+      documentId: string;
+      disabled: boolean;
+    }>;
 
   it('Add Documents stopped after its first transaction stores exactly the documents it answers success for', async () => {
     const organizationId = newOrg();
@@ -169,22 +213,42 @@ describe('documents', () => {
 
   it('Disable Documents with one write failing answers that document not written and leaves it as it was', async () => {
     const organizationId = newOrg();
-    await send('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: range(3, 'doc').map((documentId) => ({ documentId })) });
+    await send('/v2/organizations/documents/add', {
+      organizationId,
+      createOrganization: true,
+      documents: range(3, 'doc').map((documentId) => ({ documentId })),
+    });
 
-    const response = await failing(second, '/v2/organizations/documents/access/disablestate/update', { organizationId, documentIds: range(3, 'doc'), disabled: true });
+    const response = await failing(second, '/v2/organizations/documents/access/disablestate/update', {
+      organizationId,
+      documentIds: range(3, 'doc'),
+      disabled: true,
+    });
 
     const { written, notWritten } = split(response);
     expect(written).toHaveLength(2);
     expect(notWritten).toHaveLength(1);
     const stored = await documentIdsOf(organizationId);
-    expect(stored.filter((document) => document.disabled).map((document) => document.documentId).sort()).toEqual(written);
+    expect(
+      stored
+        .filter((document) => document.disabled)
+        .map((document) => document.documentId)
+        .sort(),
+    ).toEqual(written);
   });
 
   it('Update Documents whose only write fails answers the error', async () => {
     const organizationId = newOrg();
-    await send('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc', documentName: 'before' }] });
+    await send('/v2/organizations/documents/add', {
+      organizationId,
+      createOrganization: true,
+      documents: [{ documentId: 'doc', documentName: 'before' }],
+    });
 
-    const response = await failing(first, '/v2/organizations/documents/update', { organizationId, documents: [{ documentId: 'doc', documentName: 'after' }] });
+    const response = await failing(first, '/v2/organizations/documents/update', {
+      organizationId,
+      documents: [{ documentId: 'doc', documentName: 'after' }],
+    });
 
     expect(response.statusCode).toBe(500);
     expect((await documentIdsOf(organizationId))[0]).toMatchObject({ documentName: 'before' });
@@ -197,7 +261,11 @@ describe('user groups', () => {
   it('Add User Groups stopped after its first transaction stores exactly the groups it answers success for', async () => {
     const organizationId = newOrg();
 
-    const response = await failing(second, '/v2/organizations/usergroups/add', { organizationId, createOrganization: true, organizationUserGroups: groups(100) });
+    const response = await failing(second, '/v2/organizations/usergroups/add', {
+      organizationId,
+      createOrganization: true,
+      organizationUserGroups: groups(100),
+    });
 
     const { written, notWritten } = split(response);
     expect(written).toHaveLength(99);
@@ -209,7 +277,11 @@ describe('user groups', () => {
   it('Add User Groups whose only transaction fails creates no organization', async () => {
     const organizationId = newOrg();
 
-    const response = await failing(first, '/v2/organizations/usergroups/add', { organizationId, createOrganization: true, organizationUserGroups: groups(1) });
+    const response = await failing(first, '/v2/organizations/usergroups/add', {
+      organizationId,
+      createOrganization: true,
+      organizationUserGroups: groups(1),
+    });
 
     expect(response.statusCode).toBe(500);
     expect(await organizationExists(tenant.apiKeyId, organizationId)).toBe(false);
@@ -217,15 +289,27 @@ describe('user groups', () => {
 
   it('adding and removing group members stopped part way changes exactly the members answered success', async () => {
     const organizationId = newOrg();
-    await send('/v2/organizations/usergroups/add', { organizationId, createOrganization: true, organizationUserGroups: groups(1) });
+    await send('/v2/organizations/usergroups/add', {
+      organizationId,
+      createOrganization: true,
+      organizationUserGroups: groups(1),
+    });
     const userIds = range(60, 'u');
     const batchFault = { command: 'BatchWriteItem', nth: 2 };
 
-    const added = await failing(batchFault, '/v2/organizations/usergroups/users/add', { organizationId, organizationUserGroupId: 'g-000', userIds });
+    const added = await failing(batchFault, '/v2/organizations/usergroups/users/add', {
+      organizationId,
+      organizationUserGroupId: 'g-000',
+      userIds,
+    });
     const addedSplit = split(added);
     const members = await groupMembersAmong(tenant.apiKeyId, organizationId, 'g-000', userIds);
     await send('/v2/organizations/usergroups/users/add', { organizationId, organizationUserGroupId: 'g-000', userIds });
-    const removed = await failing(batchFault, '/v2/organizations/usergroups/users/delete', { organizationId, organizationUserGroupId: 'g-000', userIds });
+    const removed = await failing(batchFault, '/v2/organizations/usergroups/users/delete', {
+      organizationId,
+      organizationUserGroupId: 'g-000',
+      userIds,
+    });
     const left = await groupMembersAmong(tenant.apiKeyId, organizationId, 'g-000', userIds);
 
     expect(addedSplit.notWritten.length).toBeGreaterThan(0);
@@ -247,31 +331,45 @@ describe('notifications', () => {
     notifyUsers: [{ userId: 'reader' }, { userId: 'other' }],
   });
   const feedOf = async (organizationId: string, userId: string) =>
-    ((await send('/v2/notifications/get', { organizationId, userId })).body.result?.data as Array<{ id: string; readByUserIds: string[] }>);
+    (await send('/v2/notifications/get', { organizationId, userId })).body.result?.data as Array<{
+      id: string;
+      readByUserIds: string[];
+    }>;
 
-  it('Update Notifications whose write fails keeps the notification unread and in the reader\'s feed', async () => {
+  it("Update Notifications whose write fails keeps the notification unread and in the reader's feed", async () => {
     const organizationId = newOrg();
     await send('/v2/notifications/add', notification(organizationId, 'n1'));
     await send('/v2/notifications/add', notification(organizationId, 'n2'));
 
-    const response = await failing(first, '/v2/notifications/update', { organizationId, notifications: [{ id: 'n1', readByUserIds: ['reader'] }, { id: 'n2', readByUserIds: ['reader'] }] });
+    const response = await failing(first, '/v2/notifications/update', {
+      organizationId,
+      notifications: [
+        { id: 'n1', readByUserIds: ['reader'] },
+        { id: 'n2', readByUserIds: ['reader'] },
+      ],
+    });
 
     const { written, notWritten } = split(response);
     expect(written).toHaveLength(1);
     expect(notWritten).toHaveLength(1);
     expect((await feedOf(organizationId, 'reader')).map((n) => n.id)).toEqual(notWritten);
     const all = await send('/v2/notifications/get', { organizationId, documentId: 'doc' });
-    const readers = Object.fromEntries((all.body.result?.data as Array<{ id: string; readByUserIds: string[] }>).map((n) => [n.id, n.readByUserIds]));
+    const readers = Object.fromEntries(
+      (all.body.result?.data as Array<{ id: string; readByUserIds: string[] }>).map((n) => [n.id, n.readByUserIds]),
+    );
     expect(readers[notWritten[0]]).toEqual([]);
     expect(readers[written[0]]).toEqual(['reader']);
   });
 
-  it('Delete Notifications whose write fails keeps that notification in every recipient\'s feed', async () => {
+  it("Delete Notifications whose write fails keeps that notification in every recipient's feed", async () => {
     const organizationId = newOrg();
     await send('/v2/notifications/add', notification(organizationId, 'n1'));
     await send('/v2/notifications/add', notification(organizationId, 'n2'));
 
-    const response = await failing(first, '/v2/notifications/delete', { organizationId, notificationIds: ['n1', 'n2'] });
+    const response = await failing(first, '/v2/notifications/delete', {
+      organizationId,
+      notificationIds: ['n1', 'n2'],
+    });
 
     const { written, notWritten } = split(response);
     expect(written).toHaveLength(1);
@@ -282,12 +380,22 @@ describe('notifications', () => {
 });
 
 describe('recordings', () => {
-  const recording = (annotationId: string) => ({ annotationId, type: 'audio', recordingType: 'audio', mode: 'floating', recordedTime: { duration: 1 } });
+  const recording = (annotationId: string) => ({
+    annotationId,
+    type: 'audio',
+    recordingType: 'audio',
+    mode: 'floating',
+    recordedTime: { duration: 1 },
+  });
 
   it('Add Recordings whose first write fails creates neither the organization nor the document', async () => {
     const organizationId = newOrg();
 
-    const response = await failing(first, '/v2/recordings/add', { organizationId, documentId: 'doc', recordings: [recording('r1'), recording('r2')] });
+    const response = await failing(first, '/v2/recordings/add', {
+      organizationId,
+      documentId: 'doc',
+      recordings: [recording('r1'), recording('r2')],
+    });
 
     expect(response.statusCode).toBe(500);
     expect(await organizationExists(tenant.apiKeyId, organizationId)).toBe(false);
@@ -296,12 +404,17 @@ describe('recordings', () => {
   it('Add Recordings stopped after the first answers the recordings written success and stores exactly those', async () => {
     const organizationId = newOrg();
 
-    const response = await failing(second, '/v2/recordings/add', { organizationId, documentId: 'doc', recordings: [recording('r1'), recording('r2'), recording('r3')] });
+    const response = await failing(second, '/v2/recordings/add', {
+      organizationId,
+      documentId: 'doc',
+      recordings: [recording('r1'), recording('r2'), recording('r3')],
+    });
 
     const { written, notWritten } = split(response);
     expect(written).toHaveLength(2);
     expect(notWritten).toHaveLength(1);
-    const stored = (await send('/v2/recordings/get', { organizationId, documentId: 'doc' })).body.result?.data as Array<{ annotationId: string }>;
+    const stored = (await send('/v2/recordings/get', { organizationId, documentId: 'doc' })).body.result
+      ?.data as Array<{ annotationId: string }>;
     expect(stored.map((r) => r.annotationId).sort()).toEqual(written);
   });
 });
@@ -320,7 +433,10 @@ describe('notification settings', () => {
       config: { inbox: 'NONE' },
     });
     const read = async (userId: string) =>
-      ((await send('/v2/notifications/config/get', { organizationId, userId, documentIds: ['doc-029'] })).body.result?.data as Array<{ config: { inbox: string } }>)[0].config.inbox;
+      (
+        (await send('/v2/notifications/config/get', { organizationId, userId, documentIds: ['doc-029'] })).body.result
+          ?.data as Array<{ config: { inbox: string } }>
+      )[0].config.inbox;
 
     expect(split(response)).toEqual({ written: ['a', 'b'], notWritten: ['c'] });
     expect(await read('b')).toBe('NONE');

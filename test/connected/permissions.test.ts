@@ -9,7 +9,6 @@ import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-
 const add = endpoint(addHandler, '/v2/auth/permissions/add');
 const get = endpoint(getHandler, '/v2/auth/permissions/get');
 const remove = endpoint(removeHandler, '/v2/auth/permissions/remove');
@@ -20,7 +19,9 @@ const inOneHour = () => Math.floor(Date.now() / 1000) + 3600;
 const storedGrants = (tenant: Tenant, userId: string) => listActiveGrants(tenant.apiKeyId, userId, undefined, 0);
 
 async function storedItem(tenant: Tenant, userId: string, resource: Resource) {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: grantKey(tenant.apiKeyId, userId, resource) }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: grantKey(tenant.apiKeyId, userId, resource) }),
+  );
   return Item;
 }
 
@@ -78,7 +79,9 @@ describe('add permissions', () => {
     });
 
     expect(response.statusCode).toBe(200);
-    expect((await storedGrants(tenant, userId)).map((grant) => [grant.organizationId, grant.accessRole])).toEqual([[org, 'viewer']]);
+    expect((await storedGrants(tenant, userId)).map((grant) => [grant.organizationId, grant.accessRole])).toEqual([
+      [org, 'viewer'],
+    ]);
   });
 
   it('stores expiresAt (seconds) as the TTL and shows it in get', async () => {
@@ -86,7 +89,10 @@ describe('add permissions', () => {
     const org = uniqueId('org');
     const expiresAt = inOneHour();
 
-    await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'organization', id: org, expiresAt }] } });
+    await add(tenant.apiKeyHeaders, {
+      user: { userId },
+      permissions: { resources: [{ type: 'organization', id: org, expiresAt }] },
+    });
 
     const item = await storedItem(tenant, userId, { type: 'organization', id: org, organizationId: org });
     expect(item?.ttl).toBe(expiresAt);
@@ -99,12 +105,20 @@ describe('add permissions', () => {
     const userId = uniqueId('user');
     const org = uniqueId('org');
     const resource = { type: 'document', id: 'doc', organizationId: org };
-    await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ ...resource, accessRole: 'viewer', expiresAt: inOneHour() }] } });
+    await add(tenant.apiKeyHeaders, {
+      user: { userId },
+      permissions: { resources: [{ ...resource, accessRole: 'viewer', expiresAt: inOneHour() }] },
+    });
 
-    const response = await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ ...resource, accessRole: 'editor' }] } });
+    const response = await add(tenant.apiKeyHeaders, {
+      user: { userId },
+      permissions: { resources: [{ ...resource, accessRole: 'editor' }] },
+    });
 
     expect(response.statusCode).toBe(200);
-    expect((await get(tenant.apiKeyHeaders, { userId })).body.result?.data).toEqual([{ ...resource, accessRole: 'editor' }]);
+    expect((await get(tenant.apiKeyHeaders, { userId })).body.result?.data).toEqual([
+      { ...resource, accessRole: 'editor' },
+    ]);
     const item = await storedItem(tenant, userId, { type: 'document', id: 'doc', organizationId: org });
     expect(item?.ttl).toBeUndefined();
     expect(item?.expiresAt).toBeUndefined();
@@ -113,7 +127,11 @@ describe('add permissions', () => {
   it('writes 100 resources in one request', async () => {
     const userId = uniqueId('user');
     const org = uniqueId('org');
-    const resources = Array.from({ length: 100 }, (_, i) => ({ type: 'document', id: `doc-${i}`, organizationId: org }));
+    const resources = Array.from({ length: 100 }, (_, i) => ({
+      type: 'document',
+      id: `doc-${i}`,
+      organizationId: org,
+    }));
 
     const response = await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources } });
 
@@ -145,7 +163,11 @@ describe('add permissions', () => {
     ['an expiresAt of now', { type: 'organization', id: 'o', expiresAt: Math.floor(Date.now() / 1000) }, 'expiresAt'],
     ['a document without organizationId', { type: 'document', id: 'd' }, 'organizationId'],
     ['a folder without organizationId', { type: 'folder', id: 'f' }, 'organizationId'],
-    ['an organization whose organizationId differs from its id', { type: 'organization', id: 'o', organizationId: 'p' }, 'organizationId'],
+    [
+      'an organization whose organizationId differs from its id',
+      { type: 'organization', id: 'o', organizationId: 'p' },
+      'organizationId',
+    ],
   ])('refuses %s with INVALID_ARGUMENT and writes none of the request', async (_, bad, field) => {
     const userId = uniqueId('user');
     const valid = { type: 'organization', id: uniqueId('org') };
@@ -170,7 +192,12 @@ describe('add permissions', () => {
     });
     const repeatedOrganization = await add(tenant.apiKeyHeaders, {
       user: { userId },
-      permissions: { resources: [{ type: 'organization', id: 'o' }, { type: 'organization', id: 'o', organizationId: 'o' }] },
+      permissions: {
+        resources: [
+          { type: 'organization', id: 'o' },
+          { type: 'organization', id: 'o', organizationId: 'o' },
+        ],
+      },
     });
 
     expectInvalid(repeatedDocument, 'data.permissions.resources.1');
@@ -184,25 +211,72 @@ describe('add permissions', () => {
     ['a missing user.userId', { user: {}, permissions: { resources: [resource] } }, 'data.user.userId'],
     ['a numeric userId', { user: { userId: 7 }, permissions: { resources: [resource] } }, 'data.user.userId'],
     ['an empty userId', { user: { userId: '' }, permissions: { resources: [resource] } }, 'data.user.userId'],
-    ['a userId with a control character', { user: { userId: 'a\u0000b' }, permissions: { resources: [resource] } }, 'data.user.userId'],
-    ['a userId of 257 characters', { user: { userId: 'u'.repeat(257) }, permissions: { resources: [resource] } }, 'data.user.userId'],
+    [
+      'a userId with a control character',
+      { user: { userId: 'a\u0000b' }, permissions: { resources: [resource] } },
+      'data.user.userId',
+    ],
+    [
+      'a userId of 257 characters',
+      { user: { userId: 'u'.repeat(257) }, permissions: { resources: [resource] } },
+      'data.user.userId',
+    ],
     ['missing permissions', { user: { userId: 'u' } }, 'data.permissions'],
     ['missing resources', { user: { userId: 'u' }, permissions: {} }, 'data.permissions.resources'],
-    ['resources that are not an array', { user: { userId: 'u' }, permissions: { resources: resource } }, 'data.permissions.resources'],
+    [
+      'resources that are not an array',
+      { user: { userId: 'u' }, permissions: { resources: resource } },
+      'data.permissions.resources',
+    ],
     ['empty resources', { user: { userId: 'u' }, permissions: { resources: [] } }, 'data.permissions.resources'],
     [
       '101 resources',
-      { user: { userId: 'u' }, permissions: { resources: Array.from({ length: 101 }, (_, i) => ({ type: 'organization', id: `o${i}` })) } },
+      {
+        user: { userId: 'u' },
+        permissions: { resources: Array.from({ length: 101 }, (_, i) => ({ type: 'organization', id: `o${i}` })) },
+      },
       'data.permissions.resources',
     ],
-    ['a missing type', { user: { userId: 'u' }, permissions: { resources: [{ id: 'o' }] } }, 'data.permissions.resources.0.type'],
-    ['an unknown type', { user: { userId: 'u' }, permissions: { resources: [{ type: 'workspace', id: 'o' }] } }, 'data.permissions.resources.0.type'],
-    ['a missing id', { user: { userId: 'u' }, permissions: { resources: [{ type: 'organization' }] } }, 'data.permissions.resources.0.id'],
-    ['a numeric id', { user: { userId: 'u' }, permissions: { resources: [{ type: 'organization', id: 3 }] } }, 'data.permissions.resources.0.id'],
-    ['an unknown accessRole', { user: { userId: 'u' }, permissions: { resources: [{ ...resource, accessRole: 'owner' }] } }, 'data.permissions.resources.0.accessRole'],
-    ['a string expiresAt', { user: { userId: 'u' }, permissions: { resources: [{ ...resource, expiresAt: '2099-01-01' }] } }, 'data.permissions.resources.0.expiresAt'],
-    ['a fractional expiresAt', { user: { userId: 'u' }, permissions: { resources: [{ ...resource, expiresAt: 4102444800.5 }] } }, 'data.permissions.resources.0.expiresAt'],
-    ['an expiresAt in milliseconds', { user: { userId: 'u' }, permissions: { resources: [{ ...resource, expiresAt: Date.now() + 3600_000 }] } }, 'data.permissions.resources.0.expiresAt'],
+    [
+      'a missing type',
+      { user: { userId: 'u' }, permissions: { resources: [{ id: 'o' }] } },
+      'data.permissions.resources.0.type',
+    ],
+    [
+      'an unknown type',
+      { user: { userId: 'u' }, permissions: { resources: [{ type: 'workspace', id: 'o' }] } },
+      'data.permissions.resources.0.type',
+    ],
+    [
+      'a missing id',
+      { user: { userId: 'u' }, permissions: { resources: [{ type: 'organization' }] } },
+      'data.permissions.resources.0.id',
+    ],
+    [
+      'a numeric id',
+      { user: { userId: 'u' }, permissions: { resources: [{ type: 'organization', id: 3 }] } },
+      'data.permissions.resources.0.id',
+    ],
+    [
+      'an unknown accessRole',
+      { user: { userId: 'u' }, permissions: { resources: [{ ...resource, accessRole: 'owner' }] } },
+      'data.permissions.resources.0.accessRole',
+    ],
+    [
+      'a string expiresAt',
+      { user: { userId: 'u' }, permissions: { resources: [{ ...resource, expiresAt: '2099-01-01' }] } },
+      'data.permissions.resources.0.expiresAt',
+    ],
+    [
+      'a fractional expiresAt',
+      { user: { userId: 'u' }, permissions: { resources: [{ ...resource, expiresAt: 4102444800.5 }] } },
+      'data.permissions.resources.0.expiresAt',
+    ],
+    [
+      'an expiresAt in milliseconds',
+      { user: { userId: 'u' }, permissions: { resources: [{ ...resource, expiresAt: Date.now() + 3600_000 }] } },
+      'data.permissions.resources.0.expiresAt',
+    ],
   ])('refuses %s with INVALID_ARGUMENT', async (_, data, path) => {
     const response = await add(tenant.apiKeyHeaders, data);
 
@@ -241,9 +315,19 @@ describe('get permissions', () => {
   it('never shows an expired grant, even before the TTL purges it', async () => {
     const userId = uniqueId('user');
     const org = uniqueId('org');
-    const expired: Grant = { userId, type: 'document', id: 'old', organizationId: org, accessRole: 'editor', expiresAt: Math.floor(Date.now() / 1000) - 5 };
+    const expired: Grant = {
+      userId,
+      type: 'document',
+      id: 'old',
+      organizationId: org,
+      accessRole: 'editor',
+      expiresAt: Math.floor(Date.now() / 1000) - 5,
+    };
     await batchWrite([putRequest(grantItem(tenant.apiKeyId, expired))]);
-    await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'document', id: 'new', organizationId: org }] } });
+    await add(tenant.apiKeyHeaders, {
+      user: { userId },
+      permissions: { resources: [{ type: 'document', id: 'new', organizationId: org }] },
+    });
 
     const all = await get(tenant.apiKeyHeaders, { userId });
     const inOrganization = await get(tenant.apiKeyHeaders, { userId, organizationId: org });
@@ -269,12 +353,22 @@ describe('remove permissions', () => {
     const org = uniqueId('org');
     await add(tenant.apiKeyHeaders, {
       user: { userId },
-      permissions: { resources: [{ type: 'organization', id: org }, { type: 'folder', id: 'f', organizationId: org }] },
+      permissions: {
+        resources: [
+          { type: 'organization', id: org },
+          { type: 'folder', id: 'f', organizationId: org },
+        ],
+      },
     });
 
     const response = await remove(tenant.apiKeyHeaders, {
       userId,
-      permissions: { resources: [{ type: 'organization', id: org }, { type: 'document', id: 'never', organizationId: org }] },
+      permissions: {
+        resources: [
+          { type: 'organization', id: org },
+          { type: 'document', id: 'never', organizationId: org },
+        ],
+      },
     });
 
     expect(response.statusCode).toBe(200);
@@ -287,9 +381,15 @@ describe('remove permissions', () => {
 
   it('matches the type: removing a document grant leaves the folder grant with the same id', async () => {
     const userId = uniqueId('user');
-    await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'folder', id: 'same', organizationId: 'o' }] } });
+    await add(tenant.apiKeyHeaders, {
+      user: { userId },
+      permissions: { resources: [{ type: 'folder', id: 'same', organizationId: 'o' }] },
+    });
 
-    const response = await remove(tenant.apiKeyHeaders, { userId, permissions: { resources: [{ type: 'document', id: 'same', organizationId: 'o' }] } });
+    const response = await remove(tenant.apiKeyHeaders, {
+      userId,
+      permissions: { resources: [{ type: 'document', id: 'same', organizationId: 'o' }] },
+    });
 
     expect(response.body.result?.data).toEqual({ same: { success: false, message: 'Permission does not exist.' } });
     expect(await storedGrants(tenant, userId)).toHaveLength(1);
@@ -297,27 +397,61 @@ describe('remove permissions', () => {
 
   it('deletes an expired grant but reports it as not existing, as get does', async () => {
     const userId = uniqueId('user');
-    const expired: Grant = { userId, type: 'organization', id: 'o', organizationId: 'o', accessRole: 'viewer', expiresAt: Math.floor(Date.now() / 1000) - 5 };
+    const expired: Grant = {
+      userId,
+      type: 'organization',
+      id: 'o',
+      organizationId: 'o',
+      accessRole: 'viewer',
+      expiresAt: Math.floor(Date.now() / 1000) - 5,
+    };
     await batchWrite([putRequest(grantItem(tenant.apiKeyId, expired))]);
 
-    const response = await remove(tenant.apiKeyHeaders, { userId, permissions: { resources: [{ type: 'organization', id: 'o' }] } });
+    const response = await remove(tenant.apiKeyHeaders, {
+      userId,
+      permissions: { resources: [{ type: 'organization', id: 'o' }] },
+    });
 
     expect(response.body.result?.data).toEqual({ o: { success: false, message: 'Permission does not exist.' } });
     expect(await storedGrants(tenant, userId)).toEqual([]);
   });
 
   it.each([
-    ['a repeated resource id', [{ type: 'organization', id: 'o' }, { type: 'document', id: 'o', organizationId: 'o' }], 'data.permissions.resources'],
-    ['a document without organizationId', [{ type: 'document', id: 'd' }], 'data.permissions.resources.0.organizationId'],
-    ['an organization with another organizationId', [{ type: 'organization', id: 'o', organizationId: 'p' }], 'data.permissions.resources.0.organizationId'],
+    [
+      'a repeated resource id',
+      [
+        { type: 'organization', id: 'o' },
+        { type: 'document', id: 'o', organizationId: 'o' },
+      ],
+      'data.permissions.resources',
+    ],
+    [
+      'a document without organizationId',
+      [{ type: 'document', id: 'd' }],
+      'data.permissions.resources.0.organizationId',
+    ],
+    [
+      'an organization with another organizationId',
+      [{ type: 'organization', id: 'o', organizationId: 'p' }],
+      'data.permissions.resources.0.organizationId',
+    ],
     ['an empty list', [], 'data.permissions.resources'],
-    ['101 resources', Array.from({ length: 101 }, (_, i) => ({ type: 'organization', id: `o${i}` })), 'data.permissions.resources'],
+    [
+      '101 resources',
+      Array.from({ length: 101 }, (_, i) => ({ type: 'organization', id: `o${i}` })),
+      'data.permissions.resources',
+    ],
     ['an unknown type', [{ type: 'space', id: 'o' }], 'data.permissions.resources.0.type'],
   ])('refuses %s with INVALID_ARGUMENT and removes nothing', async (_, resources, path) => {
     const userId = uniqueId('user');
     await add(tenant.apiKeyHeaders, {
       user: { userId },
-      permissions: { resources: [{ type: 'organization', id: 'o' }, { type: 'document', id: 'o', organizationId: 'o' }] },
+      permissions: {
+        resources: [
+          { type: 'organization', id: 'o' },
+          { type: 'document', id: 'o', organizationId: 'o' },
+        ],
+      },
     });
 
     const response = await remove(tenant.apiKeyHeaders, { userId, permissions: { resources } });
@@ -336,7 +470,18 @@ describe('remove permissions', () => {
 });
 
 describe('ids with separators, unicode and maximum length', () => {
-  const tricky = ['a#b', 'a|b', '100%', '~x', 'USER#x', 'O#o#DOC#d', 'PERMS', 'émoji 🎉 名前', 'x'.repeat(256), 'x'.repeat(255) + 'y'];
+  const tricky = [
+    'a#b',
+    'a|b',
+    '100%',
+    '~x',
+    'USER#x',
+    'O#o#DOC#d',
+    'PERMS',
+    'émoji 🎉 名前',
+    'x'.repeat(256),
+    'x'.repeat(255) + 'y',
+  ];
 
   it('stores, lists and removes each grant separately', async () => {
     const resources = tricky.flatMap((id) => [
@@ -348,11 +493,18 @@ describe('ids with separators, unicode and maximum length', () => {
 
     const added = await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources } });
     const listed = await get(tenant.apiKeyHeaders, { userId });
-    const removed = await remove(tenant.apiKeyHeaders, { userId, permissions: { resources: tricky.map((id) => ({ type: 'organization', id })) } });
+    const removed = await remove(tenant.apiKeyHeaders, {
+      userId,
+      permissions: { resources: tricky.map((id) => ({ type: 'organization', id })) },
+    });
 
     expect(added.statusCode).toBe(200);
     expect(listed.body.result?.data).toHaveLength(resources.length);
-    expect(listed.body.result?.data).toEqual(expect.arrayContaining(resources.map((r) => ({ ...r, organizationId: r.organizationId ?? r.id, accessRole: 'editor' }))));
+    expect(listed.body.result?.data).toEqual(
+      expect.arrayContaining(
+        resources.map((r) => ({ ...r, organizationId: r.organizationId ?? r.id, accessRole: 'editor' })),
+      ),
+    );
     expect(Object.keys(removed.body.result?.data).sort()).toEqual([...tricky].sort());
     expect(Object.values(removed.body.result?.data).every((item) => (item as { success: boolean }).success)).toBe(true);
     expect(await storedGrants(tenant, userId)).toHaveLength(resources.length - tricky.length);
@@ -361,9 +513,14 @@ describe('ids with separators, unicode and maximum length', () => {
   it('keeps users whose ids look like key parts apart', async () => {
     const own = await newTenant();
     const org = uniqueId('org');
-    await add(own.apiKeyHeaders, { user: { userId: 'u' }, permissions: { resources: [{ type: 'organization', id: org }] } });
+    await add(own.apiKeyHeaders, {
+      user: { userId: 'u' },
+      permissions: { resources: [{ type: 'organization', id: org }] },
+    });
 
-    const lookalikes = await Promise.all(['u#PERMS', 'u%23PERMS', 'u#', 'U', 'u '].map((userId) => get(own.apiKeyHeaders, { userId })));
+    const lookalikes = await Promise.all(
+      ['u#PERMS', 'u%23PERMS', 'u#', 'U', 'u '].map((userId) => get(own.apiKeyHeaders, { userId })),
+    );
 
     expect(lookalikes.map((reply) => reply.body.result?.data)).toEqual([[], [], [], [], []]);
     expect((await get(own.apiKeyHeaders, { userId: 'u', organizationId: org })).body.result?.data).toHaveLength(1);
@@ -374,18 +531,29 @@ describe('tenancy', () => {
   it('hides grants from a sibling key and from another workspace, and lets neither change nor delete them', async () => {
     const userId = uniqueId('user');
     const org = uniqueId('org');
-    await add(tenant.apiKeyHeaders, { user: { userId }, permissions: { resources: [{ type: 'organization', id: org, accessRole: 'viewer' }] } });
+    await add(tenant.apiKeyHeaders, {
+      user: { userId },
+      permissions: { resources: [{ type: 'organization', id: org, accessRole: 'viewer' }] },
+    });
     const others = [await siblingKey(tenant), (await newTenant()).apiKeyHeaders];
 
     for (const headers of others) {
       const seen = await get(headers, { userId });
-      const removed = await remove(headers, { userId, permissions: { resources: [{ type: 'organization', id: org }] } });
-      const changed = await add(headers, { user: { userId }, permissions: { resources: [{ type: 'organization', id: org, accessRole: 'editor' }] } });
+      const removed = await remove(headers, {
+        userId,
+        permissions: { resources: [{ type: 'organization', id: org }] },
+      });
+      const changed = await add(headers, {
+        user: { userId },
+        permissions: { resources: [{ type: 'organization', id: org, accessRole: 'editor' }] },
+      });
 
       expect(seen.body.result?.data).toEqual([]);
       expect(removed.body.result?.data).toEqual({ [org]: { success: false, message: 'Permission does not exist.' } });
       expect(changed.statusCode).toBe(200);
-      expect((await get(headers, { userId })).body.result?.data).toEqual([{ type: 'organization', id: org, organizationId: org, accessRole: 'editor' }]);
+      expect((await get(headers, { userId })).body.result?.data).toEqual([
+        { type: 'organization', id: org, organizationId: org, accessRole: 'editor' },
+      ]);
     }
 
     expect((await get(tenant.apiKeyHeaders, { userId })).body.result?.data).toEqual([

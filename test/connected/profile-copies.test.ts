@@ -29,26 +29,32 @@ const update = endpoint(updateUsers, '/v2/users/update');
 const get = endpoint(getUsers, '/v2/users/get');
 
 type Listed = { userId: string; name?: string; email?: string; initial?: string; accessRole: string };
-const listed = async (tenant: Credentials, data: Record<string, unknown>) => (await get(tenant, data)).body.result?.data as Listed[];
+const listed = async (tenant: Credentials, data: Record<string, unknown>) =>
+  (await get(tenant, data)).body.result?.data as Listed[];
 /** The stream record of the user's profile as it is now (a change of name, so the consumer acts on it). */
 async function profileRecord(tenant: Credentials & { apiKeyId: string }, userId: string): Promise<DynamoDBStreamEvent> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: profileKey(tenant.apiKeyId, userId), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: profileKey(tenant.apiKeyId, userId), ConsistentRead: true }),
+  );
   const image = Item as Record<string, unknown>;
   return {
-    Records: [{
-      eventName: 'MODIFY',
-      eventSource: 'aws:dynamodb',
-      dynamodb: {
-        Keys: marshall({ pk: image.pk, sk: image.sk }) as never,
-        NewImage: marshall(image, { removeUndefinedValues: true }) as never,
-        OldImage: marshall({ ...image, name: 'before' }, { removeUndefinedValues: true }) as never,
-        SequenceNumber: '1'.padStart(21, '0'),
+    Records: [
+      {
+        eventName: 'MODIFY',
+        eventSource: 'aws:dynamodb',
+        dynamodb: {
+          Keys: marshall({ pk: image.pk, sk: image.sk }) as never,
+          NewImage: marshall(image, { removeUndefinedValues: true }) as never,
+          OldImage: marshall({ ...image, name: 'before' }, { removeUndefinedValues: true }) as never,
+          SequenceNumber: '1'.padStart(21, '0'),
+        },
       },
-    }],
+    ],
   };
 }
 
-const userIn = async (tenant: Credentials, data: Record<string, unknown>, userId: string) => (await listed(tenant, data)).find((u) => u.userId === userId);
+const userIn = async (tenant: Credentials, data: Record<string, unknown>, userId: string) =>
+  (await listed(tenant, data)).find((u) => u.userId === userId);
 
 describe('profile copies on memberships', () => {
   let tenant: Tenant;
@@ -60,16 +66,29 @@ describe('profile copies on memberships', () => {
   it('shows a name changed at one level at every other level of the organization at once', async () => {
     const organizationId = uniqueId('org');
     await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'alice', email: 'a@x.io' }] });
-    await add(tenant, { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1', accessRole: 'viewer' }] });
+    await add(tenant, {
+      organizationId,
+      documentId: 'd1',
+      createDocument: true,
+      users: [{ userId: 'u1', accessRole: 'viewer' }],
+    });
     await add(tenant, { organizationId, folderId: 'f1', createFolder: true, users: [{ userId: 'u1' }] });
 
     await update(tenant, { organizationId, documentId: 'd1', users: [{ userId: 'u1', name: 'bob' }] });
 
     const expected = { userId: 'u1', name: 'bob', email: 'a@x.io', initial: 'B' };
     expect(await userIn(tenant, { organizationId }, 'u1')).toEqual({ ...expected, accessRole: 'editor' });
-    expect(await userIn(tenant, { organizationId, documentId: 'd1' }, 'u1')).toEqual({ ...expected, accessRole: 'viewer' });
-    expect(await userIn(tenant, { organizationId, folderId: 'f1' }, 'u1')).toEqual({ ...expected, accessRole: 'editor' });
-    expect(await listed(tenant, { organizationId, allDocuments: true })).toEqual([{ ...expected, accessRole: 'viewer', documentId: 'd1' }]);
+    expect(await userIn(tenant, { organizationId, documentId: 'd1' }, 'u1')).toEqual({
+      ...expected,
+      accessRole: 'viewer',
+    });
+    expect(await userIn(tenant, { organizationId, folderId: 'f1' }, 'u1')).toEqual({
+      ...expected,
+      accessRole: 'editor',
+    });
+    expect(await listed(tenant, { organizationId, allDocuments: true })).toEqual([
+      { ...expected, accessRole: 'viewer', documentId: 'd1' },
+    ]);
   });
 
   it('copies the stored profile to a membership added without profile fields', async () => {
@@ -78,7 +97,13 @@ describe('profile copies on memberships', () => {
 
     await add(tenant, { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1' }] });
 
-    expect(await userIn(tenant, { organizationId, documentId: 'd1' }, 'u1')).toEqual({ userId: 'u1', name: 'carol', email: 'c@x.io', initial: 'Q', accessRole: 'editor' });
+    expect(await userIn(tenant, { organizationId, documentId: 'd1' }, 'u1')).toEqual({
+      userId: 'u1',
+      name: 'carol',
+      email: 'c@x.io',
+      initial: 'Q',
+      accessRole: 'editor',
+    });
   });
 
   it("shows an email changed by Add Users in another organization on the user's memberships everywhere", async () => {
@@ -96,7 +121,8 @@ describe('profile copies on memberships', () => {
     const organizationId = uniqueId('org');
     const other = await newTenant();
     const sibling = await siblingKey(tenant);
-    for (const key of [tenant, other, sibling]) await add(key, { organizationId, users: [{ userId: 'u1', name: 'erin' }] });
+    for (const key of [tenant, other, sibling])
+      await add(key, { organizationId, users: [{ userId: 'u1', name: 'erin' }] });
 
     await update(tenant, { organizationId, users: [{ userId: 'u1', name: 'frank' }] });
 
@@ -113,7 +139,12 @@ describe('profile copies on memberships', () => {
         endpoint: process.env.DYNAMODB_ENDPOINT as string,
         tableName: process.env.TABLE_NAME as string,
         idleMs: 50,
-        workers: [{ worker: profileCopiesConsumer, handler: (event: DynamoDBStreamEvent) => runAsWorker(profileCopiesConsumer, () => copiesHandler(event)) }],
+        workers: [
+          {
+            worker: profileCopiesConsumer,
+            handler: (event: DynamoDBStreamEvent) => runAsWorker(profileCopiesConsumer, () => copiesHandler(event)),
+          },
+        ],
       });
     });
 
@@ -125,13 +156,22 @@ describe('profile copies on memberships', () => {
       const organizationId = uniqueId('org');
       const documents = Array.from({ length: COPIES_IN_REQUEST + 20 }, (_, i) => `doc-${String(i).padStart(3, '0')}`);
       await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'gina' }] });
-      for (const documentId of documents) await add(tenant, { organizationId, documentId, createDocument: true, users: [{ userId: 'u1' }] });
+      for (const documentId of documents)
+        await add(tenant, { organizationId, documentId, createDocument: true, users: [{ userId: 'u1' }] });
 
       await update(tenant, { organizationId, users: [{ userId: 'u1', name: 'hana' }] });
 
       const last = { organizationId, documentId: documents[documents.length - 1] };
-      expect(await eventually(() => userIn(tenant, last, 'u1'), (user) => user?.name === 'hana')).toMatchObject({ name: 'hana', initial: 'H' });
-      const all = await eventually(() => listed(tenant, { organizationId, allDocuments: true, pageSize: 1000 }), (users) => users.every((u) => u.name === 'hana'));
+      expect(
+        await eventually(
+          () => userIn(tenant, last, 'u1'),
+          (user) => user?.name === 'hana',
+        ),
+      ).toMatchObject({ name: 'hana', initial: 'H' });
+      const all = await eventually(
+        () => listed(tenant, { organizationId, allDocuments: true, pageSize: 1000 }),
+        (users) => users.every((u) => u.name === 'hana'),
+      );
       expect(all.filter((u) => u.name !== 'hana')).toEqual([]);
       expect(all).toHaveLength(documents.length);
     });
@@ -140,16 +180,27 @@ describe('profile copies on memberships', () => {
       const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'ivan', email: 'i@x.io' }] });
       // As if the request that changed the profile stopped before it updated the copies.
-      await db.send(new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: profileKey(tenant.apiKeyId, 'u1'),
-        UpdateExpression: 'SET #name = :name, initial = :initial',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': 'jules', ':initial': 'J' },
-      }));
+      await db.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: profileKey(tenant.apiKeyId, 'u1'),
+          UpdateExpression: 'SET #name = :name, initial = :initial',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':name': 'jules', ':initial': 'J' },
+        }),
+      );
 
-      expect(await eventually(() => userIn(tenant, { organizationId }, 'u1'), (user) => user?.name === 'jules')).toEqual({
-        userId: 'u1', name: 'jules', email: 'i@x.io', initial: 'J', accessRole: 'editor',
+      expect(
+        await eventually(
+          () => userIn(tenant, { organizationId }, 'u1'),
+          (user) => user?.name === 'jules',
+        ),
+      ).toEqual({
+        userId: 'u1',
+        name: 'jules',
+        email: 'i@x.io',
+        initial: 'J',
+        accessRole: 'editor',
       });
     });
 
@@ -157,10 +208,29 @@ describe('profile copies on memberships', () => {
       const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'kim', email: 'k@x.io' }] });
       // As if another request changed the profile between this membership's profile read and its write.
-      await transactWrite([upsertMembershipItem(tenant.apiKeyId, organizationId, { type: 'folder', id: 'f1' }, 'u1', 'viewer', { name: 'old', profileVersion: 0 }, Date.now())]);
+      await transactWrite([
+        upsertMembershipItem(
+          tenant.apiKeyId,
+          organizationId,
+          { type: 'folder', id: 'f1' },
+          'u1',
+          'viewer',
+          { name: 'old', profileVersion: 0 },
+          Date.now(),
+        ),
+      ]);
 
-      expect(await eventually(() => userIn(tenant, { organizationId, folderId: 'f1' }, 'u1'), (user) => user?.name === 'kim')).toEqual({
-        userId: 'u1', name: 'kim', email: 'k@x.io', initial: 'K', accessRole: 'viewer',
+      expect(
+        await eventually(
+          () => userIn(tenant, { organizationId, folderId: 'f1' }, 'u1'),
+          (user) => user?.name === 'kim',
+        ),
+      ).toEqual({
+        userId: 'u1',
+        name: 'kim',
+        email: 'k@x.io',
+        initial: 'K',
+        accessRole: 'viewer',
       });
     });
   });
@@ -208,7 +278,8 @@ describe('profile copies on memberships', () => {
         }
         if (command instanceof BatchGetCommand) {
           for (const request of Object.values(command.input.RequestItems ?? {})) {
-            if (request.Keys?.some((key) => ofOrganization(key.pk))) reads.push({ command: 'BatchGet', consistent: request.ConsistentRead });
+            if (request.Keys?.some((key) => ofOrganization(key.pk)))
+              reads.push({ command: 'BatchGet', consistent: request.ConsistentRead });
           }
         }
         return send(command as never);
@@ -217,7 +288,10 @@ describe('profile copies on memberships', () => {
       await listed(tenant, { organizationId, documentId: 'd1' });
       await listed(tenant, { organizationId, documentId: 'd1', userIds: [userId] });
 
-      expect(reads).toEqual([{ command: 'Query', consistent: true }, { command: 'BatchGet', consistent: true }]);
+      expect(reads).toEqual([
+        { command: 'Query', consistent: true },
+        { command: 'BatchGet', consistent: true },
+      ]);
     });
 
     it('keeps a newer name when the consumer, having read the profile before an update, writes its copy after it', async () => {
@@ -239,7 +313,10 @@ describe('profile copies on memberships', () => {
       await handleCopies(record);
 
       expect(await userIn(tenant, { organizationId }, userId)).toMatchObject({ name: 'rosa', initial: 'R' });
-      expect(await userIn(tenant, { organizationId, documentId: 'd1' }, userId)).toMatchObject({ name: 'rosa', initial: 'R' });
+      expect(await userIn(tenant, { organizationId, documentId: 'd1' }, userId)).toMatchObject({
+        name: 'rosa',
+        initial: 'R',
+      });
     });
 
     it('writes again on a fresh read when another write changed the profile after the request read it', async () => {
@@ -251,7 +328,11 @@ describe('profile copies on memberships', () => {
       const getProfiles = profiles.getProfiles;
       jest.spyOn(profiles, 'getProfiles').mockImplementationOnce(async (...args: Parameters<typeof getProfiles>) => {
         const read = await getProfiles(...args);
-        const emailed = await update(tenant, { organizationId, documentId: 'd1', users: [{ userId, email: 'new@x.io' }] });
+        const emailed = await update(tenant, {
+          organizationId,
+          documentId: 'd1',
+          users: [{ userId, email: 'new@x.io' }],
+        });
         expect(emailed.body.result?.data[userId].success).toBe(true);
         return read;
       });
@@ -272,12 +353,14 @@ describe('profile copies on memberships', () => {
       jest.spyOn(profiles, 'getProfiles').mockImplementation(async (...args: Parameters<typeof getProfiles>) => {
         const read = await getProfiles(...args);
         // Another writer's change of the profile, each time just after the request read it.
-        await db.send(new UpdateCommand({
-          TableName: TABLE_NAME,
-          Key: profileKey(tenant.apiKeyId, userId),
-          UpdateExpression: 'SET version = if_not_exists(version, :zero) + :one',
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-        }));
+        await db.send(
+          new UpdateCommand({
+            TableName: TABLE_NAME,
+            Key: profileKey(tenant.apiKeyId, userId),
+            UpdateExpression: 'SET version = if_not_exists(version, :zero) + :one',
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+          }),
+        );
         return read;
       });
 
@@ -304,7 +387,10 @@ describe('profile copies on memberships', () => {
       await handleCopies(older);
 
       expect(await userIn(tenant, { organizationId }, userId)).toMatchObject({ name: 'tess', initial: 'T' });
-      expect(await userIn(tenant, { organizationId, documentId: 'd1' }, userId)).toMatchObject({ name: 'tess', initial: 'T' });
+      expect(await userIn(tenant, { organizationId, documentId: 'd1' }, userId)).toMatchObject({
+        name: 'tess',
+        initial: 'T',
+      });
     });
   });
 });

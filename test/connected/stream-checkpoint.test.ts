@@ -40,7 +40,12 @@ function testWorker(): Worker & { recordType: string } {
   return {
     id: 'CheckpointTestWorker',
     recordType,
-    filters: [{ eventNames: ['INSERT', 'MODIFY'], newImage: { recordType: { equals: [recordType] }, status: { equals: ['pending'] } } }],
+    filters: [
+      {
+        eventNames: ['INSERT', 'MODIFY'],
+        newImage: { recordType: { equals: [recordType] }, status: { equals: ['pending'] } },
+      },
+    ],
   };
 }
 
@@ -54,7 +59,12 @@ function recorder(): { handler: StreamHandler; seen: string[] } {
   return { handler, seen };
 }
 
-async function writeItem(client: DynamoDBClient, table: string, worker: { recordType: string }, pk: string): Promise<void> {
+async function writeItem(
+  client: DynamoDBClient,
+  table: string,
+  worker: { recordType: string },
+  pk: string,
+): Promise<void> {
   await client.send(
     new PutItemCommand({
       TableName: table,
@@ -63,7 +73,13 @@ async function writeItem(client: DynamoDBClient, table: string, worker: { record
   );
 }
 
-async function startPoller(options: { worker: Worker; handler: StreamHandler; checkpointFile?: string; endpoint?: string; table?: string }): Promise<StreamPoller> {
+async function startPoller(options: {
+  worker: Worker;
+  handler: StreamHandler;
+  checkpointFile?: string;
+  endpoint?: string;
+  table?: string;
+}): Promise<StreamPoller> {
   const poller = await startStreamPoller({
     endpoint: options.endpoint ?? ENDPOINT,
     tableName: options.table ?? TABLE,
@@ -87,7 +103,9 @@ async function streamShards(endpoint: string, table: string): Promise<{ streamAr
   const dynamodb = new DynamoDBClient({ endpoint, region: 'local', credentials: CREDENTIALS });
   const streams = new DynamoDBStreamsClient({ endpoint, region: 'local', credentials: CREDENTIALS });
   try {
-    const streamArn = String((await dynamodb.send(new DescribeTableCommand({ TableName: table }))).Table?.LatestStreamArn);
+    const streamArn = String(
+      (await dynamodb.send(new DescribeTableCommand({ TableName: table }))).Table?.LatestStreamArn,
+    );
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     return { streamArn, shardIds: (StreamDescription?.Shards ?? []).map((shard) => String(shard.ShardId)) };
   } finally {
@@ -126,7 +144,10 @@ describe('stream poller checkpoint', () => {
     const { handler, seen } = recorder();
 
     await startPoller({ worker, handler, checkpointFile });
-    const checkpoint = JSON.parse(readFileSync(checkpointFile, 'utf8')) as { streamArn: string; shards: Record<string, string> };
+    const checkpoint = JSON.parse(readFileSync(checkpointFile, 'utf8')) as {
+      streamArn: string;
+      shards: Record<string, string>;
+    };
     await writeItem(client, TABLE, worker, 'after-start');
     await waitFor(() => seen.length >= 1);
     await settle();
@@ -164,9 +185,21 @@ describe('stream poller checkpoint', () => {
   });
 
   it.each([
-    ['a sequence number the stream refuses as malformed', (shardIds: string[]) => ({ shards: Object.fromEntries(shardIds.map((id) => [id, '1'])) })],
-    ['a sequence number past the end of the shard', (shardIds: string[]) => ({ shards: Object.fromEntries(shardIds.map((id) => [id, '9'.repeat(21)])) })],
-    ['another stream (the table was made again)', () => ({ streamArn: 'arn:aws:dynamodb:ddblocal:000000000000:table/gone/stream/2020-01-01T00:00:00.000', shards: {} })],
+    [
+      'a sequence number the stream refuses as malformed',
+      (shardIds: string[]) => ({ shards: Object.fromEntries(shardIds.map((id) => [id, '1'])) }),
+    ],
+    [
+      'a sequence number past the end of the shard',
+      (shardIds: string[]) => ({ shards: Object.fromEntries(shardIds.map((id) => [id, '9'.repeat(21)])) }),
+    ],
+    [
+      'another stream (the table was made again)',
+      () => ({
+        streamArn: 'arn:aws:dynamodb:ddblocal:000000000000:table/gone/stream/2020-01-01T00:00:00.000',
+        shards: {},
+      }),
+    ],
   ])('reads the shards from their start when the checkpoint names %s', async (_case, checkpointOf) => {
     const worker = testWorker();
     const checkpointFile = join(dir, 'stream-checkpoint.json');
@@ -209,7 +242,13 @@ describe('stream poller checkpoint across a restart of DynamoDB Local', () => {
     let client = new DynamoDBClient({ endpoint: dynamodbLocal.endpoint, region: 'local', credentials: CREDENTIALS });
     await client.send(new CreateTableCommand(createTableInput(table)));
     const before = recorder();
-    const first = await startPoller({ worker, handler: before.handler, checkpointFile, endpoint: dynamodbLocal.endpoint, table });
+    const first = await startPoller({
+      worker,
+      handler: before.handler,
+      checkpointFile,
+      endpoint: dynamodbLocal.endpoint,
+      table,
+    });
     await writeItem(client, table, worker, 'handled-before');
     await waitFor(() => before.seen.length === 1);
     await stopPoller(first);

@@ -10,7 +10,11 @@ import { streamHandler, type Consume } from '../../shared/domain/stream/dispatch
 import type { Worker } from '../../shared/workers';
 import { waitFor } from '../support/wait';
 
-const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = new DynamoDBClient({
+  endpoint: process.env.DYNAMODB_ENDPOINT,
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 
 /** Two consumers of the same kind of change, narrowed to a status of this test's own (no other test writes it). */
 function readerOf(status: string) {
@@ -30,7 +34,12 @@ async function writeItem(status: string, pk: string): Promise<void> {
   await client.send(
     new PutItemCommand({
       TableName: process.env.TABLE_NAME,
-      Item: { pk: { S: pk }, sk: { S: 'MIGRATION#test' }, recordType: { S: 'documentMigration' }, status: { S: status } },
+      Item: {
+        pk: { S: pk },
+        sk: { S: 'MIGRATION#test' },
+        recordType: { S: 'documentMigration' },
+        status: { S: status },
+      },
     }),
   );
 }
@@ -44,7 +53,7 @@ describe('consumers of one stream reader', () => {
 
   afterAll(() => client.destroy());
 
-  it("hands a consumer its changes while another fails, and the failing one its changes after its retries", async () => {
+  it('hands a consumer its changes while another fails, and the failing one its changes after its retries', async () => {
     const status = `consumers-${randomBytes(4).toString('hex')}`;
     const reader = readerOf(status);
     // Order of events across both consumers: when the steady one first had a change, when the failing one took it.
@@ -78,11 +87,15 @@ describe('consumers of one stream reader', () => {
     const keys = ['a', 'b', 'c'].map((name) => `consumers#${status}#${name}`);
 
     for (const key of keys) await writeItem(status, key);
-    await waitFor(() => keys.every((key) => failingTook.has(key)), { what: 'the failing consumer to take every change on a retry' });
+    await waitFor(() => keys.every((key) => failingTook.has(key)), {
+      what: 'the failing consumer to take every change on a retry',
+    });
 
     // Each change failed once for the failing consumer, and the steady one had it before the failing one took it.
     expect(keys.map((key) => (failingAttempts.get(key) ?? 0) >= 2)).toEqual(keys.map(() => true));
-    expect(keys.map((key) => (steadyFirst.get(key) ?? Infinity) < (failingTook.get(key) ?? -Infinity))).toEqual(keys.map(() => true));
+    expect(keys.map((key) => (steadyFirst.get(key) ?? Infinity) < (failingTook.get(key) ?? -Infinity))).toEqual(
+      keys.map(() => true),
+    );
     expect(new Set(steadyFirst.keys())).toEqual(new Set(keys));
   });
 

@@ -60,43 +60,55 @@ describe('a stream reader', () => {
   it.each([
     ['reports the change it fails on', 'report'],
     ['throws for any batch that holds the change', 'throw'],
-  ] as const)('keeps one bad change as a dead letter and handles its neighbours once when a consumer %s', async (_label, mode) => {
-    const reader = readerOf(uniqueId('reader'));
-    const [good1, poisoned, good2] = ['good-1', 'poisoned', 'good-2'].map((name) => `${reader.id}#${name}`);
-    const pickyHanded: string[][] = [];
-    const pickyTook: string[] = [];
-    const steadyTook: string[] = [];
-    const picky: Consume = async (changes) => {
-      pickyHanded.push(changes.map(pkOf));
-      const bad = changes.filter((change) => pkOf(change) === poisoned);
-      if (mode === 'throw' && bad.length > 0) throw new Error('poisoned record');
-      for (const change of changes) if (!bad.includes(change)) pickyTook.push(pkOf(change));
-      return bad;
-    };
-    const steady: Consume = async (changes) => {
-      steadyTook.push(...changes.map(pkOf));
-      return [];
-    };
-    const handler = streamHandler(reader, { [`${reader.id}-Picky`]: picky, [`${reader.id}-Steady`]: steady } as never);
+  ] as const)(
+    'keeps one bad change as a dead letter and handles its neighbours once when a consumer %s',
+    async (_label, mode) => {
+      const reader = readerOf(uniqueId('reader'));
+      const [good1, poisoned, good2] = ['good-1', 'poisoned', 'good-2'].map((name) => `${reader.id}#${name}`);
+      const pickyHanded: string[][] = [];
+      const pickyTook: string[] = [];
+      const steadyTook: string[] = [];
+      const picky: Consume = async (changes) => {
+        pickyHanded.push(changes.map(pkOf));
+        const bad = changes.filter((change) => pkOf(change) === poisoned);
+        if (mode === 'throw' && bad.length > 0) throw new Error('poisoned record');
+        for (const change of changes) if (!bad.includes(change)) pickyTook.push(pkOf(change));
+        return bad;
+      };
+      const steady: Consume = async (changes) => {
+        steadyTook.push(...changes.map(pkOf));
+        return [];
+      };
+      const handler = streamHandler(reader, {
+        [`${reader.id}-Picky`]: picky,
+        [`${reader.id}-Steady`]: steady,
+      } as never);
 
-    const response = await handler({ Records: [good1, poisoned, good2].map(recordOf) });
-    const letters = await deadLettersOf(reader.id);
+      const response = await handler({ Records: [good1, poisoned, good2].map(recordOf) });
+      const letters = await deadLettersOf(reader.id);
 
-    // Nothing goes back to the stream: the shard's next records do not wait on this one.
-    expect(response).toEqual({ batchItemFailures: [] });
-    expect(pickyTook.sort()).toEqual([good1, good2].sort());
-    expect(steadyTook.sort()).toEqual([good1, poisoned, good2].sort());
-    // The first hand-out is the whole batch; every retry hands a change alone (after a throw, its neighbours too,
-    // once: each is taken then), and the poisoned one on each of the consumer's attempts.
-    expect(pickyHanded[0]).toEqual([good1, poisoned, good2]);
-    expect(pickyHanded.slice(1).map((batch) => batch.length)).toEqual(pickyHanded.slice(1).map(() => 1));
-    expect(pickyHanded.filter((batch) => batch.includes(poisoned))).toHaveLength(DEFAULT_CONSUMER_ATTEMPTS);
-    expect(letters.map((letter) => ({ consumerId: letter.consumerId, eventId: letter.eventId, failures: letter.failures }))).toEqual([
-      { consumerId: `${reader.id}-Picky`, eventId: `event-${poisoned}`, failures: 1 },
-    ]);
-    expect(letters[0].error).toMatch(mode === 'throw' ? /poisoned record/ : /reported the change as failed/);
-    expect(letters[0].record.dynamodb?.NewImage).toEqual(marshall({ pk: poisoned, sk: 'MIGRATION#test', recordType: 'documentMigration', status: 'pending' }));
-  });
+      // Nothing goes back to the stream: the shard's next records do not wait on this one.
+      expect(response).toEqual({ batchItemFailures: [] });
+      expect(pickyTook.sort()).toEqual([good1, good2].sort());
+      expect(steadyTook.sort()).toEqual([good1, poisoned, good2].sort());
+      // The first hand-out is the whole batch; every retry hands a change alone (after a throw, its neighbours too,
+      // once: each is taken then), and the poisoned one on each of the consumer's attempts.
+      expect(pickyHanded[0]).toEqual([good1, poisoned, good2]);
+      expect(pickyHanded.slice(1).map((batch) => batch.length)).toEqual(pickyHanded.slice(1).map(() => 1));
+      expect(pickyHanded.filter((batch) => batch.includes(poisoned))).toHaveLength(DEFAULT_CONSUMER_ATTEMPTS);
+      expect(
+        letters.map((letter) => ({
+          consumerId: letter.consumerId,
+          eventId: letter.eventId,
+          failures: letter.failures,
+        })),
+      ).toEqual([{ consumerId: `${reader.id}-Picky`, eventId: `event-${poisoned}`, failures: 1 }]);
+      expect(letters[0].error).toMatch(mode === 'throw' ? /poisoned record/ : /reported the change as failed/);
+      expect(letters[0].record.dynamodb?.NewImage).toEqual(
+        marshall({ pk: poisoned, sk: 'MIGRATION#test', recordType: 'documentMigration', status: 'pending' }),
+      );
+    },
+  );
 
   it('replays a dead letter into its consumer once the cause is gone, and keeps it, counted, while it still fails', async () => {
     const reader = readerOf(uniqueId('reader'));
@@ -127,8 +139,21 @@ describe('a stream reader', () => {
 describe('the local stream poller', () => {
   it('keeps the records a reader keeps failing on as dead letters of the reader after its retries, instead of dropping them', async () => {
     const status = uniqueId('crashing');
-    const reader = { id: uniqueId('CrashingReader'), consumers: [{ id: 'Crashing', changes: [{ kind: 'migration', where: { status: { equals: [status] } } }], summary: 'Crashes.' }] } as const;
-    const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const reader = {
+      id: uniqueId('CrashingReader'),
+      consumers: [
+        {
+          id: 'Crashing',
+          changes: [{ kind: 'migration', where: { status: { equals: [status] } } }],
+          summary: 'Crashes.',
+        },
+      ],
+    } as const;
+    const client = new DynamoDBClient({
+      endpoint: process.env.DYNAMODB_ENDPOINT,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const poller = await startStreamPoller({
       endpoint: process.env.DYNAMODB_ENDPOINT as string,
       tableName: process.env.TABLE_NAME as string,
@@ -138,11 +163,22 @@ describe('the local stream poller', () => {
     });
     try {
       const pk = `${reader.id}#item`;
-      await client.send(new PutItemCommand({ TableName: process.env.TABLE_NAME, Item: marshall({ pk, sk: 'MIGRATION#test', recordType: 'documentMigration', status }) }));
+      await client.send(
+        new PutItemCommand({
+          TableName: process.env.TABLE_NAME,
+          Item: marshall({ pk, sk: 'MIGRATION#test', recordType: 'documentMigration', status }),
+        }),
+      );
 
-      const letters = await eventually(() => deadLettersOf(reader.id), (found) => found.length > 0, { what: "the poller's dead letter" });
+      const letters = await eventually(
+        () => deadLettersOf(reader.id),
+        (found) => found.length > 0,
+        { what: "the poller's dead letter" },
+      );
 
-      expect(letters.map((letter) => ({ consumerId: letter.consumerId, pk: letter.record.dynamodb?.NewImage?.pk }))).toEqual([{ consumerId: '*', pk: { S: pk } }]);
+      expect(
+        letters.map((letter) => ({ consumerId: letter.consumerId, pk: letter.record.dynamodb?.NewImage?.pk })),
+      ).toEqual([{ consumerId: '*', pk: { S: pk } }]);
     } finally {
       await poller.stop();
       client.destroy();

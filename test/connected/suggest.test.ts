@@ -24,7 +24,8 @@ const updateActivityConfig = endpoint(updateConfig, '/v2/workspace/activityconfi
 function judgment(decision: Decision, reviewer: string, fields: Record<string, unknown> = {}) {
   return {
     featureType: 'comment' as const,
-    actionType: decision === 'approve' ? 'comment_annotation.suggestion_accept' : 'comment_annotation.suggestion_reject',
+    actionType:
+      decision === 'approve' ? 'comment_annotation.suggestion_accept' : 'comment_annotation.suggestion_reject',
     actionUser: { userId: reviewer },
     entityTargetData: { suggestion: MATTER },
     entityData: { reason: `${decision} because of ${reviewer}` },
@@ -36,7 +37,10 @@ function judgment(decision: Decision, reviewer: string, fields: Record<string, u
 const judgments = (n: number, decision: Decision, fields: Record<string, unknown> = {}) =>
   Array.from({ length: n }, () => judgment(decision, uniqueId('user'), fields));
 
-async function add(who: Credentials, data: { organizationId: string; documentId?: string; activities: unknown[] }): Promise<void> {
+async function add(
+  who: Credentials,
+  data: { organizationId: string; documentId?: string; activities: unknown[] },
+): Promise<void> {
   const response = await postActivities(who, data);
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
 }
@@ -49,7 +53,11 @@ async function enable(who: Credentials, config: Record<string, unknown> = {}): P
 async function suggestion(who: Credentials, data: Record<string, unknown>) {
   const response = await suggest(who, data);
   if (response.statusCode !== 200) throw new Error(JSON.stringify(response.body));
-  return (response.body as unknown as { result: { primary: Record<string, any> | null; conflict: Record<string, any> | null } }).result;
+  return (
+    response.body as unknown as {
+      result: { primary: Record<string, any> | null; conflict: Record<string, any> | null };
+    }
+  ).result;
 }
 
 describe('suggest decision', () => {
@@ -77,7 +85,11 @@ describe('suggest decision', () => {
 
   it('suggests the decision of 3 approvals over 2 rejections, with the rejections as conflict and a split caveat', async () => {
     const organizationId = uniqueId('org');
-    await add(tenant, { organizationId, documentId: 'doc', activities: [...judgments(3, 'approve'), ...judgments(2, 'reject')] });
+    await add(tenant, {
+      organizationId,
+      documentId: 'doc',
+      activities: [...judgments(3, 'approve'), ...judgments(2, 'reject')],
+    });
 
     const { primary, conflict } = await suggestion(tenant, { query: QUERY, organizationId, documentId: 'doc' });
 
@@ -122,14 +134,20 @@ describe('suggest decision', () => {
     const organizationId = uniqueId('org');
     await add(tenant, {
       organizationId,
-      activities: [...judgments(2, 'approve'), ...judgments(4, 'reject', { entityTargetData: { suggestion: UNRELATED } })],
+      activities: [
+        ...judgments(2, 'approve'),
+        ...judgments(4, 'reject', { entityTargetData: { suggestion: UNRELATED } }),
+      ],
     });
 
     const { primary, conflict } = await suggestion(tenant, { query: QUERY, organizationId });
 
     expect(primary).toMatchObject({ recommendation: 'approve', basedOn: 2, caveats: [] });
     expect(conflict).toBeNull();
-    expect(await suggestion(tenant, { query: 'quarterly revenue forecast spreadsheet', organizationId })).toEqual({ primary: null, conflict: null });
+    expect(await suggestion(tenant, { query: 'quarterly revenue forecast spreadsheet', organizationId })).toEqual({
+      primary: null,
+      conflict: null,
+    });
   });
 
   it('widens a document without precedent to its organization, and says so', async () => {
@@ -140,14 +158,27 @@ describe('suggest decision', () => {
     const widened = await suggestion(tenant, { query: QUERY, organizationId, documentId: 'fresh' });
 
     expect(narrow.primary).toMatchObject({ recommendation: 'reject', scope: 'document', scopeLabel: 'This document' });
-    expect(widened.primary).toMatchObject({ recommendation: 'reject', basedOn: 2, scope: 'organization', scopeLabel: 'This organization' });
+    expect(widened.primary).toMatchObject({
+      recommendation: 'reject',
+      basedOn: 2,
+      scope: 'organization',
+      scopeLabel: 'This organization',
+    });
   });
 
   it('widens an organization without precedent to all content of the API key', async () => {
     const organizationId = uniqueId('org');
-    await add(tenant, { organizationId, activities: judgments(2, 'approve', { entityTargetData: { suggestion: 'Translate the onboarding wizard into Portuguese' } }) });
+    await add(tenant, {
+      organizationId,
+      activities: judgments(2, 'approve', {
+        entityTargetData: { suggestion: 'Translate the onboarding wizard into Portuguese' },
+      }),
+    });
 
-    const { primary } = await suggestion(tenant, { query: 'portuguese onboarding wizard translation', organizationId: uniqueId('org') });
+    const { primary } = await suggestion(tenant, {
+      query: 'portuguese onboarding wizard translation',
+      organizationId: uniqueId('org'),
+    });
 
     expect(primary).toMatchObject({ recommendation: 'approve', scope: 'apiKey', scopeLabel: 'All content' });
   });
@@ -176,17 +207,28 @@ describe('suggest decision', () => {
 
   it('names a single reviewer', async () => {
     const organizationId = uniqueId('org');
-    await add(tenant, { organizationId, activities: [judgment('reject', 'solo'), judgment('reject', 'solo'), judgment('reject', 'solo')] });
+    await add(tenant, {
+      organizationId,
+      activities: [judgment('reject', 'solo'), judgment('reject', 'solo'), judgment('reject', 'solo')],
+    });
 
     const { primary } = await suggestion(tenant, { query: QUERY, organizationId });
 
-    expect(primary).toMatchObject({ uniqueReviewers: 1, basedOn: 3, caveats: ['Single reviewer: all 3 supporting judgments come from one reviewer.'] });
+    expect(primary).toMatchObject({
+      uniqueReviewers: 1,
+      basedOn: 3,
+      caveats: ['Single reviewer: all 3 supporting judgments come from one reviewer.'],
+    });
   });
 
   it('names a stale basis when most supporting judgments are older than 180 days', async () => {
     const organizationId = uniqueId('org');
     // The server sets timestamps: old judgments are written through the domain function with its clock.
-    await addActivities(tenant.apiKeyId, { organizationId, activities: judgments(3, 'approve') }, Date.now() - 200 * DAY);
+    await addActivities(
+      tenant.apiKeyId,
+      { organizationId, activities: judgments(3, 'approve') },
+      Date.now() - 200 * DAY,
+    );
 
     const { primary } = await suggestion(tenant, { query: QUERY, organizationId });
 
@@ -196,7 +238,11 @@ describe('suggest decision', () => {
 
   it('names an opposite judgment of the last 48 hours', async () => {
     const organizationId = uniqueId('org');
-    await addActivities(tenant.apiKeyId, { organizationId, activities: judgments(3, 'approve') }, Date.now() - 10 * DAY);
+    await addActivities(
+      tenant.apiKeyId,
+      { organizationId, activities: judgments(3, 'approve') },
+      Date.now() - 10 * DAY,
+    );
     await add(tenant, { organizationId, activities: judgments(1, 'reject') });
 
     const { primary, conflict } = await suggestion(tenant, { query: QUERY, organizationId });
@@ -234,7 +280,10 @@ describe('suggest decision', () => {
       await add(mutable, { organizationId, activities: [first, second] });
       expect((await suggestion(mutable, { query: QUERY, organizationId })).primary).toMatchObject({ basedOn: 2 });
 
-      await add(mutable, { organizationId, activities: [{ ...second, actionType: 'comment.update', entityData: { text: 'edited' } }] });
+      await add(mutable, {
+        organizationId,
+        activities: [{ ...second, actionType: 'comment.update', entityData: { text: 'edited' } }],
+      });
 
       expect(await suggestion(mutable, { query: QUERY, organizationId })).toEqual({ primary: null, conflict: null });
     });
@@ -256,16 +305,30 @@ describe('suggest decision', () => {
   it('follows a document migration: the judgments count for the new document id, not the old one', async () => {
     const organizationId = uniqueId('org');
     const call = routeCaller(() => tenant);
-    await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'old' }] });
+    await call('/v2/organizations/documents/add', {
+      organizationId,
+      createOrganization: true,
+      documents: [{ documentId: 'old' }],
+    });
     await add(tenant, { organizationId, documentId: 'old', activities: judgments(2, 'approve') });
-    const started = await call('/v2/organizations/documents/migrate', { organizationId, documentId: 'old', newDocumentId: 'new' });
+    const started = await call('/v2/organizations/documents/migrate', {
+      organizationId,
+      documentId: 'old',
+      newDocumentId: 'new',
+    });
     const migration = await getMigration(tenant.apiKeyId, organizationId, started.body.result?.data.migrationId);
     if (migration === undefined) throw new Error(JSON.stringify(started.body));
 
     expect(await runMigration(migration, { deadline: Date.now() + 60_000 })).toBe('completed');
 
-    expect((await suggestion(tenant, { query: QUERY, organizationId, documentId: 'new' })).primary).toMatchObject({ scope: 'document', basedOn: 2 });
-    expect((await suggestion(tenant, { query: QUERY, organizationId, documentId: 'old' })).primary).toMatchObject({ scope: 'organization', basedOn: 2 });
+    expect((await suggestion(tenant, { query: QUERY, organizationId, documentId: 'new' })).primary).toMatchObject({
+      scope: 'document',
+      basedOn: 2,
+    });
+    expect((await suggestion(tenant, { query: QUERY, organizationId, documentId: 'old' })).primary).toMatchObject({
+      scope: 'organization',
+      basedOn: 2,
+    });
   });
 
   describe('bad input', () => {
@@ -274,7 +337,9 @@ describe('suggest decision', () => {
 
       expect(response.statusCode).toBe(400);
       expect(response.body.error?.status).toBe('INVALID_ARGUMENT');
-      expect(response.body.error?.details.issues).toEqual([{ path: 'data.documentId', message: 'Requires organizationId.' }]);
+      expect(response.body.error?.details.issues).toEqual([
+        { path: 'data.documentId', message: 'Requires organizationId.' },
+      ]);
     });
 
     it.each([
@@ -286,7 +351,11 @@ describe('suggest decision', () => {
       ['an organizationId that is not a string', { query: QUERY, organizationId: ['o'] }, 'data.organizationId'],
       ['an empty organizationId', { query: QUERY, organizationId: '' }, 'data.organizationId'],
       ['a documentId that is not a string', { query: QUERY, organizationId: 'o', documentId: 7 }, 'data.documentId'],
-      ['a documentId over 256 characters', { query: QUERY, organizationId: 'o', documentId: 'd'.repeat(257) }, 'data.documentId'],
+      [
+        'a documentId over 256 characters',
+        { query: QUERY, organizationId: 'o', documentId: 'd'.repeat(257) },
+        'data.documentId',
+      ],
     ])('answers INVALID_ARGUMENT naming the field for %s', async (_, data, path) => {
       const response = await suggest(tenant, data);
 

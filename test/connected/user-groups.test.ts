@@ -4,16 +4,20 @@ import { handler as deleteUsersHandler } from '../../functions/usergroups/users-
 import { batchWrite, putRequest } from '../../shared/db/batch';
 import { userEntriesInOrganization } from '../../shared/db/membership';
 import { organizationExists } from '../../shared/db/organization';
-import { getGroup, groupMemberItem, groupMemberKey, groupMembersAmong, queryGroupMembers } from '../../shared/db/user-group';
+import {
+  getGroup,
+  groupMemberItem,
+  groupMemberKey,
+  groupMembersAmong,
+  queryGroupMembers,
+} from '../../shared/db/user-group';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
 
-
 const addGroups = endpoint(addGroupsHandler, '/v2/organizations/usergroups/add');
 const addUsers = endpoint(addUsersHandler, '/v2/organizations/usergroups/users/add');
 const deleteUsers = endpoint(deleteUsersHandler, '/v2/organizations/usergroups/users/delete');
-
 
 /** Every member of the group, read from the table. */
 async function members(tenant: Tenant, organizationId: string, groupId: string): Promise<string[]> {
@@ -67,13 +71,20 @@ describe('add user groups', () => {
       g2: { success: true, id: 'g2', message: 'User group added.' },
     });
     expect(await organizationExists(tenant.apiKeyId, organizationId)).toBe(true);
-    expect(await getGroup(tenant.apiKeyId, organizationId, 'g2')).toEqual({ organizationId, groupId: 'g2', groupName: 'Two' });
+    expect(await getGroup(tenant.apiKeyId, organizationId, 'g2')).toEqual({
+      organizationId,
+      groupId: 'g2',
+      groupName: 'Two',
+    });
   });
 
   it('adds groups to an existing organization without createOrganization', async () => {
     const { organizationId } = await groupIn();
 
-    const response = await addGroups(tenant.apiKeyHeaders, { organizationId, organizationUserGroups: [{ groupId: 'later', groupName: 'Later' }] });
+    const response = await addGroups(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroups: [{ groupId: 'later', groupName: 'Later' }],
+    });
 
     expect(response.statusCode).toBe(200);
     expect(await getGroup(tenant.apiKeyId, organizationId, 'later')).toBeDefined();
@@ -83,7 +94,10 @@ describe('add user groups', () => {
     const { organizationId, groupId } = await groupIn();
     await addUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, userIds: ['u1'] });
 
-    const response = await addGroups(tenant.apiKeyHeaders, { organizationId, organizationUserGroups: [{ groupId, groupName: 'Renamed' }] });
+    const response = await addGroups(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroups: [{ groupId, groupName: 'Renamed' }],
+    });
 
     expect(response.body.result?.data[groupId]).toEqual({ success: true, id: groupId, message: 'User group added.' });
     expect((await getGroup(tenant.apiKeyId, organizationId, groupId))?.groupName).toBe('Renamed');
@@ -94,7 +108,11 @@ describe('add user groups', () => {
     const organizationId = uniqueId('org');
     const groups = Array.from({ length: 100 }, (_, i) => ({ groupId: `g${i}`, groupName: `Group ${i}` }));
 
-    const response = await addGroups(tenant.apiKeyHeaders, { organizationId, createOrganization: true, organizationUserGroups: groups });
+    const response = await addGroups(tenant.apiKeyHeaders, {
+      organizationId,
+      createOrganization: true,
+      organizationUserGroups: groups,
+    });
 
     expect(Object.keys(response.body.result?.data)).toHaveLength(100);
     expect(await getGroup(tenant.apiKeyId, organizationId, 'g99')).toBeDefined();
@@ -106,7 +124,11 @@ describe('add user groups', () => {
   ])('returns NOT_FOUND for a missing organization with %s and writes nothing', async (_, extra) => {
     const organizationId = uniqueId('org');
 
-    const response = await addGroups(tenant.apiKeyHeaders, { organizationId, ...extra, organizationUserGroups: [{ groupId: 'g', groupName: 'G' }] });
+    const response = await addGroups(tenant.apiKeyHeaders, {
+      organizationId,
+      ...extra,
+      organizationUserGroups: [{ groupId: 'g', groupName: 'G' }],
+    });
 
     expectNotFound(response, 'Organization not found.');
     expect(await organizationExists(tenant.apiKeyId, organizationId)).toBe(false);
@@ -117,7 +139,11 @@ describe('add user groups', () => {
   it.each([
     ['a missing organizationId', { organizationId: undefined, organizationUserGroups: [group] }, 'data.organizationId'],
     ['a numeric organizationId', { organizationId: 5, organizationUserGroups: [group] }, 'data.organizationId'],
-    ['a string createOrganization', { createOrganization: 'yes', organizationUserGroups: [group] }, 'data.createOrganization'],
+    [
+      'a string createOrganization',
+      { createOrganization: 'yes', organizationUserGroups: [group] },
+      'data.createOrganization',
+    ],
     ['missing organizationUserGroups', {}, 'data.organizationUserGroups'],
     ['empty organizationUserGroups', { organizationUserGroups: [] }, 'data.organizationUserGroups'],
     ['an object for organizationUserGroups', { organizationUserGroups: group }, 'data.organizationUserGroups'],
@@ -126,12 +152,28 @@ describe('add user groups', () => {
       { organizationUserGroups: Array.from({ length: 101 }, (_, i) => ({ groupId: `g${i}`, groupName: 'G' })) },
       'data.organizationUserGroups',
     ],
-    ['a repeated groupId', { organizationUserGroups: [group, { groupId: 'g', groupName: 'Other' }] }, 'data.organizationUserGroups'],
+    [
+      'a repeated groupId',
+      { organizationUserGroups: [group, { groupId: 'g', groupName: 'Other' }] },
+      'data.organizationUserGroups',
+    ],
     ['a missing groupId', { organizationUserGroups: [{ groupName: 'G' }] }, 'data.organizationUserGroups.0.groupId'],
     ['a missing groupName', { organizationUserGroups: [{ groupId: 'g' }] }, 'data.organizationUserGroups.0.groupName'],
-    ['an empty groupName', { organizationUserGroups: [{ groupId: 'g', groupName: '' }] }, 'data.organizationUserGroups.0.groupName'],
-    ['a groupName of 201 characters', { organizationUserGroups: [{ groupId: 'g', groupName: 'n'.repeat(201) }] }, 'data.organizationUserGroups.0.groupName'],
-    ['a groupId of 257 characters', { organizationUserGroups: [{ groupId: 'g'.repeat(257), groupName: 'G' }] }, 'data.organizationUserGroups.0.groupId'],
+    [
+      'an empty groupName',
+      { organizationUserGroups: [{ groupId: 'g', groupName: '' }] },
+      'data.organizationUserGroups.0.groupName',
+    ],
+    [
+      'a groupName of 201 characters',
+      { organizationUserGroups: [{ groupId: 'g', groupName: 'n'.repeat(201) }] },
+      'data.organizationUserGroups.0.groupName',
+    ],
+    [
+      'a groupId of 257 characters',
+      { organizationUserGroups: [{ groupId: 'g'.repeat(257), groupName: 'G' }] },
+      'data.organizationUserGroups.0.groupId',
+    ],
   ])('refuses %s with INVALID_ARGUMENT and writes nothing', async (_, data, path) => {
     const organizationId = uniqueId('org');
 
@@ -146,7 +188,11 @@ describe('add users to a group', () => {
   it('adds each user, keyed by userId, and indexes the membership under the user in the organization', async () => {
     const { organizationId, groupId } = await groupIn();
 
-    const response = await addUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, userIds: ['u1', 'u2'] });
+    const response = await addUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: groupId,
+      userIds: ['u1', 'u2'],
+    });
 
     expect(response.statusCode).toBe(200);
     expect(response.body.result?.data).toEqual({
@@ -164,7 +210,11 @@ describe('add users to a group', () => {
     const { organizationId, groupId } = await groupIn();
     await addUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, userIds: ['u1'] });
 
-    const response = await addUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, userIds: ['u1', 'u2'] });
+    const response = await addUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: groupId,
+      userIds: ['u1', 'u2'],
+    });
 
     expect(response.body.result?.data.u1.success).toBe(true);
     expect(await members(tenant, organizationId, groupId)).toEqual(['u1', 'u2']);
@@ -174,8 +224,16 @@ describe('add users to a group', () => {
     const { organizationId, groupId } = await groupIn();
     const other = await groupIn();
 
-    const unknown = await addUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: 'nope', userIds: ['u1'] });
-    const elsewhere = await addUsers(tenant.apiKeyHeaders, { organizationId: other.organizationId, organizationUserGroupId: groupId, userIds: ['u1'] });
+    const unknown = await addUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: 'nope',
+      userIds: ['u1'],
+    });
+    const elsewhere = await addUsers(tenant.apiKeyHeaders, {
+      organizationId: other.organizationId,
+      organizationUserGroupId: groupId,
+      userIds: ['u1'],
+    });
 
     expectNotFound(unknown, 'User group not found.');
     expectNotFound(elsewhere, 'User group not found.');
@@ -186,14 +244,26 @@ describe('add users to a group', () => {
   type Target = { organizationId: string; groupId: string };
   const existing = ({ organizationId, groupId }: Target) => ({ organizationId, organizationUserGroupId: groupId });
   it.each<[string, (target: Target) => unknown, string]>([
-    ['a missing organizationId', ({ groupId }) => ({ organizationUserGroupId: groupId, userIds: ['u'] }), 'data.organizationId'],
-    ['a missing organizationUserGroupId', ({ organizationId }) => ({ organizationId, userIds: ['u'] }), 'data.organizationUserGroupId'],
+    [
+      'a missing organizationId',
+      ({ groupId }) => ({ organizationUserGroupId: groupId, userIds: ['u'] }),
+      'data.organizationId',
+    ],
+    [
+      'a missing organizationUserGroupId',
+      ({ organizationId }) => ({ organizationId, userIds: ['u'] }),
+      'data.organizationUserGroupId',
+    ],
     ['missing userIds', (target) => existing(target), 'data.userIds'],
     ['a string userIds', (target) => ({ ...existing(target), userIds: 'u' }), 'data.userIds'],
     ['empty userIds', (target) => ({ ...existing(target), userIds: [] }), 'data.userIds'],
     ['a numeric userId', (target) => ({ ...existing(target), userIds: [1] }), 'data.userIds.0'],
     ['a repeated userId', (target) => ({ ...existing(target), userIds: ['u', 'u'] }), 'data.userIds'],
-    ['101 userIds', (target) => ({ ...existing(target), userIds: Array.from({ length: 101 }, (_, i) => `u${i}`) }), 'data.userIds'],
+    [
+      '101 userIds',
+      (target) => ({ ...existing(target), userIds: Array.from({ length: 101 }, (_, i) => `u${i}`) }),
+      'data.userIds',
+    ],
   ])('refuses %s with INVALID_ARGUMENT and writes nothing', async (_, body, path) => {
     const target = await groupIn();
 
@@ -207,14 +277,22 @@ describe('add users to a group', () => {
 describe('delete users from a group', () => {
   async function groupWith(userIds: string[]) {
     const target = await groupIn();
-    await addUsers(tenant.apiKeyHeaders, { organizationId: target.organizationId, organizationUserGroupId: target.groupId, userIds });
+    await addUsers(tenant.apiKeyHeaders, {
+      organizationId: target.organizationId,
+      organizationUserGroupId: target.groupId,
+      userIds,
+    });
     return target;
   }
 
   it('removes the listed members and reports the others as not in the group', async () => {
     const { organizationId, groupId } = await groupWith(['u1', 'u2', 'u3']);
 
-    const response = await deleteUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, userIds: ['u1', 'u3', 'stranger'] });
+    const response = await deleteUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: groupId,
+      userIds: ['u1', 'u3', 'stranger'],
+    });
 
     expect(response.statusCode).toBe(200);
     expect(response.body.result?.data).toEqual({
@@ -229,7 +307,12 @@ describe('delete users from a group', () => {
   it('accepts userIds with deleteAll false', async () => {
     const { organizationId, groupId } = await groupWith(['u1', 'u2']);
 
-    const response = await deleteUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, userIds: ['u1'], deleteAll: false });
+    const response = await deleteUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: groupId,
+      userIds: ['u1'],
+      deleteAll: false,
+    });
 
     expect(response.body.result?.data.u1.success).toBe(true);
     expect(await members(tenant, organizationId, groupId)).toEqual(['u2']);
@@ -238,13 +321,23 @@ describe('delete users from a group', () => {
   it('removes every member with deleteAll, paging through a group larger than one page, and reports each', async () => {
     const { organizationId, groupId } = await groupIn();
     const userIds = Array.from({ length: 1203 }, (_, i) => `user-${String(i).padStart(4, '0')}`);
-    await batchWrite(userIds.map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId, groupId, userId))));
+    await batchWrite(
+      userIds.map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId, groupId, userId))),
+    );
 
-    const response = await deleteUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, deleteAll: true });
+    const response = await deleteUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: groupId,
+      deleteAll: true,
+    });
 
     expect(response.statusCode).toBe(200);
     expect(Object.keys(response.body.result?.data).sort()).toEqual(userIds);
-    expect(response.body.result?.data['user-1202']).toEqual({ success: true, organizationUserGroupId: groupId, message: 'User removed from group.' });
+    expect(response.body.result?.data['user-1202']).toEqual({
+      success: true,
+      organizationUserGroupId: groupId,
+      message: 'User removed from group.',
+    });
     expect(await members(tenant, organizationId, groupId)).toEqual([]);
     expect(await getGroup(tenant.apiKeyId, organizationId, groupId)).toBeDefined();
   });
@@ -252,7 +345,11 @@ describe('delete users from a group', () => {
   it('answers an empty result for deleteAll on an empty group', async () => {
     const { organizationId, groupId } = await groupIn();
 
-    const response = await deleteUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, deleteAll: true });
+    const response = await deleteUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: groupId,
+      deleteAll: true,
+    });
 
     expect(response.statusCode).toBe(200);
     expect(response.body.result?.data).toEqual({});
@@ -265,8 +362,16 @@ describe('delete users from a group', () => {
     const { organizationId, groupId } = await groupWith(['u1']);
     const other = await groupIn();
 
-    const unknown = await deleteUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: 'nope', ...target });
-    const elsewhere = await deleteUsers(tenant.apiKeyHeaders, { organizationId: other.organizationId, organizationUserGroupId: groupId, ...target });
+    const unknown = await deleteUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: 'nope',
+      ...target,
+    });
+    const elsewhere = await deleteUsers(tenant.apiKeyHeaders, {
+      organizationId: other.organizationId,
+      organizationUserGroupId: groupId,
+      ...target,
+    });
 
     expectNotFound(unknown, 'User group not found.');
     expectNotFound(elsewhere, 'User group not found.');
@@ -286,7 +391,11 @@ describe('delete users from a group', () => {
   ])('refuses %s with INVALID_ARGUMENT and removes nothing', async (_, target, path) => {
     const { organizationId, groupId } = await groupWith(['u1', 'u2']);
 
-    const response = await deleteUsers(tenant.apiKeyHeaders, { organizationId, organizationUserGroupId: groupId, ...target });
+    const response = await deleteUsers(tenant.apiKeyHeaders, {
+      organizationId,
+      organizationUserGroupId: groupId,
+      ...target,
+    });
 
     expectInvalid(response, path);
     expect(await members(tenant, organizationId, groupId)).toEqual(['u1', 'u2']);
@@ -301,7 +410,18 @@ describe('delete users from a group', () => {
 });
 
 describe('ids with separators, unicode and maximum length', () => {
-  const tricky = ['g#1', 'a|b', '100%', '~x', 'USER#x', 'GROUP#g', 'U#u', 'émoji 🎉 名前', 'x'.repeat(256), 'x'.repeat(255) + 'y'];
+  const tricky = [
+    'g#1',
+    'a|b',
+    '100%',
+    '~x',
+    'USER#x',
+    'GROUP#g',
+    'U#u',
+    'émoji 🎉 名前',
+    'x'.repeat(256),
+    'x'.repeat(255) + 'y',
+  ];
 
   it('keeps groups, members and organizations with look-alike ids apart', async () => {
     const own = await newTenant();
@@ -309,15 +429,24 @@ describe('ids with separators, unicode and maximum length', () => {
     // The member partition of group `x` in organization `o` would read ORG#o#GROUP#x without encoding, which is
     // also how organization `o#GROUP#x` would begin.
     const organizations = ['o', 'o#GROUP#x', ...tricky];
-    const name = (organizationIndex: number, groupIndex: number) => `group ${groupIndex} of organization ${organizationIndex}`;
+    const name = (organizationIndex: number, groupIndex: number) =>
+      `group ${groupIndex} of organization ${organizationIndex}`;
     for (const [i, organizationId] of organizations.entries()) {
       const groups = tricky.map((groupId, j) => ({ groupId, groupName: name(i, j) }));
-      const created = await addGroups(headers, { organizationId, createOrganization: true, organizationUserGroups: [...groups, { groupId: 'x', groupName: 'x' }] });
+      const created = await addGroups(headers, {
+        organizationId,
+        createOrganization: true,
+        organizationUserGroups: [...groups, { groupId: 'x', groupName: 'x' }],
+      });
       expect(created.statusCode).toBe(200);
     }
 
     const added = await addUsers(headers, { organizationId: 'o', organizationUserGroupId: 'x', userIds: tricky });
-    const removed = await deleteUsers(headers, { organizationId: 'o', organizationUserGroupId: 'x', userIds: tricky.slice(0, 5) });
+    const removed = await deleteUsers(headers, {
+      organizationId: 'o',
+      organizationUserGroupId: 'x',
+      userIds: tricky.slice(0, 5),
+    });
 
     expect(Object.keys(added.body.result?.data).sort()).toEqual([...tricky].sort());
     expect(Object.values(removed.body.result?.data).every((item) => (item as { success: boolean }).success)).toBe(true);
@@ -341,11 +470,18 @@ describe('tenancy', () => {
     const others = [await siblingKey(tenant), (await newTenant()).apiKeyHeaders];
 
     for (const headers of others) {
-      const rename = await addGroups(headers, { organizationId, organizationUserGroups: [{ groupId, groupName: 'Hijacked' }] });
+      const rename = await addGroups(headers, {
+        organizationId,
+        organizationUserGroups: [{ groupId, groupName: 'Hijacked' }],
+      });
       const join = await addUsers(headers, { organizationId, organizationUserGroupId: groupId, userIds: ['intruder'] });
       const evict = await deleteUsers(headers, { organizationId, organizationUserGroupId: groupId, userIds: ['u1'] });
       const wipe = await deleteUsers(headers, { organizationId, organizationUserGroupId: groupId, deleteAll: true });
-      const ownCopy = await addGroups(headers, { organizationId, createOrganization: true, organizationUserGroups: [{ groupId, groupName: 'Theirs' }] });
+      const ownCopy = await addGroups(headers, {
+        organizationId,
+        createOrganization: true,
+        organizationUserGroups: [{ groupId, groupName: 'Theirs' }],
+      });
 
       expectNotFound(rename, 'Organization not found.');
       expectNotFound(join, 'User group not found.');
@@ -354,7 +490,11 @@ describe('tenancy', () => {
       expect(ownCopy.statusCode).toBe(200);
     }
 
-    expect(await getGroup(tenant.apiKeyId, organizationId, groupId)).toEqual({ organizationId, groupId, groupName: 'Reviewers' });
+    expect(await getGroup(tenant.apiKeyId, organizationId, groupId)).toEqual({
+      organizationId,
+      groupId,
+      groupName: 'Reviewers',
+    });
     expect(await members(tenant, organizationId, groupId)).toEqual(['u1']);
   });
 });

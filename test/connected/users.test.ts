@@ -16,7 +16,8 @@ const add = endpoint(addUsers, '/v2/users/add');
 const update = endpoint(updateUsers, '/v2/users/update');
 const get = endpoint(getUsers, '/v2/users/get');
 const remove = endpoint(deleteUsers, '/v2/users/delete');
-const ids = (response: Awaited<ReturnType<typeof get>>) => (response.body.result?.data as Array<{ userId: string }>).map((u) => u.userId);
+const ids = (response: Awaited<ReturnType<typeof get>>) =>
+  (response.body.result?.data as Array<{ userId: string }>).map((u) => u.userId);
 
 describe('users', () => {
   let tenant: Tenant;
@@ -29,7 +30,13 @@ describe('users', () => {
     it('adds organization users with derived initial and the default editor role', async () => {
       const organizationId = uniqueId('org');
 
-      const response = await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'alice', email: 'a@x.io' }, { userId: 'u2', accessRole: 'viewer' }] });
+      const response = await add(tenant, {
+        organizationId,
+        users: [
+          { userId: 'u1', name: 'alice', email: 'a@x.io' },
+          { userId: 'u2', accessRole: 'viewer' },
+        ],
+      });
 
       expect(response.statusCode).toBe(200);
       expect(response.body.result?.data).toEqual({
@@ -63,11 +70,17 @@ describe('users', () => {
       expect(response.statusCode).toBe(404);
       expect(response.body.error).toEqual({ status: 'NOT_FOUND', message: 'Document not found.' });
       expect(await organizationExists(tenant.apiKeyId, organizationId)).toBe(false);
-      expect((await getMemberships(tenant.apiKeyId, organizationId, { type: 'document', id: 'nope' }, ['u1'])).size).toBe(0);
+      expect(
+        (await getMemberships(tenant.apiKeyId, organizationId, { type: 'document', id: 'nope' }, ['u1'])).size,
+      ).toBe(0);
     });
 
     it('answers NOT_FOUND for a missing folder without createFolder', async () => {
-      const response = await add(tenant, { organizationId: uniqueId('org'), folderId: 'nope', users: [{ userId: 'u1' }] });
+      const response = await add(tenant, {
+        organizationId: uniqueId('org'),
+        folderId: 'nope',
+        users: [{ userId: 'u1' }],
+      });
 
       expect(response.body.error).toEqual({ status: 'NOT_FOUND', message: 'Folder not found.' });
     });
@@ -77,12 +90,18 @@ describe('users', () => {
 
       await add(tenant, { organizationId, documentId: 'new-doc', createDocument: true, users: [{ userId: 'u1' }] });
 
-      expect(await getDocument(tenant.apiKeyId, organizationId, 'new-doc')).toMatchObject({ accessType: 'organizationPrivate', disabled: false });
+      expect(await getDocument(tenant.apiKeyId, organizationId, 'new-doc')).toMatchObject({
+        accessType: 'organizationPrivate',
+        disabled: false,
+      });
     });
 
     it('updates only the given fields when a user is added again, keeping the same id', async () => {
       const organizationId = uniqueId('org');
-      const first = await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'Ann', email: 'ann@x.io', accessRole: 'viewer' }] });
+      const first = await add(tenant, {
+        organizationId,
+        users: [{ userId: 'u1', name: 'Ann', email: 'ann@x.io', accessRole: 'viewer' }],
+      });
 
       const second = await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'Bea' }] });
 
@@ -94,7 +113,12 @@ describe('users', () => {
 
     it('shares the profile across levels', async () => {
       const organizationId = uniqueId('org');
-      await add(tenant, { organizationId, documentId: 'd', createDocument: true, users: [{ userId: 'shared', name: 'Zed', email: 'z@x.io' }] });
+      await add(tenant, {
+        organizationId,
+        documentId: 'd',
+        createDocument: true,
+        users: [{ userId: 'shared', name: 'Zed', email: 'z@x.io' }],
+      });
 
       await add(tenant, { organizationId, users: [{ userId: 'shared' }] });
 
@@ -105,7 +129,10 @@ describe('users', () => {
 
     it('adds 100 users in one request, and refuses 101', async () => {
       const organizationId = uniqueId('org');
-      const users = Array.from({ length: 100 }, (_, i) => ({ userId: `bulk-${String(i).padStart(3, '0')}`, name: `User ${i}` }));
+      const users = Array.from({ length: 100 }, (_, i) => ({
+        userId: `bulk-${String(i).padStart(3, '0')}`,
+        name: `User ${i}`,
+      }));
 
       const ok = await add(tenant, { organizationId, users });
       const tooMany = await add(tenant, { organizationId, users: [...users, { userId: 'one-more' }] });
@@ -117,15 +144,31 @@ describe('users', () => {
     });
 
     it.each([
-      ['both documentId and folderId', { organizationId: 'o', documentId: 'd', folderId: 'f', users: [{ userId: 'u' }] }, 'data.documentId'],
+      [
+        'both documentId and folderId',
+        { organizationId: 'o', documentId: 'd', folderId: 'f', users: [{ userId: 'u' }] },
+        'data.documentId',
+      ],
       ['a missing organizationId', { users: [{ userId: 'u' }] }, 'data.organizationId'],
       ['missing users', { organizationId: 'o' }, 'data.users'],
       ['an empty users array', { organizationId: 'o', users: [] }, 'data.users'],
       ['a user without userId', { organizationId: 'o', users: [{ name: 'x' }] }, 'data.users.0.userId'],
       ['a numeric userId', { organizationId: 'o', users: [{ userId: 5 }] }, 'data.users.0.userId'],
-      ['an unknown accessRole', { organizationId: 'o', users: [{ userId: 'u', accessRole: 'owner' }] }, 'data.users.0.accessRole'],
-      ['a userId of 257 characters', { organizationId: 'o', users: [{ userId: 'u'.repeat(257) }] }, 'data.users.0.userId'],
-      ['a userId with a control character', { organizationId: 'o', users: [{ userId: 'a\nb' }] }, 'data.users.0.userId'],
+      [
+        'an unknown accessRole',
+        { organizationId: 'o', users: [{ userId: 'u', accessRole: 'owner' }] },
+        'data.users.0.accessRole',
+      ],
+      [
+        'a userId of 257 characters',
+        { organizationId: 'o', users: [{ userId: 'u'.repeat(257) }] },
+        'data.users.0.userId',
+      ],
+      [
+        'a userId with a control character',
+        { organizationId: 'o', users: [{ userId: 'a\nb' }] },
+        'data.users.0.userId',
+      ],
       ['duplicate userIds', { organizationId: 'o', users: [{ userId: 'u' }, { userId: 'u' }] }, 'data.users'],
     ])('rejects %s with INVALID_ARGUMENT and writes nothing', async (_, data, path) => {
       const response = await add(tenant, data);
@@ -141,19 +184,31 @@ describe('users', () => {
       const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'member', name: 'Old' }] });
 
-      const response = await update(tenant, { organizationId, users: [{ userId: 'member', name: 'New', accessRole: 'viewer' }, { userId: 'stranger', name: 'X' }] });
+      const response = await update(tenant, {
+        organizationId,
+        users: [
+          { userId: 'member', name: 'New', accessRole: 'viewer' },
+          { userId: 'stranger', name: 'X' },
+        ],
+      });
 
       expect(response.body.result?.status).toBe('success');
       expect(response.body.result?.data.member).toMatchObject({ success: true, message: 'User updated.' });
       expect(response.body.result?.data.stranger).toMatchObject({ success: false, message: 'User does not exist.' });
-      expect((await get(tenant, { organizationId })).body.result?.data).toEqual([{ userId: 'member', name: 'New', initial: 'N', accessRole: 'viewer' }]);
+      expect((await get(tenant, { organizationId })).body.result?.data).toEqual([
+        { userId: 'member', name: 'New', initial: 'N', accessRole: 'viewer' },
+      ]);
     });
 
     it('treats a user of another level as not existing at this level', async () => {
       const organizationId = uniqueId('org');
       await add(tenant, { organizationId, users: [{ userId: 'org-only' }] });
 
-      const response = await update(tenant, { organizationId, documentId: 'd', users: [{ userId: 'org-only', accessRole: 'viewer' }] });
+      const response = await update(tenant, {
+        organizationId,
+        documentId: 'd',
+        users: [{ userId: 'org-only', accessRole: 'viewer' }],
+      });
 
       expect(response.body.result?.data['org-only'].success).toBe(false);
     });
@@ -183,12 +238,27 @@ describe('users', () => {
       await add(tenant, { organizationId, folderId: 'f', createFolder: true, users: [{ userId: 'u' }] });
       await add(tenant, { organizationId: otherOrg, users: [{ userId: 'u' }] });
       await batchWrite([
-        putRequest(grantItem(tenant.apiKeyId, { userId: 'u', type: 'document', id: 'd', organizationId, accessRole: 'editor' })),
-        putRequest(grantItem(tenant.apiKeyId, { userId: 'u', type: 'organization', id: otherOrg, organizationId: otherOrg, accessRole: 'editor' })),
+        putRequest(
+          grantItem(tenant.apiKeyId, { userId: 'u', type: 'document', id: 'd', organizationId, accessRole: 'editor' }),
+        ),
+        putRequest(
+          grantItem(tenant.apiKeyId, {
+            userId: 'u',
+            type: 'organization',
+            id: otherOrg,
+            organizationId: otherOrg,
+            accessRole: 'editor',
+          }),
+        ),
         putRequest(groupMemberItem(tenant.apiKeyId, organizationId, 'g', 'u')),
       ]);
 
-      const response = await invoke(deleteUsers, '/v1/users/delete', { organizationId, userIds: ['u'] }, { headers: tenant.apiKeyHeaders });
+      const response = await invoke(
+        deleteUsers,
+        '/v1/users/delete',
+        { organizationId, userIds: ['u'] },
+        { headers: tenant.apiKeyHeaders },
+      );
 
       expect(response.body.result?.data.u).toEqual({ success: true, message: 'User removed.' });
       expect(ids(await get(tenant, { organizationId }))).toEqual(['keep']);
@@ -213,10 +283,26 @@ describe('users', () => {
     beforeAll(async () => {
       const users = Array.from({ length: 7 }, (_, i) => ({ userId: `p${i}`, name: `P${i}` }));
       await add(tenant, { organizationId, users });
-      await add(tenant, { organizationId, documentId: 'doc-a', createDocument: true, users: [{ userId: 'p1' }, { userId: 'p2', accessRole: 'viewer' }] });
-      await add(tenant, { organizationId, documentId: 'doc-b', createDocument: true, users: [{ userId: 'p2' }, { userId: 'x9' }] });
-      await batchWrite(['p1', 'p3', 'p5', 'x9'].map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId, 'odd', userId))));
-      await batchWrite(['p6'].map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId, 'six', userId))));
+      await add(tenant, {
+        organizationId,
+        documentId: 'doc-a',
+        createDocument: true,
+        users: [{ userId: 'p1' }, { userId: 'p2', accessRole: 'viewer' }],
+      });
+      await add(tenant, {
+        organizationId,
+        documentId: 'doc-b',
+        createDocument: true,
+        users: [{ userId: 'p2' }, { userId: 'x9' }],
+      });
+      await batchWrite(
+        ['p1', 'p3', 'p5', 'x9'].map((userId) =>
+          putRequest(groupMemberItem(tenant.apiKeyId, organizationId, 'odd', userId)),
+        ),
+      );
+      await batchWrite(
+        ['p6'].map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId, 'six', userId))),
+      );
     });
 
     it('pages with full pages and no token on the last page', async () => {
@@ -245,7 +331,12 @@ describe('users', () => {
 
     it('filters by groups (a user in any of them) and pages through them', async () => {
       const first = await get(tenant, { organizationId, organizationUserGroupIds: ['odd', 'six'], pageSize: 2 });
-      const second = await get(tenant, { organizationId, organizationUserGroupIds: ['odd', 'six'], pageSize: 2, pageToken: first.body.result?.nextPageToken });
+      const second = await get(tenant, {
+        organizationId,
+        organizationUserGroupIds: ['odd', 'six'],
+        pageSize: 2,
+        pageToken: first.body.result?.nextPageToken,
+      });
 
       expect(ids(first)).toEqual(['p1', 'p3']);
       expect(ids(second)).toEqual(['p5', 'p6']);
@@ -256,9 +347,21 @@ describe('users', () => {
       // 12 members of a group, of whom only m03 and m10 are at the document: a page of 1 examines 5 members a call.
       const organizationId2 = uniqueId('org');
       const members = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
-      await add(tenant, { organizationId: organizationId2, documentId: 'doc', createDocument: true, users: [{ userId: 'm03' }, { userId: 'm10' }] });
-      await batchWrite(members.map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId2, 'big', userId))));
-      const query = { organizationId: organizationId2, documentId: 'doc', organizationUserGroupIds: ['big'], pageSize: 1 };
+      await add(tenant, {
+        organizationId: organizationId2,
+        documentId: 'doc',
+        createDocument: true,
+        users: [{ userId: 'm03' }, { userId: 'm10' }],
+      });
+      await batchWrite(
+        members.map((userId) => putRequest(groupMemberItem(tenant.apiKeyId, organizationId2, 'big', userId))),
+      );
+      const query = {
+        organizationId: organizationId2,
+        documentId: 'doc',
+        organizationUserGroupIds: ['big'],
+        pageSize: 1,
+      };
 
       const first = await get(tenant, query);
       const second = await get(tenant, { ...query, pageToken: first.body.result?.nextPageToken });
@@ -270,7 +373,12 @@ describe('users', () => {
     });
 
     it('intersects userIds, groups and the level', async () => {
-      const response = await get(tenant, { organizationId, documentId: 'doc-b', userIds: ['x9', 'p2'], organizationUserGroupIds: ['odd'] });
+      const response = await get(tenant, {
+        organizationId,
+        documentId: 'doc-b',
+        userIds: ['x9', 'p2'],
+        organizationUserGroupIds: ['odd'],
+      });
 
       expect(ids(response)).toEqual(['x9']);
     });
@@ -288,7 +396,13 @@ describe('users', () => {
 
     it('groups all document users by document, page by page', async () => {
       const first = await get(tenant, { organizationId, allDocuments: true, groupByDocumentId: true, pageSize: 3 });
-      const second = await get(tenant, { organizationId, allDocuments: true, groupByDocumentId: true, pageSize: 3, pageToken: first.body.result?.nextPageToken });
+      const second = await get(tenant, {
+        organizationId,
+        allDocuments: true,
+        groupByDocumentId: true,
+        pageSize: 3,
+        pageToken: first.body.result?.nextPageToken,
+      });
 
       expect(first.body.result?.data).toEqual({
         'doc-a': [expect.objectContaining({ userId: 'p1' }), expect.objectContaining({ userId: 'p2' })],
@@ -302,7 +416,10 @@ describe('users', () => {
       const byUser = await get(tenant, { organizationId, allDocuments: true, userIds: ['p2'] });
       const byGroup = await get(tenant, { organizationId, allDocuments: true, organizationUserGroupIds: ['odd'] });
 
-      expect((byUser.body.result?.data as Array<{ documentId: string }>).map((u) => u.documentId)).toEqual(['doc-a', 'doc-b']);
+      expect((byUser.body.result?.data as Array<{ documentId: string }>).map((u) => u.documentId)).toEqual([
+        'doc-a',
+        'doc-b',
+      ]);
       expect(ids(byGroup)).toEqual(['p1', 'x9']);
     });
 
@@ -346,7 +463,12 @@ describe('users', () => {
   it('resolves effective access from memberships at every level', async () => {
     const organizationId = uniqueId('org');
     await add(tenant, { organizationId, users: [{ userId: 'o', accessRole: 'viewer' }] });
-    await add(tenant, { organizationId, documentId: 'd', createDocument: true, users: [{ userId: 'd', accessRole: 'editor' }] });
+    await add(tenant, {
+      organizationId,
+      documentId: 'd',
+      createDocument: true,
+      users: [{ userId: 'd', accessRole: 'editor' }],
+    });
 
     const access = await accessOfUsers(tenant.apiKeyId, organizationId, 'd', ['o', 'd', 'none']);
 
@@ -362,10 +484,17 @@ describe('users', () => {
 
       for (const headers of [sibling, stranger]) {
         expect(ids(await get(headers, { organizationId }))).toEqual([]);
-        expect((await update(headers, { organizationId, users: [{ userId: 'private', name: 'Hacked' }] })).body.result?.data.private.success).toBe(false);
-        expect((await remove(headers, { organizationId, userIds: ['private'] })).body.result?.data.private.success).toBe(false);
+        expect(
+          (await update(headers, { organizationId, users: [{ userId: 'private', name: 'Hacked' }] })).body.result?.data
+            .private.success,
+        ).toBe(false);
+        expect(
+          (await remove(headers, { organizationId, userIds: ['private'] })).body.result?.data.private.success,
+        ).toBe(false);
       }
-      expect((await get(tenant, { organizationId })).body.result?.data).toEqual([{ userId: 'private', name: 'Secret', initial: 'S', accessRole: 'editor' }]);
+      expect((await get(tenant, { organizationId })).body.result?.data).toEqual([
+        { userId: 'private', name: 'Secret', initial: 'S', accessRole: 'editor' },
+      ]);
     });
   });
 });

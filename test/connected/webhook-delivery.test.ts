@@ -13,7 +13,14 @@ import { queryAll } from '../../shared/db/query';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { routeCaller, type Credentials } from '../support/invoke';
 import { uniqueId } from '../support/ids';
-import { startPipeline, startReceiver, typeOf, type Pipeline, type ReceivedRequest, type Receiver } from '../support/webhook-pipeline';
+import {
+  startPipeline,
+  startReceiver,
+  typeOf,
+  type Pipeline,
+  type ReceivedRequest,
+  type Receiver,
+} from '../support/webhook-pipeline';
 import { waitFor } from '../support/wait';
 
 const call = routeCaller(() => tenant);
@@ -44,11 +51,15 @@ async function enable(who: Credentials = tenant, extra: Record<string, unknown> 
   expect(response.statusCode).toBe(200);
 }
 
-async function createEndpoint(fields: Record<string, unknown>, who: Credentials = tenant): Promise<{ id: string; secret: string }> {
+async function createEndpoint(
+  fields: Record<string, unknown>,
+  who: Credentials = tenant,
+): Promise<{ id: string; secret: string }> {
   const created = await call('/v2/workspace/advancedwebhook/endpoints/create', fields, who);
   expect(created.statusCode).toBe(200);
   const id = created.body.result?.data.id as string;
-  const secret = (await call('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: id }, who)).body.result?.data.secret as string;
+  const secret = (await call('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: id }, who)).body.result
+    ?.data.secret as string;
   return { id, secret };
 }
 
@@ -56,7 +67,14 @@ async function addActivity(organizationId: string, actionType = 'comment.add'): 
   const added = await call('/v2/activities/add', {
     organizationId,
     documentId: 'doc-1',
-    activities: [{ featureType: 'comment', actionType, actionUser: { userId: 'ann', name: 'Ann', email: 'ann@example.com' }, targetEntityId: 'thread-1' }],
+    activities: [
+      {
+        featureType: 'comment',
+        actionType,
+        actionUser: { userId: 'ann', name: 'Ann', email: 'ann@example.com' },
+        targetEntityId: 'thread-1',
+      },
+    ],
   });
   expect(added.body).toMatchObject({ result: { status: 'success' } });
 }
@@ -80,13 +98,43 @@ describe('webhook delivery', () => {
 
     await addActivity(org, 'comment.add');
     const causes = [
-      await call('/v2/recordings/add', { organizationId: org, documentId: 'doc-1', recordings: [{ annotationId: 'rec-1', type: 'recorder', recordingType: 'screen' }] }),
-      await call('/v2/crdt/add', { organizationId: org, documentId: 'doc-1', editorId: 'title', type: 'text', data: 'Hello', userId: 'ann' }),
-      await call('/v2/organizations/documents/add', { organizationId: org, documents: [{ documentId: 'old-doc', documentName: 'Old' }] }),
-      await call('/v2/notifications/add', { organizationId: org, documentId: 'doc-1', actionUser: { userId: 'ann' }, displayHeadlineMessageTemplate: 'Hi', notifyUsers: [{ userId: 'bob' }] }),
-      await call('/v2/organizations/documents/migrate', { organizationId: org, documentId: 'old-doc', newDocumentId: 'new-doc' }),
+      await call('/v2/recordings/add', {
+        organizationId: org,
+        documentId: 'doc-1',
+        recordings: [{ annotationId: 'rec-1', type: 'recorder', recordingType: 'screen' }],
+      }),
+      await call('/v2/crdt/add', {
+        organizationId: org,
+        documentId: 'doc-1',
+        editorId: 'title',
+        type: 'text',
+        data: 'Hello',
+        userId: 'ann',
+      }),
+      await call('/v2/organizations/documents/add', {
+        organizationId: org,
+        documents: [{ documentId: 'old-doc', documentName: 'Old' }],
+      }),
+      await call('/v2/notifications/add', {
+        organizationId: org,
+        documentId: 'doc-1',
+        actionUser: { userId: 'ann' },
+        displayHeadlineMessageTemplate: 'Hi',
+        notifyUsers: [{ userId: 'bob' }],
+      }),
+      await call('/v2/organizations/documents/migrate', {
+        organizationId: org,
+        documentId: 'old-doc',
+        newDocumentId: 'new-doc',
+      }),
     ];
-    expect(causes.map((response) => response.body.error)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(causes.map((response) => response.body.error)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
 
     const byType = async (type: string) => (await hook.waitFor(1, { type }))[0];
     const activity = await byType('comment.add');
@@ -100,13 +148,26 @@ describe('webhook delivery', () => {
       expect(request.headers['content-type']).toBe('application/json');
       expect(String(request.headers['webhook-id'])).toMatch(/^msg_/);
     }
-    const body = (request: ReceivedRequest) => JSON.parse(request.body) as { timestamp: string; data: Record<string, unknown> };
+    const body = (request: ReceivedRequest) =>
+      JSON.parse(request.body) as { timestamp: string; data: Record<string, unknown> };
     expect(body(activity).timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(body(activity).data).toMatchObject({ featureType: 'comment', actionType: 'comment.add', metadata: { organizationId: org, documentId: 'doc-1' } });
-    expect(body(notification).data).toMatchObject({ displayHeadlineMessageTemplate: 'Hi', notifyUsers: [{ userId: 'bob' }] });
+    expect(body(activity).data).toMatchObject({
+      featureType: 'comment',
+      actionType: 'comment.add',
+      metadata: { organizationId: org, documentId: 'doc-1' },
+    });
+    expect(body(notification).data).toMatchObject({
+      displayHeadlineMessageTemplate: 'Hi',
+      notifyUsers: [{ userId: 'bob' }],
+    });
     expect(body(recording).data).toMatchObject({ annotationId: 'rec-1', recordingType: 'screen' });
     expect(body(crdt).data).toMatchObject({ id: 'title', data: 'Hello', organizationId: org, documentId: 'doc-1' });
-    expect(body(migration).data).toMatchObject({ organizationId: org, documentId: 'old-doc', newDocumentId: 'new-doc', status: 'completed' });
+    expect(body(migration).data).toMatchObject({
+      organizationId: org,
+      documentId: 'old-doc',
+      newDocumentId: 'new-doc',
+      status: 'completed',
+    });
   });
 
   it('filters by type and channel, and sends nothing to a disabled endpoint', async () => {
@@ -128,7 +189,11 @@ describe('webhook delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     expect(comments.requests.map(typeOf)).toEqual(['comment.add', 'comment.add']);
-    expect(orgA.requests.map((r) => (JSON.parse(r.body) as { data: { metadata: { organizationId: string } } }).data.metadata.organizationId)).toEqual([a, a]);
+    expect(
+      orgA.requests.map(
+        (r) => (JSON.parse(r.body) as { data: { metadata: { organizationId: string } } }).data.metadata.organizationId,
+      ),
+    ).toEqual([a, a]);
     expect(off.requests).toHaveLength(0);
   });
 
@@ -141,13 +206,26 @@ describe('webhook delivery', () => {
     const requests = await hook.waitFor(3);
     const messageId = String(requests[0].headers['webhook-id']);
     expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([messageId]));
-    await waitFor(async () => (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data.length === 3);
+    await waitFor(
+      async () =>
+        (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data.length === 3,
+    );
 
-    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result?.data as Array<Record<string, unknown>>;
-    expect(attempts.map((a) => [a.attempt, a.status, a.responseStatusCode])).toEqual([[3, 'success', 200], [2, 'failed', 500], [1, 'failed', 500]]);
+    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result
+      ?.data as Array<Record<string, unknown>>;
+    expect(attempts.map((a) => [a.attempt, a.status, a.responseStatusCode])).toEqual([
+      [3, 'success', 200],
+      [2, 'failed', 500],
+      [1, 'failed', 500],
+    ]);
     expect(attempts[0]).toMatchObject({ endpointId, url: hook.url, responseBody: 'answered 200' });
-    const messages = (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data as Array<Record<string, unknown>>;
-    expect(messages[0]).toMatchObject({ id: messageId, type: 'comment.add', deliveries: [{ endpointId, status: 'success', attempts: 3 }] });
+    const messages = (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result
+      ?.data as Array<Record<string, unknown>>;
+    expect(messages[0]).toMatchObject({
+      id: messageId,
+      type: 'comment.add',
+      deliveries: [{ endpointId, status: 'success', attempts: 3 }],
+    });
   });
 
   it('ends a delivery that never gets an answer as failed after 8 timed-out attempts, and tells the other endpoints', async () => {
@@ -160,12 +238,21 @@ describe('webhook delivery', () => {
 
     const [exhausted] = await watcher.waitFor(1);
     const messageId = String(silent.requests[0].headers['webhook-id']);
-    expect(JSON.parse(exhausted.body)).toMatchObject({ type: 'message.attempt.exhausted', data: { messageId, endpointId, type: 'comment.add' } });
+    expect(JSON.parse(exhausted.body)).toMatchObject({
+      type: 'message.attempt.exhausted',
+      data: { messageId, endpointId, type: 'comment.add' },
+    });
     expect(silent.requests).toHaveLength(8);
-    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { endpointId })).body.result?.data as Array<Record<string, unknown>>;
+    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { endpointId })).body.result
+      ?.data as Array<Record<string, unknown>>;
     expect(attempts).toHaveLength(8);
-    expect(attempts.every((a) => a.status === 'failed' && a.responseStatusCode === 0 && String(a.error).startsWith('Timed out'))).toBe(true);
-    const messages = (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data as Array<Record<string, unknown>>;
+    expect(
+      attempts.every(
+        (a) => a.status === 'failed' && a.responseStatusCode === 0 && String(a.error).startsWith('Timed out'),
+      ),
+    ).toBe(true);
+    const messages = (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result
+      ?.data as Array<Record<string, unknown>>;
     expect(messages[0]).toMatchObject({ deliveries: [{ endpointId, status: 'failed', attempts: 8 }] });
   });
 
@@ -173,7 +260,8 @@ describe('webhook delivery', () => {
     const hook = await receiver();
     await enable();
     const { id, secret: old } = await createEndpoint({ url: hook.url });
-    const rotated = (await call('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId: id })).body.result?.data.secret as string;
+    const rotated = (await call('/v2/workspace/advancedwebhook/endpoints/secret/rotate', { endpointId: id })).body
+      .result?.data.secret as string;
     await addActivity(uniqueId('org'));
 
     const [request] = await hook.waitFor(1);
@@ -191,7 +279,11 @@ describe('webhook delivery', () => {
     await addActivity(uniqueId('org'));
     const [first] = await hook.waitFor(8);
     const messageId = String(first.headers['webhook-id']);
-    await waitFor(async () => ((await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data[0]?.deliveries[0]?.status === 'failed'));
+    await waitFor(
+      async () =>
+        (await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).body.result?.data[0]?.deliveries[0]
+          ?.status === 'failed',
+    );
 
     failing = false;
     const recovered = await call('/v2/workspace/advancedwebhook/endpoints/recover', { endpointId, since });
@@ -228,7 +320,11 @@ describe('webhook delivery', () => {
       expect((await call('/v2/workspace/advancedwebhook/messages/get', {}, other)).body.result?.data).toEqual([]);
       const attempts = await call('/v2/workspace/advancedwebhook/attempts/get', { messageId }, other);
       expect(attempts.body.error).toMatchObject({ status: 'NOT_FOUND' });
-      const resend = await call('/v2/workspace/advancedwebhook/messages/resend', { messageId, endpointId: 'ep_x' }, other);
+      const resend = await call(
+        '/v2/workspace/advancedwebhook/messages/resend',
+        { messageId, endpointId: 'ep_x' },
+        other,
+      );
       expect(resend.body.error).toMatchObject({ status: 'NOT_FOUND' });
     }
   });
@@ -238,12 +334,28 @@ describe('webhook delivery', () => {
     await enable();
     await createEndpoint({ url: hook.url, filterTypes: ['crdt.update_data'] });
     const org = uniqueId('org');
-    await call('/v2/crdt/add', { organizationId: org, documentId: 'd', editorId: 'e', type: 'text', data: 'v0', userId: 'u' });
+    await call('/v2/crdt/add', {
+      organizationId: org,
+      documentId: 'd',
+      editorId: 'e',
+      type: 'text',
+      data: 'v0',
+      userId: 'u',
+    });
     for (let v = 1; v <= 10; v += 1) {
-      await call('/v2/crdt/update', { organizationId: org, documentId: 'd', editorId: 'e', type: 'text', data: `v${v}`, userId: 'u' });
+      await call('/v2/crdt/update', {
+        organizationId: org,
+        documentId: 'd',
+        editorId: 'e',
+        type: 'text',
+        data: `v${v}`,
+        userId: 'u',
+      });
     }
 
-    await waitFor(async () => hook.requests.some((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data === 'v10'));
+    await waitFor(async () =>
+      hook.requests.some((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data === 'v10'),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const states = hook.requests.map((r) => (JSON.parse(r.body) as { data: { data: string } }).data.data);
     expect(states.length).toBeLessThan(11);
@@ -257,7 +369,11 @@ describe('webhook delivery', () => {
     const org = uniqueId('org');
     await call('/v2/activities/add', {
       organizationId: org,
-      activities: Array.from({ length: 6 }, (_, i) => ({ featureType: 'comment', actionType: 'comment.add', targetEntityId: `t${i}` })),
+      activities: Array.from({ length: 6 }, (_, i) => ({
+        featureType: 'comment',
+        actionType: 'comment.add',
+        targetEntityId: `t${i}`,
+      })),
     });
 
     const requests = await hook.waitFor(6);
@@ -267,7 +383,9 @@ describe('webhook delivery', () => {
     // the machine's delays: on a busy one, two seconds' attempts can land in the same second).
     const windows = await queryAll({
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': key('RATE', segment('webhook-endpoint'), segment(`${tenant.apiKeyId}/${endpoint.id}`)) },
+      ExpressionAttributeValues: {
+        ':pk': key('RATE', segment('webhook-endpoint'), segment(`${tenant.apiKeyId}/${endpoint.id}`)),
+      },
       ConsistentRead: true,
     });
     const started = windows.map((window) => Number(window.count));
@@ -284,9 +402,16 @@ describe('webhook delivery', () => {
     await addActivity(a, 'comment.add');
     await addActivity(b, 'reaction.add');
     await hook.waitFor(1);
-    await waitFor(async () => (await call('/v2/workspace/advancedwebhook/messages/get', {})).body.result?.data.length === 2);
+    await waitFor(
+      async () => (await call('/v2/workspace/advancedwebhook/messages/get', {})).body.result?.data.length === 2,
+    );
     const list = async (filter: Record<string, unknown>) =>
-      ((await call('/v2/workspace/advancedwebhook/messages/get', filter)).body.result?.data as Array<{ type: string; organizationId: string }>).map((m) => `${m.organizationId}:${m.type}`);
+      (
+        (await call('/v2/workspace/advancedwebhook/messages/get', filter)).body.result?.data as Array<{
+          type: string;
+          organizationId: string;
+        }>
+      ).map((m) => `${m.organizationId}:${m.type}`);
 
     expect(await list({ organizationId: a })).toEqual([`${a}:comment.add`]);
     expect(await list({ eventTypes: ['reaction.add'] })).toEqual([`${b}:reaction.add`]);
@@ -297,11 +422,26 @@ describe('webhook delivery', () => {
 
   it('writes nothing for an API key without webhooks', async () => {
     await addActivity(uniqueId('org'));
-    await call('/v2/crdt/add', { organizationId: uniqueId('org'), documentId: 'd', editorId: 'e', type: 'text', data: 'x', userId: 'u' });
+    await call('/v2/crdt/add', {
+      organizationId: uniqueId('org'),
+      documentId: 'd',
+      editorId: 'e',
+      type: 'text',
+      data: 'x',
+      userId: 'u',
+    });
     await new Promise((resolve) => setTimeout(resolve, 1000));
 
-    const { Items } = await db.send(new ScanCommand({ TableName: TABLE_NAME, FilterExpression: 'begins_with(pk, :mine)', ExpressionAttributeValues: { ':mine': `T#${tenant.apiKeyId}` } }));
-    expect((Items ?? []).filter((item) => String(item.sk).startsWith('WH') || String(item.pk).includes('#WH'))).toEqual([]);
+    const { Items } = await db.send(
+      new ScanCommand({
+        TableName: TABLE_NAME,
+        FilterExpression: 'begins_with(pk, :mine)',
+        ExpressionAttributeValues: { ':mine': `T#${tenant.apiKeyId}` },
+      }),
+    );
+    expect((Items ?? []).filter((item) => String(item.sk).startsWith('WH') || String(item.pk).includes('#WH'))).toEqual(
+      [],
+    );
   });
 });
 
@@ -317,9 +457,22 @@ describe('a delivery worker that dies after recording an outcome', () => {
     await enable();
     const { id: endpointId } = await createEndpoint({ url: hook.url });
     const sent: string[] = [];
-    const capture = { send: async (jobs: ReadonlyArray<{ body: string }>) => void sent.push(...jobs.map((job) => job.body)) };
+    const capture = {
+      send: async (jobs: ReadonlyArray<{ body: string }>) => void sent.push(...jobs.map((job) => job.body)),
+    };
     const dying = { send: async () => Promise.reject(new Error('worker killed')) };
-    await publishEvent(tenant.apiKeyId, { id: 'msg_TESTDIESAFTEROUTCOME000001', type: 'comment.add', timestamp: Date.now(), organizationId: 'org', data: {} }, capture, await readWebhookConfig(tenant.apiKeyId));
+    await publishEvent(
+      tenant.apiKeyId,
+      {
+        id: 'msg_TESTDIESAFTEROUTCOME000001',
+        type: 'comment.add',
+        timestamp: Date.now(),
+        organizationId: 'org',
+        data: {},
+      },
+      capture,
+      await readWebhookConfig(tenant.apiKeyId),
+    );
     const first = parseJob(sent[0]);
     if (first.kind !== 'deliver') throw new Error('expected a delivery job');
 
@@ -350,13 +503,21 @@ describe('publishing a batch of events', () => {
     }
     const publication = async (who: Tenant, n: number) => ({
       apiKeyId: who.apiKeyId,
-      event: { id: `msg_TESTBATCH${who.apiKeyId.slice(-6).toUpperCase()}${n}`, type: 'comment.add', timestamp: Date.now(), organizationId: 'org', data: { n } },
+      event: {
+        id: `msg_TESTBATCH${who.apiKeyId.slice(-6).toUpperCase()}${n}`,
+        type: 'comment.add',
+        timestamp: Date.now(),
+        organizationId: 'org',
+        data: { n },
+      },
       webhookConfig: await readWebhookConfig(who.apiKeyId),
       endpoints: await listAllEndpoints(who.apiKeyId),
     });
     const batch = [await publication(tenant, 1), await publication(tenant, 2), await publication(other, 1)];
     const sent: string[] = [];
-    const capture = { send: async (jobs: ReadonlyArray<{ body: string }>) => void sent.push(...jobs.map((job) => job.body)) };
+    const capture = {
+      send: async (jobs: ReadonlyArray<{ body: string }>) => void sent.push(...jobs.map((job) => job.body)),
+    };
 
     await publishEvents(batch, capture);
     const jobs = sent.map(parseJob);
@@ -366,11 +527,26 @@ describe('publishing a batch of events', () => {
     sent.length = 0;
     await publishEvents(batch, capture);
 
-    expect(jobs.map((job) => (job.kind === 'deliver' ? job.messageId : '')).sort()).toEqual(batch.map((p) => p.event.id).sort());
+    expect(jobs.map((job) => (job.kind === 'deliver' ? job.messageId : '')).sort()).toEqual(
+      batch.map((p) => p.event.id).sort(),
+    );
     // Seen again: the delivered message is not queued again, the two not attempted yet are.
-    expect(sent.map(parseJob).map((job) => (job.kind === 'deliver' ? job.messageId : '')).sort()).toEqual(batch.map((p) => p.event.id).filter((id) => id !== first.messageId).sort());
+    expect(
+      sent
+        .map(parseJob)
+        .map((job) => (job.kind === 'deliver' ? job.messageId : ''))
+        .sort(),
+    ).toEqual(
+      batch
+        .map((p) => p.event.id)
+        .filter((id) => id !== first.messageId)
+        .sort(),
+    );
     expect(hook.requests).toHaveLength(1);
-    const listed = async (who: Tenant) => ((await call('/v2/workspace/advancedwebhook/messages/get', {}, who)).body.result?.data as Array<{ id: string }>).map((m) => m.id).sort();
+    const listed = async (who: Tenant) =>
+      ((await call('/v2/workspace/advancedwebhook/messages/get', {}, who)).body.result?.data as Array<{ id: string }>)
+        .map((m) => m.id)
+        .sort();
     expect(await listed(tenant)).toEqual([batch[0].event.id, batch[1].event.id].sort());
     expect(await listed(other)).toEqual([batch[2].event.id]);
   });

@@ -44,7 +44,10 @@ async function receiver(): Promise<Receiver> {
   return started;
 }
 
-async function tenantWithEndpoint(url: string, configure: (tenant: Tenant) => Promise<void>): Promise<{ tenant: Tenant; endpointId: string }> {
+async function tenantWithEndpoint(
+  url: string,
+  configure: (tenant: Tenant) => Promise<void>,
+): Promise<{ tenant: Tenant; endpointId: string }> {
   const tenant = await newTenant();
   await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, tenant);
   await configure(tenant);
@@ -56,7 +59,13 @@ async function tenantWithEndpoint(url: string, configure: (tenant: Tenant) => Pr
 async function addActivity(who: Credentials, organizationId: string, targetEntityId: string): Promise<void> {
   const added = await call(
     '/v2/activities/add',
-    { organizationId, documentId: 'doc-1', activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ann' }, targetEntityId }] },
+    {
+      organizationId,
+      documentId: 'doc-1',
+      activities: [
+        { featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ann' }, targetEntityId },
+      ],
+    },
     who,
   );
   expect(added.body).toMatchObject({ result: { status: 'success' } });
@@ -76,31 +85,49 @@ describe('a tenant whose stored key cannot encrypt', () => {
     });
     const poisoned = await tenantWithEndpoint(poisonedHook.url, async (tenant) => {
       // As a version of the service without the key probe stored it.
-      await writeWebhookConfig(tenant.apiKeyId, () => ({ create: { isEnabled: true, encryptData: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY } }));
+      await writeWebhookConfig(tenant.apiKeyId, () => ({
+        create: { isEnabled: true, encryptData: true, publicKey: RSA_EVEN_MODULUS_PUBLIC_KEY },
+      }));
     });
     const organizationId = uniqueId('org');
 
     const started = Date.now();
     for (let round = 1; round <= ROUNDS; round += 1) {
-      await Promise.all([addActivity(healthy.tenant, organizationId, `thread-${round}`), addActivity(poisoned.tenant, organizationId, `thread-${round}`)]);
+      await Promise.all([
+        addActivity(healthy.tenant, organizationId, `thread-${round}`),
+        addActivity(poisoned.tenant, organizationId, `thread-${round}`),
+      ]);
     }
     await healthyHook.waitFor(ROUNDS);
     const healthyDelayMs = Date.now() - started;
     const messages = await eventually(
-      async () => ((await call('/v2/workspace/advancedwebhook/messages/get', { endpointId: poisoned.endpointId }, poisoned.tenant)).body.result?.data ?? []) as Array<{ deliveries: Array<{ status: string; attempts: number }> }>,
-      (found) => found.length === ROUNDS && found.every((message) => message.deliveries.every((delivery) => delivery.status === 'failed')),
+      async () =>
+        ((
+          await call('/v2/workspace/advancedwebhook/messages/get', { endpointId: poisoned.endpointId }, poisoned.tenant)
+        ).body.result?.data ?? []) as Array<{ deliveries: Array<{ status: string; attempts: number }> }>,
+      (found) =>
+        found.length === ROUNDS &&
+        found.every((message) => message.deliveries.every((delivery) => delivery.status === 'failed')),
       { what: "the poisoned tenant's messages, failed" },
     );
-    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { endpointId: poisoned.endpointId }, poisoned.tenant)).body.result?.data as Array<Record<string, unknown>>;
+    const attempts = (
+      await call('/v2/workspace/advancedwebhook/attempts/get', { endpointId: poisoned.endpointId }, poisoned.tenant)
+    ).body.result?.data as Array<Record<string, unknown>>;
 
-    console.info(`Healthy tenant's ${ROUNDS} messages arrived ${healthyDelayMs} ms after the first request, beside a poisoned tenant.`);
+    console.info(
+      `Healthy tenant's ${ROUNDS} messages arrived ${healthyDelayMs} ms after the first request, beside a poisoned tenant.`,
+    );
     expect(healthyDelayMs).toBeLessThan(HEALTHY_BOUND_MS);
     expect(healthyHook.requests).toHaveLength(ROUNDS);
-    expect(messages.map((message) => message.deliveries)).toEqual(messages.map(() => [expect.objectContaining({ status: 'failed', attempts: 1 })]));
+    expect(messages.map((message) => message.deliveries)).toEqual(
+      messages.map(() => [expect.objectContaining({ status: 'failed', attempts: 1 })]),
+    );
     expect(attempts).toHaveLength(ROUNDS);
     for (const attempt of attempts) {
       expect(attempt).toMatchObject({ status: 'failed', responseStatusCode: 0, attempt: 1 });
-      expect(attempt.error).toMatch(/^The data could not be encrypted under the advanced webhook configuration's publicKey/);
+      expect(attempt.error).toMatch(
+        /^The data could not be encrypted under the advanced webhook configuration's publicKey/,
+      );
     }
     expect(poisonedHook.requests).toEqual([]);
     // Its failures are the tenant's key's, not the endpoint's: the endpoint is not marked failing.
@@ -123,23 +150,48 @@ describe('a tenant whose stored key cannot encrypt', () => {
     const create = webhookMessages.createMessages;
     const refusing = jest
       .spyOn(webhookMessages, 'createMessages')
-      .mockImplementation(async (messages) => (messages.some(({ apiKeyId }) => apiKeyId === stuck.tenant.apiKeyId) ? Promise.reject(new Error('item refused')) : create(messages)));
+      .mockImplementation(async (messages) =>
+        messages.some(({ apiKeyId }) => apiKeyId === stuck.tenant.apiKeyId)
+          ? Promise.reject(new Error('item refused'))
+          : create(messages),
+      );
     let letters: DeadLetter[];
     try {
-      await Promise.all([addActivity(stuck.tenant, organizationId, 'thread-1'), addActivity(neighbour.tenant, organizationId, 'thread-1')]);
+      await Promise.all([
+        addActivity(stuck.tenant, organizationId, 'thread-1'),
+        addActivity(neighbour.tenant, organizationId, 'thread-1'),
+      ]);
       await other.waitFor(1);
-      letters = await eventually(() => deadLettersOf(stuck.tenant.apiKeyId), (found) => found.length === 1, { what: 'the dead letter' });
+      letters = await eventually(
+        () => deadLettersOf(stuck.tenant.apiKeyId),
+        (found) => found.length === 1,
+        { what: 'the dead letter' },
+      );
     } finally {
       refusing.mockRestore();
     }
-    const dryRun = await replayDeadLetters([{ worker: streamChangesWorker, consumers }], { dryRun: true, consumerId: webhookEventsConsumer.id });
-    const replayed = await replayDeadLetters([{ worker: streamChangesWorker, consumers }], { consumerId: webhookEventsConsumer.id });
+    const dryRun = await replayDeadLetters([{ worker: streamChangesWorker, consumers }], {
+      dryRun: true,
+      consumerId: webhookEventsConsumer.id,
+    });
+    const replayed = await replayDeadLetters([{ worker: streamChangesWorker, consumers }], {
+      consumerId: webhookEventsConsumer.id,
+    });
     const [delivered] = await hook.waitFor(1);
 
-    expect(letters[0]).toMatchObject({ consumerId: webhookEventsConsumer.id, failures: 1, error: expect.stringContaining('reported the change as failed') });
+    expect(letters[0]).toMatchObject({
+      consumerId: webhookEventsConsumer.id,
+      failures: 1,
+      error: expect.stringContaining('reported the change as failed'),
+    });
     expect(dryRun.map(({ letter, status }) => [letter.eventId, status])).toContainEqual([letters[0].eventId, 'listed']);
-    expect(replayed.map(({ letter, status }) => [letter.eventId, status])).toContainEqual([letters[0].eventId, 'replayed']);
+    expect(replayed.map(({ letter, status }) => [letter.eventId, status])).toContainEqual([
+      letters[0].eventId,
+      'replayed',
+    ]);
     expect(JSON.parse(delivered.body)).toMatchObject({ type: 'comment.add', data: { targetEntityId: 'thread-1' } });
-    await waitFor(async () => (await deadLettersOf(stuck.tenant.apiKeyId)).length === 0, { what: 'the dead letter to be gone' });
+    await waitFor(async () => (await deadLettersOf(stuck.tenant.apiKeyId)).length === 0, {
+      what: 'the dead letter to be gone',
+    });
   });
 });

@@ -13,7 +13,8 @@ import { uniqueId } from '../support/ids';
 
 let tenant: Tenant;
 const call = routeCaller(() => tenant);
-const feedOf = async (organizationId: string, userId: string) => (await call('/v2/notifications/get', { organizationId, userId })).body.result?.data;
+const feedOf = async (organizationId: string, userId: string) =>
+  (await call('/v2/notifications/get', { organizationId, userId })).body.result?.data;
 
 /** `levels` objects nested inside one another around 'bottom'. */
 function nested(levels: number): unknown {
@@ -23,7 +24,8 @@ function nested(levels: number): unknown {
 }
 
 /** Every key name a naive object copy or the DynamoDB marshaller gets wrong. */
-const AWKWARD_KEYS = '{"__proto__":{"polluted":true},"constructor":"c","prototype":{"p":1},"hasOwnProperty":0,"a#b":"x"}';
+const AWKWARD_KEYS =
+  '{"__proto__":{"polluted":true},"constructor":"c","prototype":{"p":1},"hasOwnProperty":0,"a#b":"x"}';
 
 beforeAll(async () => {
   tenant = await newTenant();
@@ -47,7 +49,12 @@ describe('well-formed input', () => {
     // {data} is level 1 and data level 2: 31 more objects reach level 33.
     const response = await call('/v2/notifications/add', { organizationId: 'o', documentId: 'd', deep: nested(31) });
 
-    expect(response.body.error?.details?.issues).toEqual([{ path: `data.deep${'.level'.repeat(30)}`, message: 'JSON may nest at most 32 levels (the {"data": ...} wrapper included).' }]);
+    expect(response.body.error?.details?.issues).toEqual([
+      {
+        path: `data.deep${'.level'.repeat(30)}`,
+        message: 'JSON may nest at most 32 levels (the {"data": ...} wrapper included).',
+      },
+    ]);
   });
 
   it('refuses a lone surrogate in a value or a key name, naming where', async () => {
@@ -61,14 +68,28 @@ describe('well-formed input', () => {
     });
 
     expect(inValue.statusCode).toBe(400);
-    expect(inValue.body.error?.details?.issues).toEqual([{ path: 'data.documents.0.documentId', message: 'Must be well-formed Unicode (no lone surrogates).' }]);
-    expect(inKey.body.error?.details?.issues).toEqual([{ path: 'data.documents.0.metadata.k\udc00', message: 'Key names must be well-formed Unicode (no lone surrogates).' }]);
+    expect(inValue.body.error?.details?.issues).toEqual([
+      { path: 'data.documents.0.documentId', message: 'Must be well-formed Unicode (no lone surrogates).' },
+    ]);
+    expect(inKey.body.error?.details?.issues).toEqual([
+      {
+        path: 'data.documents.0.metadata.k\udc00',
+        message: 'Key names must be well-formed Unicode (no lone surrogates).',
+      },
+    ]);
   });
 
   it('refuses bytes that are not UTF-8 instead of replacing them', async () => {
-    const rawBody = Buffer.concat([Buffer.from('{"data":{"organizationId":"o'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}')]);
+    const rawBody = Buffer.concat([
+      Buffer.from('{"data":{"organizationId":"o'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}}'),
+    ]);
 
-    const response = await invokeRoute('/v2/organizations/documents/get', undefined, { headers: tenant.apiKeyHeaders, rawBody });
+    const response = await invokeRoute('/v2/organizations/documents/get', undefined, {
+      headers: tenant.apiKeyHeaders,
+      rawBody,
+    });
 
     expect(response.statusCode).toBe(400);
     expect(response.body.error?.message).toBe('Request body is not valid UTF-8.');
@@ -80,9 +101,15 @@ describe('well-formed input', () => {
 
     const lone = await invokeRoute('/v2/organizations/documents/add', undefined, {
       headers: tenant.apiKeyHeaders,
-      rawBody: JSON.stringify({ data: { organizationId, createOrganization: true, documents: [{ documentId: `${long}\\ud800` }] } }).replace('\\\\ud800', '\\ud800'),
+      rawBody: JSON.stringify({
+        data: { organizationId, createOrganization: true, documents: [{ documentId: `${long}\\ud800` }] },
+      }).replace('\\\\ud800', '\\ud800'),
     });
-    const replacement = await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: `${long}\ufffd`, documentName: 'second' }] });
+    const replacement = await call('/v2/organizations/documents/add', {
+      organizationId,
+      createOrganization: true,
+      documents: [{ documentId: `${long}\ufffd`, documentName: 'second' }],
+    });
 
     expect(lone.statusCode).toBe(400);
     expect(replacement.statusCode).toBe(200);
@@ -108,7 +135,10 @@ describe('free-form objects', () => {
         actionUser: { userId: 'actor' },
         notifyUsers: [{ userId: 'u' }],
       },
-    }).replace('"notificationId":"n"', `"notificationId":"n","notificationSourceData":${JSON.stringify(sourceData)},"displayHeadlineMessageTemplateData":${AWKWARD_KEYS}`);
+    }).replace(
+      '"notificationId":"n"',
+      `"notificationId":"n","notificationSourceData":${JSON.stringify(sourceData)},"displayHeadlineMessageTemplateData":${AWKWARD_KEYS}`,
+    );
 
     const added = await invokeRoute('/v2/notifications/add', undefined, { headers: tenant.apiKeyHeaders, rawBody });
     const [stored] = await feedOf(organizationId, 'u');
@@ -161,7 +191,7 @@ describe('a failed request leaves no trace', () => {
       createOrganization: true,
       createDocument: true,
       displayHeadlineMessageTemplate: 'x',
-        actionUser: { userId: 'actor' },
+      actionUser: { userId: 'actor' },
       notifyUsers: [{ userId: 'u' }],
       notificationSourceData: nested(32),
     });
@@ -172,9 +202,21 @@ describe('a failed request leaves no trace', () => {
 
   it('Add Notification whose notification write fails takes back the feed entries it wrote', async () => {
     const organizationId = uniqueId('org');
-    await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc' }] });
+    await call('/v2/organizations/documents/add', {
+      organizationId,
+      createOrganization: true,
+      documents: [{ documentId: 'doc' }],
+    });
     // The notification item is the transaction's Put; a role without PutItem makes exactly that step fail.
-    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [], connectionActions: [] };
+    const withoutPut: Grants = {
+      tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'),
+      idempotencyActions: [],
+      indexes: [],
+      kmsActions: [],
+      queueActions: [],
+      sesActions: [],
+      connectionActions: [],
+    };
 
     const response = await addUnderGrants(withoutPut, {
       organizationId,
@@ -193,9 +235,25 @@ describe('a failed request leaves no trace', () => {
 
   it('Add Notification re-sent with a new recipient takes back only that entry when it fails', async () => {
     const organizationId = uniqueId('org');
-    const base = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true, notificationId: 'n', displayHeadlineMessageTemplate: 'x', actionUser: { userId: 'actor' } };
+    const base = {
+      organizationId,
+      documentId: 'doc',
+      createOrganization: true,
+      createDocument: true,
+      notificationId: 'n',
+      displayHeadlineMessageTemplate: 'x',
+      actionUser: { userId: 'actor' },
+    };
     await call('/v2/notifications/add', { ...base, notifyUsers: [{ userId: 'u1' }] });
-    const withoutPut: Grants = { tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'), idempotencyActions: [], indexes: [], kmsActions: [], queueActions: [], sesActions: [], connectionActions: [] };
+    const withoutPut: Grants = {
+      tableActions: TABLE_WRITE_ACTIONS.filter((action) => action !== 'dynamodb:PutItem'),
+      idempotencyActions: [],
+      indexes: [],
+      kmsActions: [],
+      queueActions: [],
+      sesActions: [],
+      connectionActions: [],
+    };
 
     const response = await addUnderGrants(withoutPut, { ...base, notifyUsers: [{ userId: 'u1' }, { userId: 'u2' }] });
     takeViolations();

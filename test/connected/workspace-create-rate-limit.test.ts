@@ -20,7 +20,8 @@ describe('Create Workspace rate limit per source IP', () => {
   it('refuses the creation past the hourly limit with RESOURCE_EXHAUSTED and Retry-After, per IP', async () => {
     const create = createWithLimit('3');
     const ip = '203.0.113.7';
-    const attempt = (sourceIp: string) => invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp });
+    const attempt = (sourceIp: string) =>
+      invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp });
 
     const allowed = [await attempt(ip), await attempt(ip), await attempt(ip)];
     const before = Date.now();
@@ -30,7 +31,10 @@ describe('Create Workspace rate limit per source IP', () => {
 
     expect(allowed.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(refused.statusCode).toBe(429);
-    expect(refused.body.error).toEqual({ status: 'RESOURCE_EXHAUSTED', message: 'Too many requests. Please try again later.' });
+    expect(refused.body.error).toEqual({
+      status: 'RESOURCE_EXHAUSTED',
+      message: 'Too many requests. Please try again later.',
+    });
     // Waiting lifts this limit: Retry-After is the time left in the window, when the next attempt is allowed.
     expect(Number(refused.headers['Retry-After'])).toBeGreaterThanOrEqual(secondsLeftInHour(after));
     expect(Number(refused.headers['Retry-After'])).toBeLessThanOrEqual(secondsLeftInHour(before));
@@ -42,7 +46,9 @@ describe('Create Workspace rate limit per source IP', () => {
     const ip = '203.0.113.99';
 
     const responses = await Promise.all(
-      Array.from({ length: 12 }, () => invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp: ip })),
+      Array.from({ length: 12 }, () =>
+        invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp: ip }),
+      ),
     );
 
     expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(5);
@@ -53,7 +59,9 @@ describe('Create Workspace rate limit per source IP', () => {
     const create = createWithLimit('0');
 
     const responses = await Promise.all(
-      Array.from({ length: 12 }, () => invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp: '203.0.113.50' })),
+      Array.from({ length: 12 }, () =>
+        invoke(create, '/v2/workspace/create', { ownerEmail: uniqueEmail() }, { sourceIp: '203.0.113.50' }),
+      ),
     );
 
     expect(responses.every((r) => r.statusCode === 200)).toBe(true);

@@ -25,7 +25,11 @@ describe('POST /v2/workspace/create', () => {
     expect(data.authToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const keys = Object.values(data.apiKeyList) as Array<{ id: string; apiKeyName: string; type: string }>;
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toEqual({ id: Object.keys(data.apiKeyList)[0], apiKeyName: expect.stringMatching(/^Jane\.doe-.* Test API Key$/), type: 'testing' });
+    expect(keys[0]).toEqual({
+      id: Object.keys(data.apiKeyList)[0],
+      apiKeyName: expect.stringMatching(/^Jane\.doe-.* Test API Key$/),
+      type: 'testing',
+    });
     const stored = await getWorkspace(data.id);
     expect(stored?.authTokenHash).toBeDefined();
     expect(JSON.stringify(stored)).not.toContain(data.authToken);
@@ -34,7 +38,12 @@ describe('POST /v2/workspace/create', () => {
   it('trims and lower-cases the owner email and derives the key name from its local part', async () => {
     const local = `jane.doe.${Date.now()}`;
 
-    const response = await create({ ownerEmail: `  ${local.toUpperCase()}@Example.COM `, name: 'Jane', workspaceName: 'Acme', avatar: 'https://x.io/a.png' });
+    const response = await create({
+      ownerEmail: `  ${local.toUpperCase()}@Example.COM `,
+      name: 'Jane',
+      workspaceName: 'Acme',
+      avatar: 'https://x.io/a.png',
+    });
 
     const data = response.body.result?.data;
     expect(data.owner).toMatchObject({ email: `${local}@example.com`, name: 'Jane', avatar: 'https://x.io/a.png' });
@@ -56,7 +65,10 @@ describe('POST /v2/workspace/create', () => {
     const response = await create({ ownerEmail: email });
 
     expect(response.statusCode).toBe(400);
-    expect(response.body.error).toEqual({ status: 'INVALID_ARGUMENT', message: 'Disposable email domains are not allowed.' });
+    expect(response.body.error).toEqual({
+      status: 'INVALID_ARGUMENT',
+      message: 'Disposable email domains are not allowed.',
+    });
     expect(await getEmailRegistry(email)).toBeUndefined();
   });
 
@@ -125,7 +137,8 @@ describe('POST /v2/workspace/create', () => {
     const email = uniqueEmail();
     const root = await create({ ownerEmail: email, workspaceName: 'W0' });
     await makePaid(root.body.result?.data.id);
-    for (let i = 1; i < 5; i += 1) expect((await create({ ownerEmail: email, workspaceName: `W${i}` })).statusCode).toBe(200);
+    for (let i = 1; i < 5; i += 1)
+      expect((await create({ ownerEmail: email, workspaceName: `W${i}` })).statusCode).toBe(200);
 
     const response = await create({ ownerEmail: email, workspaceName: 'W5' });
 
@@ -149,8 +162,16 @@ describe('POST /v2/workspace/create', () => {
     ['a number as ownerEmail', { ownerEmail: 42 }, 'data.ownerEmail'],
     ['a name over 200 characters', { ownerEmail: 'a@example.com', name: 'n'.repeat(201) }, 'data.name'],
     ['an empty workspaceName', { ownerEmail: 'a@example.com', workspaceName: '  ' }, 'data.workspaceName'],
-    ['a workspaceName over 200 characters', { ownerEmail: 'a@example.com', workspaceName: 'w'.repeat(201) }, 'data.workspaceName'],
-    ['an avatar over 2000 characters', { ownerEmail: 'a@example.com', avatar: `https://x.io/${'a'.repeat(2000)}` }, 'data.avatar'],
+    [
+      'a workspaceName over 200 characters',
+      { ownerEmail: 'a@example.com', workspaceName: 'w'.repeat(201) },
+      'data.workspaceName',
+    ],
+    [
+      'an avatar over 2000 characters',
+      { ownerEmail: 'a@example.com', avatar: `https://x.io/${'a'.repeat(2000)}` },
+      'data.avatar',
+    ],
     ['an avatar that is not a URL', { ownerEmail: 'a@example.com', avatar: 'not a url' }, 'data.avatar'],
     ['a boolean as name', { ownerEmail: 'a@example.com', name: true }, 'data.name'],
   ])('rejects %s with INVALID_ARGUMENT naming the field, and writes nothing', async (_, data, path) => {

@@ -29,7 +29,9 @@ describe('workspace API keys and auth tokens', () => {
     const response = await listKeys(tenant);
 
     expect(response.statusCode).toBe(200);
-    expect(response.body.result?.data).toEqual([{ id: tenant.apiKeyId, apiKeyName: expect.stringMatching(/Test API Key$/), type: 'testing' }]);
+    expect(response.body.result?.data).toEqual([
+      { id: tenant.apiKeyId, apiKeyName: expect.stringMatching(/Test API Key$/), type: 'testing' },
+    ]);
     expect(response.body.result).not.toHaveProperty('nextPageToken');
   });
 
@@ -67,7 +69,11 @@ describe('workspace API keys and auth tokens', () => {
     const filter = ['key_unknown', c, workspace.apiKeyId, b, other.apiKeyId];
 
     const first = await listKeys(workspace, { apiKeys: filter, pageSize: 2 });
-    const second = await listKeys(workspace, { apiKeys: filter, pageSize: 2, pageToken: first.body.result?.nextPageToken });
+    const second = await listKeys(workspace, {
+      apiKeys: filter,
+      pageSize: 2,
+      pageToken: first.body.result?.nextPageToken,
+    });
 
     expect(first.body.result?.data.map((k: { id: string }) => k.id)).toEqual([workspace.apiKeyId, b]);
     expect(second.body.result?.data.map((k: { id: string }) => k.id)).toEqual([c]);
@@ -127,7 +133,9 @@ describe('workspace API keys and auth tokens', () => {
     expect((await apiKeyCall(workspace.apiKeyHeaders)).statusCode).toBe(403);
     const fresh = { 'x-service-api-key': workspace.apiKeyId, 'x-service-auth-token': newAuthToken.token };
     expect((await apiKeyCall(fresh)).statusCode).toBe(200);
-    expect((await readTokens(workspace.workspaceHeaders, workspace.apiKeyId)).body.result?.data.authTokens).toHaveLength(1);
+    expect(
+      (await readTokens(workspace.workspaceHeaders, workspace.apiKeyId)).body.result?.data.authTokens,
+    ).toHaveLength(1);
   });
 
   it('leaves exactly one token after parallel resets', async () => {
@@ -135,7 +143,9 @@ describe('workspace API keys and auth tokens', () => {
 
     await Promise.all([1, 2, 3].map(() => reset(workspace.workspaceHeaders, workspace.apiKeyId)));
 
-    expect((await readTokens(workspace.workspaceHeaders, workspace.apiKeyId)).body.result?.data.authTokens).toHaveLength(1);
+    expect(
+      (await readTokens(workspace.workspaceHeaders, workspace.apiKeyId)).body.result?.data.authTokens,
+    ).toHaveLength(1);
   });
 
   describe('tenancy', () => {
@@ -164,7 +174,10 @@ describe('workspace API keys and auth tokens', () => {
     it('does not accept one workspace’s id with another’s token', async () => {
       const response = await listKeys({
         ...tenant,
-        workspaceHeaders: { 'x-service-workspace-id': tenant.workspaceId, 'x-service-workspace-auth-token': other.workspaceToken },
+        workspaceHeaders: {
+          'x-service-workspace-id': tenant.workspaceId,
+          'x-service-workspace-auth-token': other.workspaceToken,
+        },
       });
 
       expect(response.statusCode).toBe(403);

@@ -11,7 +11,10 @@ const ROOT = join(__dirname, '..', '..');
 async function admin(...args: string[]): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR };
   delete env.TABLE_NAME;
-  const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'bin', 'admin.ts'), ...args], { cwd: ROOT, env });
+  const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'bin', 'admin.ts'), ...args], {
+    cwd: ROOT,
+    env,
+  });
   return stdout.trim();
 }
 
@@ -23,11 +26,15 @@ describe('operator CLI against the local stack', () => {
 
     const apiKeyId = await admin('production-key', '--workspace', root.body.result.data.id);
     const second = await post('/v2/workspace/create', { ownerEmail, workspaceName: 'Second' });
-    const listed = JSON.parse(await admin('workspaces', '--email', ownerEmail, '--json')) as Array<{ workspaceId: string }>;
+    const listed = JSON.parse(await admin('workspaces', '--email', ownerEmail, '--json')) as Array<{
+      workspaceId: string;
+    }>;
 
     expect(refused.status).toBe(403);
     expect(apiKeyId).toMatch(/^key_/);
     expect(second.status).toBe(200);
-    expect(listed.map((w) => w.workspaceId).sort()).toEqual([root.body.result.data.id, second.body.result.data.id].sort());
+    expect(listed.map((w) => w.workspaceId).sort()).toEqual(
+      [root.body.result.data.id, second.body.result.data.id].sort(),
+    );
   });
 });

@@ -7,12 +7,22 @@ describe('advanced webhook configuration over HTTP', () => {
     const headers = await newApiKeyHeaders();
 
     const refused = await post('/v2/workspace/advancedwebhookconfig/update', { encodeData: true }, headers);
-    const enabled = await post('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true, encryptData: true, publicKey: RSA_2048_PUBLIC_KEY }, headers);
+    const enabled = await post(
+      '/v2/workspace/advancedwebhookconfig/update',
+      { isEnabled: true, encryptData: true, publicKey: RSA_2048_PUBLIC_KEY },
+      headers,
+    );
     const read = await post('/v2/workspace/advancedwebhookconfig/get', {}, headers);
 
     expect(refused.status).toBe(400);
     expect(refused.body.error.status).toBe('FAILED_PRECONDITION');
     expect(enabled.status).toBe(200);
-    expect(read.body.result.data).toEqual({ isEnabled: true, encodeData: false, encryptData: true, publicKey: RSA_2048_PUBLIC_KEY, enableDataProtection: false });
+    expect(read.body.result.data).toEqual({
+      isEnabled: true,
+      encodeData: false,
+      encryptData: true,
+      publicKey: RSA_2048_PUBLIC_KEY,
+      enableDataProtection: false,
+    });
   });
 });

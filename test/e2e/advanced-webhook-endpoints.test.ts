@@ -9,10 +9,18 @@ describe('advanced webhook endpoints over HTTP', () => {
 
     const refused = await post(`${BASE}/create`, { url: 'https://hooks.example.com/e2e' }, headers);
     await post('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
-    const created = await post(`${BASE}/create`, { url: 'https://hooks.example.com/e2e', filterTypes: ['comment.add'], uid: 'e2e', secret: 'whsec_ignored' }, headers);
+    const created = await post(
+      `${BASE}/create`,
+      { url: 'https://hooks.example.com/e2e', filterTypes: ['comment.add'], uid: 'e2e', secret: 'whsec_ignored' },
+      headers,
+    );
     const id: string = created.body.result.data.id;
     const listed = await post(`${BASE}/get`, {}, headers);
-    const updated = await post(`${BASE}/update`, { endpointId: id, filterTypes: null, description: 'all events' }, headers);
+    const updated = await post(
+      `${BASE}/update`,
+      { endpointId: id, filterTypes: null, description: 'all events' },
+      headers,
+    );
     const first = await post(`${BASE}/secret/get`, { endpointId: id }, headers);
     const rotated = await post(`${BASE}/secret/rotate`, { endpointId: id }, headers);
     const afterRotation = await post(`${BASE}/secret/get`, { endpointId: id }, headers);
@@ -23,9 +31,20 @@ describe('advanced webhook endpoints over HTTP', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.status).toBe('FAILED_PRECONDITION');
     expect(created.status).toBe(200);
-    expect(created.body.result.data).toMatchObject({ url: 'https://hooks.example.com/e2e', filterTypes: ['comment.add'], uid: 'e2e', disabled: false, metadata: null });
+    expect(created.body.result.data).toMatchObject({
+      url: 'https://hooks.example.com/e2e',
+      filterTypes: ['comment.add'],
+      uid: 'e2e',
+      disabled: false,
+      metadata: null,
+    });
     expect(JSON.stringify(created.body)).not.toContain('whsec_');
-    expect(listed.body.result.data).toEqual({ endpoints: [created.body.result.data], iterator: id, prevIterator: `-${id}`, done: true });
+    expect(listed.body.result.data).toEqual({
+      endpoints: [created.body.result.data],
+      iterator: id,
+      prevIterator: `-${id}`,
+      done: true,
+    });
     expect(updated.body.result.data).toMatchObject({ id, filterTypes: null, description: 'all events', uid: 'e2e' });
     expect(first.body.result.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(rotated.body.result.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);

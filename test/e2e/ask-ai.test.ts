@@ -16,21 +16,46 @@ describe('Ask AI over HTTP', () => {
     const anthropic = `sk-ant-e2e-${randomUUID()}`;
     await fake.script(anthropic, { status: 429, message: 'Slow down.' });
 
-    const updated = await post('/v2/workspace/apikeyconfig/update', {
-      aiModelApiKey: [
-        { provider: 'openai', customerApiKey: openai },
-        { provider: 'anthropic', customerApiKey: anthropic },
-      ],
-    }, headers);
+    const updated = await post(
+      '/v2/workspace/apikeyconfig/update',
+      {
+        aiModelApiKey: [
+          { provider: 'openai', customerApiKey: openai },
+          { provider: 'anthropic', customerApiKey: anthropic },
+        ],
+      },
+      headers,
+    );
     const fetched = await post('/v2/workspace/apikeyconfig/get', {}, headers);
-    const answered = await post('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'Shorten it.', text: 'A rather long sentence.' }, headers);
-    const limited = await post('/v2/rewriter/ask-ai', { model: 'claude-sonnet-4-6', prompt: 'Shorten it.', text: 'Text.' }, headers);
-    const noKey = await post('/v2/rewriter/ask-ai', { model: 'gemini-2.0-flash', prompt: 'Shorten it.', text: 'Text.' }, headers);
-    const unknownModel = await post('/v2/rewriter/ask-ai', { model: 'gpt4', prompt: 'Shorten it.', text: 'Text.' }, headers);
+    const answered = await post(
+      '/v2/rewriter/ask-ai',
+      { model: 'gpt-4o', prompt: 'Shorten it.', text: 'A rather long sentence.' },
+      headers,
+    );
+    const limited = await post(
+      '/v2/rewriter/ask-ai',
+      { model: 'claude-sonnet-4-6', prompt: 'Shorten it.', text: 'Text.' },
+      headers,
+    );
+    const noKey = await post(
+      '/v2/rewriter/ask-ai',
+      { model: 'gemini-2.0-flash', prompt: 'Shorten it.', text: 'Text.' },
+      headers,
+    );
+    const unknownModel = await post(
+      '/v2/rewriter/ask-ai',
+      { model: 'gpt4', prompt: 'Shorten it.', text: 'Text.' },
+      headers,
+    );
     const foreign = await post('/v2/rewriter/ask-ai', { model: 'gpt-4o', prompt: 'Shorten it.', text: 'Text.' }, other);
 
     const masked = (key: string) => `${'*'.repeat(key.length - 4)}${key.slice(-4)}`;
-    const maskedKeys = { aiModelApiKey: [{ provider: 'openai', customerApiKey: masked(openai) }, { provider: 'anthropic', customerApiKey: masked(anthropic) }] };
+    const maskedKeys = {
+      aiModelApiKey: [
+        { provider: 'openai', customerApiKey: masked(openai) },
+        { provider: 'anthropic', customerApiKey: masked(anthropic) },
+      ],
+    };
     expect(updated.status).toBe(200);
     expect(updated.body.result.data).toEqual(maskedKeys);
     expect(fetched.body.result.data).toEqual(maskedKeys);
@@ -38,8 +63,15 @@ describe('Ask AI over HTTP', () => {
     expect(answered.body).toEqual({ result: { success: true, text: 'fake openai answer for gpt-4o' } });
     const [request] = await fake.requests(openai);
     expect(request.headers.authorization).toBe(`Bearer ${openai}`);
-    expect(request.body).toMatchObject({ messages: [{ role: 'system', content: 'Shorten it.' }, { role: 'user', content: 'A rather long sentence.' }] });
-    expect(limited.body).toEqual({ result: { success: false, error: 'Anthropic rate limit or quota exceeded (429); try again later.' } });
+    expect(request.body).toMatchObject({
+      messages: [
+        { role: 'system', content: 'Shorten it.' },
+        { role: 'user', content: 'A rather long sentence.' },
+      ],
+    });
+    expect(limited.body).toEqual({
+      result: { success: false, error: 'Anthropic rate limit or quota exceeded (429); try again later.' },
+    });
     expect(noKey.body).toEqual({ result: { success: false, error: 'No API key configured for provider: Gemini' } });
     expect(unknownModel.status).toBe(400);
     expect(unknownModel.body.error.status).toBe('INVALID_ARGUMENT');

@@ -12,11 +12,24 @@ describe('email config over HTTP', () => {
     const key = `SG.${randomUUID()}-e2e-provider-key`;
 
     const initial = await post('/v2/workspace/emailconfig/get', {}, headers);
-    const enabled = await post('/v2/workspace/emailconfig/update', {
-      useEmailService: true,
-      emailServiceConfig: { type: 'sendgrid', apiKey: key, fromEmail: 'alerts@acme.example', triggers: { 'comment.add': false } },
-    }, headers);
-    const renamed = await post('/v2/workspace/emailconfig/update', { emailServiceConfig: { fromCompany: 'Acme' } }, headers);
+    const enabled = await post(
+      '/v2/workspace/emailconfig/update',
+      {
+        useEmailService: true,
+        emailServiceConfig: {
+          type: 'sendgrid',
+          apiKey: key,
+          fromEmail: 'alerts@acme.example',
+          triggers: { 'comment.add': false },
+        },
+      },
+      headers,
+    );
+    const renamed = await post(
+      '/v2/workspace/emailconfig/update',
+      { emailServiceConfig: { fromCompany: 'Acme' } },
+      headers,
+    );
     const fetched = await post('/v2/workspace/emailconfig/get', {}, headers);
     const invalid = await post('/v2/workspace/emailconfig/update', { emailServiceConfig: {} }, headers);
     const foreign = await post('/v2/workspace/emailconfig/get', {}, other);
@@ -26,9 +39,21 @@ describe('email config over HTTP', () => {
     expect(enabled.status).toBe(200);
     const config = enabled.body.result.data.emailServiceConfig;
     expect(enabled.body.result.data.useEmailService).toBe(true);
-    expect(config).toMatchObject({ type: 'sendgrid', apiKey: `${'*'.repeat(key.length - 4)}${key.slice(-4)}`, fromEmail: 'alerts@acme.example' });
-    expect(config.triggers).toMatchObject({ 'comment.add': false, 'comment_annotation.add': true, 'huddle.create': true, 'huddle.join': true });
-    expect(renamed.body.result.data).toEqual({ useEmailService: true, emailServiceConfig: { ...config, fromCompany: 'Acme' } });
+    expect(config).toMatchObject({
+      type: 'sendgrid',
+      apiKey: `${'*'.repeat(key.length - 4)}${key.slice(-4)}`,
+      fromEmail: 'alerts@acme.example',
+    });
+    expect(config.triggers).toMatchObject({
+      'comment.add': false,
+      'comment_annotation.add': true,
+      'huddle.create': true,
+      'huddle.join': true,
+    });
+    expect(renamed.body.result.data).toEqual({
+      useEmailService: true,
+      emailServiceConfig: { ...config, fromCompany: 'Acme' },
+    });
     expect(fetched.body.result.data).toEqual(renamed.body.result.data);
     for (const reply of [enabled, renamed, fetched]) expect(JSON.stringify(reply.body)).not.toContain(key);
     expect(invalid.status).toBe(400);

@@ -18,7 +18,11 @@ describe('over HTTP', () => {
   });
 
   it('refuses bytes that are not UTF-8: the gateway hands them over unchanged', async () => {
-    const rawBody = Buffer.concat([Buffer.from('{"data":{"organizationId":"o'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
+    const rawBody = Buffer.concat([
+      Buffer.from('{"data":{"organizationId":"o'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}}'),
+    ]);
 
     const reply = await post('/v2/organizations/documents/get', undefined, headers, rawBody);
 

@@ -11,7 +11,11 @@ import { authorize, closeClients, connect, seedLiveDocument, type LiveClient, ty
 import { eventually, waitFor } from '../support/wait';
 
 const textOf = async (doc: LiveDoc): Promise<string> => {
-  const reply = await post('/v2/crdt/get', { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId }, doc.headers);
+  const reply = await post(
+    '/v2/crdt/get',
+    { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId },
+    doc.headers,
+  );
   return reply.body.result.data[0].data as string;
 };
 
@@ -47,16 +51,27 @@ describe.each([
     }
 
     const typed = ROUNDS * BURST;
-    const atBob = await eventually(() => bob.text(), (text) => kept(text, bursts) === typed, { what: 'every burst to reach the other client', ceilingMs: 15000 }).catch(() => bob.text());
-    const stored = await eventually(() => textOf(doc), (text) => kept(text, bursts) === typed, { what: 'every burst to be stored', ceilingMs: 15000 }).catch(() => textOf(doc));
+    const atBob = await eventually(
+      () => bob.text(),
+      (text) => kept(text, bursts) === typed,
+      { what: 'every burst to reach the other client', ceilingMs: 15000 },
+    ).catch(() => bob.text());
+    const stored = await eventually(
+      () => textOf(doc),
+      (text) => kept(text, bursts) === typed,
+      { what: 'every burst to be stored', ceilingMs: 15000 },
+    ).catch(() => textOf(doc));
     // What was measured, for the issue's resolution: characters stored of characters typed.
-    process.stdout.write(`burst-then-close: stored ${kept(stored, bursts)} of ${typed} typed characters, ${kept(atBob, bursts)} reached the other client\n`);
+    process.stdout.write(
+      `burst-then-close: stored ${kept(stored, bursts)} of ${typed} typed characters, ${kept(atBob, bursts)} reached the other client\n`,
+    );
     expect({ stored: kept(stored, bursts), relayed: kept(atBob, bursts) }).toEqual({ stored: typed, relayed: typed });
   });
 });
 
 /** The p-th percentile of some durations. */
-const percentile = (values: readonly number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)];
+const percentile = (values: readonly number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)];
 
 describe.each([
   { how: 'drops abruptly (its socket cut, no close)', leave: (client: LiveClient) => cut(client) },
@@ -84,14 +99,18 @@ describe.each([
         leaver.provider.awareness.setLocalStateField('cursor', { at: 2 });
         const started = Date.now();
         leave(leaver);
-        await waitFor(() => stateOf(observer, leaver) === undefined, { what: "the closed client's caret to be removed" });
+        await waitFor(() => stateOf(observer, leaver) === undefined, {
+          what: "the closed client's caret to be removed",
+        });
         return Date.now() - started;
       }),
     );
     // Echoes of the old state (the observer passes on what it learnt) must not bring it back.
     await new Promise((resolve) => setTimeout(resolve, 500));
 
-    process.stdout.write(`presence removal after a close: p50 ${percentile(removals, 50)} ms, p95 ${percentile(removals, 95)} ms, max ${Math.max(...removals)} ms\n`);
+    process.stdout.write(
+      `presence removal after a close: p50 ${percentile(removals, 50)} ms, p95 ${percentile(removals, 95)} ms, max ${Math.max(...removals)} ms\n`,
+    );
     expect(pairs.filter(({ observer, leaver }) => stateOf(observer, leaver) !== undefined)).toHaveLength(0);
   });
 });

@@ -54,8 +54,13 @@ function awarenessIn(frame: string): Array<{ clientId: number; clock: number; st
 
 /** Per socket, how many of its frames carry an entry of `clientId` (at `clock` when given). */
 function framesCarrying(sockets: readonly CountedSocket[], clientId: number, clock?: number): number[] {
-  return sockets.map(({ frames }) =>
-    frames.filter((frame) => awarenessIn(frame).some((entry) => entry.clientId === clientId && (clock === undefined || entry.clock === clock))).length,
+  return sockets.map(
+    ({ frames }) =>
+      frames.filter((frame) =>
+        awarenessIn(frame).some(
+          (entry) => entry.clientId === clientId && (clock === undefined || entry.clock === clock),
+        ),
+      ).length,
   );
 }
 
@@ -63,18 +68,24 @@ const sum = (counts: readonly number[]) => counts.reduce((total, count) => total
 
 /** Whether `client` holds every other client's presence with the user name it set. */
 const seesAll = (client: LiveClient, all: readonly LiveClient[]) =>
-  all.every((other) => other === client || typeof client.provider.awareness.getStates().get(other.doc.clientID)?.user === 'string');
+  all.every(
+    (other) =>
+      other === client || typeof client.provider.awareness.getStates().get(other.doc.clientID)?.user === 'string',
+  );
 
 afterEach(() => closeClients());
 
-describe('presence through the adapter: only each client\'s own goes out', () => {
+describe("presence through the adapter: only each client's own goes out", () => {
   it('costs one message in for a caret move in a room of 5, and every other client sees the caret and the removal on close', async () => {
     const doc = await seedLiveDocument(await newApiKeyHeaders());
     const { polyfill, sockets } = countingAdapter();
     const clients: LiveClient[] = [];
-    for (const userId of ['ann', 'bob', 'ann', 'bob', 'ann']) clients.push(await connect(await authorize(doc, userId), { WebSocketPolyfill: polyfill }));
+    for (const userId of ['ann', 'bob', 'ann', 'bob', 'ann'])
+      clients.push(await connect(await authorize(doc, userId), { WebSocketPolyfill: polyfill }));
     clients.forEach((client, index) => client.provider.awareness.setLocalStateField('user', `user ${index}`));
-    await waitFor(() => clients.every((client) => seesAll(client, clients)), { what: 'every client to see the four others' });
+    await waitFor(() => clients.every((client) => seesAll(client, clients)), {
+      what: 'every client to see the four others',
+    });
     const [mover, ...others] = clients;
     const moverId = mover.doc.clientID;
 
@@ -82,7 +93,10 @@ describe('presence through the adapter: only each client\'s own goes out', () =>
     const clock = mover.provider.awareness.meta.get(moverId)?.clock;
     // A provider passes a remote change on from within the handler that applies it: once the others show the
     // caret, every frame its arrival caused has been sent.
-    await waitFor(() => others.every((other) => other.provider.awareness.getStates().get(moverId)?.cursor?.anchor === 42), { what: 'the others to see the caret' });
+    await waitFor(
+      () => others.every((other) => other.provider.awareness.getStates().get(moverId)?.cursor?.anchor === 42),
+      { what: 'the others to see the caret' },
+    );
 
     const perConnection = framesCarrying(sockets, moverId, clock);
     expect({ framesInForTheMove: sum(perConnection), perConnection }).toEqual({
@@ -92,9 +106,13 @@ describe('presence through the adapter: only each client\'s own goes out', () =>
 
     mover.provider.destroy();
 
-    await waitFor(() => others.every((other) => !other.provider.awareness.getStates().has(moverId)), { what: 'the others to drop the closed client' });
+    await waitFor(() => others.every((other) => !other.provider.awareness.getStates().has(moverId)), {
+      what: 'the others to drop the closed client',
+    });
     // Its goodbye went out from its own socket; no other socket ever passed on anything of it.
-    expect(awarenessIn(sockets[0].frames[sockets[0].frames.length - 1])).toEqual([{ clientId: moverId, clock: expect.any(Number), state: null }]);
+    expect(awarenessIn(sockets[0].frames[sockets[0].frames.length - 1])).toEqual([
+      { clientId: moverId, clock: expect.any(Number), state: null },
+    ]);
     expect(framesCarrying(sockets.slice(1), moverId)).toEqual([0, 0, 0, 0]);
   });
 
@@ -109,15 +127,21 @@ describe('presence through the adapter: only each client\'s own goes out', () =>
 
     // The connection drops (not a goodbye): the provider reconnects on a new socket.
     (ann.provider.ws as unknown as { close(): void }).close();
-    await waitFor(() => sockets.length === 3 && ann.provider.wsconnected && ann.provider.synced, { what: 'the reconnect' });
+    await waitFor(() => sockets.length === 3 && ann.provider.wsconnected && ann.provider.synced, {
+      what: 'the reconnect',
+    });
     await waitFor(() => seesAll(bob, [ann, bob]), { what: 'Bob to see Ann again' });
     // Ann sees Bob again from his next change: on the close her provider dropped his state but kept its clock, so the
     // room's presence sent on connect (at that clock) is not news to it (stock y-protocols; Bob renews every 15 s).
     ann.provider.awareness.setLocalStateField('cursor', 5);
     bob.provider.awareness.setLocalStateField('cursor', 9);
 
-    await waitFor(() => bob.provider.awareness.getStates().get(ann.doc.clientID)?.cursor === 5, { what: "Ann's caret at Bob's" });
-    await waitFor(() => ann.provider.awareness.getStates().get(bob.doc.clientID)?.cursor === 9, { what: "Bob's caret at Ann's" });
+    await waitFor(() => bob.provider.awareness.getStates().get(ann.doc.clientID)?.cursor === 5, {
+      what: "Ann's caret at Bob's",
+    });
+    await waitFor(() => ann.provider.awareness.getStates().get(bob.doc.clientID)?.cursor === 9, {
+      what: "Bob's caret at Ann's",
+    });
     const reconnected = sockets[2];
     expect(framesCarrying([reconnected], bob.doc.clientID)).toEqual([0]);
     expect(framesCarrying([reconnected], ann.doc.clientID)[0]).toBeGreaterThanOrEqual(1);

@@ -20,7 +20,13 @@ import { createLiveSocket } from '../../clients/live-socket.js';
 import { pickFreePort } from '../../local/dynamodb-local';
 import { newApiKeyHeaders, post } from '../support/http';
 import { authorize, closeClients, connect, seedLiveDocument, type LiveClient, type LiveDoc } from '../support/live';
-import { dynamoDbLocalPids, killProcessGroup, spawnLocalStack, stopLocalStackProcess, type LocalStackProcess } from '../support/local-stack-process';
+import {
+  dynamoDbLocalPids,
+  killProcessGroup,
+  spawnLocalStack,
+  stopLocalStackProcess,
+  type LocalStackProcess,
+} from '../support/local-stack-process';
 import { eventually, waitFor } from '../support/wait';
 
 interface Writer {
@@ -63,7 +69,13 @@ async function startStack(): Promise<LocalStackProcess> {
     // LIVE_ACCESS_CHECK_SECONDS as the shared e2e stack sets it: access is re-checked on the clients' messages after 1 s.
     // STOP_DEADLINE_SECONDS: a stop is given all the time it needs to store what clients sent before it (a busy
     // machine handles a burst slowly); the stack's own deadline is not what these tests are about.
-    env: { PORT: String(port), DATA_DIR: dataDir, WORKSPACE_CREATE_LIMIT_PER_HOUR: '1000', LIVE_ACCESS_CHECK_SECONDS: '1', STOP_DEADLINE_SECONDS: '120' },
+    env: {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      WORKSPACE_CREATE_LIMIT_PER_HOUR: '1000',
+      LIVE_ACCESS_CHECK_SECONDS: '1',
+      STOP_DEADLINE_SECONDS: '120',
+    },
   });
   process.env.E2E_BASE_URL = started.baseUrl;
   return started;
@@ -79,7 +91,11 @@ async function killStack(running: LocalStackProcess): Promise<void> {
 }
 
 const storedText = async (doc: LiveDoc): Promise<string> => {
-  const reply = await post('/v2/crdt/get', { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId }, doc.headers);
+  const reply = await post(
+    '/v2/crdt/get',
+    { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId },
+    doc.headers,
+  );
   if (reply.status !== 200) throw new Error(`crdt/get: ${JSON.stringify(reply.body)}`);
   return reply.body.result.data[0].data as string;
 };
@@ -99,7 +115,11 @@ function typeWord(writers: readonly Writer[], phase: string): void {
 
 /** The words another writer received by `before`: they reached it through the service, which stored them first. */
 function relayedWords(writers: readonly Writer[], before = Infinity): string[] {
-  return [...new Set(writers.flatMap((writer) => [...writer.received].filter(([, at]) => at <= before).map(([word]) => word)))];
+  return [
+    ...new Set(
+      writers.flatMap((writer) => [...writer.received].filter(([, at]) => at <= before).map(([word]) => word)),
+    ),
+  ];
 }
 
 /** Three stock providers and one through the adapter, on one new editor, synced. */
@@ -109,13 +129,16 @@ async function openWriters(): Promise<{ doc: LiveDoc; writers: Writer[] }> {
   const options = [{ label: 'a' }, { label: 'b' }, { label: 'c' }, { label: 'd', WebSocketPolyfill: adapter }];
   const writers = await Promise.all(
     options.map(async ({ label, WebSocketPolyfill }) => {
-      const client = await connect(await authorize(doc, label === 'b' ? 'bob' : 'ann'), { WebSocketPolyfill: WebSocketPolyfill ?? PartitionedWebSocket });
+      const client = await connect(await authorize(doc, label === 'b' ? 'bob' : 'ann'), {
+        WebSocketPolyfill: WebSocketPolyfill ?? PartitionedWebSocket,
+      });
       return { client, label, typed: [] as string[], received: new Map<string, number>() };
     }),
   );
   for (const writer of writers) {
     writer.client.doc.on('update', () => {
-      for (const word of wordsOf(writer.client.text())) if (!word.startsWith(writer.label) && !writer.received.has(word)) writer.received.set(word, Date.now());
+      for (const word of wordsOf(writer.client.text()))
+        if (!word.startsWith(writer.label) && !writer.received.has(word)) writer.received.set(word, Date.now());
     });
   }
   return { doc, writers };
@@ -125,14 +148,19 @@ async function openWriters(): Promise<{ doc: LiveDoc; writers: Writer[] }> {
  * The writers type a word each every 50 ms; once `ready` holds, the stack is stopped in the middle of it. They type
  * while it is down, it restarts, and the test checks what the service kept and what the clients converge on.
  */
-async function restartUnderWriters(crash: boolean, hooks: { opened?(doc: LiveDoc, writers: Writer[]): Promise<void>; whileDown?(): void } = {}): Promise<{ doc: LiveDoc; writers: Writer[] }> {
+async function restartUnderWriters(
+  crash: boolean,
+  hooks: { opened?(doc: LiveDoc, writers: Writer[]): Promise<void>; whileDown?(): void } = {},
+): Promise<{ doc: LiveDoc; writers: Writer[] }> {
   const { doc, writers } = await openWriters();
   await hooks.opened?.(doc, writers);
   const typing = setInterval(() => typeWord(writers, 'on'), 50);
   let stoppedAt: number;
   try {
     // Enough relayed (after a crash: relayed before DynamoDB Local's window) for the check below to mean something.
-    await waitFor(() => relayedWords(writers, Date.now() - (crash ? DYNAMODB_LOCAL_WINDOW_MS : 0)).length >= 20, { what: 'words to be relayed' });
+    await waitFor(() => relayedWords(writers, Date.now() - (crash ? DYNAMODB_LOCAL_WINDOW_MS : 0)).length >= 20, {
+      what: 'words to be relayed',
+    });
     stoppedAt = Date.now();
     const running = stack as LocalStackProcess;
     stack = undefined;
@@ -145,7 +173,9 @@ async function restartUnderWriters(crash: boolean, hooks: { opened?(doc: LiveDoc
   const relayed = relayedWords(writers);
   const mustBeStored = relayedWords(writers, stoppedAt - (crash ? DYNAMODB_LOCAL_WINDOW_MS : 0));
   partitioned = true;
-  await waitFor(() => writers.every((writer) => !writer.client.provider.wsconnected), { what: 'every provider to see its connection closed' });
+  await waitFor(() => writers.every((writer) => !writer.client.provider.wsconnected), {
+    what: 'every provider to see its connection closed',
+  });
   for (let n = 0; n < 3; n += 1) typeWord(writers, 'off');
   hooks.whileDown?.();
 
@@ -153,21 +183,40 @@ async function restartUnderWriters(crash: boolean, hooks: { opened?(doc: LiveDoc
   const stored = wordsOf(await storedText(doc));
   const missing = relayed.filter((word) => !stored.has(word));
   expect(missing.filter((word) => mustBeStored.includes(word))).toEqual([]);
-  if (missing.length > 0) console.warn(`Relayed within ${DYNAMODB_LOCAL_WINDOW_MS} ms of the crash and not stored (DynamoDB Local's window; the clients send them again): ${missing.join(' ')}`);
+  if (missing.length > 0)
+    console.warn(
+      `Relayed within ${DYNAMODB_LOCAL_WINDOW_MS} ms of the crash and not stored (DynamoDB Local's window; the clients send them again): ${missing.join(' ')}`,
+    );
 
   partitioned = false;
   const everyWord = writers.flatMap((writer) => writer.typed).sort();
   await waitFor(
-    () => writers.every((writer) => writer.client.provider.synced && writer.client.text() === writers[0].client.text() && wordsOf(writer.client.text()).size === everyWord.length),
+    () =>
+      writers.every(
+        (writer) =>
+          writer.client.provider.synced &&
+          writer.client.text() === writers[0].client.text() &&
+          wordsOf(writer.client.text()).size === everyWord.length,
+      ),
     { what: 'the writers to reconnect and converge' },
   );
   const final = writers[0].client.text();
   expect([...wordsOf(final)].sort()).toEqual(everyWord);
-  expect(await eventually(() => storedText(doc), (text) => text === final, { what: '/v2/crdt/get to read the converged text' })).toBe(final);
+  expect(
+    await eventually(
+      () => storedText(doc),
+      (text) => text === final,
+      { what: '/v2/crdt/get to read the converged text' },
+    ),
+  ).toBe(final);
   return { doc, writers };
 }
 
-const presentNames = (client: LiveClient) => [...client.provider.awareness.getStates()].filter(([id]) => id !== client.doc.clientID).map(([, state]) => state.user?.name as string).sort();
+const presentNames = (client: LiveClient) =>
+  [...client.provider.awareness.getStates()]
+    .filter(([id]) => id !== client.doc.clientID)
+    .map(([, state]) => state.user?.name as string)
+    .sort();
 
 beforeAll(async () => {
   [port, dynamodbPort, closedPort] = [await pickFreePort(), await pickFreePort(), await pickFreePort()];
@@ -194,11 +243,25 @@ describe('live clients across a restart of the local stack', () => {
   it('reconnect after a graceful stop (SIGTERM), keep what was relayed and what they typed meanwhile, and converge', async () => {
     const { writers } = await restartUnderWriters(false, {
       async opened(_doc, writers) {
-        for (const writer of writers) writer.client.provider.awareness.setLocalStateField('user', { name: writer.label });
-        await waitFor(() => writers.every((writer) => presentNames(writer.client).length === 3), { what: 'every presence before the stop' });
+        for (const writer of writers)
+          writer.client.provider.awareness.setLocalStateField('user', { name: writer.label });
+        await waitFor(() => writers.every((writer) => presentNames(writer.client).length === 3), {
+          what: 'every presence before the stop',
+        });
       },
     });
-    await waitFor(() => writers.every((writer) => presentNames(writer.client).join() === writers.filter((other) => other !== writer).map((other) => other.label).join()), { what: 'every writer to see exactly the other writers' });
+    await waitFor(
+      () =>
+        writers.every(
+          (writer) =>
+            presentNames(writer.client).join() ===
+            writers
+              .filter((other) => other !== writer)
+              .map((other) => other.label)
+              .join(),
+        ),
+      { what: 'every writer to see exactly the other writers' },
+    );
   });
 
   it('reconnect after a crash (SIGKILL of the process group), keep what was relayed, and the room works with the dead connections left behind', async () => {
@@ -208,8 +271,11 @@ describe('live clients across a restart of the local stack', () => {
         // One more client, there before the crash and gone for good while the stack is down.
         leaver = await connect(await authorize(doc, 'bob'), { WebSocketPolyfill: PartitionedWebSocket });
         leaver.provider.awareness.setLocalStateField('user', { name: 'leaver' });
-        for (const writer of writers) writer.client.provider.awareness.setLocalStateField('user', { name: writer.label });
-        await waitFor(() => writers.every((writer) => presentNames(writer.client).length === 4), { what: 'every presence before the crash' });
+        for (const writer of writers)
+          writer.client.provider.awareness.setLocalStateField('user', { name: writer.label });
+        await waitFor(() => writers.every((writer) => presentNames(writer.client).length === 4), {
+          what: 'every presence before the crash',
+        });
       },
       whileDown: () => leaver?.provider.disconnect(),
     });
@@ -219,7 +285,20 @@ describe('live clients across a restart of the local stack', () => {
     // edits are relayed, so the reconnected writers' presence is back by their next renewal (15 s), the leaver's never.
     // (A provider ignores a peer's state at the clock it already had, so even after a graceful stop presence comes
     // back only with that renewal.)
-    await waitFor(() => writers.every((writer) => presentNames(writer.client).filter((name) => name !== undefined).join() === writers.filter((other) => other !== writer).map((other) => other.label).join()), { what: 'every writer to see exactly the other writers' });
+    await waitFor(
+      () =>
+        writers.every(
+          (writer) =>
+            presentNames(writer.client)
+              .filter((name) => name !== undefined)
+              .join() ===
+            writers
+              .filter((other) => other !== writer)
+              .map((other) => other.label)
+              .join(),
+        ),
+      { what: 'every writer to see exactly the other writers' },
+    );
     expect(late.text()).toBe(writers[0].client.text());
   });
 
@@ -228,7 +307,9 @@ describe('live clients across a restart of the local stack', () => {
     const doc = await seedLiveDocument(await newApiKeyHeaders());
     const bursts: string[] = [];
     for (let round = 0; round < 3; round += 1) {
-      const ann = await connect(await authorize(doc, 'ann'), { WebSocketPolyfill: round === 1 ? adapter : PartitionedWebSocket });
+      const ann = await connect(await authorize(doc, 'ann'), {
+        WebSocketPolyfill: round === 1 ? adapter : PartitionedWebSocket,
+      });
       await connect(await authorize(doc, 'bob'), { WebSocketPolyfill: PartitionedWebSocket });
       const char = String.fromCharCode(0x61 + round);
       const text = ann.doc.getText('content');
@@ -244,7 +325,9 @@ describe('live clients across a restart of the local stack', () => {
 
     const stored = await storedText(doc);
     const kept = bursts.map((char) => [...stored].filter((c) => c === char).length);
-    process.stdout.write(`burst-then-close across a restart: stored ${kept.reduce((a, b) => a + b, 0)} of ${64 * bursts.length} typed characters (${kept.join(", ")})\n`);
+    process.stdout.write(
+      `burst-then-close across a restart: stored ${kept.reduce((a, b) => a + b, 0)} of ${64 * bursts.length} typed characters (${kept.join(', ')})\n`,
+    );
     expect(kept).toEqual(bursts.map(() => 64));
   });
 });

@@ -47,7 +47,9 @@ const percentile = (values: readonly number[], p: number) => {
  * Opens silent connections of Ann and Bob, applies `revoke`, and returns how long after the REST answer the service
  * closed Bob's connection, and whether Ann's is still open.
  */
-async function measure(revoke: (doc: LiveDoc) => Promise<{ status: number }>): Promise<{ ms: number; annOpen: boolean }> {
+async function measure(
+  revoke: (doc: LiveDoc) => Promise<{ status: number }>,
+): Promise<{ ms: number; annOpen: boolean }> {
   const doc = await seedLiveDocument(await newApiKeyHeaders());
   const ann = silence(await connect(await authorize(doc, 'ann')));
   const bob = silence(await connect(await authorize(doc, 'bob')));
@@ -66,21 +68,29 @@ describe('revocation of a silent live connection on the local stack', () => {
   afterAll(() => {
     const all = Object.values(report).flat();
     if (all.length === 0) return;
-    const lines = Object.entries(report).map(([change, times]) => `  ${change}: ${times.map((ms) => `${ms}`).join(', ')} ms; p95 ${percentile(times, 95)} ms`);
-    console.log(`Live revocation of a silent connection, REST answer to close (decisions §13: p95 within 5 s):\n${lines.join('\n')}\n  all ${all.length}: p50 ${percentile(all, 50)} ms, p95 ${percentile(all, 95)} ms`);
+    const lines = Object.entries(report).map(
+      ([change, times]) => `  ${change}: ${times.map((ms) => `${ms}`).join(', ')} ms; p95 ${percentile(times, 95)} ms`,
+    );
+    console.log(
+      `Live revocation of a silent connection, REST answer to close (decisions §13: p95 within 5 s):\n${lines.join('\n')}\n  all ${all.length}: p50 ${percentile(all, 50)} ms, p95 ${percentile(all, 95)} ms`,
+    );
   });
 
-  it('closes the silent connection of a user removed from the organization, every round, with the service\'s reason', async () => {
+  it("closes the silent connection of a user removed from the organization, every round, with the service's reason", async () => {
     const warned = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     const times: number[] = [];
     try {
       for (let round = 0; round < ROUNDS; round += 1) {
-        const { ms, annOpen } = await measure((doc) => post('/v2/users/delete', { organizationId: doc.organizationId, userIds: ['bob'] }, doc.headers));
+        const { ms, annOpen } = await measure((doc) =>
+          post('/v2/users/delete', { organizationId: doc.organizationId, userIds: ['bob'] }, doc.headers),
+        );
         times.push(ms);
         expect(annOpen).toBe(true);
         closeClients();
       }
-      expect(warned.mock.calls.some(([message]) => String(message).includes('User has no access to this document.'))).toBe(true);
+      expect(
+        warned.mock.calls.some(([message]) => String(message).includes('User has no access to this document.')),
+      ).toBe(true);
     } finally {
       warned.mockRestore();
       report['user removed'] = times;
@@ -94,7 +104,11 @@ describe('revocation of a silent live connection on the local stack', () => {
     try {
       for (let round = 0; round < ROUNDS; round += 1) {
         const { ms } = await measure((doc) =>
-          post('/v2/organizations/documents/access/disablestate/update', { organizationId: doc.organizationId, documentIds: [doc.documentId], disabled: true }, doc.headers),
+          post(
+            '/v2/organizations/documents/access/disablestate/update',
+            { organizationId: doc.organizationId, documentIds: [doc.documentId], disabled: true },
+            doc.headers,
+          ),
         );
         times.push(ms);
         closeClients();

@@ -11,11 +11,25 @@ import { createLiveSocket } from '../../clients/live-socket.js';
 import { parseFrame } from '../../shared/domain/live/framing';
 import { newApiKeyHeaders, post } from '../support/http';
 import { uniqueId } from '../support/ids';
-import { authorize, closeClients, connect, EMPTY_SYNC_STEP_1, rawSocket, seedLiveDocument, sessionUrl, type LiveDoc, type RawSocket } from '../support/live';
+import {
+  authorize,
+  closeClients,
+  connect,
+  EMPTY_SYNC_STEP_1,
+  rawSocket,
+  seedLiveDocument,
+  sessionUrl,
+  type LiveDoc,
+  type RawSocket,
+} from '../support/live';
 import { eventually, waitFor } from '../support/wait';
 
 const textOf = async (doc: LiveDoc): Promise<string> => {
-  const reply = await post('/v2/crdt/get', { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId }, doc.headers);
+  const reply = await post(
+    '/v2/crdt/get',
+    { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId },
+    doc.headers,
+  );
   return reply.body.result.data[0].data as string;
 };
 
@@ -24,7 +38,9 @@ afterEach(() => closeClients());
 describe('live sync with the stock y-websocket provider', () => {
   it('converges when three editors type at the same time, and REST reads what they typed', async () => {
     const doc = await seedLiveDocument(await newApiKeyHeaders());
-    const writers = await Promise.all(['ann', 'bob', 'ann'].map(async (userId) => connect(await authorize(doc, userId))));
+    const writers = await Promise.all(
+      ['ann', 'bob', 'ann'].map(async (userId) => connect(await authorize(doc, userId))),
+    );
 
     for (let round = 0; round < 10; round += 1) {
       writers.forEach((writer, index) => {
@@ -36,12 +52,20 @@ describe('live sync with the stock y-websocket provider', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
 
-    await waitFor(() => writers.every((writer) => writer.text().length === 90 && writer.text() === writers[0].text()), { what: 'the three editors to converge' });
+    await waitFor(() => writers.every((writer) => writer.text().length === 90 && writer.text() === writers[0].text()), {
+      what: 'the three editors to converge',
+    });
     const final = writers[0].text();
     expect(final.split(' ').filter(Boolean).sort()).toEqual(
       [0, 1, 2].flatMap((index) => Array.from({ length: 10 }, (_, round) => `${index}${round}`)).sort(),
     );
-    expect(await eventually(() => textOf(doc), (stored) => stored === final, { what: 'REST to read the live edits' })).toBe(final);
+    expect(
+      await eventually(
+        () => textOf(doc),
+        (stored) => stored === final,
+        { what: 'REST to read the live edits' },
+      ),
+    ).toBe(final);
   });
 
   it('sends a REST update to open editors, and a new client gets the live edits on its first sync', async () => {
@@ -49,9 +73,23 @@ describe('live sync with the stock y-websocket provider', () => {
     const ann = await connect(await authorize(doc, 'ann'));
     ann.doc.getText('content').insert(0, 'typed live');
     // A replacement is computed against what is stored: it replaces the live edit only once that is stored.
-    await eventually(() => textOf(doc), (text) => text === 'typed live', { what: 'the live edit to be stored' });
+    await eventually(
+      () => textOf(doc),
+      (text) => text === 'typed live',
+      { what: 'the live edit to be stored' },
+    );
 
-    const rest = await post('/v2/crdt/update', { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId, type: 'text', data: 'set by REST' }, doc.headers);
+    const rest = await post(
+      '/v2/crdt/update',
+      {
+        organizationId: doc.organizationId,
+        documentId: doc.documentId,
+        editorId: doc.editorId,
+        type: 'text',
+        data: 'set by REST',
+      },
+      doc.headers,
+    );
     const bob = await connect(await authorize(doc, 'bob'));
 
     expect(rest.status).toBe(200);
@@ -62,7 +100,17 @@ describe('live sync with the stock y-websocket provider', () => {
   it('sends a document over 128 KB to a stock provider without the adapter (binary frames, local stack only)', async () => {
     const doc = await seedLiveDocument(await newApiKeyHeaders());
     const large = randomBytes(150 * 1024).toString('base64');
-    await post('/v2/crdt/update', { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId, type: 'text', data: large }, doc.headers);
+    await post(
+      '/v2/crdt/update',
+      {
+        organizationId: doc.organizationId,
+        documentId: doc.documentId,
+        editorId: doc.editorId,
+        type: 'text',
+        data: large,
+      },
+      doc.headers,
+    );
 
     const bob = await connect(await authorize(doc, 'bob'));
 
@@ -81,7 +129,9 @@ describe('live sync with the stock y-websocket provider', () => {
 
     expect(viewerSession.accessRole).toBe('viewer');
     await waitFor(() => vic.text().includes('editor wrote this'), { what: 'the viewer to receive the edit' });
-    await waitFor(() => [...ann.provider.awareness.getStates().values()].some((state) => state.user?.name === 'Vic'), { what: "the viewer's presence" });
+    await waitFor(() => [...ann.provider.awareness.getStates().values()].some((state) => state.user?.name === 'Vic'), {
+      what: "the viewer's presence",
+    });
     // The viewer's own insert stays local: the stored document and the editor never see it.
     expect(await textOf(doc)).toBe('editor wrote this');
     expect(ann.text()).toBe('editor wrote this');
@@ -115,13 +165,18 @@ describe('live sync tokens and access', () => {
     const tampered = `${Buffer.from(Buffer.from(body, 'base64url').toString('utf8').replace('"ann"', '"bob"')).toString('base64url')}.${signature}`;
     const otherRoom = (await authorize({ ...doc, editorId: uniqueId('other') }, 'ann', { type: 'text' })).room;
 
-    const sockets = [rawSocket(sessionUrl(session, tampered)), rawSocket(`${session.serverUrl}/${session.room}`), rawSocket(sessionUrl(session, session.token, otherRoom))];
+    const sockets = [
+      rawSocket(sessionUrl(session, tampered)),
+      rawSocket(`${session.serverUrl}/${session.room}`),
+      rawSocket(sessionUrl(session, session.token, otherRoom)),
+    ];
     for (const socket of sockets) {
       await socket.opened;
       socket.socket.send(EMPTY_SYNC_STEP_1);
     }
 
-    for (const socket of sockets) await waitFor(() => socket.closed !== undefined, { what: 'the refused socket to close' });
+    for (const socket of sockets)
+      await waitFor(() => socket.closed !== undefined, { what: 'the refused socket to close' });
     expect(sockets.map((socket) => socket.messages.map((message) => message.reason))).toEqual([
       ['Invalid session token.'],
       ['A session token is required (the `token` parameter).'],
@@ -132,17 +187,37 @@ describe('live sync tokens and access', () => {
   it("serves each API key its own editor: another tenant's token for the same ids never reaches the first one's data", async () => {
     const first = await seedLiveDocument(await newApiKeyHeaders());
     const secondHeaders = await newApiKeyHeaders();
-    await post('/v2/users/add', { organizationId: first.organizationId, createOrganization: true, users: [{ userId: 'ann', name: 'Ann', email: 'ann@example.com', accessRole: 'editor' }] }, secondHeaders);
-    await post('/v2/organizations/documents/add', { organizationId: first.organizationId, documents: [{ documentId: first.documentId, documentName: 'Other' }] }, secondHeaders);
+    await post(
+      '/v2/users/add',
+      {
+        organizationId: first.organizationId,
+        createOrganization: true,
+        users: [{ userId: 'ann', name: 'Ann', email: 'ann@example.com', accessRole: 'editor' }],
+      },
+      secondHeaders,
+    );
+    await post(
+      '/v2/organizations/documents/add',
+      { organizationId: first.organizationId, documents: [{ documentId: first.documentId, documentName: 'Other' }] },
+      secondHeaders,
+    );
     const second = { ...first, headers: secondHeaders };
     const firstClient = await connect(await authorize(first, 'ann'));
     firstClient.doc.getText('content').insert(0, 'first tenant secret');
-    await eventually(() => textOf(first), (text) => text === 'first tenant secret', { what: 'the first edit to be stored' });
+    await eventually(
+      () => textOf(first),
+      (text) => text === 'first tenant secret',
+      { what: 'the first edit to be stored' },
+    );
 
     const secondClient = await connect(await authorize(second, 'ann', { type: 'text' }));
     secondClient.doc.getText('content').insert(0, 'second tenant');
 
-    await eventually(() => textOf(second), (text) => text === 'second tenant', { what: 'the second edit to be stored' });
+    await eventually(
+      () => textOf(second),
+      (text) => text === 'second tenant',
+      { what: 'the second edit to be stored' },
+    );
     expect(secondClient.text()).toBe('second tenant');
     expect(firstClient.text()).toBe('first tenant secret');
     expect(await textOf(first)).toBe('first tenant secret');
@@ -160,26 +235,41 @@ describe('live sync tokens and access', () => {
       await socket.opened;
       socket.socket.send(EMPTY_SYNC_STEP_1);
     }
-    await waitFor(() => removed.messages.length > 0 && onDisabled.messages.length > 0, { what: 'both sockets to sync' });
+    await waitFor(() => removed.messages.length > 0 && onDisabled.messages.length > 0, {
+      what: 'both sockets to sync',
+    });
 
     await post('/v2/users/delete', { organizationId: doc.organizationId, userIds: ['bob'] }, doc.headers);
-    await post('/v2/organizations/documents/access/disablestate/update', { organizationId: disabledDoc.organizationId, documentIds: [disabledDoc.documentId], disabled: true }, doc.headers);
-    await post('/v2/users/update', { organizationId: doc.organizationId, users: [{ userId: 'ann', accessRole: 'viewer' }] }, doc.headers);
+    await post(
+      '/v2/organizations/documents/access/disablestate/update',
+      { organizationId: disabledDoc.organizationId, documentIds: [disabledDoc.documentId], disabled: true },
+      doc.headers,
+    );
+    await post(
+      '/v2/users/update',
+      { organizationId: doc.organizationId, users: [{ userId: 'ann', accessRole: 'viewer' }] },
+      doc.headers,
+    );
     // A connection's message checks its access again once the last check is over a second old (the e2e stack's
     // setting): the sockets keep saying something until the service has checked them and closed them.
     await waitFor(
       () => {
-        for (const socket of [removed, onDisabled]) if (socket.closed === undefined) socket.socket.send(EMPTY_SYNC_STEP_1);
+        for (const socket of [removed, onDisabled])
+          if (socket.closed === undefined) socket.socket.send(EMPTY_SYNC_STEP_1);
         return removed.closed !== undefined && onDisabled.closed !== undefined;
       },
       { what: 'the service to check both sockets again and close them', intervalMs: 200 },
     );
     // Ann's last check is older than theirs, so her next message is checked too; the watcher seeing it means it was.
     demoted.provider.awareness.setLocalStateField('user', { name: 'Ann' });
-    await waitFor(() => [...watcher.provider.awareness.getStates().values()].some((state) => state.user?.name === 'Ann'), { what: "Ann's presence after the check" });
+    await waitFor(
+      () => [...watcher.provider.awareness.getStates().values()].some((state) => state.user?.name === 'Ann'),
+      { what: "Ann's presence after the check" },
+    );
     demoted.doc.getText('content').insert(0, 'after demotion');
 
-    for (const socket of [removed, onDisabled]) await waitFor(() => socket.closed !== undefined, { what: 'the connection to close' });
+    for (const socket of [removed, onDisabled])
+      await waitFor(() => socket.closed !== undefined, { what: 'the connection to close' });
     expect(removed.messages.at(-1)?.reason).toBe('User has no access to this document.');
     expect(onDisabled.messages.at(-1)?.reason).toBe('User has no access to this document.');
     // Nothing Ann typed as a viewer is stored or relayed.
@@ -217,7 +307,8 @@ describe('live sync limits', () => {
     text.socket.send('A'.repeat(32 * 1024 + 4));
     binaryFrame.socket.send(EMPTY_SYNC_STEP_1);
 
-    for (const socket of [binary, text, binaryFrame]) await waitFor(() => socket.closed !== undefined, { what: 'the socket to close' });
+    for (const socket of [binary, text, binaryFrame])
+      await waitFor(() => socket.closed !== undefined, { what: 'the socket to close' });
     expect([binary.closed?.code, text.closed?.code, binaryFrame.closed?.code]).toEqual([1009, 1009, 1003]);
   });
 
@@ -257,7 +348,11 @@ describe('live sync through the adapter, under API Gateway limits (encoding=base
     // Grow the stored document to about 2 MB, then open a new client on it: its first sync is chunked.
     for (let i = 0; i < 6; i += 1) ann.doc.getText('content').insert(0, randomBytes(225 * 1024).toString('base64'));
     const expected = ann.text();
-    await eventually(() => textOf(doc), (stored) => stored === expected, { what: 'the 2 MB document to be stored' });
+    await eventually(
+      () => textOf(doc),
+      (stored) => stored === expected,
+      { what: 'the 2 MB document to be stored' },
+    );
     const late = await connect(await authorize(doc, 'bob'), { WebSocketPolyfill: polyfill });
 
     expect(Buffer.byteLength(expected)).toBeGreaterThan(2_000_000);
@@ -277,18 +372,31 @@ describe('live sync through the adapter, under API Gateway limits (encoding=base
         }) as typeof this.send;
       }
     }
-    const ann = await connect(await authorize(doc, 'ann'), { WebSocketPolyfill: createLiveSocket(Recording as unknown as typeof globalThis.WebSocket) });
-    const bob = await connect(await authorize(doc, 'bob'), { WebSocketPolyfill: createLiveSocket(WebSocket as unknown as typeof globalThis.WebSocket) });
+    const ann = await connect(await authorize(doc, 'ann'), {
+      WebSocketPolyfill: createLiveSocket(Recording as unknown as typeof globalThis.WebSocket),
+    });
+    const bob = await connect(await authorize(doc, 'bob'), {
+      WebSocketPolyfill: createLiveSocket(WebSocket as unknown as typeof globalThis.WebSocket),
+    });
     const sentBefore = frames.length;
 
     ann.doc.getText('content').insert(0, 'one frame');
     ann.provider.awareness.setLocalStateField('cursor', 9);
 
-    await waitFor(() => bob.text() === 'one frame' && bob.provider.awareness.getStates().get(ann.doc.clientID)?.cursor === 9, { what: 'the edit and the caret at the other client' });
+    await waitFor(
+      () => bob.text() === 'one frame' && bob.provider.awareness.getStates().get(ann.doc.clientID)?.cursor === 9,
+      { what: 'the edit and the caret at the other client' },
+    );
     // The first frame after the act (a presence renewal, every 15 s, may follow it on a slow run).
     const batch = parseFrame(frames[sentBefore]);
     expect(batch.kind === 'batch' ? batch.messages.map((message) => message[0]) : batch.kind).toEqual([0, 1]);
-    expect(await eventually(() => textOf(doc), (stored) => stored === 'one frame', { what: 'the edit to be stored' })).toBe('one frame');
+    expect(
+      await eventually(
+        () => textOf(doc),
+        (stored) => stored === 'one frame',
+        { what: 'the edit to be stored' },
+      ),
+    ).toBe('one frame');
   });
 
   it('reports a message over 1 MiB as close code 1009 (message too big), after the service says why', async () => {
@@ -299,7 +407,9 @@ describe('live sync through the adapter, under API Gateway limits (encoding=base
     socket.binaryType = 'arraybuffer';
     const closes: number[] = [];
     socket.onclose = (event: { code: number }) => closes.push(event.code);
-    await new Promise<void>((resolve) => { socket.onopen = () => resolve(); });
+    await new Promise<void>((resolve) => {
+      socket.onopen = () => resolve();
+    });
 
     socket.send(new Uint8Array(1024 * 1024 + 1));
 

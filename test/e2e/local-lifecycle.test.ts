@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { checkJava, pickFreePort } from '../../local/dynamodb-local';
-import { STATE_FILE_NAME, STREAM_CHECKPOINT_FILE_NAME, startLocalStack, type LocalStack } from '../../local/local-stack';
+import {
+  STATE_FILE_NAME,
+  STREAM_CHECKPOINT_FILE_NAME,
+  startLocalStack,
+  type LocalStack,
+} from '../../local/local-stack';
 import {
   dynamoDbLocalPids,
   isListening,
@@ -23,52 +28,43 @@ import {
 import { WAIT_CEILING_MS, waitFor } from '../support/wait';
 
 describe('bin/local.ts', () => {
-  it(
-    'exits with 0 on SIGTERM and leaves no DynamoDB Local behind',
-    async () => {
-      const stack = await spawnLocalStack();
-      expect(stack.output()).toContain(`Local stack ready at ${stack.baseUrl}`);
-      // The check below means something only if the process is found while the stack runs.
-      expect(dynamoDbLocalPids(stack.dynamodbPort)).toHaveLength(1);
+  it('exits with 0 on SIGTERM and leaves no DynamoDB Local behind', async () => {
+    const stack = await spawnLocalStack();
+    expect(stack.output()).toContain(`Local stack ready at ${stack.baseUrl}`);
+    // The check below means something only if the process is found while the stack runs.
+    expect(dynamoDbLocalPids(stack.dynamodbPort)).toHaveLength(1);
 
-      const status = await stopLocalStackProcess(stack.child);
+    const status = await stopLocalStackProcess(stack.child);
 
-      expect(status).toEqual({ code: 0, signal: null });
-      expect(dynamoDbLocalPids(stack.dynamodbPort)).toEqual([]);
-    },
-  );
+    expect(status).toEqual({ code: 0, signal: null });
+    expect(dynamoDbLocalPids(stack.dynamodbPort)).toEqual([]);
+  });
 
-  it(
-    'stops DynamoDB Local and exits with 1 when startup fails after it was started',
-    async () => {
-      // A table name DynamoDB rejects makes the table step fail, after DynamoDB Local is already running.
-      const dynamodbPort = await pickFreePort();
-      const failure = await spawnLocalStack({ env: { TABLE_NAME: 'x' }, dynamodbPort }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+  it('stops DynamoDB Local and exits with 1 when startup fails after it was started', async () => {
+    // A table name DynamoDB rejects makes the table step fail, after DynamoDB Local is already running.
+    const dynamodbPort = await pickFreePort();
+    const failure = await spawnLocalStack({ env: { TABLE_NAME: 'x' }, dynamodbPort }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
-      expect(String(failure)).toMatch(/exited before it was ready \(code 1, signal null\)[\s\S]*Invalid table/);
-      expect(dynamoDbLocalPids(dynamodbPort)).toEqual([]);
-    },
-  );
+    expect(String(failure)).toMatch(/exited before it was ready \(code 1, signal null\)[\s\S]*Invalid table/);
+    expect(dynamoDbLocalPids(dynamodbPort)).toEqual([]);
+  });
 
-  it(
-    'exits with 0 on SIGTERM during startup and still stops DynamoDB Local',
-    async () => {
-      const launched = await launchLocalStack();
-      // Wait until DynamoDB Local runs but (most likely) does not answer yet: that is the window to interrupt. It
-      // starts after bin/local.ts installed its signal handlers (the first thing it does), so its process also proves
-      // that SIGTERM now reaches a handler and not Node's default action (exit 143), however slow the machine.
-      await waitFor(() => dynamoDbLocalPids(launched.dynamodbPort).length > 0, { what: 'DynamoDB Local to start' });
+  it('exits with 0 on SIGTERM during startup and still stops DynamoDB Local', async () => {
+    const launched = await launchLocalStack();
+    // Wait until DynamoDB Local runs but (most likely) does not answer yet: that is the window to interrupt. It
+    // starts after bin/local.ts installed its signal handlers (the first thing it does), so its process also proves
+    // that SIGTERM now reaches a handler and not Node's default action (exit 143), however slow the machine.
+    await waitFor(() => dynamoDbLocalPids(launched.dynamodbPort).length > 0, { what: 'DynamoDB Local to start' });
 
-      const status = await stopLocalStackProcess(launched.child);
+    const status = await stopLocalStackProcess(launched.child);
 
-      expect(status).toEqual({ code: 0, signal: null });
-      expect(launched.output()).not.toContain('Local stack ready');
-      expect(dynamoDbLocalPids(launched.dynamodbPort)).toEqual([]);
-    },
-  );
+    expect(status).toEqual({ code: 0, signal: null });
+    expect(launched.output()).not.toContain('Local stack ready');
+    expect(dynamoDbLocalPids(launched.dynamodbPort)).toEqual([]);
+  });
 });
 
 /** What the issue asks of a stop: within 5 s of the signal, no process of the run and no listening port. */
@@ -109,7 +105,8 @@ describe('npm start, stopped as a process manager stops it (one signal to the pi
     // The ceiling only ends a failing test; the bound is asserted on the time measured.
     await waitFor(gone, { ceilingMs: 60_000 }).catch(() => undefined);
     const elapsed = Date.now() - since;
-    if (!(await gone())) throw new Error(`Still running ${elapsed} ms after the signal:\n${processGroupMembers(pgid).join('\n')}`);
+    if (!(await gone()))
+      throw new Error(`Still running ${elapsed} ms after the signal:\n${processGroupMembers(pgid).join('\n')}`);
     return elapsed;
   }
 
@@ -194,40 +191,46 @@ describe('startLocalStack with a data folder', () => {
   });
 
   function client(endpoint: string): DynamoDBClient {
-    return new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    return new DynamoDBClient({
+      endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
   }
 
-  it(
-    'keeps the table, its items, the keys and its place in the stream across a restart',
-    async () => {
-      // The same DynamoDB Local port both times: the service modules read the endpoint once, when they load, and a
-      // second start in this process reuses them (as a second copy of them would load a second Yjs, which Yjs
-      // reports as "Yjs was already imported"; a real restart is a new process).
-      const dynamodbPort = await pickFreePort();
-      stack = await startLocalStack({ port: 0, dataDir, dynamodbPort });
-      const writer = client(stack.dynamodbEndpoint);
-      await writer.send(
-        new PutItemCommand({ TableName: stack.tableName, Item: { pk: { S: 'lifecycle' }, sk: { S: 'item' }, note: { S: 'kept' } } }),
-      );
-      writer.destroy();
-      const keys = readFileSync(join(dataDir, 'local-keys.json'), 'utf8');
-      await stack.stop();
-      stack = undefined;
+  it('keeps the table, its items, the keys and its place in the stream across a restart', async () => {
+    // The same DynamoDB Local port both times: the service modules read the endpoint once, when they load, and a
+    // second start in this process reuses them (as a second copy of them would load a second Yjs, which Yjs
+    // reports as "Yjs was already imported"; a real restart is a new process).
+    const dynamodbPort = await pickFreePort();
+    stack = await startLocalStack({ port: 0, dataDir, dynamodbPort });
+    const writer = client(stack.dynamodbEndpoint);
+    await writer.send(
+      new PutItemCommand({
+        TableName: stack.tableName,
+        Item: { pk: { S: 'lifecycle' }, sk: { S: 'item' }, note: { S: 'kept' } },
+      }),
+    );
+    writer.destroy();
+    const keys = readFileSync(join(dataDir, 'local-keys.json'), 'utf8');
+    await stack.stop();
+    stack = undefined;
 
-      stack = await startLocalStack({ port: 0, dataDir, dynamodbPort });
-      const reader = client(stack.dynamodbEndpoint);
-      const { Item } = await reader.send(
-        new GetItemCommand({ TableName: stack.tableName, Key: { pk: { S: 'lifecycle' }, sk: { S: 'item' } } }),
-      );
-      reader.destroy();
+    stack = await startLocalStack({ port: 0, dataDir, dynamodbPort });
+    const reader = client(stack.dynamodbEndpoint);
+    const { Item } = await reader.send(
+      new GetItemCommand({ TableName: stack.tableName, Key: { pk: { S: 'lifecycle' }, sk: { S: 'item' } } }),
+    );
+    reader.destroy();
 
-      expect(Item?.note).toEqual({ S: 'kept' });
-      expect(readFileSync(join(dataDir, 'local-keys.json'), 'utf8')).toBe(keys);
-      const checkpointFile = join(dataDir, STREAM_CHECKPOINT_FILE_NAME);
-      expect((JSON.parse(readFileSync(checkpointFile, 'utf8')) as { streamArn: string }).streamArn).toContain(`table/${stack.tableName}/stream/`);
-      expect(statSync(checkpointFile).mode & 0o777).toBe(0o600);
-    },
-  );
+    expect(Item?.note).toEqual({ S: 'kept' });
+    expect(readFileSync(join(dataDir, 'local-keys.json'), 'utf8')).toBe(keys);
+    const checkpointFile = join(dataDir, STREAM_CHECKPOINT_FILE_NAME);
+    expect((JSON.parse(readFileSync(checkpointFile, 'utf8')) as { streamArn: string }).streamArn).toContain(
+      `table/${stack.tableName}/stream/`,
+    );
+    expect(statSync(checkpointFile).mode & 0o777).toBe(0o600);
+  });
 });
 
 describe('checkJava', () => {

@@ -29,18 +29,15 @@ describe('the local mailbox folder', () => {
     rmSync(parent, { recursive: true, force: true });
   });
 
-  it(
-    'is EMAIL_MAILBOX_DIR when set, created with its missing parents for the owner only, and nothing under the data folder',
-    async () => {
-      const dataDir = join(parent, 'data');
-      const mailboxDir = join(parent, 'elsewhere', 'mail');
-      process.env.EMAIL_MAILBOX_DIR = mailboxDir;
+  it('is EMAIL_MAILBOX_DIR when set, created with its missing parents for the owner only, and nothing under the data folder', async () => {
+    const dataDir = join(parent, 'data');
+    const mailboxDir = join(parent, 'elsewhere', 'mail');
+    process.env.EMAIL_MAILBOX_DIR = mailboxDir;
 
-      stack = await startLocalStack({ port: 0, dataDir });
+    stack = await startLocalStack({ port: 0, dataDir });
 
-      expect(process.env.EMAIL_MAILBOX_DIR).toBe(mailboxDir);
-      expect([modeOf(join(parent, 'elsewhere')), modeOf(mailboxDir)]).toEqual(['700', '700']);
-      expect(existsSync(join(dataDir, MAILBOX_DIR_NAME))).toBe(false);
-    },
-  );
+    expect(process.env.EMAIL_MAILBOX_DIR).toBe(mailboxDir);
+    expect([modeOf(join(parent, 'elsewhere')), modeOf(mailboxDir)]).toEqual(['700', '700']);
+    expect(existsSync(join(dataDir, MAILBOX_DIR_NAME))).toBe(false);
+  });
 });

@@ -34,7 +34,10 @@ describe('local stack listening sockets', () => {
 
 describe('local gateway keep-alive', () => {
   it('keeps idle connections for at least 65 s, with the headers timeout above that as Node requires', () => {
-    const server = createGateway({ resolveHandler: () => undefined, notRouted: () => Promise.resolve({ statusCode: 404 }) });
+    const server = createGateway({
+      resolveHandler: () => undefined,
+      notRouted: () => Promise.resolve({ statusCode: 404 }),
+    });
 
     expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
     expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThanOrEqual(65_000);
@@ -53,26 +56,23 @@ describe('local gateway keep-alive', () => {
     }
   });
 
-  it(
-    'serves a request on a keep-alive connection left idle longer than Node’s default 5 s',
-    async () => {
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      try {
-        const first = await post(agent);
-        await new Promise((resolveIdle) => setTimeout(resolveIdle, 6_000));
+  it('serves a request on a keep-alive connection left idle longer than Node’s default 5 s', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await post(agent);
+      await new Promise((resolveIdle) => setTimeout(resolveIdle, 6_000));
 
-        const second = await post(agent);
+      const second = await post(agent);
 
-        expect(first.reusedSocket).toBe(false);
-        // With the server closing idle connections after 5 s, the agent would have dropped the socket and opened
-        // a new one (or, racing the close, failed with ECONNRESET).
-        expect(second.reusedSocket).toBe(true);
-        expect(second.statusCode).toBe(404);
-      } finally {
-        agent.destroy();
-      }
-    },
-  );
+      expect(first.reusedSocket).toBe(false);
+      // With the server closing idle connections after 5 s, the agent would have dropped the socket and opened
+      // a new one (or, racing the close, failed with ECONNRESET).
+      expect(second.reusedSocket).toBe(true);
+      expect(second.statusCode).toBe(404);
+    } finally {
+      agent.destroy();
+    }
+  });
 });
 
 describe('local gateway client errors', () => {
@@ -109,13 +109,25 @@ function post(agent: Agent | undefined, headers: Record<string, string> = {}): P
   const url = baseUrl();
   return new Promise((resolveResponse, reject) => {
     const outgoing = request(
-      { host: url.hostname, port: url.port, path: '/v2/no/such/operation', method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/v2/no/such/operation',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
       (incoming) => {
         let body = '';
         incoming.setEncoding('utf8');
         incoming.on('data', (chunk: string) => (body += chunk));
         incoming.on('end', () =>
-          resolveResponse({ statusCode: incoming.statusCode ?? 0, headers: incoming.headers, body, reusedSocket: outgoing.reusedSocket }),
+          resolveResponse({
+            statusCode: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            body,
+            reusedSocket: outgoing.reusedSocket,
+          }),
         );
         incoming.on('error', reject);
       },
@@ -135,7 +147,9 @@ function exchangeRaw(raw: string): Promise<string> {
     socket.on('data', (chunk: string) => (received += chunk));
     socket.on('error', reject);
     socket.on('close', () => resolveExchange(received));
-    socket.setTimeout(5_000, () => socket.destroy(new Error(`The server did not close the connection; received: ${received}`)));
+    socket.setTimeout(5_000, () =>
+      socket.destroy(new Error(`The server did not close the connection; received: ${received}`)),
+    );
     socket.write(raw);
   });
 }
@@ -158,7 +172,12 @@ function listeningSockets(): ListeningSocket[] {
       const LISTEN = '0A';
       if (fields[3] !== LISTEN) continue;
       const bytes = addressBytes(addressHex);
-      sockets.push({ address: formatAddress(bytes), port: Number.parseInt(portHex, 16), inode: fields[9], loopback: isLoopback(bytes) });
+      sockets.push({
+        address: formatAddress(bytes),
+        port: Number.parseInt(portHex, 16),
+        inode: fields[9],
+        loopback: isLoopback(bytes),
+      });
     }
   }
   return sockets;
@@ -239,7 +258,7 @@ function descendantPids(root: number): number[] {
     children.set(parent, [...(children.get(parent) ?? []), pid]);
   }
   const found: number[] = [];
-  for (let level = [root]; level.length > 0; ) {
+  for (let level = [root]; level.length > 0;) {
     level = level.flatMap((pid) => children.get(pid) ?? []);
     found.push(...level);
   }

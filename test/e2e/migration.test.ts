@@ -19,8 +19,16 @@ describe('document migration over HTTP', () => {
     await seedDocument(call, headers, organizationId, 'draft');
     const before = await readDocument(call, headers, organizationId, 'draft');
 
-    const started = await post('/v2/organizations/documents/migrate', { organizationId, documentId: 'draft', newDocumentId: 'final' }, headers);
-    const refused = await post('/v2/crdt/add', { organizationId, documentId: 'final', editorId: 'late', type: 'text', data: 'x' }, headers);
+    const started = await post(
+      '/v2/organizations/documents/migrate',
+      { organizationId, documentId: 'draft', newDocumentId: 'final' },
+      headers,
+    );
+    const refused = await post(
+      '/v2/crdt/add',
+      { organizationId, documentId: 'final', editorId: 'late', type: 'text', data: 'x' },
+      headers,
+    );
     const migrationId = started.body.result.data.migrationId;
     // Nothing but the status is called while the worker runs: the stream wakes it. The status operation only reads
     // (its grants are read-only, which the stack's grant check enforces), so asking it cannot move the migration on.

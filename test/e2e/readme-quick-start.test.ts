@@ -26,8 +26,10 @@ function shellBlocks(file: string, begin: string, end: string): string[] {
 
 const quickStart = () => shellBlocks('README.md', '<!-- quick-start:begin -->', '<!-- quick-start:end -->');
 const apiExamples = () => shellBlocks('docs/api.md', '<!-- examples:begin -->', '<!-- examples:end -->');
-const liveSyncAuthorize = () => shellBlocks('docs/live-sync.md', '<!-- live-sync-1:begin -->', '<!-- live-sync-1:end -->');
-const liveSyncNodeRun = () => shellBlocks('docs/live-sync.md', '<!-- live-sync-node:begin -->', '<!-- live-sync-node:end -->');
+const liveSyncAuthorize = () =>
+  shellBlocks('docs/live-sync.md', '<!-- live-sync-1:begin -->', '<!-- live-sync-1:end -->');
+const liveSyncNodeRun = () =>
+  shellBlocks('docs/live-sync.md', '<!-- live-sync-node:begin -->', '<!-- live-sync-node:end -->');
 
 /** The first `js` block after a heading of docs/live-sync.md. */
 function liveSyncJs(heading: string): string {
@@ -40,7 +42,9 @@ function liveSyncJs(heading: string): string {
 
 /** The paths the script calls, in order: each call (`post`, `as_workspace`, `as_key`) prints one answer. */
 function calledPaths(script: string): string[] {
-  return [...script.matchAll(/^\s*(?:[A-Z_]+=\$\()?(?:post|as_workspace|as_key) (\/v[12]\/\S+)/gm)].map((match) => match[1] as string);
+  return [...script.matchAll(/^\s*(?:[A-Z_]+=\$\()?(?:post|as_workspace|as_key) (\/v[12]\/\S+)/gm)].map(
+    (match) => match[1] as string,
+  );
 }
 
 interface Run {
@@ -52,7 +56,11 @@ interface Run {
 /** Runs the script with bash as a reader's shell would, BASE pointed at the e2e tier's local stack. */
 function runInBash(script: string, options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: options.cwd, env: { ...process.env, ...options.env, BASE: baseUrl() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env, BASE: baseUrl() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -65,13 +73,17 @@ function runInBash(script: string, options: { cwd?: string; env?: Record<string,
 /** Each printed answer, parsed, with the path that answered it; every answer must be a success of that operation. */
 function expectEverySuccess(run: Run, paths: string[]): void {
   expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-  const answers = run.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, any>);
+  const answers = run.stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, any>);
   expect(answers).toHaveLength(paths.length);
   answers.forEach((answer, i) => {
     const path = paths[i] as string;
     expect({ path, error: answer.error }).toEqual({ path, error: undefined });
     // Ask AI and Suggest Decision answer their own `result`; every other operation the success envelope.
-    if (!['/v2/rewriter/ask-ai', '/v2/memory/suggest'].includes(path)) expect({ path, status: answer.result?.status }).toEqual({ path, status: 'success' });
+    if (!['/v2/rewriter/ask-ai', '/v2/memory/suggest'].includes(path))
+      expect({ path, status: answer.result?.status }).toEqual({ path, status: 'success' });
     checkResponse(path, 200, answer);
   });
 }
@@ -93,14 +105,18 @@ describe("the README's quick start", () => {
     expectEverySuccess(run, calledPaths(script));
   });
 
-  it("leaves the shell ready for docs/live-sync.md §1, which authorizes a live session after creating what it needs", async () => {
+  it('leaves the shell ready for docs/live-sync.md §1, which authorizes a live session after creating what it needs', async () => {
     const script = [...quickStart(), ...liveSyncAuthorize()].join('\n');
 
     const run = await runInBash(script);
 
     expectEverySuccess(run, calledPaths(script));
     const session = JSON.parse(run.stdout.trim().split('\n').at(-1) as string).result.data;
-    expect({ accessRole: session.accessRole, serverUrl: session.serverUrl, token: typeof session.token }).toEqual({ accessRole: 'editor', serverUrl: `${baseUrl().replace(/^http/, 'ws')}/v2/crdt/live`, token: 'string' });
+    expect({ accessRole: session.accessRole, serverUrl: session.serverUrl, token: typeof session.token }).toEqual({
+      accessRole: 'editor',
+      serverUrl: `${baseUrl().replace(/^http/, 'ws')}/v2/crdt/live`,
+      token: 'string',
+    });
   });
 
   it("runs docs/live-sync.md's Node.js client as written, under Node 20 (no global WebSocket): its paragraph is stored", async () => {
@@ -114,9 +130,17 @@ describe("the README's quick start", () => {
       writeFileSync(join(folder, 'live-client.js'), liveSyncJs('### Node.js'));
       copyFileSync(join(ROOT, 'clients', 'live-socket.js'), join(folder, 'live-socket.js'));
       // Node 22 and later: their global WebSocket off, as Node 20 has none.
-      const env: Record<string, string> = typeof (globalThis as { WebSocket?: unknown }).WebSocket === 'function' ? { NODE_OPTIONS: '--no-experimental-websocket' } : {};
+      const env: Record<string, string> =
+        typeof (globalThis as { WebSocket?: unknown }).WebSocket === 'function'
+          ? { NODE_OPTIONS: '--no-experimental-websocket' }
+          : {};
       // Not from the docs: the credentials the shell ended with, to read the document back.
-      const script = [...quickStart(), ...liveSyncAuthorize(), ...liveSyncNodeRun(), 'echo "{\\"apiKey\\":\\"$API_KEY\\",\\"authToken\\":\\"$AUTH_TOKEN\\"}"'].join('\n');
+      const script = [
+        ...quickStart(),
+        ...liveSyncAuthorize(),
+        ...liveSyncNodeRun(),
+        'echo "{\\"apiKey\\":\\"$API_KEY\\",\\"authToken\\":\\"$AUTH_TOKEN\\"}"',
+      ].join('\n');
 
       const run = await runInBash(script, { cwd: folder, env });
 
@@ -127,12 +151,20 @@ describe("the README's quick start", () => {
       const read = async () => {
         const response = await fetch(`${baseUrl()}/v2/crdt/get`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-service-api-key': key.apiKey, 'x-service-auth-token': key.authToken },
+          headers: {
+            'content-type': 'application/json',
+            'x-service-api-key': key.apiKey,
+            'x-service-auth-token': key.authToken,
+          },
           body: JSON.stringify({ data: { organizationId: 'acme', documentId: 'launch-plan', editorId: 'body' } }),
         });
         return ((await response.json()) as any).result?.data?.[0]?.data as string | undefined;
       };
-      expect(await eventually(read, (stored) => stored?.includes('Written from Node.') === true, { what: "the Node client's paragraph in /v2/crdt/get" })).toContain('<paragraph>Written from Node.</paragraph>');
+      expect(
+        await eventually(read, (stored) => stored?.includes('Written from Node.') === true, {
+          what: "the Node client's paragraph in /v2/crdt/get",
+        }),
+      ).toContain('<paragraph>Written from Node.</paragraph>');
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -12,21 +12,42 @@ describe('recordings over HTTP', () => {
       mode: 'floating',
       recordedTime: { duration: 4000, display: '00:04' },
       displayName: 'Jane',
-      attachments: [{ attachmentId: 1, url: 'https://cdn.example.com/1.webm', mimeType: 'video/webm', name: '1.webm', type: 'video', size: 1024 }],
+      attachments: [
+        {
+          attachmentId: 1,
+          url: 'https://cdn.example.com/1.webm',
+          mimeType: 'video/webm',
+          name: '1.webm',
+          type: 'video',
+          size: 1024,
+        },
+      ],
       latestVersion: 1,
     };
 
-    const added = await post('/v2/recordings/add', { organizationId, documentId: 'doc', recordings: [recording, { displayName: 'second' }] }, headers);
+    const added = await post(
+      '/v2/recordings/add',
+      { organizationId, documentId: 'doc', recordings: [recording, { displayName: 'second' }] },
+      headers,
+    );
     const generated = Object.keys(added.body.result.data).find((id) => id !== 'rec-1') as string;
     const first = await post('/v2/recordings/get', { organizationId, documentId: 'doc', pageSize: 1 }, headers);
-    const second = await post('/v2/recordings/get', { organizationId, documentId: 'doc', pageSize: 1, pageToken: first.body.result.pageToken }, headers);
+    const second = await post(
+      '/v2/recordings/get',
+      { organizationId, documentId: 'doc', pageSize: 1, pageToken: first.body.result.pageToken },
+      headers,
+    );
     const named = await post('/v2/recordings/get', { organizationId, recordingIds: [generated] }, headers);
     const missingOrganization = await post('/v2/recordings/get', { documentId: 'doc' }, headers);
 
     expect(added.status).toBe(200);
     expect(added.body.result.data['rec-1']).toEqual({ success: true, message: 'Recording added.' });
     expect(first.body.result.data).toEqual([
-      { ...recording, type: 'recorder', metadata: { apiKey: headers['x-service-api-key'], organizationId, documentId: 'doc' } },
+      {
+        ...recording,
+        type: 'recorder',
+        metadata: { apiKey: headers['x-service-api-key'], organizationId, documentId: 'doc' },
+      },
     ]);
     expect(second.body.result.data.map((r: { annotationId: string }) => r.annotationId)).toEqual([generated]);
     expect(second.body.result).not.toHaveProperty('pageToken');

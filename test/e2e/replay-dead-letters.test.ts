@@ -24,11 +24,17 @@ async function admin(...args: string[]): Promise<{ stdout: string; stderr: strin
 
 /** The table modules, pointed at the running stack's table (they read their configuration when loaded). */
 async function stackTable() {
-  const state = JSON.parse(readFileSync(join(String(process.env.E2E_DATA_DIR), 'local-stack.json'), 'utf8')) as { tableName: string; dynamodbEndpoint: string };
+  const state = JSON.parse(readFileSync(join(String(process.env.E2E_DATA_DIR), 'local-stack.json'), 'utf8')) as {
+    tableName: string;
+    dynamodbEndpoint: string;
+  };
   process.env.TABLE_NAME = state.tableName;
   process.env.DYNAMODB_ENDPOINT = state.dynamodbEndpoint;
   process.env.AWS_REGION ??= 'local';
-  const [deadLetters, activity] = await Promise.all([import('../../shared/db/dead-letter'), import('../../shared/db/activity')]);
+  const [deadLetters, activity] = await Promise.all([
+    import('../../shared/db/dead-letter'),
+    import('../../shared/db/activity'),
+  ]);
   return { ...deadLetters, ...activity };
 }
 
@@ -43,21 +49,42 @@ describe('replay-dead-letters against the local stack', () => {
     const headers = await newApiKeyHeaders();
     const apiKeyId = headers['x-service-api-key'];
     expect((await post('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers)).status).toBe(200);
-    expect((await post('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url }, headers)).status).toBe(200);
+    expect((await post('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url }, headers)).status).toBe(
+      200,
+    );
     const table = await stackTable();
     const organizationId = uniqueId('org');
     const targetEntityId = uniqueId('thread');
     const item = table.activityItem(apiKeyId, {
       organizationId,
       documentId: 'doc-1',
-      content: { id: uniqueId('act'), featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ann' }, targetEntityId },
+      content: {
+        id: uniqueId('act'),
+        featureType: 'comment',
+        actionType: 'comment.add',
+        actionUser: { userId: 'ann' },
+        targetEntityId,
+      },
       timestamp: Date.now(),
       seq: 0,
     });
     const eventId = uniqueId('event');
-    await table.putDeadLetters('StreamChangesWorker', 'WebhookEvents', [
-      { eventID: eventId, eventName: 'INSERT', dynamodb: { SequenceNumber: '1', Keys: marshall({ pk: item.pk, sk: item.sk }) as never, NewImage: marshall(item, { removeUndefinedValues: true }) as never } },
-    ], 'Error: injected');
+    await table.putDeadLetters(
+      'StreamChangesWorker',
+      'WebhookEvents',
+      [
+        {
+          eventID: eventId,
+          eventName: 'INSERT',
+          dynamodb: {
+            SequenceNumber: '1',
+            Keys: marshall({ pk: item.pk, sk: item.sk }) as never,
+            NewImage: marshall(item, { removeUndefinedValues: true }) as never,
+          },
+        },
+      ],
+      'Error: injected',
+    );
 
     const listed = await admin('replay-dead-letters', '--dry-run', '--consumer', 'WebhookEvents');
     const replayed = await admin('replay-dead-letters', '--consumer', 'WebhookEvents');
@@ -66,6 +93,8 @@ describe('replay-dead-letters against the local stack', () => {
     expect(listed.stdout).toMatch(new RegExp(`^listed\\tStreamChangesWorker\\tWebhookEvents\\t${eventId}\\t`, 'm'));
     expect(replayed.stdout).toMatch(new RegExp(`^replayed\\tStreamChangesWorker\\tWebhookEvents\\t${eventId}\\t`, 'm'));
     expect(JSON.parse(delivered.body)).toMatchObject({ type: 'comment.add', data: { targetEntityId } });
-    await waitFor(async () => !(await admin('replay-dead-letters', '--dry-run')).stdout.includes(eventId), { what: 'the dead letter to be gone' });
+    await waitFor(async () => !(await admin('replay-dead-letters', '--dry-run')).stdout.includes(eventId), {
+      what: 'the dead letter to be gone',
+    });
   });
 });

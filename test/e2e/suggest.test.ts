@@ -25,14 +25,27 @@ describe('suggest decision over HTTP', () => {
           judgment('accept', 'bob', 'Matches the supplier data'),
           judgment('accept', 'cat', 'Customers are in Europe'),
           judgment('reject', 'dan', 'Too late to change'),
-          { featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'eve' }, entityData: { text: 'metric system?' } },
+          {
+            featureType: 'comment',
+            actionType: 'comment.add',
+            actionUser: { userId: 'eve' },
+            entityData: { text: 'metric system?' },
+          },
         ],
       },
       headers,
     );
 
-    const inDocument = await post('/v2/memory/suggest', { query: 'metric system for the specification', organizationId, documentId: 'spec' }, headers);
-    const elsewhere = await post('/v2/memory/suggest', { query: 'metric system for the specification', organizationId, documentId: 'other' }, headers);
+    const inDocument = await post(
+      '/v2/memory/suggest',
+      { query: 'metric system for the specification', organizationId, documentId: 'spec' },
+      headers,
+    );
+    const elsewhere = await post(
+      '/v2/memory/suggest',
+      { query: 'metric system for the specification', organizationId, documentId: 'other' },
+      headers,
+    );
     const invalid = await post('/v2/memory/suggest', { query: 'metric', documentId: 'spec' }, headers);
 
     expect(added.status).toBe(200);
@@ -55,9 +68,15 @@ describe('suggest decision over HTTP', () => {
         conflict: null,
       },
     });
-    expect(elsewhere.body.result.primary).toMatchObject({ recommendation: 'approve', scope: 'organization', scopeLabel: 'This organization' });
+    expect(elsewhere.body.result.primary).toMatchObject({
+      recommendation: 'approve',
+      scope: 'organization',
+      scopeLabel: 'This organization',
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.status).toBe('INVALID_ARGUMENT');
-    expect(invalid.body.error.details.issues).toEqual([{ path: 'data.documentId', message: 'Requires organizationId.' }]);
+    expect(invalid.body.error.details.issues).toEqual([
+      { path: 'data.documentId', message: 'Requires organizationId.' },
+    ]);
   });
 });

@@ -24,18 +24,32 @@ function client(headers: Record<string, string> = {}) {
 
 describe('a client generated from openapi.json', () => {
   it('creates a workspace, adds users, notifies them, logs activities, writes editor data and pages through users', async () => {
-    const created = await client().POST('/v2/workspace/create', { body: { data: { ownerEmail: uniqueEmail('typed') } } });
+    const created = await client().POST('/v2/workspace/create', {
+      body: { data: { ownerEmail: uniqueEmail('typed') } },
+    });
     const workspace = created.data?.result.data;
     if (workspace === undefined) throw new Error(`create failed: ${JSON.stringify(created.error)}`);
     const apiKey = Object.keys(workspace.apiKeyList)[0];
-    const asOwner = client({ 'x-service-workspace-id': workspace.id, 'x-service-workspace-auth-token': workspace.authToken });
+    const asOwner = client({
+      'x-service-workspace-id': workspace.id,
+      'x-service-workspace-auth-token': workspace.authToken,
+    });
     const tokens = await asOwner.POST('/v2/workspace/authtokens/get', { body: { data: { apiKey } } });
     const token = tokens.data?.result.data.authTokens[0]?.token ?? '';
     const api = client({ 'x-service-api-key': apiKey, 'x-service-auth-token': token });
     const organizationId = uniqueId('org');
 
     const users = await api.POST('/v2/users/add', {
-      body: { data: { organizationId, users: [{ userId: 'ann', name: 'Ann' }, { userId: 'bob', name: 'Bob' }, { userId: 'cy', name: 'Cy' }] } },
+      body: {
+        data: {
+          organizationId,
+          users: [
+            { userId: 'ann', name: 'Ann' },
+            { userId: 'bob', name: 'Bob' },
+            { userId: 'cy', name: 'Cy' },
+          ],
+        },
+      },
     });
     const notified = await api.POST('/v2/notifications/add', {
       body: {
@@ -50,15 +64,29 @@ describe('a client generated from openapi.json', () => {
       },
     });
     const feed = await api.POST('/v2/notifications/get', { body: { data: { organizationId, userId: 'bob' } } });
-    await api.POST('/v2/workspace/activityconfig/update', { body: { data: { activityServiceConfig: { isEnabled: true } } } });
+    await api.POST('/v2/workspace/activityconfig/update', {
+      body: { data: { activityServiceConfig: { isEnabled: true } } },
+    });
     const logged = await api.POST('/v2/activities/add', {
-      body: { data: { organizationId, documentId: 'doc', activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ann' } }] } },
+      body: {
+        data: {
+          organizationId,
+          documentId: 'doc',
+          activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ann' } }],
+        },
+      },
     });
     const log = await api.POST('/v2/activities/get', { body: { data: { organizationId, documentId: 'doc' } } });
-    await api.POST('/v2/crdt/add', { body: { data: { organizationId, documentId: 'doc', editorId: 'title', type: 'text', data: 'Hello' } } });
-    const editor = await api.POST('/v2/crdt/get', { body: { data: { organizationId, documentId: 'doc', editorId: 'title' } } });
+    await api.POST('/v2/crdt/add', {
+      body: { data: { organizationId, documentId: 'doc', editorId: 'title', type: 'text', data: 'Hello' } },
+    });
+    const editor = await api.POST('/v2/crdt/get', {
+      body: { data: { organizationId, documentId: 'doc', editorId: 'title' } },
+    });
     const first = await api.POST('/v2/users/get', { body: { data: { organizationId, pageSize: 2 } } });
-    const next = await api.POST('/v2/users/get', { body: { data: { organizationId, pageSize: 2, pageToken: first.data?.result.nextPageToken } } });
+    const next = await api.POST('/v2/users/get', {
+      body: { data: { organizationId, pageSize: 2, pageToken: first.data?.result.nextPageToken } },
+    });
 
     expect(users.data?.result.data.ann?.success).toBe(true);
     const notificationId = notified.data?.result.data.notificationId;
@@ -66,7 +94,9 @@ describe('a client generated from openapi.json', () => {
     expect(logged.response.status).toBe(200);
     expect(log.data?.result.data.map((record) => record.actionType)).toEqual(['comment.add']);
     expect(editor.data?.result.data[0]?.data).toBe('Hello');
-    const names = [first.data?.result.data, next.data?.result.data].flatMap((page) => (Array.isArray(page) ? page.map((user) => user.name) : []));
+    const names = [first.data?.result.data, next.data?.result.data].flatMap((page) =>
+      Array.isArray(page) ? page.map((user) => user.name) : [],
+    );
     expect(names).toEqual(['Ann', 'Bob', 'Cy']);
   });
 });

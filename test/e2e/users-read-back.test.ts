@@ -14,7 +14,11 @@ const TRIES = 40;
 type Listed = { userId: string; name?: string; initial?: string };
 
 /** The name Get Users shows for `userId` at the level `level` names. */
-async function nameAt(headers: Record<string, string>, level: Record<string, unknown>, userId: string): Promise<string | undefined> {
+async function nameAt(
+  headers: Record<string, string>,
+  level: Record<string, unknown>,
+  userId: string,
+): Promise<string | undefined> {
   const reply = await post('/v2/users/get', { ...level, userIds: [userId] }, headers);
   return (reply.body.result.data as Listed[]).find((user) => user.userId === userId)?.name;
 }
@@ -34,10 +38,22 @@ describe('a user written is read back at once, under load', () => {
   it('shows the new name in every Get Users that follows an Update Users at the organization', async () => {
     const headers = await apiKeyHeaders();
     const organizationId = uniqueId('org');
-    await post('/v2/users/add', { organizationId, users: [{ userId: 'u1', name: 'name-start', email: 'u1@x.io' }] }, headers);
+    await post(
+      '/v2/users/add',
+      { organizationId, users: [{ userId: 'u1', name: 'name-start', email: 'u1@x.io' }] },
+      headers,
+    );
     // Memberships at other levels, so the consumer has copies to write for every change.
-    await post('/v2/users/add', { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1' }] }, headers);
-    await post('/v2/users/add', { organizationId, folderId: 'f1', createFolder: true, users: [{ userId: 'u1' }] }, headers);
+    await post(
+      '/v2/users/add',
+      { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1' }] },
+      headers,
+    );
+    await post(
+      '/v2/users/add',
+      { organizationId, folderId: 'f1', createFolder: true, users: [{ userId: 'u1' }] },
+      headers,
+    );
     const stale: string[] = [];
 
     for (let i = 0; i < TRIES; i += 1) {
@@ -55,16 +71,25 @@ describe('a user written is read back at once, under load', () => {
     const headers = await apiKeyHeaders();
     const organizationId = uniqueId('org');
     await post('/v2/users/add', { organizationId, users: [{ userId: 'u1', name: 'name-start' }] }, headers);
-    await post('/v2/users/add', { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1' }] }, headers);
-    await post('/v2/users/add', { organizationId, folderId: 'f1', createFolder: true, users: [{ userId: 'u1' }] }, headers);
+    await post(
+      '/v2/users/add',
+      { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u1' }] },
+      headers,
+    );
+    await post(
+      '/v2/users/add',
+      { organizationId, folderId: 'f1', createFolder: true, users: [{ userId: 'u1' }] },
+      headers,
+    );
     const stale: string[] = [];
 
     for (let i = 0; i < TRIES; i += 1) {
       const name = `name-${i}`;
       const level = i % 2 === 0 ? { organizationId, documentId: 'd1' } : { organizationId, folderId: 'f1' };
-      const written = i % 2 === 0
-        ? await post('/v2/users/update', { ...level, users: [{ userId: 'u1', name }] }, headers)
-        : await post('/v2/users/add', { ...level, users: [{ userId: 'u1', name }] }, headers);
+      const written =
+        i % 2 === 0
+          ? await post('/v2/users/update', { ...level, users: [{ userId: 'u1', name }] }, headers)
+          : await post('/v2/users/add', { ...level, users: [{ userId: 'u1', name }] }, headers);
       expect(written.body.result.data.u1.success).toBe(true);
       const shown = await nameAt(headers, level, 'u1');
       if (shown !== name) stale.push(`try ${i}: wrote ${name} at ${JSON.stringify(level)}, read ${String(shown)}`);

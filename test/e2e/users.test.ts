@@ -7,11 +7,27 @@ describe('users over HTTP', () => {
     const headers = await apiKeyHeaders();
     const organizationId = uniqueId('org');
 
-    const added = await post('/v2/users/add', { organizationId, users: [{ userId: 'u1', name: 'Ann' }, { userId: 'u2' }] }, headers);
-    await post('/v2/users/add', { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u3' }] }, headers);
+    const added = await post(
+      '/v2/users/add',
+      { organizationId, users: [{ userId: 'u1', name: 'Ann' }, { userId: 'u2' }] },
+      headers,
+    );
+    await post(
+      '/v2/users/add',
+      { organizationId, documentId: 'd1', createDocument: true, users: [{ userId: 'u3' }] },
+      headers,
+    );
     const orgUsers = await post('/v2/users/get', { organizationId, pageSize: 1 }, headers);
-    const next = await post('/v2/users/get', { organizationId, pageSize: 1, pageToken: orgUsers.body.result.nextPageToken }, headers);
-    const updated = await post('/v2/users/update', { organizationId, users: [{ userId: 'u2', name: 'Bo' }, { userId: 'u3' }] }, headers);
+    const next = await post(
+      '/v2/users/get',
+      { organizationId, pageSize: 1, pageToken: orgUsers.body.result.nextPageToken },
+      headers,
+    );
+    const updated = await post(
+      '/v2/users/update',
+      { organizationId, users: [{ userId: 'u2', name: 'Bo' }, { userId: 'u3' }] },
+      headers,
+    );
     const deleted = await post('/v1/users/delete', { organizationId, userIds: ['u1'] }, headers);
     const after = await post('/v2/users/get', { organizationId }, headers);
 

@@ -27,11 +27,19 @@ describe('workspace quick start over HTTP', () => {
     const tokens = await post('/v2/workspace/authtokens/get', { apiKey: apiKeyId }, workspaceHeaders);
     const token = tokens.body.result.data.authTokens[0].token as string;
 
-    const ok = await post('/v2/workspace/activityconfig/get', {}, { 'x-service-api-key': apiKeyId, 'x-service-auth-token': token });
+    const ok = await post(
+      '/v2/workspace/activityconfig/get',
+      {},
+      { 'x-service-api-key': apiKeyId, 'x-service-auth-token': token },
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.result.data).toEqual({ activityServiceConfig: { isEnabled: false } });
 
-    const wrong = await post('/v2/workspace/activityconfig/get', {}, { 'x-service-api-key': apiKeyId, 'x-service-auth-token': 'nope' });
+    const wrong = await post(
+      '/v2/workspace/activityconfig/get',
+      {},
+      { 'x-service-api-key': apiKeyId, 'x-service-auth-token': 'nope' },
+    );
     expect(wrong.status).toBe(403);
     expect(wrong.body.error.status).toBe('PERMISSION_DENIED');
 
@@ -41,8 +49,16 @@ describe('workspace quick start over HTTP', () => {
 
     const reset = await post('/v2/workspace/authtoken/reset', { apiKey: apiKeyId }, workspaceHeaders);
     const fresh = reset.body.result.data.newAuthToken.token as string;
-    const old = await post('/v2/workspace/activityconfig/get', {}, { 'x-service-api-key': apiKeyId, 'x-service-auth-token': token });
-    const renewed = await post('/v2/workspace/activityconfig/get', {}, { 'x-service-api-key': apiKeyId, 'x-service-auth-token': fresh });
+    const old = await post(
+      '/v2/workspace/activityconfig/get',
+      {},
+      { 'x-service-api-key': apiKeyId, 'x-service-auth-token': token },
+    );
+    const renewed = await post(
+      '/v2/workspace/activityconfig/get',
+      {},
+      { 'x-service-api-key': apiKeyId, 'x-service-auth-token': fresh },
+    );
     expect(old.status).toBe(403);
     expect(renewed.status).toBe(200);
   });
@@ -61,7 +77,12 @@ describe('workspace quick start over HTTP', () => {
   it('answers bad bodies with their documented status and a message', async () => {
     const notJson = await post('/v2/workspace/create', undefined, {}, '{oops');
     const noData = await post('/v2/workspace/create', undefined, {}, '{}');
-    const tooBig = await post('/v2/workspace/create', undefined, {}, JSON.stringify({ data: { ownerEmail: email(), name: 'x'.repeat(1_100_000) } }));
+    const tooBig = await post(
+      '/v2/workspace/create',
+      undefined,
+      {},
+      JSON.stringify({ data: { ownerEmail: email(), name: 'x'.repeat(1_100_000) } }),
+    );
     const wrongType = await post('/v2/workspace/create', { ownerEmail: ['x'] });
 
     expect([notJson.status, noData.status, tooBig.status, wrongType.status]).toEqual([400, 400, 413, 400]);
@@ -72,7 +93,9 @@ describe('workspace quick start over HTTP', () => {
   });
 
   it('serves every route of the table (none answers 404)', async () => {
-    const replies = await Promise.all(routes.map(async (route) => [route.path, (await post(route.path, {})).status] as const));
+    const replies = await Promise.all(
+      routes.map(async (route) => [route.path, (await post(route.path, {})).status] as const),
+    );
 
     expect(replies.filter(([, status]) => status === 404 || status === 405 || status >= 500)).toEqual([]);
   });

@@ -8,13 +8,26 @@ import { type Deployment, environmentOf, functionOf, resourcesOfType, templatesO
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:collab-alarms';
 
 /** Properties that give a resource a fixed name in the account and region (unset ones get a generated name). */
-const NAME_PROPERTIES = ['AliasName', 'Name', 'FunctionName', 'AlarmName', 'LogGroupName', 'QueueName', 'TopicName', 'RoleName', 'TableName', 'StackName'];
+const NAME_PROPERTIES = [
+  'AliasName',
+  'Name',
+  'FunctionName',
+  'AlarmName',
+  'LogGroupName',
+  'QueueName',
+  'TopicName',
+  'RoleName',
+  'TableName',
+  'StackName',
+];
 
 function fixedNames(deployment: Deployment): Set<string> {
   return new Set(
     deployment.all.flatMap((stack) =>
       Object.values(stack.resources).flatMap((resource) =>
-        NAME_PROPERTIES.map((property) => resource.Properties?.[property]).filter((value): value is string => typeof value === 'string'),
+        NAME_PROPERTIES.map((property) => resource.Properties?.[property]).filter(
+          (value): value is string => typeof value === 'string',
+        ),
       ),
     ),
   );
@@ -26,7 +39,11 @@ function synthesizedStackNames(context: Record<string, unknown>): { names: strin
   return { names: app.synth().stacks.map((artifact) => artifact.stackName), deployment: templatesOf(stack) };
 }
 
-const staging = synthesizedStackNames({ stage: 'staging', workspaceCreateLimitPerHour: '7', openaiBaseUrl: 'https://proxy.example/v1' });
+const staging = synthesizedStackNames({
+  stage: 'staging',
+  workspaceCreateLimitPerHour: '7',
+  openaiBaseUrl: 'https://proxy.example/v1',
+});
 const preview = synthesizedStackNames({ stage: 'pr-42', reserveConcurrency: 'true', alarmTopicArn: TOPIC });
 
 describe('the CDK app', () => {
@@ -54,31 +71,62 @@ describe('the CDK app', () => {
   });
 
   it('passes workspaceCreateLimitPerHour and the AI base URLs from the context', () => {
-    expect(environmentOf(functionOf(staging.deployment, '/v2/workspace/create'))).toMatchObject({ WORKSPACE_CREATE_LIMIT_PER_HOUR: '7' });
-    expect(environmentOf(functionOf(staging.deployment, '/v2/rewriter/ask-ai'))).toMatchObject({ OPENAI_BASE_URL: 'https://proxy.example/v1' });
+    expect(environmentOf(functionOf(staging.deployment, '/v2/workspace/create'))).toMatchObject({
+      WORKSPACE_CREATE_LIMIT_PER_HOUR: '7',
+    });
+    expect(environmentOf(functionOf(staging.deployment, '/v2/rewriter/ask-ai'))).toMatchObject({
+      OPENAI_BASE_URL: 'https://proxy.example/v1',
+    });
   });
 
   it('reserves no concurrency by default (or with -c reserveConcurrency=false), and reserves some with -c reserveConcurrency=true', () => {
     const reserved = (deployment: Deployment) =>
-      resourcesOfType(deployment, 'AWS::Lambda::Function').filter((fn) => fn.resource.Properties.ReservedConcurrentExecutions !== undefined).length;
+      resourcesOfType(deployment, 'AWS::Lambda::Function').filter(
+        (fn) => fn.resource.Properties.ReservedConcurrentExecutions !== undefined,
+      ).length;
     const explicitlyOff = templatesOf(buildApp(testApp({ reserveConcurrency: 'false' })));
 
-    expect([reserved(staging.deployment), reserved(explicitlyOff), reserved(preview.deployment) > 0]).toEqual([0, 0, true]);
+    expect([reserved(staging.deployment), reserved(explicitlyOff), reserved(preview.deployment) > 0]).toEqual([
+      0,
+      0,
+      true,
+    ]);
   });
 
   it('sends alarms to -c alarmTopicArn, and nowhere without it', () => {
-    const actions = (deployment: Deployment) => new Set(resourcesOfType(deployment, 'AWS::CloudWatch::Alarm').map((alarm) => JSON.stringify(alarm.resource.Properties.AlarmActions ?? null)));
+    const actions = (deployment: Deployment) =>
+      new Set(
+        resourcesOfType(deployment, 'AWS::CloudWatch::Alarm').map((alarm) =>
+          JSON.stringify(alarm.resource.Properties.AlarmActions ?? null),
+        ),
+      );
 
-    expect([actions(staging.deployment), actions(preview.deployment)]).toEqual([new Set(['null']), new Set([JSON.stringify([TOPIC])])]);
+    expect([actions(staging.deployment), actions(preview.deployment)]).toEqual([
+      new Set(['null']),
+      new Set([JSON.stringify([TOPIC])]),
+    ]);
   });
 
   it("sets API Gateway's account-level logging role by default (and with -c apiGatewayCloudWatchRole=true), and leaves it to the account with -c apiGatewayCloudWatchRole=false", () => {
-    const accounts = (context: Record<string, unknown>) => resourcesOfType(templatesOf(buildApp(testApp(context))), 'AWS::ApiGateway::Account').length;
+    const accounts = (context: Record<string, unknown>) =>
+      resourcesOfType(templatesOf(buildApp(testApp(context))), 'AWS::ApiGateway::Account').length;
 
-    expect([accounts({}), accounts({ apiGatewayCloudWatchRole: 'true' }), accounts({ apiGatewayCloudWatchRole: 'false' }), accounts({ apiGatewayCloudWatchRole: false })]).toEqual([1, 1, 0, 0]);
+    expect([
+      accounts({}),
+      accounts({ apiGatewayCloudWatchRole: 'true' }),
+      accounts({ apiGatewayCloudWatchRole: 'false' }),
+      accounts({ apiGatewayCloudWatchRole: false }),
+    ]).toEqual([1, 1, 0, 0]);
   });
 
-  it.each([['reserveConcurrency', 'no'], ['apiGatewayCloudWatchRole', 'off'], ['workspaceCreateLimitPerHour', '-1'], ['alarmTopicArn', 'alerts']])('refuses -c %s=%s', (name, value) => {
-    expect(() => buildApp(testApp({ [name]: value }))).toThrow(new RegExp(name === 'alarmTopicArn' ? 'SNS topic ARN' : name));
+  it.each([
+    ['reserveConcurrency', 'no'],
+    ['apiGatewayCloudWatchRole', 'off'],
+    ['workspaceCreateLimitPerHour', '-1'],
+    ['alarmTopicArn', 'alerts'],
+  ])('refuses -c %s=%s', (name, value) => {
+    expect(() => buildApp(testApp({ [name]: value }))).toThrow(
+      new RegExp(name === 'alarmTopicArn' ? 'SNS topic ARN' : name),
+    );
   });
 });

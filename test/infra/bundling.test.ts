@@ -26,7 +26,9 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 /** The npm packages whose code went into the given output files. */
 function packagesIn(files: readonly string[]): Set<string> {
   return new Set(
-    files.flatMap((file) => Object.keys(metafile.outputs[file].inputs)).flatMap((input) => [...input.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((match) => match[1])),
+    files
+      .flatMap((file) => Object.keys(metafile.outputs[file].inputs))
+      .flatMap((input) => [...input.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((match) => match[1])),
   );
 }
 
@@ -54,7 +56,12 @@ describe("Ask AI's bundle", () => {
 
     expect(() =>
       execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-        env: { ...process.env, AWS_REGION: 'us-east-1', TABLE_NAME: 'test', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        env: {
+          ...process.env,
+          AWS_REGION: 'us-east-1',
+          TABLE_NAME: 'test',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
         stdio: 'pipe',
       }),
     ).not.toThrow();

@@ -23,7 +23,10 @@ const stackNameOf = (area: string): string => `${area.charAt(0).toUpperCase()}${
 const areas = [...new Set(routes.map((route) => areaOf(route.path)))];
 /** The area with the most routes: 40 more there is the worst case for one nested stack group. */
 const largestArea = areas.reduce((largest, area) =>
-  routes.filter((route) => areaOf(route.path) === area).length > routes.filter((route) => areaOf(route.path) === largest).length ? area : largest,
+  routes.filter((route) => areaOf(route.path) === area).length >
+  routes.filter((route) => areaOf(route.path) === largest).length
+    ? area
+    : largest,
 );
 
 function counts(deployment: Deployment): Array<[string, number]> {
@@ -67,11 +70,21 @@ describe('stack sizes', () => {
   });
 
   it(`splits an area of more than ${ROUTES_PER_STACK} routes into nested stacks of ${ROUTES_PER_STACK}, keeping one function per path`, () => {
-    const parts = (count: number) => Array.from({ length: Math.ceil(count / ROUTES_PER_STACK) }, (_, i) => Math.min(ROUTES_PER_STACK, count - i * ROUTES_PER_STACK));
-    const stackNames = (count: number) => parts(count).map((_, i) => (i === 0 ? largestAreaStack : `${largestAreaStack}${i + 1}`));
+    const parts = (count: number) =>
+      Array.from({ length: Math.ceil(count / ROUTES_PER_STACK) }, (_, i) =>
+        Math.min(ROUTES_PER_STACK, count - i * ROUTES_PER_STACK),
+      );
+    const stackNames = (count: number) =>
+      parts(count).map((_, i) => (i === 0 ? largestAreaStack : `${largestAreaStack}${i + 1}`));
 
-    expect(groupRoutes(routes).filter((group) => group.area === largestArea).map((group) => group.routes.length)).toEqual(parts(largestAreaRoutes));
-    expect(stackNames(largestAreaRoutes + MORE_ROUTES).map((name) => functionsIn(oneArea, name))).toEqual(parts(largestAreaRoutes + MORE_ROUTES));
+    expect(
+      groupRoutes(routes)
+        .filter((group) => group.area === largestArea)
+        .map((group) => group.routes.length),
+    ).toEqual(parts(largestAreaRoutes));
+    expect(stackNames(largestAreaRoutes + MORE_ROUTES).map((name) => functionsIn(oneArea, name))).toEqual(
+      parts(largestAreaRoutes + MORE_ROUTES),
+    );
   });
 
   it("costs 7 resources in its area's last nested stack (and an alarm every fifth route), none in the parent, to add one route", () => {
@@ -84,16 +97,22 @@ describe('stack sizes', () => {
 
     // A full last part would open a nested stack of its own (its fixed resources): not the case measured here.
     expect(inLastPart).toBeGreaterThan(0);
-    expect(counts(grown).map(([name, count]) => [name, count - (before.get(name) ?? 0)]).filter(([, delta]) => delta !== 0)).toEqual([
-      [lastPart === 1 ? largestAreaStack : `${largestAreaStack}${lastPart}`, 7 + newAlarm],
-    ]);
+    expect(
+      counts(grown)
+        .map(([name, count]) => [name, count - (before.get(name) ?? 0)])
+        .filter(([, delta]) => delta !== 0),
+    ).toEqual([[lastPart === 1 ? largestAreaStack : `${largestAreaStack}${lastPart}`, 7 + newAlarm]]);
   });
 
   it("moves no existing route to another nested stack when a route is added after its area's entries", () => {
     const grown = [...routes, ...extraRoutes(MORE_ROUTES, [largestArea])];
-    const stackOf = (table: typeof grown) => new Map(groupRoutes(table).flatMap((group) => group.routes.map((route) => [route.path, group.id])));
+    const stackOf = (table: typeof grown) =>
+      new Map(groupRoutes(table).flatMap((group) => group.routes.map((route) => [route.path, group.id])));
     const before = stackOf(grown);
-    const after = stackOf([...grown, ...extraRoutes(1, [largestArea]).map((route) => ({ ...route, path: `${route.path}-appended` }))]);
+    const after = stackOf([
+      ...grown,
+      ...extraRoutes(1, [largestArea]).map((route) => ({ ...route, path: `${route.path}-appended` })),
+    ]);
 
     expect([...before].filter(([path, stack]) => after.get(path) !== stack)).toEqual([]);
   });

@@ -13,7 +13,9 @@ function deploy(context: Record<string, unknown>): Deployment {
 /** The DefaultRouteSettings of the WebSocket API's stage and of the HTTP API's. */
 function stageThrottles(deployment: Deployment): { live: unknown; http: unknown } {
   const stages = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Stage');
-  const of = (reference: string) => stages.find((stage) => describeReference(stage.resource.Properties.ApiId, stage.stack) === reference)?.resource.Properties.DefaultRouteSettings;
+  const of = (reference: string) =>
+    stages.find((stage) => describeReference(stage.resource.Properties.ApiId, stage.stack) === reference)?.resource
+      .Properties.DefaultRouteSettings;
   return { live: of('websocket api Ref'), http: of('api Ref') };
 }
 
@@ -21,7 +23,10 @@ const HTTP_STAGE = { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 };
 
 describe('the live stage throttle', () => {
   it('is 1,000 frames/s with bursts of 2,000 by default', () => {
-    expect(stageThrottles(deploy({}))).toEqual({ live: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 }, http: HTTP_STAGE });
+    expect(stageThrottles(deploy({}))).toEqual({
+      live: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      http: HTTP_STAGE,
+    });
   });
 
   it('takes -c liveThrottleRate and -c liveThrottleBurst, as strings from the command line or numbers from cdk.json', () => {
@@ -35,7 +40,11 @@ describe('the live stage throttle', () => {
   });
 
   it('keeps the default burst for a rate alone, or twice the rate when that is larger; and the default rate for a burst alone', () => {
-    expect([stageThrottles(deploy({ liveThrottleRate: '500' })).live, stageThrottles(deploy({ liveThrottleRate: '4000' })).live, stageThrottles(deploy({ liveThrottleBurst: '3000' })).live]).toEqual([
+    expect([
+      stageThrottles(deploy({ liveThrottleRate: '500' })).live,
+      stageThrottles(deploy({ liveThrottleRate: '4000' })).live,
+      stageThrottles(deploy({ liveThrottleBurst: '3000' })).live,
+    ]).toEqual([
       { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 2000 },
       { ThrottlingRateLimit: 4000, ThrottlingBurstLimit: 8000 },
       { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 3000 },

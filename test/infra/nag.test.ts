@@ -29,13 +29,17 @@ const violations = pack.validateScope(app).violations;
 function findings(severity: string): string[] {
   return violations
     .filter((violation) => violation.severity === severity)
-    .flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath ?? '?'}`));
+    .flatMap((violation) =>
+      violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath ?? '?'}`),
+    );
 }
 
 function acknowledgmentsInTemplates(): Acknowledgment[] {
   // Synthesizing runs the registered plugin too: it throws on any unacknowledged finding.
   return templatesOf(stack).all.flatMap((template) =>
-    Object.values(template.resources).flatMap((resource) => (resource.Metadata as CdkNagMetadata | undefined)?.cdk_nag?.rules_to_suppress ?? []),
+    Object.values(template.resources).flatMap(
+      (resource) => (resource.Metadata as CdkNagMetadata | undefined)?.cdk_nag?.rules_to_suppress ?? [],
+    ),
   );
 }
 
@@ -47,9 +51,9 @@ describe('cdk-nag AwsSolutions', () => {
 
     const probed = addNagChecks(probe).validateScope(probe).violations;
 
-    expect(probed.flatMap((violation) => violation.violatingResources.map((resource) => resource.constructPath))).toContain(
-      'Parent/Nested/UnencryptedQueue/Resource',
-    );
+    expect(
+      probed.flatMap((violation) => violation.violatingResources.map((resource) => resource.constructPath)),
+    ).toContain('Parent/Nested/UnencryptedQueue/Resource');
   });
 
   it('reports no unacknowledged errors in the stack or its nested stacks', () => {
@@ -74,9 +78,16 @@ describe('cdk-nag AwsSolutions', () => {
       // ManageConnections on the live WebSocket API's stage (dev): connection ids exist only at run time. In the nested
       // stacks the API id is the LiveApiId parameter; in the parent (the migration worker), the API's logical id.
       ...['DELETE', 'GET', 'POST'].map((method) =>
-        expect.stringMatching(new RegExp(`^AwsSolutions-IAM5\\[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<LiveApi[0-9A-F]{8}>/dev/${method}/@connections/\\*\\]$`)),
+        expect.stringMatching(
+          new RegExp(
+            `^AwsSolutions-IAM5\\[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<LiveApi[0-9A-F]{8}>/dev/${method}/@connections/\\*\\]$`,
+          ),
+        ),
       ),
-      ...['DELETE', 'GET', 'POST'].map((method) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<LiveApiId>/dev/${method}/@connections/*]`),
+      ...['DELETE', 'GET', 'POST'].map(
+        (method) =>
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<LiveApiId>/dev/${method}/@connections/*]`,
+      ),
       'AwsSolutions-L1',
       'AwsSolutions-SQS3',
     ]);
@@ -88,7 +99,9 @@ describe('cdk-nag AwsSolutions', () => {
   it("acknowledges the missing authorizer of the WebSocket API's $connect for its session token, and of $default and $disconnect because API Gateway authorizes on $connect only", () => {
     const webSocketRoutes = templatesOf(stack).all.flatMap((template) =>
       Object.values(template.resources).filter(
-        (resource) => resource.Type === 'AWS::ApiGatewayV2::Route' && describeReference(resource.Properties.ApiId, template) === 'websocket api Ref',
+        (resource) =>
+          resource.Type === 'AWS::ApiGatewayV2::Route' &&
+          describeReference(resource.Properties.ApiId, template) === 'websocket api Ref',
       ),
     );
     const reasonFor = (routeKey: string) =>

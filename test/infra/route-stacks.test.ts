@@ -8,19 +8,33 @@ import { ROUTES_PER_STACK, RECORDED_ROUTE_STACKS, areaOf, groupRoutes } from '..
 import { routes, type Route } from '../../shared/routes';
 
 const stackOf = (table: readonly Route[], recorded = RECORDED_ROUTE_STACKS) =>
-  new Map(groupRoutes(table, ROUTES_PER_STACK, recorded).flatMap((group) => group.routes.map((route) => [route.path, group.id])));
+  new Map(
+    groupRoutes(table, ROUTES_PER_STACK, recorded).flatMap((group) =>
+      group.routes.map((route) => [route.path, group.id]),
+    ),
+  );
 
 /** A route of `area` that the table does not have. */
-const extra = (area: string, name: string): Route => ({ path: `/v2/${area}/${name}`, entry: 'functions/users/get.ts', auth: 'apiKey', table: 'read' });
+const extra = (area: string, name: string): Route => ({
+  path: `/v2/${area}/${name}`,
+  entry: 'functions/users/get.ts',
+  auth: 'apiKey',
+  table: 'read',
+});
 
 describe('the nested stack of each route', () => {
   it('is recorded for every route of the table, and nothing else is (npm run route-stacks records a new one)', () => {
     expect(routes.map((route) => route.path).filter((path) => RECORDED_ROUTE_STACKS[path] === undefined)).toEqual([]);
-    expect(Object.keys(RECORDED_ROUTE_STACKS).filter((path) => !routes.some((route) => route.path === path))).toEqual([]);
+    expect(Object.keys(RECORDED_ROUTE_STACKS).filter((path) => !routes.some((route) => route.path === path))).toEqual(
+      [],
+    );
   });
 
   it('is what the file records, written as npm run route-stacks writes it', () => {
-    const file = JSON.parse(readFileSync(join(__dirname, '..', '..', 'infra', 'route-stacks.json'), 'utf8')) as Record<string, string>;
+    const file = JSON.parse(readFileSync(join(__dirname, '..', '..', 'infra', 'route-stacks.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
 
     expect(Object.fromEntries(stackOf(routes))).toEqual(file);
   });
@@ -41,7 +55,13 @@ describe('the nested stack of each route', () => {
 
   it("puts a route not recorded yet in its area's last nested stack with room, then in a new one", () => {
     const recorded = { '/v2/users/a': 'UsersRoutes', '/v2/users/b': 'UsersRoutes2' };
-    const table = [extra('users', 'c'), extra('users', 'a'), extra('users', 'b'), extra('users', 'd'), extra('users', 'e')];
+    const table = [
+      extra('users', 'c'),
+      extra('users', 'a'),
+      extra('users', 'b'),
+      extra('users', 'd'),
+      extra('users', 'e'),
+    ];
 
     const groups = groupRoutes(table, 2, recorded).map((group) => [group.id, group.routes.map((route) => route.path)]);
 
@@ -53,8 +73,12 @@ describe('the nested stack of each route', () => {
   });
 
   it('refuses a recorded stack of another area, and one over its size', () => {
-    expect(() => groupRoutes([extra('users', 'a')], 2, { '/v2/users/a': 'CrdtRoutes' })).toThrow('not a nested stack of the users area');
+    expect(() => groupRoutes([extra('users', 'a')], 2, { '/v2/users/a': 'CrdtRoutes' })).toThrow(
+      'not a nested stack of the users area',
+    );
     const full = { '/v2/users/a': 'UsersRoutes', '/v2/users/b': 'UsersRoutes', '/v2/users/c': 'UsersRoutes' };
-    expect(() => groupRoutes([extra('users', 'a'), extra('users', 'b'), extra('users', 'c')], 2, full)).toThrow('more than 2');
+    expect(() => groupRoutes([extra('users', 'a'), extra('users', 'b'), extra('users', 'c')], 2, full)).toThrow(
+      'more than 2',
+    );
   });
 });

@@ -7,14 +7,36 @@ import { addNagChecks, buildApp } from '../../infra/app';
 import { assertValidSesIdentity } from '../../infra/ses';
 import { CollabStack } from '../../infra/stack';
 import { deliveryQueueWorker } from '../../shared/workers';
-import { environmentOf, functionWithDescription, resourcesOfType, statementsOf, templatesOf, testApp, type Deployment, type Statement } from './templates';
+import {
+  environmentOf,
+  functionWithDescription,
+  resourcesOfType,
+  statementsOf,
+  templatesOf,
+  testApp,
+  type Deployment,
+  type Statement,
+} from './templates';
 
 const ACCOUNT = '123456789012';
 const AUTHORIZING_ARN = 'arn:aws:ses:eu-west-1:210987654321:identity/example.org';
 
 /** `arn:<partition>:ses:<region>:<account>:<resource>` as the stack writes it for its own account and region. */
 function ownArn(resource: string): unknown {
-  return { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${resource}`]] };
+  return {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':ses:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        `:${resource}`,
+      ],
+    ],
+  };
 }
 
 function deploymentWith(context: Record<string, unknown>): Deployment {
@@ -23,7 +45,8 @@ function deploymentWith(context: Record<string, unknown>): Deployment {
 
 const deliveryWorker = (deployment: Deployment) => functionWithDescription(deployment, deliveryQueueWorker.summary);
 
-const actionsOf = (statement: Statement): string[] => (typeof statement.Action === 'string' ? [statement.Action] : [...statement.Action]);
+const actionsOf = (statement: Statement): string[] =>
+  typeof statement.Action === 'string' ? [statement.Action] : [...statement.Action];
 const isSes = (statement: Statement): boolean => actionsOf(statement).some((action) => action.startsWith('ses:'));
 
 /** Every statement of every IAM policy in the parent and nested stacks. */
@@ -40,8 +63,11 @@ function sesVariablesElsewhere(deployment: Deployment): string[] {
   return resourcesOfType(deployment, 'AWS::Lambda::Function')
     .filter((fn) => fn.resource.Properties.Description !== deliveryQueueWorker.summary)
     .flatMap((fn) => {
-      const variables = (fn.resource.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-      return SES_VARIABLES.filter((name) => name in variables).map((name) => `${String(fn.resource.Properties.Description)}: ${name}`);
+      const variables =
+        (fn.resource.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      return SES_VARIABLES.filter((name) => name in variables).map(
+        (name) => `${String(fn.resource.Properties.Description)}: ${name}`,
+      );
     });
 }
 
@@ -67,19 +93,33 @@ describe('SES in AWS', () => {
     const fn = deliveryWorker(deploymentWith({ sesIdentity: 'notifications@example.com' }));
 
     expect(statementsOf(fn).filter(isSes)).toEqual([
-      { Effect: 'Allow', Action: ['ses:SendEmail', 'ses:SendRawEmail'], Resource: ownArn('identity/notifications@example.com') },
+      {
+        Effect: 'Allow',
+        Action: ['ses:SendEmail', 'ses:SendRawEmail'],
+        Resource: ownArn('identity/notifications@example.com'),
+      },
     ]);
     expect(environmentOf(fn)).toMatchObject({ SES_IDENTITY: 'notifications@example.com' });
     expect(environmentOf(fn)).not.toHaveProperty('SES_CONFIGURATION_SET');
   });
 
   it("sends from another account's identity under its sending authorization: the grant names that ARN, and the worker passes it", () => {
-    const fn = deliveryWorker(deploymentWith({ sesIdentityArn: AUTHORIZING_ARN, sesConfigurationSet: 'collab-events' }));
+    const fn = deliveryWorker(
+      deploymentWith({ sesIdentityArn: AUTHORIZING_ARN, sesConfigurationSet: 'collab-events' }),
+    );
 
     expect(statementsOf(fn).filter(isSes)).toEqual([
-      { Effect: 'Allow', Action: ['ses:SendEmail', 'ses:SendRawEmail'], Resource: [AUTHORIZING_ARN, ownArn('configuration-set/collab-events')] },
+      {
+        Effect: 'Allow',
+        Action: ['ses:SendEmail', 'ses:SendRawEmail'],
+        Resource: [AUTHORIZING_ARN, ownArn('configuration-set/collab-events')],
+      },
     ]);
-    expect(environmentOf(fn)).toMatchObject({ SES_IDENTITY: 'example.org', SES_IDENTITY_ARN: AUTHORIZING_ARN, SES_CONFIGURATION_SET: 'collab-events' });
+    expect(environmentOf(fn)).toMatchObject({
+      SES_IDENTITY: 'example.org',
+      SES_IDENTITY_ARN: AUTHORIZING_ARN,
+      SES_CONFIGURATION_SET: 'collab-events',
+    });
   });
 
   it('grants no SES action to a role of the parent or a nested stack, and sets no SES variable, when the context names no identity', () => {
@@ -128,10 +168,19 @@ describe('SES in AWS', () => {
     [{ sesIdentity: '@example.com' }, /must be a verified domain/],
     [{ sesIdentity: 'arn:aws:ses:eu-west-1:123456789012:identity/example.com' }, /must be a verified domain/],
     [{ sesIdentity: '' }, /sesIdentity must be a non-empty string/],
-    [{ sesIdentity: 'example.com', sesConfigurationSet: 'collab events' }, /1-64 letters, digits, underscores or hyphens/],
-    [{ sesIdentity: 'example.com', sesConfigurationSet: 'c'.repeat(65) }, /1-64 letters, digits, underscores or hyphens/],
+    [
+      { sesIdentity: 'example.com', sesConfigurationSet: 'collab events' },
+      /1-64 letters, digits, underscores or hyphens/,
+    ],
+    [
+      { sesIdentity: 'example.com', sesConfigurationSet: 'c'.repeat(65) },
+      /1-64 letters, digits, underscores or hyphens/,
+    ],
     [{ sesConfigurationSet: 'collab-events' }, /sesConfigurationSet needs sesIdentity/],
-    [{ sesIdentityArn: 'arn:aws:ses:eu-west-1:1234:identity/example.org' }, /must be arn:aws:ses:<region>:<account>:identity/],
+    [
+      { sesIdentityArn: 'arn:aws:ses:eu-west-1:1234:identity/example.org' },
+      /must be arn:aws:ses:<region>:<account>:identity/,
+    ],
     [{ sesIdentityArn: 'arn:aws:ses:eu-west-1:210987654321:identity/*' }, /no wildcard/],
     [{ sesIdentityArn: AUTHORIZING_ARN, sesIdentity: 'example.com' }, /must name the same identity/],
   ])('refuses the context %j at synthesis', (context, message) => {
@@ -139,7 +188,11 @@ describe('SES in AWS', () => {
   });
 
   it("refuses an authorizing identity of another region than the stack's, when the stack's region is known", () => {
-    const stack = (region: string) => () => new CollabStack(testApp(), 'SesRegion', { env: { account: ACCOUNT, region }, ses: { identityArn: AUTHORIZING_ARN } });
+    const stack = (region: string) => () =>
+      new CollabStack(testApp(), 'SesRegion', {
+        env: { account: ACCOUNT, region },
+        ses: { identityArn: AUTHORIZING_ARN },
+      });
 
     expect(stack('us-east-1')).toThrow('is in eu-west-1, but the stack deploys to us-east-1');
     expect(stack('eu-west-1')).not.toThrow();

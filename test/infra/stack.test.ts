@@ -5,7 +5,14 @@
  * derived with the code under test.
  */
 import { Match } from 'aws-cdk-lib/assertions';
-import { ACTIVITY_TIMELINE_ATTRIBUTES, GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, projectionOf } from '../../shared/db/table-definition';
+import {
+  ACTIVITY_TIMELINE_ATTRIBUTES,
+  GLOBAL_INDEXES,
+  PARTITION_KEY,
+  SORT_KEY,
+  TTL_ATTRIBUTE,
+  projectionOf,
+} from '../../shared/db/table-definition';
 import { serverSecretsTask } from '../../shared/deploy-tasks';
 import { routes, socketRoutes, type Route } from '../../shared/routes';
 import { documentMigrationWorker, queueWorkers, scheduledWorkers, workers } from '../../shared/workers';
@@ -35,7 +42,8 @@ const KMS_ACTION = { encrypt: 'kms:GenerateDataKey', decrypt: 'kms:Decrypt' } as
 /** What a route's role may do in DynamoDB and KMS, written out from its entry. */
 function expectedDataGrants(route: Route): string[] {
   // Read-only routes may write their Idempotency-Key records, and only those (partition key IDEMPOTENCY#...).
-  const idempotencyRecords = route.table === 'read' ? ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] : [];
+  const idempotencyRecords =
+    route.table === 'read' ? ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] : [];
   return [
     ...(route.table === 'write' ? WRITE_ACTIONS : READ_ACTIONS).map((action) => `${action} on table`),
     ...idempotencyRecords.map((action) => `${action} on table where dynamodb:LeadingKeys like IDEMPOTENCY#*`),
@@ -54,9 +62,13 @@ function notRoutedFunction(): Located {
 describe('the CDK stack', () => {
   it('makes one function per route plus the $default one, one per WebSocket route, one per worker and one per deploy task (and its provider), never sharing a function between paths', () => {
     const functions = resourcesOfType(deployment, 'AWS::Lambda::Function');
-    const providerFunctions = functions.filter((fn) => String(fn.resource.Properties.Description).startsWith('AWS CDK resource provider framework'));
+    const providerFunctions = functions.filter((fn) =>
+      String(fn.resource.Properties.Description).startsWith('AWS CDK resource provider framework'),
+    );
 
-    expect(functions).toHaveLength(routes.length + 1 + socketRoutes.length + workers.length + queueWorkers.length + scheduledWorkers.length + 2);
+    expect(functions).toHaveLength(
+      routes.length + 1 + socketRoutes.length + workers.length + queueWorkers.length + scheduledWorkers.length + 2,
+    );
     expect(providerFunctions).toHaveLength(1);
     expect(new Set(routes.map((route) => functionOf(deployment, route.path).id)).size).toBe(routes.length);
   });
@@ -83,19 +95,27 @@ describe('the CDK stack', () => {
     expect('KMS_KEY_ARN' in environment).toBe((route.kms ?? []).length > 0);
   });
 
-  it.each(routeCases)('%s: routed as POST to its own function, in the same nested stack, on the parent\'s API', (path) => {
-    const fn = functionOf(deployment, path);
-    const routeResources = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Route').filter((route) => route.resource.Properties.RouteKey === `POST ${path}`);
-    expect(routeResources).toHaveLength(1);
-    const [route] = routeResources;
-    const target = route.resource.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
-    const integration = route.stack.resources[target['Fn::Join'][1][1].Ref];
+  it.each(routeCases)(
+    "%s: routed as POST to its own function, in the same nested stack, on the parent's API",
+    (path) => {
+      const fn = functionOf(deployment, path);
+      const routeResources = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Route').filter(
+        (route) => route.resource.Properties.RouteKey === `POST ${path}`,
+      );
+      expect(routeResources).toHaveLength(1);
+      const [route] = routeResources;
+      const target = route.resource.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+      const integration = route.stack.resources[target['Fn::Join'][1][1].Ref];
 
-    expect(route.stack).toBe(fn.stack);
-    expect(route.stack).not.toBe(deployment.parent);
-    expect(describeReference(route.resource.Properties.ApiId, route.stack)).toBe('api Ref');
-    expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', IntegrationUri: { 'Fn::GetAtt': [fn.id, 'Arn'] } });
-  });
+      expect(route.stack).toBe(fn.stack);
+      expect(route.stack).not.toBe(deployment.parent);
+      expect(describeReference(route.resource.Properties.ApiId, route.stack)).toBe('api Ref');
+      expect(integration.Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        IntegrationUri: { 'Fn::GetAtt': [fn.id, 'Arn'] },
+      });
+    },
+  );
 
   it('sends every other request to the not-routed function, which has no data access', () => {
     const fn = notRoutedFunction();
@@ -105,17 +125,27 @@ describe('the CDK stack', () => {
     expect(grantsOf(fn).filter((grant) => !/^(logs|xray):/.test(grant))).toEqual([]);
   });
 
-  it.each(routeCases)('%s: DynamoDB and KMS grants are exactly what its entry declares (table, declared indexes, key)', (path, route) => {
-    expect(grantsOfServices(functionOf(deployment, path), 'dynamodb', 'kms')).toEqual(expectedDataGrants(route));
-  });
+  it.each(routeCases)(
+    '%s: DynamoDB and KMS grants are exactly what its entry declares (table, declared indexes, key)',
+    (path, route) => {
+      expect(grantsOfServices(functionOf(deployment, path), 'dynamodb', 'kms')).toEqual(expectedDataGrants(route));
+    },
+  );
 
   it('grants Query on exactly the indexes a route declares, by name', () => {
-    const declared = { ...routes[0], path: '/v2/workspace/indexed', table: 'read', indexes: ['gsi1', 'gsi4'] } satisfies Route;
+    const declared = {
+      ...routes[0],
+      path: '/v2/workspace/indexed',
+      table: 'read',
+      indexes: ['gsi1', 'gsi4'],
+    } satisfies Route;
     const withIndexes = synthesize({ routes: [...routes, declared] });
 
-    expect(grantsOfServices(functionOf(withIndexes, declared.path), 'dynamodb').filter((grant) => grant.startsWith('dynamodb:Query'))).toEqual(
-      ['dynamodb:Query on table', 'dynamodb:Query on table/index/gsi1', 'dynamodb:Query on table/index/gsi4'],
-    );
+    expect(
+      grantsOfServices(functionOf(withIndexes, declared.path), 'dynamodb').filter((grant) =>
+        grant.startsWith('dynamodb:Query'),
+      ),
+    ).toEqual(['dynamodb:Query on table', 'dynamodb:Query on table/index/gsi1', 'dynamodb:Query on table/index/gsi4']);
   });
 
   it('grants no Scan, no DescribeTable, no index wildcard and no table-wide "*" to any role in any stack', () => {
@@ -135,7 +165,9 @@ describe('the CDK stack', () => {
     );
     expect(mappings).toHaveLength(1);
     const mapping = mappings[0].resource.Properties;
-    const filters = (mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) => JSON.parse(filter.Pattern));
+    const filters = (mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) =>
+      JSON.parse(filter.Pattern),
+    );
 
     expect(fn.resource.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 900 });
     expect(mapping).toMatchObject({
@@ -145,7 +177,9 @@ describe('the CDK stack', () => {
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
       ParallelizationFactor: 1,
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [expect.stringMatching(/DeadLetters/), 'Arn'] } } },
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [expect.stringMatching(/DeadLetters/), 'Arn'] } },
+      },
     });
     expect(filters).toEqual([
       {
@@ -169,7 +203,14 @@ describe('the CDK stack', () => {
       ].sort(),
     );
     // It closes the document's live connections when a run starts (docs/decisions.md §13).
-    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LIVE_CONNECTIONS_ENDPOINT', 'LIVE_URL', 'LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual([
+      'LIVE_CONNECTIONS_ENDPOINT',
+      'LIVE_URL',
+      'LOG_LEVEL',
+      'NODE_OPTIONS',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
   });
 
   it('runs the server-secrets deploy task through a custom resource, with write access to the table and nothing else', () => {
@@ -182,8 +223,15 @@ describe('the CDK stack', () => {
 
     expect(fn.stack).toBe(deployment.parent);
     expect(fn.resource.Properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 60 });
-    expect(grantsOfServices(fn, 'dynamodb', 'kms', 'lambda')).toEqual(WRITE_ACTIONS.map((action) => `${action} on table`).sort());
-    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    expect(grantsOfServices(fn, 'dynamodb', 'kms', 'lambda')).toEqual(
+      WRITE_ACTIONS.map((action) => `${action} on table`).sort(),
+    );
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual([
+      'LOG_LEVEL',
+      'NODE_OPTIONS',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
     expect(environmentOf(provider)).toEqual({ USER_ON_EVENT_FUNCTION_ARN: { 'Fn::GetAtt': [fn.id, 'Arn'] } });
     expect(grantsOfServices(provider, 'lambda', 'dynamodb', 'kms')).toEqual([
       'lambda:GetFunction on function',
@@ -202,31 +250,44 @@ describe('the CDK stack', () => {
   });
 
   // One synthesis for the settings that only change environment variables.
-  const configured = synthesize({ workspaceCreateLimitPerHour: 3, aiBaseUrls: { openai: 'https://proxy.example/v1', gemini: 'https://gemini.example' } });
+  const configured = synthesize({
+    workspaceCreateLimitPerHour: 3,
+    aiBaseUrls: { openai: 'https://proxy.example/v1', gemini: 'https://gemini.example' },
+  });
 
   it('passes the workspace creation limit from the stack props', () => {
-    expect(environmentOf(functionOf(configured, '/v2/workspace/create'))).toMatchObject({ WORKSPACE_CREATE_LIMIT_PER_HOUR: '3' });
+    expect(environmentOf(functionOf(configured, '/v2/workspace/create'))).toMatchObject({
+      WORKSPACE_CREATE_LIMIT_PER_HOUR: '3',
+    });
   });
 
   const AI_VARIABLES = ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GEMINI_BASE_URL'];
 
   it("sets no AI base URL by default, so Ask AI uses the providers' public endpoints", () => {
     for (const route of routes) {
-      expect(Object.keys(environmentOf(functionOf(deployment, route.path))).filter((name) => AI_VARIABLES.includes(name))).toEqual([]);
+      expect(
+        Object.keys(environmentOf(functionOf(deployment, route.path))).filter((name) => AI_VARIABLES.includes(name)),
+      ).toEqual([]);
     }
   });
 
   it('passes the AI base URLs that are set to the functions that call the providers, and to no other', () => {
     for (const route of routes) {
-      const set = Object.entries(environmentOf(functionOf(configured, route.path))).filter(([name]) => AI_VARIABLES.includes(name));
+      const set = Object.entries(environmentOf(functionOf(configured, route.path))).filter(([name]) =>
+        AI_VARIABLES.includes(name),
+      );
       expect(Object.fromEntries(set)).toEqual(
-        route.path === '/v2/rewriter/ask-ai' ? { OPENAI_BASE_URL: 'https://proxy.example/v1', GEMINI_BASE_URL: 'https://gemini.example' } : {},
+        route.path === '/v2/rewriter/ask-ai'
+          ? { OPENAI_BASE_URL: 'https://proxy.example/v1', GEMINI_BASE_URL: 'https://gemini.example' }
+          : {},
       );
     }
   });
 
   it('refuses an AI base URL that is not an http(s) URL at synthesis', () => {
-    expect(() => synthesize({ aiBaseUrls: { anthropic: 'api.anthropic.com' } })).toThrow(/anthropic base URL must be an http\(s\) URL/);
+    expect(() => synthesize({ aiBaseUrls: { anthropic: 'api.anthropic.com' } })).toThrow(
+      /anthropic base URL must be an http\(s\) URL/,
+    );
   });
 
   it('builds the table from the shared definition: on-demand, PITR, TTL, stream, deletion protection', () => {
@@ -258,22 +319,38 @@ describe('the CDK stack', () => {
 
   it('projects into the judgments index (gsi5) only what Suggest Decision reads', () => {
     const [table] = resourcesOfType(deployment, 'AWS::DynamoDB::Table');
-    const indexes = table.resource.Properties.GlobalSecondaryIndexes as Array<{ IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }>;
+    const indexes = table.resource.Properties.GlobalSecondaryIndexes as Array<{
+      IndexName: string;
+      Projection: { ProjectionType: string; NonKeyAttributes?: string[] };
+    }>;
 
     expect(indexes.find((index) => index.IndexName === 'gsi5')?.Projection).toEqual({
       ProjectionType: 'INCLUDE',
       NonKeyAttributes: ['judgment', 'judgedText', 'judgmentReason', 'userId', 'timestamp', 'documentId'],
     });
-    expect(indexes.filter((index) => index.Projection.ProjectionType === 'ALL').map((index) => index.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3']);
+    expect(
+      indexes.filter((index) => index.Projection.ProjectionType === 'ALL').map((index) => index.IndexName),
+    ).toEqual(['gsi1', 'gsi2', 'gsi3']);
   });
 
   it('keeps the four activity timelines on indexes of their own, sharing one sort key, with the slim projection', () => {
     const [table] = resourcesOfType(deployment, 'AWS::DynamoDB::Table');
-    const indexes = table.resource.Properties.GlobalSecondaryIndexes as Array<{ IndexName: string; KeySchema: Array<{ AttributeName: string }>; Projection: unknown }>;
+    const indexes = table.resource.Properties.GlobalSecondaryIndexes as Array<{
+      IndexName: string;
+      KeySchema: Array<{ AttributeName: string }>;
+      Projection: unknown;
+    }>;
     const timelines = indexes.filter((index) => ['gsi6', 'gsi7', 'gsi8', 'gsi9'].includes(index.IndexName));
 
-    expect(timelines.map((index) => index.KeySchema[1].AttributeName)).toEqual(['gsi6sk', 'gsi6sk', 'gsi6sk', 'gsi6sk']);
-    expect(timelines.map((index) => index.Projection)).toEqual(timelines.map(() => ({ ProjectionType: 'INCLUDE', NonKeyAttributes: [...ACTIVITY_TIMELINE_ATTRIBUTES] })));
+    expect(timelines.map((index) => index.KeySchema[1].AttributeName)).toEqual([
+      'gsi6sk',
+      'gsi6sk',
+      'gsi6sk',
+      'gsi6sk',
+    ]);
+    expect(timelines.map((index) => index.Projection)).toEqual(
+      timelines.map(() => ({ ProjectionType: 'INCLUDE', NonKeyAttributes: [...ACTIVITY_TIMELINE_ATTRIBUTES] })),
+    );
     const definitions = table.resource.Properties.AttributeDefinitions as Array<{ AttributeName: string }>;
     expect(definitions.filter((definition) => definition.AttributeName === 'gsi6sk')).toHaveLength(1);
   });
@@ -288,23 +365,30 @@ describe('the CDK stack', () => {
 
   it('creates no Secrets Manager secret and grants no secret access (the page-token key lives in the table)', () => {
     expect(resourcesOfType(deployment, 'AWS::SecretsManager::Secret')).toEqual([]);
-    for (const fn of resourcesOfType(deployment, 'AWS::Lambda::Function')) expect(grantsOfServices(fn, 'secretsmanager')).toEqual([]);
+    for (const fn of resourcesOfType(deployment, 'AWS::Lambda::Function'))
+      expect(grantsOfServices(fn, 'secretsmanager')).toEqual([]);
   });
 
-  it('gives every function, the provider framework\'s too, its own log group with one month of retention', () => {
+  it("gives every function, the provider framework's too, its own log group with one month of retention", () => {
     for (const fn of resourcesOfType(deployment, 'AWS::Lambda::Function')) {
       const logGroup = (fn.resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
 
-      expect(fn.stack.resources[logGroup]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+      expect(fn.stack.resources[logGroup]).toMatchObject({
+        Type: 'AWS::Logs::LogGroup',
+        Properties: { RetentionInDays: 30 },
+      });
     }
   });
 
   it("uses no AWS managed policies (each role writes to its own log group only), but on API Gateway's account-level logging role", () => {
     // That role serves every API of the account and region, so it carries AWS's policy for it (test/infra/live.test.ts).
     const accountRoles = resourcesOfType(deployment, 'AWS::ApiGateway::Account').map(
-      (account) => (account.resource.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+      (account) =>
+        (account.resource.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
     );
-    const withManagedPolicies = resourcesOfType(deployment, 'AWS::IAM::Role').filter((role) => role.resource.Properties.ManagedPolicyArns !== undefined);
+    const withManagedPolicies = resourcesOfType(deployment, 'AWS::IAM::Role').filter(
+      (role) => role.resource.Properties.ManagedPolicyArns !== undefined,
+    );
 
     expect(accountRoles).toHaveLength(1);
     expect(withManagedPolicies.map((role) => role.id)).toEqual(accountRoles);
@@ -312,7 +396,9 @@ describe('the CDK stack', () => {
 
   it('writes JSON access logs and throttles on the $default stage', () => {
     // The HTTP API's stage (the WebSocket API's is in test/infra/live.test.ts).
-    const stages = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Stage').filter((stage) => describeReference(stage.resource.Properties.ApiId, stage.stack) === 'api Ref');
+    const stages = resourcesOfType(deployment, 'AWS::ApiGatewayV2::Stage').filter(
+      (stage) => describeReference(stage.resource.Properties.ApiId, stage.stack) === 'api Ref',
+    );
     expect(stages).toHaveLength(1);
     const stage = stages[0].resource.Properties;
     const accessLogs = stage.AccessLogSettings as { DestinationArn: unknown; Format: string };
@@ -338,6 +424,8 @@ describe('the CDK stack', () => {
   it('refuses a limit on a path that is not in the route table', () => {
     const withoutAskAi = routes.filter((route) => route.path !== '/v2/rewriter/ask-ai');
 
-    expect(() => synthesize({ routes: withoutAskAi })).toThrow(/limits \/v2\/rewriter\/ask-ai, which is not in the route table/);
+    expect(() => synthesize({ routes: withoutAskAi })).toThrow(
+      /limits \/v2\/rewriter\/ask-ai, which is not in the route table/,
+    );
   });
 });

@@ -68,7 +68,8 @@ function nestedTemplate(nested: NestedStack, parent: StackTemplate): StackTempla
   const template = Template.fromStack(nested);
   const stackResource = nested.nestedStackResource;
   const parentStack = nested.nestedStackParent;
-  if (stackResource === undefined || parentStack === undefined) throw new Error(`${nested.node.path} has no stack resource in a parent.`);
+  if (stackResource === undefined || parentStack === undefined)
+    throw new Error(`${nested.node.path} has no stack resource in a parent.`);
   const parentResource = parent.resources[parentStack.getLogicalId(stackResource)];
   return {
     name: nested.node.id,
@@ -102,7 +103,9 @@ export function resourcesOfType(deployment: Deployment, type: string): Located[]
 
 /** The one function with this description (`POST <path>` for routes, the table's summary otherwise). */
 export function functionWithDescription(deployment: Deployment, description: string): Located {
-  const found = resourcesOfType(deployment, 'AWS::Lambda::Function').filter((fn) => fn.resource.Properties.Description === description);
+  const found = resourcesOfType(deployment, 'AWS::Lambda::Function').filter(
+    (fn) => fn.resource.Properties.Description === description,
+  );
   if (found.length !== 1) throw new Error(`Expected one function described "${description}", found ${found.length}.`);
   return found[0];
 }
@@ -119,7 +122,11 @@ export function environmentOf(fn: Located): Record<string, unknown> {
 export function statementsOf(fn: Located): Statement[] {
   const roleId = (fn.resource.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   return Object.values(fn.stack.resources)
-    .filter((policy) => policy.Type === 'AWS::IAM::Policy' && JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .filter(
+      (policy) =>
+        policy.Type === 'AWS::IAM::Policy' &&
+        JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+    )
     .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 }
 
@@ -134,7 +141,8 @@ const RESOURCE_NAMES: Record<string, string> = {
 
 /** The name describeReference gives a resource: the HTTP API is `api`, the live-sync WebSocket API `websocket api`. */
 function resourceName(resource: CfnResource | undefined): string | undefined {
-  if (resource?.Type === 'AWS::ApiGatewayV2::Api' && resource.Properties.ProtocolType === 'WEBSOCKET') return 'websocket api';
+  if (resource?.Type === 'AWS::ApiGatewayV2::Api' && resource.Properties.ProtocolType === 'WEBSOCKET')
+    return 'websocket api';
   return resource === undefined ? undefined : RESOURCE_NAMES[resource.Type];
 }
 
@@ -171,7 +179,9 @@ export function grantsOf(fn: Located): string[] {
       const actions = typeof statement.Action === 'string' ? [statement.Action] : [...statement.Action];
       const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
       const condition = describeCondition(statement.Condition);
-      return actions.flatMap((action) => resources.map((resource: unknown) => `${action} on ${describeReference(resource, fn.stack)}${condition}`));
+      return actions.flatMap((action) =>
+        resources.map((resource: unknown) => `${action} on ${describeReference(resource, fn.stack)}${condition}`),
+      );
     })
     .sort();
 }
@@ -192,5 +202,9 @@ export function grantsOfServices(fn: Located, ...services: string[]): string[] {
 
 /** `count` copies of existing routes under new paths in `areas` (round robin), each with its original handler. */
 export function extraRoutes(count: number, areas: readonly string[], extra: Partial<Route> = {}): Route[] {
-  return Array.from({ length: count }, (_, i) => ({ ...routes[i % routes.length], ...extra, path: `/v2/${areas[i % areas.length]}/extra-${i}` }));
+  return Array.from({ length: count }, (_, i) => ({
+    ...routes[i % routes.length],
+    ...extra,
+    path: `/v2/${areas[i % areas.length]}/extra-${i}`,
+  }));
 }

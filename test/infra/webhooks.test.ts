@@ -5,7 +5,18 @@
 import { routes as routeTable, type Route } from '../../shared/routes';
 import { deliveryQueueWorker, streamChangesWorker } from '../../shared/workers';
 import { buildApp } from '../../infra/app';
-import { environmentOf, functionOf, functionWithDescription, grantsOfServices, resourcesOfType, synthesize, templatesOf, testApp, type Deployment, type Located } from './templates';
+import {
+  environmentOf,
+  functionOf,
+  functionWithDescription,
+  grantsOfServices,
+  resourcesOfType,
+  synthesize,
+  templatesOf,
+  testApp,
+  type Deployment,
+  type Located,
+} from './templates';
 
 const routes: readonly Route[] = routeTable;
 const deployment = synthesize();
@@ -13,7 +24,9 @@ const deployment = synthesize();
 const queues = (d: Deployment) => resourcesOfType(d, 'AWS::SQS::Queue');
 const deliveryQueue = (d: Deployment) => queues(d).find((queue) => queue.id.startsWith('DeliveryQueue')) as Located;
 const mappingsOf = (d: Deployment, fn: Located) =>
-  resourcesOfType(d, 'AWS::Lambda::EventSourceMapping').filter((mapping) => JSON.stringify(mapping.resource.Properties.FunctionName) === JSON.stringify({ Ref: fn.id }));
+  resourcesOfType(d, 'AWS::Lambda::EventSourceMapping').filter(
+    (mapping) => JSON.stringify(mapping.resource.Properties.FunctionName) === JSON.stringify({ Ref: fn.id }),
+  );
 
 describe('the webhook engine', () => {
   it('has an encrypted delivery queue whose jobs go to a dead-letter queue after five failed receives', () => {
@@ -22,7 +35,10 @@ describe('the webhook engine', () => {
     expect(queue.resource.Properties).toMatchObject({
       SqsManagedSseEnabled: true,
       VisibilityTimeout: 360,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [expect.stringMatching(/^DeliveryDeadLetters/), 'Arn'] }, maxReceiveCount: 5 },
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [expect.stringMatching(/^DeliveryDeadLetters/), 'Arn'] },
+        maxReceiveCount: 5,
+      },
     });
   });
 
@@ -44,23 +60,55 @@ describe('the webhook engine', () => {
     const app = testApp({ webhookAllowPrivateUrls: 'true' });
     const allowing = templatesOf(buildApp(app));
 
-    expect(environmentOf(functionWithDescription(allowing, deliveryQueueWorker.summary))).toMatchObject({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    expect(environmentOf(functionWithDescription(allowing, deliveryQueueWorker.summary))).toMatchObject({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    });
   });
 
   it('wakes the changes reader for exactly the kinds of change that can be events or emails, profiles and memberships, and changes that may take access away', () => {
     const fn = functionWithDescription(deployment, streamChangesWorker.summary);
     const [mapping] = mappingsOf(deployment, fn);
-    const filters = (mapping.resource.Properties.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((filter) => JSON.parse(filter.Pattern));
+    const filters = (mapping.resource.Properties.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map(
+      (filter) => JSON.parse(filter.Pattern),
+    );
 
-    expect(mapping.resource.Properties).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BisectBatchOnFunctionError: true });
+    expect(mapping.resource.Properties).toMatchObject({
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+    });
     // The events consumer's five interests, the profile-copies consumer's two and the live-revocation consumer's
     // (grants and documents written, memberships written, removals by sort key), merged where only the sort key
     // differs, and a pattern another covers dropped: five patterns.
     expect(filters).toEqual([
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: ['ACTIVITY', { prefix: 'NOTIF#' }, { prefix: 'REC#' }, 'PROFILE', { prefix: 'O#' }, { prefix: 'DOC#' }] } } } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'E#' }] } }, NewImage: { lastUpdate: { S: [{ exists: true }] } } } },
-      { eventName: ['MODIFY'], dynamodb: { NewImage: { recordType: { S: ['documentMigration'] }, status: { S: ['completed', 'failed'] } } } },
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { sk: { S: [{ prefix: 'U#' }] } }, NewImage: { levelType: { S: [{ exists: true }] } } } },
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: {
+          Keys: {
+            sk: {
+              S: [
+                'ACTIVITY',
+                { prefix: 'NOTIF#' },
+                { prefix: 'REC#' },
+                'PROFILE',
+                { prefix: 'O#' },
+                { prefix: 'DOC#' },
+              ],
+            },
+          },
+        },
+      },
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: { Keys: { sk: { S: [{ prefix: 'E#' }] } }, NewImage: { lastUpdate: { S: [{ exists: true }] } } },
+      },
+      {
+        eventName: ['MODIFY'],
+        dynamodb: { NewImage: { recordType: { S: ['documentMigration'] }, status: { S: ['completed', 'failed'] } } },
+      },
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: { Keys: { sk: { S: [{ prefix: 'U#' }] } }, NewImage: { levelType: { S: [{ exists: true }] } } },
+      },
       { eventName: ['REMOVE'], dynamodb: { Keys: { sk: { S: [{ prefix: 'U#' }, { prefix: 'O#' }] } } } },
     ]);
   });
@@ -73,17 +121,24 @@ describe('the webhook engine', () => {
     ];
     const others = routes.filter((route) => route.queue !== 'send').map((route) => functionOf(deployment, route.path));
 
-    expect(routes.filter((route) => route.queue === 'send').map((route) => route.path).sort()).toEqual([
-      '/v2/workspace/advancedwebhook/endpoints/recover',
-      '/v2/workspace/advancedwebhook/messages/resend',
-    ]);
+    expect(
+      routes
+        .filter((route) => route.queue === 'send')
+        .map((route) => route.path)
+        .sort(),
+    ).toEqual(['/v2/workspace/advancedwebhook/endpoints/recover', '/v2/workspace/advancedwebhook/messages/resend']);
     for (const fn of senders) {
       // The grants name a queue by its kind; the stack grants the delivery queue's ARN (infra/service-function.ts). The
       // events worker also sends to its own dead-letter queue (the stream event source's on-failure destination).
-      expect(grantsOfServices(fn, 'sqs').filter((grant) => grant.startsWith('sqs:SendMessage'))).toContain('sqs:SendMessage on queue');
+      expect(grantsOfServices(fn, 'sqs').filter((grant) => grant.startsWith('sqs:SendMessage'))).toContain(
+        'sqs:SendMessage on queue',
+      );
       expect(environmentOf(fn)).toHaveProperty('DELIVERY_QUEUE_URL');
     }
-    for (const path of ['/v2/workspace/advancedwebhook/endpoints/recover', '/v2/workspace/advancedwebhook/messages/resend']) {
+    for (const path of [
+      '/v2/workspace/advancedwebhook/endpoints/recover',
+      '/v2/workspace/advancedwebhook/messages/resend',
+    ]) {
       expect(grantsOfServices(functionOf(deployment, path), 'sqs')).toEqual(['sqs:SendMessage on queue']);
     }
     for (const fn of others) {
@@ -95,11 +150,20 @@ describe('the webhook engine', () => {
   it('alarms when the oldest delivery job is older than 20 minutes and on any job in the dead-letter queue', () => {
     const alarms = resourcesOfType(deployment, 'AWS::CloudWatch::Alarm').map((alarm) => alarm.resource.Properties);
 
-    expect(alarms).toContainEqual(expect.objectContaining({ MetricName: 'ApproximateAgeOfOldestMessage', Namespace: 'AWS/SQS', Threshold: 1200, ComparisonOperator: 'GreaterThanThreshold' }));
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Namespace: 'AWS/SQS',
+        Threshold: 1200,
+        ComparisonOperator: 'GreaterThanThreshold',
+      }),
+    );
     expect(alarms).toContainEqual(
       expect.objectContaining({
         MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [expect.stringMatching(/^DeliveryDeadLetters/), 'QueueName'] } }],
+        Dimensions: [
+          { Name: 'QueueName', Value: { 'Fn::GetAtt': [expect.stringMatching(/^DeliveryDeadLetters/), 'QueueName'] } },
+        ],
         Threshold: 1,
       }),
     );

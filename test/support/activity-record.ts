@@ -55,7 +55,9 @@ export function activityRecord(id: string, bytes: number, shape: RecordShape = {
     id,
     featureType: 'comment',
     actionType: 'comment.update',
-    ...(shape.user === false ? {} : { actionUser: { userId: 'user-00001', name: 'User 00001', email: 'user00001@example.com' } }),
+    ...(shape.user === false
+      ? {}
+      : { actionUser: { userId: 'user-00001', name: 'User 00001', email: 'user00001@example.com' } }),
     ...(shape.target === false ? {} : { targetEntityId: 'annotation-000001' }),
     changes: { from: { status: 'open' }, to: { status: 'in_progress' } },
     displayMessageTemplate: '{{actionUser.name}} changed the status of a comment to {{to.status}}',

@@ -11,8 +11,20 @@ export interface Capacity {
   calls: number;
 }
 
-const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
-const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+const READS = new Set([
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'TransactGetItemsCommand',
+]);
+const WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+]);
 
 interface ConsumedCapacityEntry {
   CapacityUnits?: number;
@@ -24,7 +36,10 @@ interface ConsumedCapacityEntry {
  */
 export function transactionWriteUnits(input: unknown): number {
   const items = (input as { TransactItems?: Array<{ Put?: { Item?: unknown } }> }).TransactItems ?? [];
-  return items.reduce((sum, item) => sum + 2 * Math.max(1, Math.ceil(approximateBytes(item.Put?.Item ?? {}) / 1024)), 0);
+  return items.reduce(
+    (sum, item) => sum + 2 * Math.max(1, Math.ceil(approximateBytes(item.Put?.Item ?? {}) / 1024)),
+    0,
+  );
 }
 
 /** Item size as DynamoDB counts it, near enough: binary values by their length, the rest as JSON text. */
@@ -57,8 +72,12 @@ export class CapacityMeter {
         const input = args.input as { ReturnConsumedCapacity?: string };
         input.ReturnConsumedCapacity = 'TOTAL';
         const result = await next(args);
-        const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacityEntry | ConsumedCapacityEntry[] }).ConsumedCapacity;
-        const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+        const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacityEntry | ConsumedCapacityEntry[] })
+          .ConsumedCapacity;
+        const reported = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
+          (sum, c) => sum + (c.CapacityUnits ?? 0),
+          0,
+        );
         const units = command === 'TransactWriteItemsCommand' ? transactionWriteUnits(args.input) : reported;
         if (READS.has(command)) this.totals.read += units;
         else this.totals.write += units;
@@ -82,7 +101,8 @@ export class CapacityMeter {
    */
   async quiet(ms = 1000): Promise<void> {
     const deadline = Date.now() + 60_000;
-    while (Date.now() - this.lastCallAt < ms && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (Date.now() - this.lastCallAt < ms && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   /** Runs `work` and returns its result with the capacity consumed meanwhile (run one measured call at a time). */
@@ -94,7 +114,11 @@ export class CapacityMeter {
     return {
       value,
       ms,
-      capacity: { read: this.totals.read - before.read, write: this.totals.write - before.write, calls: this.totals.calls - before.calls },
+      capacity: {
+        read: this.totals.read - before.read,
+        write: this.totals.write - before.write,
+        calls: this.totals.calls - before.calls,
+      },
     };
   }
 }

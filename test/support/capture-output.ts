@@ -4,7 +4,10 @@
  */
 import { logger } from '../../shared/core/logger';
 
-export async function captureOutput(work: () => Promise<unknown>, options: { logLevel: 'DEBUG' | 'SILENT' } = { logLevel: 'DEBUG' }): Promise<string> {
+export async function captureOutput(
+  work: () => Promise<unknown>,
+  options: { logLevel: 'DEBUG' | 'SILENT' } = { logLevel: 'DEBUG' },
+): Promise<string> {
   const lines: string[] = [];
   const capture = (chunk: unknown) => {
     lines.push(String(chunk));

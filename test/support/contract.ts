@@ -23,7 +23,10 @@ function dereferenced(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const ref = (value as { $ref?: unknown }).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/')) {
-    const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
     return dereferenced(target);
   }
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, dereferenced(inner)]));
@@ -36,7 +39,8 @@ function validatorFor(path: string, status: number): ValidateFunction | undefine
   const key = `${path} ${status}`;
   const known = validators.get(key);
   if (known !== undefined) return known;
-  const response = dereferenced(document.paths[path]?.post.responses[String(status)]) as Operation['responses'][string] | undefined;
+  const response = dereferenced(document.paths[path]?.post.responses[String(status)]) as
+    Operation['responses'][string] | undefined;
   const schema = response?.content?.['application/json']?.schema;
   if (schema === undefined) return undefined;
   const validate = ajv.compile(schema);
@@ -48,9 +52,14 @@ function validatorFor(path: string, status: number): ValidateFunction | undefine
 export function checkResponse(path: string, status: number, body: unknown): void {
   if (document.paths[path] === undefined) return;
   const validate = validatorFor(path, status);
-  if (validate === undefined) throw new Error(`Contract: POST ${path} answered ${status}, a status openapi.json does not document for it.`);
+  if (validate === undefined)
+    throw new Error(`Contract: POST ${path} answered ${status}, a status openapi.json does not document for it.`);
   if (!validate(body)) {
-    const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
-    throw new Error(`Contract: POST ${path} ${status} does not match openapi.json:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`);
+    const problems = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+    throw new Error(
+      `Contract: POST ${path} ${status} does not match openapi.json:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`,
+    );
   }
 }

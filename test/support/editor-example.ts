@@ -19,15 +19,25 @@ export interface ExampleServer {
 /** `npm start` in examples/editor, as its README says, in a process group of its own; resolves with its address. */
 export async function startExample(env: Record<string, string>): Promise<ExampleServer> {
   if (!existsSync(join(EXAMPLE_DIR, 'node_modules', '@tiptap', 'core'))) {
-    throw new Error("The example's dependencies are not installed: run `npm ci --prefix examples/editor` (bash .ci/run does).");
+    throw new Error(
+      "The example's dependencies are not installed: run `npm ci --prefix examples/editor` (bash .ci/run does).",
+    );
   }
-  const child = spawn('npm', ['start', '--silent'], { cwd: EXAMPLE_DIR, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: EXAMPLE_DIR,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let tail = '';
   const append = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-8000));
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`The example printed no address within ${WAIT_CEILING_MS} ms:\n${tail}`)), WAIT_CEILING_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`The example printed no address within ${WAIT_CEILING_MS} ms:\n${tail}`)),
+      WAIT_CEILING_MS,
+    );
     child.stdout?.on('data', () => {
       const match = /Editor example at (http:\/\/\S+)/.exec(tail);
       if (match !== null) {

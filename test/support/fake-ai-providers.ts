@@ -105,7 +105,9 @@ export class FakeAiProviders {
     this.recorded.push({ provider, path, credential, headers, body });
     if (this.recorded.length > MAX_RECORDED) this.recorded.shift();
 
-    const behaviour = (credential === undefined ? undefined : this.behaviours.get(credential)) ?? { reply: defaultReply(provider, path, body) };
+    const behaviour = (credential === undefined ? undefined : this.behaviours.get(credential)) ?? {
+      reply: defaultReply(provider, path, body),
+    };
     if ('hang' in behaviour) {
       this.hanging.add(response);
       const timer = setTimeout(() => response.destroy(), MAX_HANG_MS);
@@ -120,7 +122,11 @@ export class FakeAiProviders {
       return;
     }
     if ('status' in behaviour) {
-      sendJson(response, behaviour.status, errorBody(provider, behaviour.status, behaviour.message ?? `Fake error ${behaviour.status}.`));
+      sendJson(
+        response,
+        behaviour.status,
+        errorBody(provider, behaviour.status, behaviour.message ?? `Fake error ${behaviour.status}.`),
+      );
       return;
     }
     sendJson(response, 200, successBody(provider, modelOf(path, body), behaviour.reply));
@@ -154,7 +160,8 @@ export interface FakeAiProvidersClient {
  */
 export function fakeAiProviders(variable = 'FAKE_AI_PROVIDERS_URL'): FakeAiProvidersClient {
   const url = process.env[variable];
-  if (url === undefined) throw new Error(`${variable} is not set: the global setup did not start the fake AI providers.`);
+  if (url === undefined)
+    throw new Error(`${variable} is not set: the global setup did not start the fake AI providers.`);
   const control = async (path: string, body: unknown): Promise<unknown> => {
     const response = await fetch(`${url}/__fake/${path}`, {
       method: 'POST',
@@ -205,8 +212,19 @@ function successBody(provider: FakeProvider, model: string, text: string): unkno
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-        usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
+        usage: {
+          prompt_tokens: usage.input,
+          completion_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+        },
       };
     case 'anthropic':
       return {
@@ -222,7 +240,11 @@ function successBody(provider: FakeProvider, model: string, text: string): unkno
     case 'gemini':
       return {
         candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output },
+        usageMetadata: {
+          promptTokenCount: usage.input,
+          candidatesTokenCount: usage.output,
+          totalTokenCount: usage.input + usage.output,
+        },
         modelVersion: model,
       };
   }
@@ -241,7 +263,14 @@ const GEMINI_STATUS: Record<number, string> = {
 function errorBody(provider: FakeProvider, status: number, message: string): unknown {
   switch (provider) {
     case 'openai':
-      return { error: { message, type: status === 429 ? 'rate_limit_error' : 'invalid_request_error', param: null, code: null } };
+      return {
+        error: {
+          message,
+          type: status === 429 ? 'rate_limit_error' : 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      };
     case 'anthropic':
       return { type: 'error', error: { type: status === 401 ? 'authentication_error' : 'api_error', message } };
     case 'gemini':

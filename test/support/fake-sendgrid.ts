@@ -19,10 +19,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type FakeSendgridAnswer =
-  | number
-  | { status: number; errors?: readonly string[]; messageId?: string }
-  | 'hang'
-  | 'drop';
+  number | { status: number; errors?: readonly string[]; messageId?: string } | 'hang' | 'drop';
 
 export interface SendgridRequest {
   method: string;
@@ -44,7 +41,8 @@ export interface MailSendBody {
   headers?: Record<string, string>;
 }
 
-export type FakeSendgridScript = readonly FakeSendgridAnswer[] | ((request: SendgridRequest, index: number) => FakeSendgridAnswer);
+export type FakeSendgridScript =
+  readonly FakeSendgridAnswer[] | ((request: SendgridRequest, index: number) => FakeSendgridAnswer);
 
 export interface FakeSendgrid {
   /** The base URL (no path): what SENDGRID_BASE_URL would be. */
@@ -72,8 +70,13 @@ function parse(text: string): MailSendBody | undefined {
   }
 }
 
-function respond(response: http.ServerResponse, answer: Exclude<FakeSendgridAnswer, 'hang' | 'drop'>, index: number): void {
-  const { status, errors, messageId } = typeof answer === 'number' ? { status: answer, errors: undefined, messageId: undefined } : answer;
+function respond(
+  response: http.ServerResponse,
+  answer: Exclude<FakeSendgridAnswer, 'hang' | 'drop'>,
+  index: number,
+): void {
+  const { status, errors, messageId } =
+    typeof answer === 'number' ? { status: answer, errors: undefined, messageId: undefined } : answer;
   if (status >= 200 && status < 300) {
     response.writeHead(status, { 'x-message-id': messageId ?? messageIdOf(index) }).end();
     return;
@@ -105,7 +108,11 @@ export async function startFakeSendgrid(initial: FakeSendgridScript = []): Promi
       const index = requests.length;
       requests.push(request);
       if (request.method !== 'POST' || request.path !== '/v3/mail/send') {
-        respond(response, { status: 404, errors: [`The fake serves POST /v3/mail/send, not ${request.method} ${request.path}.`] }, index);
+        respond(
+          response,
+          { status: 404, errors: [`The fake serves POST /v3/mail/send, not ${request.method} ${request.path}.`] },
+          index,
+        );
         return;
       }
       const answer = typeof script === 'function' ? script(request, index) : (script[index - scriptStart] ?? 202);

@@ -36,7 +36,8 @@ function install(): void {
       const command = String((context as { commandName?: string }).commandName ?? '').replace(/Command$/, '');
       if (scope !== undefined && command === scope.fault.command) {
         scope.seen += 1;
-        if (scope.seen === scope.fault.nth) throw new InternalServerError(`Injected fault: ${command} call ${scope.fault.nth} failed.`);
+        if (scope.seen === scope.fault.nth)
+          throw new InternalServerError(`Injected fault: ${command} call ${scope.fault.nth} failed.`);
       }
       return next(args);
     },

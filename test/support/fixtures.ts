@@ -21,7 +21,12 @@ export async function newTenant(email = uniqueEmail(), workspaceName?: string): 
   const { id: workspaceId, authToken: workspaceToken, apiKeyList } = created.body.result?.data;
   const apiKeyId = Object.keys(apiKeyList)[0];
   const workspaceHeaders = { 'x-service-workspace-id': workspaceId, 'x-service-workspace-auth-token': workspaceToken };
-  const tokens = await invoke(getAuthTokens, '/v2/workspace/authtokens/get', { apiKey: apiKeyId }, { headers: workspaceHeaders });
+  const tokens = await invoke(
+    getAuthTokens,
+    '/v2/workspace/authtokens/get',
+    { apiKey: apiKeyId },
+    { headers: workspaceHeaders },
+  );
   const authToken = tokens.body.result?.data.authTokens[0].token;
   return {
     email,
@@ -39,6 +44,11 @@ export async function siblingKey(tenant: Tenant): Promise<Record<string, string>
   const { handler: createApiKey } = await import('../../functions/workspace/apikey-create');
   const created = await invoke(createApiKey, '/v2/workspace/apikey/create', {}, { headers: tenant.workspaceHeaders });
   const apiKeyId = created.body.result?.data.apiKey as string;
-  const tokens = await invoke(getAuthTokens, '/v2/workspace/authtokens/get', { apiKey: apiKeyId }, { headers: tenant.workspaceHeaders });
+  const tokens = await invoke(
+    getAuthTokens,
+    '/v2/workspace/authtokens/get',
+    { apiKey: apiKeyId },
+    { headers: tenant.workspaceHeaders },
+  );
   return { 'x-service-api-key': apiKeyId, 'x-service-auth-token': tokens.body.result?.data.authTokens[0].token };
 }

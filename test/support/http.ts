@@ -14,7 +14,12 @@ export interface HttpReply {
   body: any;
 }
 
-export async function post(path: string, data: unknown, headers: Record<string, string> = {}, rawBody?: string | Buffer): Promise<HttpReply> {
+export async function post(
+  path: string,
+  data: unknown,
+  headers: Record<string, string> = {},
+  rawBody?: string | Buffer,
+): Promise<HttpReply> {
   const response = await fetch(`${baseUrl()}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -31,6 +36,10 @@ export async function newApiKeyHeaders(): Promise<Record<string, string>> {
   const created = await post('/v2/workspace/create', { ownerEmail: uniqueEmail('e2e') });
   const { id, authToken, apiKeyList } = created.body.result.data;
   const apiKey = Object.keys(apiKeyList)[0] as string;
-  const tokens = await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken });
+  const tokens = await post(
+    '/v2/workspace/authtokens/get',
+    { apiKey },
+    { 'x-service-workspace-id': id, 'x-service-workspace-auth-token': authToken },
+  );
   return { 'x-service-api-key': apiKey, 'x-service-auth-token': tokens.body.result.data.authTokens[0].token };
 }

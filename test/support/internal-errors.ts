@@ -8,7 +8,8 @@ import { logger } from '../../shared/core/logger';
 const logError = logger.error;
 
 logger.error = (message, ...extra) => {
-  if (message === 'unhandled error') process.stderr.write(`An answer of INTERNAL; its cause, as the service logged it: ${describe(extra[0])}\n`);
+  if (message === 'unhandled error')
+    process.stderr.write(`An answer of INTERNAL; its cause, as the service logged it: ${describe(extra[0])}\n`);
   logError(message, ...extra);
 };
 

@@ -32,7 +32,14 @@ export interface Invocation {
   statusCode: number;
   headers: Record<string, string>;
   body: {
-    result?: { status: string; message: string; data?: any; nextPageToken?: string; pageToken?: string; [k: string]: unknown };
+    result?: {
+      status: string;
+      message: string;
+      data?: any;
+      nextPageToken?: string;
+      pageToken?: string;
+      [k: string]: unknown;
+    };
     error?: { status: string; message: string; details?: any };
   };
 }
@@ -56,7 +63,13 @@ function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): A
       apiId: 'local',
       domainName: 'localhost',
       domainPrefix: 'localhost',
-      http: { method: options.method ?? 'POST', path, protocol: 'HTTP/1.1', sourceIp: options.sourceIp ?? '127.0.0.1', userAgent: 'jest' },
+      http: {
+        method: options.method ?? 'POST',
+        path,
+        protocol: 'HTTP/1.1',
+        sourceIp: options.sourceIp ?? '127.0.0.1',
+        userAgent: 'jest',
+      },
       requestId,
       routeKey: `POST ${path}`,
       stage: '$default',
@@ -74,13 +87,24 @@ function buildEvent(path: string, data: unknown, options: InvokeOptions = {}): A
  */
 function contextOfCall(): Context {
   const deadline = Date.now() + WAIT_CEILING_MS;
-  return { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) } as unknown as Context;
+  return {
+    awsRequestId: 'test',
+    functionName: 'test',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  } as unknown as Context;
 }
 
 /** Invokes `handler` as the route at `path` with `{data}` as the body. */
-export async function invoke(handler: Handler, path: string, data: unknown, options: InvokeOptions = {}): Promise<Invocation> {
+export async function invoke(
+  handler: Handler,
+  path: string,
+  data: unknown,
+  options: InvokeOptions = {},
+): Promise<Invocation> {
   const call = () => handler(buildEvent(path, data, options), contextOfCall());
-  const response = await (options.grants === undefined ? runAsRoute(path, call) : runWithGrants(`POST ${path}`, options.grants, call));
+  const response = await (options.grants === undefined
+    ? runAsRoute(path, call)
+    : runWithGrants(`POST ${path}`, options.grants, call));
   const body = JSON.parse(response.body ?? '{}');
   if (options.contract !== false) checkResponse(path, response.statusCode, body);
   return { statusCode: response.statusCode, headers: response.headers, body };
@@ -103,7 +127,8 @@ export function invokeRoute(path: string, data: unknown, options: InvokeOptions 
 /** Whose credentials a call carries: the headers themselves, or a tenant's (test/support/fixtures.ts) API-key headers. */
 export type Credentials = Record<string, string> | { readonly apiKeyHeaders: Record<string, string> };
 
-const isTenant = (who: Credentials): who is { readonly apiKeyHeaders: Record<string, string> } => typeof who.apiKeyHeaders === 'object';
+const isTenant = (who: Credentials): who is { readonly apiKeyHeaders: Record<string, string> } =>
+  typeof who.apiKeyHeaders === 'object';
 
 function headersOf(who: Credentials): Record<string, string> {
   return isTenant(who) ? who.apiKeyHeaders : who;
@@ -118,6 +143,8 @@ export function endpoint(handler: Handler, path: string): (who: Credentials, dat
  * Calls by path (`invokeRoute`) with the credentials `who()` returns at call time (a tenant made in `beforeAll`,
  * say), or with the credentials passed as the third argument. Fits test/support/document-seed.ts's `Call`.
  */
-export function routeCaller(who: () => Credentials): (path: string, data: unknown, as?: Credentials) => Promise<Invocation> {
+export function routeCaller(
+  who: () => Credentials,
+): (path: string, data: unknown, as?: Credentials) => Promise<Invocation> {
   return (path, data, as = who()) => invokeRoute(path, data, { headers: headersOf(as) });
 }

@@ -37,27 +37,48 @@ useLocalConnections({
     const answer = (statusCode: number, error?: string) => ({
       response: {
         statusCode,
-        headers: (error === undefined ? {} : { 'x-amzn-errortype': error, 'content-type': 'application/json' }) as Record<string, string>,
+        headers: (error === undefined
+          ? {}
+          : { 'x-amzn-errortype': error, 'content-type': 'application/json' }) as Record<string, string>,
         body: Readable.from(error === undefined ? [] : [Buffer.from(JSON.stringify({ message: error }))]),
       },
     });
     if (gone.has(connectionId)) return answer(410, 'GoneException');
     if (failing.has(connectionId) && request.method === 'POST') return answer(500, 'InternalServerErrorException');
     if (request.method === 'DELETE') deleted.push(connectionId);
-    else posted.set(connectionId, [...(posted.get(connectionId) ?? []), Buffer.from(request.body as Uint8Array).toString('utf8')]);
+    else
+      posted.set(connectionId, [
+        ...(posted.get(connectionId) ?? []),
+        Buffer.from(request.body as Uint8Array).toString('utf8'),
+      ]);
     return answer(200);
   },
 } as never);
 watchConnectionsClient(connectionsClient());
 
-export const lambdaContext = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+export const lambdaContext = {
+  awsRequestId: 'test',
+  functionName: 'test',
+  getRemainingTimeInMillis: () => 60_000,
+} as unknown as Context;
 
 /** Calls the handler of a route key for a connection, under its route's grants, with the event API Gateway sends. */
-export function callSocket(routeKey: SocketRouteKey, connectionId: string, extra: { query?: Record<string, string>; body?: string } = {}) {
-  const handler = routeKey === '$connect' ? connectHandler : routeKey === '$default' ? messageHandler : disconnectHandler;
+export function callSocket(
+  routeKey: SocketRouteKey,
+  connectionId: string,
+  extra: { query?: Record<string, string>; body?: string } = {},
+) {
+  const handler =
+    routeKey === '$connect' ? connectHandler : routeKey === '$default' ? messageHandler : disconnectHandler;
   const route = socketRoutes.find((entry) => entry.routeKey === routeKey)!;
   const event = {
-    requestContext: { routeKey, connectionId, eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$default' ? 'MESSAGE' : 'DISCONNECT', domainName: 'example.execute-api', stage: 'test' },
+    requestContext: {
+      routeKey,
+      connectionId,
+      eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$default' ? 'MESSAGE' : 'DISCONNECT',
+      domainName: 'example.execute-api',
+      stage: 'test',
+    },
     isBase64Encoded: false,
     ...(extra.query === undefined ? {} : { queryStringParameters: extra.query }),
     ...(extra.body === undefined ? {} : { body: extra.body }),
@@ -87,7 +108,8 @@ export function bytesTo(connectionId: string): Uint8Array[] {
 export const messagesTo = (connectionId: string) => bytesTo(connectionId).map(readMessage);
 
 /** Told `[2, 0, reason]` and closed by the service. */
-export const closedByService = (connectionId: string) => deleted.includes(connectionId) && messagesTo(connectionId).some((message) => message.kind === 'auth');
+export const closedByService = (connectionId: string) =>
+  deleted.includes(connectionId) && messagesTo(connectionId).some((message) => message.kind === 'auth');
 
 /**
  * An organization of `tenant` with editors Ann and Bob and a document: REST calls as the tenant, a way to open a
@@ -96,17 +118,36 @@ export const closedByService = (connectionId: string) => deleted.includes(connec
 export async function openLiveRoom(tenant: Tenant) {
   const rest = (path: string, data: unknown) => invokeRoute(path, data, { headers: tenant.apiKeyHeaders });
   const ids = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
-  await rest('/v2/users/add', { organizationId: ids.organizationId, createOrganization: true, users: [{ userId: 'ann', accessRole: 'editor' }, { userId: 'bob', accessRole: 'editor' }] });
-  await rest('/v2/organizations/documents/add', { organizationId: ids.organizationId, documents: [{ documentId: ids.documentId, documentName: 'Live' }] });
+  await rest('/v2/users/add', {
+    organizationId: ids.organizationId,
+    createOrganization: true,
+    users: [
+      { userId: 'ann', accessRole: 'editor' },
+      { userId: 'bob', accessRole: 'editor' },
+    ],
+  });
+  await rest('/v2/organizations/documents/add', {
+    organizationId: ids.organizationId,
+    documents: [{ documentId: ids.documentId, documentName: 'Live' }],
+  });
   const open = async (userId: string) => {
     const answer = await rest('/v2/crdt/live/authorize', { ...ids, userId, type: 'text' });
     const { token } = answer.body.result?.data as { token: string };
     const connectionId = uniqueId('conn');
     const opened = await callSocket('$connect', connectionId, { query: { token, encoding: 'base64' } });
-    if ((opened as { statusCode?: number }).statusCode !== 200) throw new Error(`Connection of ${userId} not accepted: ${JSON.stringify(opened)}`);
+    if ((opened as { statusCode?: number }).statusCode !== 200)
+      throw new Error(`Connection of ${userId} not accepted: ${JSON.stringify(opened)}`);
     return connectionId;
   };
   const roomEntry = async (connectionId: string) =>
-    (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: memberKeyOf(tenant.apiKeyId, ids, connectionId), ConsistentRead: true }))).Item;
+    (
+      await db.send(
+        new GetCommand({
+          TableName: TABLE_NAME,
+          Key: memberKeyOf(tenant.apiKeyId, ids, connectionId),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
   return { ids, rest, open, roomEntry };
 }

@@ -8,12 +8,20 @@ process.env.POWERTOOLS_METRICS_NAMESPACE = 'collab-backend/test';
 
 /** One EMF object as Powertools writes it: the directive, then the dimensions' and the metrics' values. */
 export interface EmfObject {
-  readonly _aws: { readonly CloudWatchMetrics: ReadonlyArray<{ readonly Namespace: string; readonly Dimensions: string[][]; readonly Metrics: Array<{ Name: string; Unit: string }> }> };
+  readonly _aws: {
+    readonly CloudWatchMetrics: ReadonlyArray<{
+      readonly Namespace: string;
+      readonly Dimensions: string[][];
+      readonly Metrics: Array<{ Name: string; Unit: string }>;
+    }>;
+  };
   readonly [key: string]: unknown;
 }
 
 /** The EMF objects `work` writes to stdout (other output is passed through), and what `work` settled with. */
-export async function captureMetrics(work: () => Promise<unknown>): Promise<{ emitted: EmfObject[]; outcome: PromiseSettledResult<unknown> }> {
+export async function captureMetrics(
+  work: () => Promise<unknown>,
+): Promise<{ emitted: EmfObject[]; outcome: PromiseSettledResult<unknown> }> {
   const emitted: EmfObject[] = [];
   const write = process.stdout.write.bind(process.stdout);
   const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -35,7 +43,11 @@ export async function captureMetrics(work: () => Promise<unknown>): Promise<{ em
 export function metricSum(emitted: readonly EmfObject[], metric: string, dimensions: Record<string, string>): number {
   return emitted
     .filter((object) => Object.entries(dimensions).every(([name, value]) => object[name] === value))
-    .filter((object) => object._aws.CloudWatchMetrics.some((directive) => directive.Metrics.some((definition) => definition.Name === metric)))
+    .filter((object) =>
+      object._aws.CloudWatchMetrics.some((directive) =>
+        directive.Metrics.some((definition) => definition.Name === metric),
+      ),
+    )
     .reduce((sum, object) => {
       const value = object[metric];
       return sum + (Array.isArray(value) ? value.reduce((a: number, b: number) => a + b, 0) : Number(value));

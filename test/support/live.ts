@@ -22,17 +22,25 @@ export interface LiveDoc {
 export async function seedLiveDocument(headers: Record<string, string>): Promise<LiveDoc> {
   const organizationId = uniqueId('org');
   const documentId = uniqueId('doc');
-  const users = await post('/v2/users/add', {
-    organizationId,
-    createOrganization: true,
-    users: [
-      { userId: 'ann', name: 'Ann', email: 'ann@example.com', accessRole: 'editor' },
-      { userId: 'bob', name: 'Bob', email: 'bob@example.com', accessRole: 'editor' },
-      { userId: 'vic', name: 'Vic', email: 'vic@example.com', accessRole: 'viewer' },
-    ],
-  }, headers);
+  const users = await post(
+    '/v2/users/add',
+    {
+      organizationId,
+      createOrganization: true,
+      users: [
+        { userId: 'ann', name: 'Ann', email: 'ann@example.com', accessRole: 'editor' },
+        { userId: 'bob', name: 'Bob', email: 'bob@example.com', accessRole: 'editor' },
+        { userId: 'vic', name: 'Vic', email: 'vic@example.com', accessRole: 'viewer' },
+      ],
+    },
+    headers,
+  );
   if (users.status !== 200) throw new Error(`users/add: ${JSON.stringify(users.body)}`);
-  const documents = await post('/v2/organizations/documents/add', { organizationId, documents: [{ documentId, documentName: 'Live' }] }, headers);
+  const documents = await post(
+    '/v2/organizations/documents/add',
+    { organizationId, documents: [{ documentId, documentName: 'Live' }] },
+    headers,
+  );
   if (documents.status !== 200) throw new Error(`documents/add: ${JSON.stringify(documents.body)}`);
   const doc = { headers, organizationId, documentId, editorId: 'body' };
   await authorize(doc, 'ann', { type: 'text' });
@@ -48,7 +56,11 @@ export interface Session {
 }
 
 export async function authorize(doc: LiveDoc, userId: string, extra: Record<string, unknown> = {}): Promise<Session> {
-  const reply = await post('/v2/crdt/live/authorize', { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId, userId, ...extra }, doc.headers);
+  const reply = await post(
+    '/v2/crdt/live/authorize',
+    { organizationId: doc.organizationId, documentId: doc.documentId, editorId: doc.editorId, userId, ...extra },
+    doc.headers,
+  );
   if (reply.status !== 200) throw new Error(`authorize: ${JSON.stringify(reply.body)}`);
   return reply.body.result.data as Session;
 }
@@ -62,7 +74,10 @@ export interface LiveClient {
 const clients: LiveClient[] = [];
 
 /** A stock provider on the session, synced. Destroyed by `closeClients`. */
-export async function connect(session: Session, options: { WebSocketPolyfill?: unknown; params?: Record<string, string> } = {}): Promise<LiveClient> {
+export async function connect(
+  session: Session,
+  options: { WebSocketPolyfill?: unknown; params?: Record<string, string> } = {},
+): Promise<LiveClient> {
   const doc = new Y.Doc();
   const provider = new WebsocketProvider(session.serverUrl, session.room, doc, {
     params: { token: session.token, ...options.params },
@@ -98,7 +113,14 @@ export interface RawSocket {
 /** A raw binary-encoding socket on `url` (the session's URL unless given). */
 export function rawSocket(url: string): RawSocket {
   const socket = new WebSocket(url);
-  const raw: RawSocket = { socket, messages: [], opened: new Promise((resolve, reject) => { socket.once('open', () => resolve()); socket.once('error', reject); }) };
+  const raw: RawSocket = {
+    socket,
+    messages: [],
+    opened: new Promise((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    }),
+  };
   socket.on('message', (data: Buffer) => {
     const bytes = new Uint8Array(data);
     const decoder = decoding.createDecoder(bytes);
@@ -114,7 +136,8 @@ export function rawSocket(url: string): RawSocket {
   return raw;
 }
 
-export const sessionUrl = (session: Session, token = session.token, room = session.room) => `${session.serverUrl}/${room}?token=${encodeURIComponent(token)}`;
+export const sessionUrl = (session: Session, token = session.token, room = session.room) =>
+  `${session.serverUrl}/${room}?token=${encodeURIComponent(token)}`;
 
 /** The y-protocols sync step 1 of an empty document: what a client sends first. */
 export const EMPTY_SYNC_STEP_1 = new Uint8Array([0, 0, 1, 0]);

@@ -29,7 +29,13 @@ export default async function globalSetup(): Promise<void> {
   process.env.E2E_FAKE_AI_PROVIDERS_URL = aiProviders.url;
   const stack = await spawnLocalStack({
     // LIVE_ACCESS_CHECK_SECONDS: a live connection's next message checks its access after 1 s, so revocation tests wait seconds, not half a minute.
-    env: { WORKSPACE_CREATE_LIMIT_PER_HOUR: '1000', DATA_DIR: dataDir, ...fakeBaseUrlEnvironment(aiProviders.url), AI_TIMEOUT_MS: '5000', LIVE_ACCESS_CHECK_SECONDS: '1' },
+    env: {
+      WORKSPACE_CREATE_LIMIT_PER_HOUR: '1000',
+      DATA_DIR: dataDir,
+      ...fakeBaseUrlEnvironment(aiProviders.url),
+      AI_TIMEOUT_MS: '5000',
+      LIVE_ACCESS_CHECK_SECONDS: '1',
+    },
   }).catch(async (error: unknown) => {
     await takeFakeAiProviders()?.stop();
     throw error;

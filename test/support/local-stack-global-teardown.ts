@@ -16,13 +16,17 @@ export default async function globalTeardown(): Promise<void> {
   const leftover = await pidsAfterExit(stack.dynamodbPort);
   for (const pid of leftover) process.kill(pid, 'SIGKILL');
   if (leftover.length > 0) {
-    throw new Error(`DynamoDB Local (pid ${leftover.join(', ')}) outlived the local stack; it was killed now.\n${stack.output()}`);
+    throw new Error(
+      `DynamoDB Local (pid ${leftover.join(', ')}) outlived the local stack; it was killed now.\n${stack.output()}`,
+    );
   }
   if (status.code !== 0) {
     throw new Error(`The local stack exited with code ${status.code} (signal ${status.signal}):\n${stack.output()}`);
   }
   if (violations.length > 0) {
-    throw new Error(`The local stack refused commands outside their route's grants:\n${[...new Set(violations.map(describeViolation))].join('\n')}`);
+    throw new Error(
+      `The local stack refused commands outside their route's grants:\n${[...new Set(violations.map(describeViolation))].join('\n')}`,
+    );
   }
 }
 

@@ -103,7 +103,9 @@ export function launchNpmStart(options: { env: Record<string, string>; readyTime
     detached: true,
   });
   const output = captureOutput(child);
-  const exited = new Promise<ExitStatus>((resolveExit) => child.once('exit', (code, signal) => resolveExit({ code, signal })));
+  const exited = new Promise<ExitStatus>((resolveExit) =>
+    child.once('exit', (code, signal) => resolveExit({ code, signal })),
+  );
   const ready = waitForReadyLine(child, output, options.readyTimeoutMs, 'npm start');
   ready.catch(() => undefined);
   if (child.pid === undefined) throw new Error('npm start could not be spawned.');
@@ -150,7 +152,12 @@ function childEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function waitForReadyLine(child: ChildProcess, output: () => string, timeoutMs: number, command: string): Promise<string> {
+function waitForReadyLine(
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+  command: string,
+): Promise<string> {
   return new Promise((resolveReady, reject) => {
     const finish = (error?: Error, baseUrl?: string): void => {
       clearTimeout(timer);

@@ -9,10 +9,12 @@ const seen: string[] = [];
 const consoleError = console.error.bind(console);
 
 console.error = (...args: unknown[]) => {
-  if (args.some((arg) => typeof arg === 'string' && arg.includes(YJS_TWICE))) seen.push(new Error(YJS_TWICE).stack ?? YJS_TWICE);
+  if (args.some((arg) => typeof arg === 'string' && arg.includes(YJS_TWICE)))
+    seen.push(new Error(YJS_TWICE).stack ?? YJS_TWICE);
   consoleError(...args);
 };
 
 afterAll(() => {
-  if (seen.length > 0) throw new Error(`Yjs was loaded twice in this test file; one copy must be loaded. Where:\n${seen[0]}`);
+  if (seen.length > 0)
+    throw new Error(`Yjs was loaded twice in this test file; one copy must be loaded. Where:\n${seen[0]}`);
 });

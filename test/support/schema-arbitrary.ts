@@ -53,10 +53,39 @@ interface Context extends ArbitraryOptions {
  * Ids from a small pool, so that generated requests meet each other's data (an add then an update of the same
  * document), plus now and then an id of the shapes the key encoding must survive.
  */
-const ID_POOL = ['org-1', 'org-2', 'doc-1', 'doc-2', 'u1', 'u2', 'g1', 'folder-1', 'editor-1', 'a#b', 'x|y', 'USER#z', '%41'];
+const ID_POOL = [
+  'org-1',
+  'org-2',
+  'doc-1',
+  'doc-2',
+  'u1',
+  'u2',
+  'g1',
+  'folder-1',
+  'editor-1',
+  'a#b',
+  'x|y',
+  'USER#z',
+  '%41',
+];
 
 /** Strings a text field may legally hold that still trip careless code. */
-const ODD_TEXT = ['', ' ', 'é', '𝒳', '👩‍👩‍👧', 'ع', '\u200b', 'a\u0301', '0', 'null', '{{name}}', '<b>x</b>', '../..', "'; --"];
+const ODD_TEXT = [
+  '',
+  ' ',
+  'é',
+  '𝒳',
+  '👩‍👩‍👧',
+  'ع',
+  '\u200b',
+  'a\u0301',
+  '0',
+  'null',
+  '{{name}}',
+  '<b>x</b>',
+  '../..',
+  "'; --",
+];
 
 /** Any JSON value, a few levels deep. */
 export const anyJson: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 3 });
@@ -82,7 +111,11 @@ function boundedString(schema: JsonSchema): fc.Arbitrary<string> {
     const matching = fc.stringMatching(pattern).filter(fitting);
     return pooled.length === 0 ? matching : fc.oneof(fc.constantFrom(...pooled), matching);
   }
-  const text = fc.oneof(fc.constantFrom(...ID_POOL, ...ODD_TEXT), fc.string({ minLength, maxLength }), fc.string({ unit: 'grapheme', minLength, maxLength }));
+  const text = fc.oneof(
+    fc.constantFrom(...ID_POOL, ...ODD_TEXT),
+    fc.string({ minLength, maxLength }),
+    fc.string({ unit: 'grapheme', minLength, maxLength }),
+  );
   return text.filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
 }
 
@@ -90,7 +123,8 @@ function boundedString(schema: JsonSchema): fc.Arbitrary<string> {
 function resolve(ref: string, root: unknown): JsonSchema | undefined {
   if (!ref.startsWith('#/') || root === undefined) return undefined;
   let node: unknown = root;
-  for (const part of ref.slice(2).split('/')) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of ref.slice(2).split('/'))
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
   return node as JsonSchema | undefined;
 }
 
@@ -98,17 +132,24 @@ function resolve(ref: string, root: unknown): JsonSchema | undefined {
 function merge(base: JsonSchema, branch: JsonSchema): JsonSchema {
   const properties: Record<string, JsonSchema> = { ...base.properties };
   for (const [name, property] of Object.entries(branch.properties ?? {})) {
-    properties[name] = name in properties && Object.keys(property).length > 0 ? { ...properties[name], ...property } : (properties[name] ?? property);
+    properties[name] =
+      name in properties && Object.keys(property).length > 0
+        ? { ...properties[name], ...property }
+        : (properties[name] ?? property);
   }
   const required = [...new Set([...(base.required ?? []), ...(branch.required ?? [])])];
   // A branch's `not: {required: [...]}` says which fields must stay out: leave them out of the merged schema.
-  const excluded = new Set([...(branch.not?.required ?? []), ...(branch.not?.anyOf ?? []).flatMap((choice) => choice.required ?? [])]);
+  const excluded = new Set([
+    ...(branch.not?.required ?? []),
+    ...(branch.not?.anyOf ?? []).flatMap((choice) => choice.required ?? []),
+  ]);
   for (const name of excluded) delete properties[name];
   return { ...base, ...branch, properties, required: required.filter((name) => !excluded.has(name)), not: base.not };
 }
 
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
-const isScalar = (schema: JsonSchema) => schema.const !== undefined || schema.enum !== undefined || SCALAR_TYPES.has(String(schema.type));
+const isScalar = (schema: JsonSchema) =>
+  schema.const !== undefined || schema.enum !== undefined || SCALAR_TYPES.has(String(schema.type));
 /** Beyond this depth, choices keep to their scalar branches and lists and maps stay empty, so recursion ends. */
 const MAX_GENERATED_DEPTH = 4;
 
@@ -122,7 +163,9 @@ function generate(schema: JsonSchema | undefined, context: Context): fc.Arbitrar
   if (schema.$ref !== undefined) {
     const target = resolve(schema.$ref, context.root);
     const { $ref: _ref, ...rest } = schema;
-    return target === undefined ? freeForm : generate(Object.keys(rest).length === 0 ? target : merge(target, rest), context);
+    return target === undefined
+      ? freeForm
+      : generate(Object.keys(rest).length === 0 ? target : merge(target, rest), context);
   }
   if (schema.allOf !== undefined) {
     const { allOf, ...rest } = schema;
@@ -143,9 +186,17 @@ function generate(schema: JsonSchema | undefined, context: Context): fc.Arbitrar
     case 'string':
       return boundedString(schema);
     case 'integer':
-      return fc.integer({ min: schema.minimum ?? -1000, max: Math.min(schema.maximum ?? 100_000, Number.MAX_SAFE_INTEGER) });
+      return fc.integer({
+        min: schema.minimum ?? -1000,
+        max: Math.min(schema.maximum ?? 100_000, Number.MAX_SAFE_INTEGER),
+      });
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -161,15 +212,21 @@ function generate(schema: JsonSchema | undefined, context: Context): fc.Arbitrar
 
 function arrayArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unknown> {
   const minLength = schema.minItems ?? 0;
-  const maxLength = context.depth > MAX_GENERATED_DEPTH ? minLength : Math.max(minLength, Math.min(schema.maxItems ?? 5, 5));
+  const maxLength =
+    context.depth > MAX_GENERATED_DEPTH ? minLength : Math.max(minLength, Math.min(schema.maxItems ?? 5, 5));
   if (maxLength === 0) return fc.constant([]);
   const item = generate(schema.items, context);
   const by = schema['x-uniqueItemsBy'];
   if (by !== undefined) {
     // Items without the property are never equal to another (a new object each time).
-    return fc.uniqueArray(item, { minLength, maxLength, selector: (value) => (value as Record<string, unknown>)?.[by] ?? {} });
+    return fc.uniqueArray(item, {
+      minLength,
+      maxLength,
+      selector: (value) => (value as Record<string, unknown>)?.[by] ?? {},
+    });
   }
-  if (schema.uniqueItems) return fc.uniqueArray(item, { minLength, maxLength, selector: (value) => JSON.stringify(value) });
+  if (schema.uniqueItems)
+    return fc.uniqueArray(item, { minLength, maxLength, selector: (value) => JSON.stringify(value) });
   return fc.array(item, { minLength, maxLength });
 }
 
@@ -178,11 +235,14 @@ function objectArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unk
   if (Object.keys(properties).length === 0 && schema.additionalProperties !== undefined) {
     const maxKeys = context.depth > MAX_GENERATED_DEPTH ? 0 : Math.min(schema.maxProperties ?? 4, 4);
     if (maxKeys === 0) return fc.constant({});
-    const value = typeof schema.additionalProperties === 'object' ? generate(schema.additionalProperties, context) : anyJson;
+    const value =
+      typeof schema.additionalProperties === 'object' ? generate(schema.additionalProperties, context) : anyJson;
     const key = schema.propertyNames === undefined ? fc.string({ maxLength: 12 }) : boundedString(schema.propertyNames);
     return fc.dictionary(key, value, { maxKeys, minKeys: schema.minProperties ?? 0, noNullPrototype: true });
   }
-  const record = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, generate(property, context)]));
+  const record = Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => [name, generate(property, context)]),
+  );
   const declared = fc.record(record, { requiredKeys: (schema.required ?? []).filter((name) => name in properties) });
   if (!context.extraKeys || schema.additionalProperties === false) return declared;
   // Keys the schema does not name, with any JSON: the document allows them and the server drops them.
@@ -207,8 +267,10 @@ function replaceAt(value: unknown, path: string[], replace: (old: unknown) => un
   if (Array.isArray(value)) return value.map((item, i) => (String(i) === head ? replaceAt(item, rest, replace) : item));
   const copy: Record<string, unknown> = {};
   const source = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  for (const [name, child] of Object.entries(source)) defineOwn(copy, name, name === head ? replaceAt(child, rest, replace) : child);
-  if (!(head in copy) || !Object.prototype.hasOwnProperty.call(copy, head)) defineOwn(copy, head, replaceAt(undefined, rest, replace));
+  for (const [name, child] of Object.entries(source))
+    defineOwn(copy, name, name === head ? replaceAt(child, rest, replace) : child);
+  if (!(head in copy) || !Object.prototype.hasOwnProperty.call(copy, head))
+    defineOwn(copy, head, replaceAt(undefined, rest, replace));
   return copy;
 }
 
@@ -226,19 +288,45 @@ function nest(levels: number, inner: unknown, kind: 'array' | 'object'): unknown
 /** How a mutation changes the value at a path. */
 const replacements: Array<fc.Arbitrary<(old: unknown) => unknown>> = [
   // Wrong types.
-  fc.constantFrom<unknown>(0, -1, 1.5, 2 ** 53, 1e-200, 1e300, true, null, '', 'x', [], [1, 'a'], {}, { nested: { deeper: true } }).map((value) => () => value),
+  fc
+    .constantFrom<unknown>(
+      0,
+      -1,
+      1.5,
+      2 ** 53,
+      1e-200,
+      1e300,
+      true,
+      null,
+      '',
+      'x',
+      [],
+      [1, 'a'],
+      {},
+      { nested: { deeper: true } },
+    )
+    .map((value) => () => value),
   // Huge strings: past every field limit, and past the body limit.
   fc.constantFrom(10_000, 300_000, 1_100_000).map((size) => () => 'x'.repeat(size)),
   // Odd Unicode.
-  fc.constantFrom('\u0000', '\ud800', '\udfff', 'a\ud83d', '\ufeff', '\u202e', '𝒳'.repeat(300), '\u0007', '%00').map((text) => () => text),
+  fc
+    .constantFrom('\u0000', '\ud800', '\udfff', 'a\ud83d', '\ufeff', '\u202e', '𝒳'.repeat(300), '\u0007', '%00')
+    .map((text) => () => text),
   // Deep nesting.
-  fc.tuple(fc.constantFrom(31, 40, 200), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([levels, kind]) => () => nest(levels, 1, kind)),
+  fc.tuple(fc.constantFrom(31, 40, 200), fc.constantFrom<'array' | 'object'>('array', 'object')).map(
+    ([levels, kind]) =>
+      () =>
+        nest(levels, 1, kind),
+  ),
   // Prototype key names.
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty').map((name) => (old: unknown) => {
-    const copy: Record<string, unknown> = old !== null && typeof old === 'object' && !Array.isArray(old) ? { ...old } : {};
-    defineOwn(copy, name, { polluted: true });
-    return copy;
-  }),
+  fc
+    .constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty')
+    .map((name) => (old: unknown) => {
+      const copy: Record<string, unknown> =
+        old !== null && typeof old === 'object' && !Array.isArray(old) ? { ...old } : {};
+      defineOwn(copy, name, { polluted: true });
+      return copy;
+    }),
   // Missing: the field is dropped.
   fc.constant(() => undefined),
 ];
@@ -249,8 +337,10 @@ export function mutated(body: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
     const paths = pathsOf(valid).filter((path) => path.length > 0);
     if (paths.length === 0) return fc.constant(valid);
     const mutation = fc.tuple(fc.constantFrom(...paths), fc.oneof(...replacements));
-    return fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) =>
-      mutations.reduce<unknown>((current, [path, replace]) => replaceAt(current, path, replace), valid),
-    );
+    return fc
+      .array(mutation, { minLength: 1, maxLength: 3 })
+      .map((mutations) =>
+        mutations.reduce<unknown>((current, [path, replace]) => replaceAt(current, path, replace), valid),
+      );
   });
 }

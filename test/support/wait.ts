@@ -29,7 +29,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Reads `read()` until `done` holds for its value, and returns that value.
  * @throws Error naming `what` and the last value read, when the ceiling is reached first.
  */
-export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, options: WaitOptions = {}): Promise<T> {
+export async function eventually<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  options: WaitOptions = {},
+): Promise<T> {
   const ceilingMs = options.ceilingMs ?? WAIT_CEILING_MS;
   const deadline = Date.now() + ceilingMs;
   for (;;) {

@@ -26,8 +26,19 @@ export async function startPipeline(options: { migrations?: boolean } = {}): Pro
     tableName: process.env.TABLE_NAME as string,
     idleMs: 50,
     workers: [
-      ...(migrations ? [{ worker: documentMigrationWorker, handler: (event: DynamoDBStreamEvent, context: Context) => runAsWorker(documentMigrationWorker, () => migrationHandler(event, context)) }] : []),
-      { worker: webhookEventsConsumer, handler: (event: DynamoDBStreamEvent) => runAsWorker(webhookEventsConsumer, () => eventsHandler(event)) },
+      ...(migrations
+        ? [
+            {
+              worker: documentMigrationWorker,
+              handler: (event: DynamoDBStreamEvent, context: Context) =>
+                runAsWorker(documentMigrationWorker, () => migrationHandler(event, context)),
+            },
+          ]
+        : []),
+      {
+        worker: webhookEventsConsumer,
+        handler: (event: DynamoDBStreamEvent) => runAsWorker(webhookEventsConsumer, () => eventsHandler(event)),
+      },
     ],
   });
   const queue = await startQueuePoller({

@@ -46,7 +46,8 @@ export async function startReceiver(script: Script = () => 200, path = '/hook'):
     url: `http://127.0.0.1:${port}${path}`,
     requests,
     async waitFor(count, options = {}) {
-      const matching = () => requests.filter((request) => options.type === undefined || typeOf(request) === options.type);
+      const matching = () =>
+        requests.filter((request) => options.type === undefined || typeOf(request) === options.type);
       await waitFor(() => matching().length >= count, {
         intervalMs: 20,
         what: `${count} requests${options.type ? ` of type ${options.type}` : ''} (received ${matching().length})`,

@@ -9,7 +9,14 @@ import { liveRevocationConsumer } from '../../shared/workers';
 
 const KEY = 'key_0123456789abcdef0123456789abcdef';
 const ORG = `T#${KEY}#ORG#org`;
-const membership = (accessRole: string) => ({ pk: `${ORG}#MEMBERS#ORG`, sk: 'U#bob', userId: 'bob', organizationId: 'org', levelType: 'organization', accessRole });
+const membership = (accessRole: string) => ({
+  pk: `${ORG}#MEMBERS#ORG`,
+  sk: 'U#bob',
+  userId: 'bob',
+  organizationId: 'org',
+  levelType: 'organization',
+  accessRole,
+});
 const grant = (accessRole: string, expiresAt?: number) => ({
   pk: `T#${KEY}#USER#cy#PERMS`,
   sk: 'O#org#DOC#d1',
@@ -21,14 +28,31 @@ const grant = (accessRole: string, expiresAt?: number) => ({
   ...(expiresAt === undefined ? {} : { expiresAt }),
 });
 const groupMember = { pk: `${ORG}#GROUP#design`, sk: 'U#bob', organizationId: 'org', groupId: 'design', userId: 'bob' };
-const documentItem = (fields: Record<string, unknown> = {}) => ({ pk: ORG, sk: 'DOC#d1', organizationId: 'org', documentId: 'd1', accessType: 'organizationPrivate', disabled: false, ...fields });
+const documentItem = (fields: Record<string, unknown> = {}) => ({
+  pk: ORG,
+  sk: 'DOC#d1',
+  organizationId: 'org',
+  documentId: 'd1',
+  accessType: 'organizationPrivate',
+  disabled: false,
+  ...fields,
+});
 const scopeOf = (images: ItemImages) => accessScopeOf(decodeChange(images));
 
 describe('the stream decoder on changes of access', () => {
   it('names a removal from the image before it, with its tenant', () => {
-    expect(decodeChange({ eventName: 'REMOVE', oldImage: membership('editor') })).toMatchObject({ kind: 'membership', apiKeyId: KEY });
-    expect(decodeChange({ eventName: 'REMOVE', oldImage: grant('editor') })).toMatchObject({ kind: 'grant', apiKeyId: KEY });
-    expect(decodeChange({ eventName: 'REMOVE', oldImage: groupMember })).toMatchObject({ kind: 'groupMember', apiKeyId: KEY });
+    expect(decodeChange({ eventName: 'REMOVE', oldImage: membership('editor') })).toMatchObject({
+      kind: 'membership',
+      apiKeyId: KEY,
+    });
+    expect(decodeChange({ eventName: 'REMOVE', oldImage: grant('editor') })).toMatchObject({
+      kind: 'grant',
+      apiKeyId: KEY,
+    });
+    expect(decodeChange({ eventName: 'REMOVE', oldImage: groupMember })).toMatchObject({
+      kind: 'groupMember',
+      apiKeyId: KEY,
+    });
   });
 
   it('names a document by its sort key and access type, and a notification setting under the same prefix no kind', () => {
@@ -43,7 +67,9 @@ describe('the stream decoder on changes of access', () => {
     const activityRemoved = decodeChange({ eventName: 'REMOVE', oldImage: { pk: ORG, sk: 'ACTIVITY' } });
 
     expect(removals).toEqual([{ eventNames: ['REMOVE'], sortKey: [{ prefix: 'U#' }, { prefix: 'O#' }] }]);
-    expect(wants(liveRevocationConsumer.changes, decodeChange({ eventName: 'REMOVE', oldImage: grant('viewer') }))).toBe(true);
+    expect(
+      wants(liveRevocationConsumer.changes, decodeChange({ eventName: 'REMOVE', oldImage: grant('viewer') })),
+    ).toBe(true);
     expect(wants(liveRevocationConsumer.changes, activityRemoved)).toBe(false);
   });
 
@@ -62,19 +88,37 @@ describe('the connections a change of access concerns', () => {
   });
 
   it('is the user for a role lowered or a grant expiring sooner, and nobody for access added or raised', () => {
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: membership('editor'), newImage: membership('viewer') })).toEqual(bobInOrg);
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: grant('editor'), newImage: grant('editor', 1_900_000_000) })).toMatchObject({ userId: 'cy' });
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: membership('viewer'), newImage: membership('editor') })).toBeUndefined();
+    expect(scopeOf({ eventName: 'MODIFY', oldImage: membership('editor'), newImage: membership('viewer') })).toEqual(
+      bobInOrg,
+    );
+    expect(
+      scopeOf({ eventName: 'MODIFY', oldImage: grant('editor'), newImage: grant('editor', 1_900_000_000) }),
+    ).toMatchObject({ userId: 'cy' });
+    expect(
+      scopeOf({ eventName: 'MODIFY', oldImage: membership('viewer'), newImage: membership('editor') }),
+    ).toBeUndefined();
     expect(scopeOf({ eventName: 'INSERT', newImage: membership('editor') })).toBeUndefined();
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: grant('editor', 1_900_000_000), newImage: grant('editor') })).toBeUndefined();
+    expect(
+      scopeOf({ eventName: 'MODIFY', oldImage: grant('editor', 1_900_000_000), newImage: grant('editor') }),
+    ).toBeUndefined();
   });
 
-  it('is the document\'s connections when it is disabled or its access type or folder changes, and nobody for a new name', () => {
+  it("is the document's connections when it is disabled or its access type or folder changes, and nobody for a new name", () => {
     const before = documentItem();
 
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ disabled: true }) })).toEqual({ apiKeyId: KEY, organizationId: 'org', documentId: 'd1' });
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ accessType: 'restricted' }) })).toMatchObject({ documentId: 'd1' });
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ folderId: 'f1' }) })).toMatchObject({ documentId: 'd1' });
-    expect(scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ documentName: 'Renamed' }) })).toBeUndefined();
+    expect(scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ disabled: true }) })).toEqual({
+      apiKeyId: KEY,
+      organizationId: 'org',
+      documentId: 'd1',
+    });
+    expect(
+      scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ accessType: 'restricted' }) }),
+    ).toMatchObject({ documentId: 'd1' });
+    expect(
+      scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ folderId: 'f1' }) }),
+    ).toMatchObject({ documentId: 'd1' });
+    expect(
+      scopeOf({ eventName: 'MODIFY', oldImage: before, newImage: documentItem({ documentName: 'Renamed' }) }),
+    ).toBeUndefined();
   });
 });

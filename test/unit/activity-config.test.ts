@@ -1,4 +1,8 @@
-import { mergeActivityConfig, presentActivityConfig, STANDARD_COMMENT_TRIGGERS } from '../../shared/domain/activity-config';
+import {
+  mergeActivityConfig,
+  presentActivityConfig,
+  STANDARD_COMMENT_TRIGGERS,
+} from '../../shared/domain/activity-config';
 
 describe('activity config merge', () => {
   const now = 1_700_000_000_000;

@@ -21,21 +21,44 @@ describe('model routing', () => {
     expect(routeModel(model)).toEqual({ provider, reasoning });
   });
 
-  it.each(['o5', 'o2', 'o10', 'gpt4', 'gpt-', 'claudex', 'claude-', 'claude', 'gemini', 'gemini-', '', 'o3-', 'o1preview', 'GPT-4o', 'Claude-3', ' gpt-4o', 'gpt-4o ', 'mistral-large', 'gpt-4o/x', 'gemini-pro?alt=sse'])(
-    'routes no provider for %j',
-    (model) => {
-      expect(routeModel(model)).toBeUndefined();
-    },
-  );
+  it.each([
+    'o5',
+    'o2',
+    'o10',
+    'gpt4',
+    'gpt-',
+    'claudex',
+    'claude-',
+    'claude',
+    'gemini',
+    'gemini-',
+    '',
+    'o3-',
+    'o1preview',
+    'GPT-4o',
+    'Claude-3',
+    ' gpt-4o',
+    'gpt-4o ',
+    'mistral-large',
+    'gpt-4o/x',
+    'gemini-pro?alt=sse',
+  ])('routes no provider for %j', (model) => {
+    expect(routeModel(model)).toBeUndefined();
+  });
 });
 
 describe('message layout', () => {
   it('puts the prompt in the system instruction and the text in the user message for chat models', () => {
-    expect(providerMessages({ provider: 'anthropic', reasoning: false }, 'Be brief.', 'Hello')).toEqual({ system: 'Be brief.', user: 'Hello' });
+    expect(providerMessages({ provider: 'anthropic', reasoning: false }, 'Be brief.', 'Hello')).toEqual({
+      system: 'Be brief.',
+      user: 'Hello',
+    });
   });
 
   it('puts the prompt before the text in one user message for reasoning models', () => {
-    expect(providerMessages({ provider: 'openai', reasoning: true }, 'Be brief.', 'Hello')).toEqual({ user: 'Be brief.\n\nHello' });
+    expect(providerMessages({ provider: 'openai', reasoning: true }, 'Be brief.', 'Hello')).toEqual({
+      user: 'Be brief.\n\nHello',
+    });
   });
 });
 
@@ -46,7 +69,10 @@ describe('failure messages', () => {
     [{ kind: 'status', status: 429 }, 'OpenAI rate limit or quota exceeded (429); try again later.'],
     [{ kind: 'status', status: 503 }, 'OpenAI had a server error (503); try again later.'],
     [{ kind: 'status', status: 404 }, 'OpenAI refused the request (404).'],
-    [{ kind: 'status', status: 400, detail: 'max_tokens is too large' }, 'OpenAI refused the request (400): max_tokens is too large.'],
+    [
+      { kind: 'status', status: 400, detail: 'max_tokens is too large' },
+      'OpenAI refused the request (400): max_tokens is too large.',
+    ],
     [{ kind: 'status', status: 400, detail: 'x'.repeat(400) }, `OpenAI refused the request (400): ${'x'.repeat(300)}…`],
     [{ kind: 'timeout' }, 'OpenAI timed out after 25 s.'],
     [{ kind: 'network' }, 'Could not reach OpenAI (network error).'],

@@ -28,12 +28,17 @@ interface Figures {
 function measured(): Figures {
   const text = readFileSync(join(ROOT, 'openapi.json'), 'utf8');
   const document = JSON.parse(text);
-  const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((path) => Object.values(path));
+  const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((path) =>
+    Object.values(path),
+  );
   // The examples: each operation's request and response examples (the media types' `example`/`examples`).
   const withoutExamples = JSON.parse(text);
   for (const path of Object.values(withoutExamples.paths as Record<string, Record<string, any>>)) {
     for (const operation of Object.values(path)) {
-      const media = [...Object.values(operation.requestBody?.content ?? {}), ...Object.values(operation.responses ?? {}).flatMap((response: any) => Object.values(response.content ?? {}))];
+      const media = [
+        ...Object.values(operation.requestBody?.content ?? {}),
+        ...Object.values(operation.responses ?? {}).flatMap((response: any) => Object.values(response.content ?? {})),
+      ];
       for (const type of media as Record<string, unknown>[]) {
         delete type.example;
         delete type.examples;
@@ -46,29 +51,39 @@ function measured(): Figures {
     operations: operations.length,
     examplesKb: kb(pretty(document) - pretty(withoutExamples)),
     sharedErrors: Object.keys(document.components?.responses ?? {}).length,
-    inlineCopies: operations.flatMap((operation) => Object.values(operation.responses ?? {})).filter((response: any) => typeof response.$ref === 'string').length,
+    inlineCopies: operations
+      .flatMap((operation) => Object.values(operation.responses ?? {}))
+      .filter((response: any) => typeof response.$ref === 'string').length,
     typesKb: kb(statSync(TYPES_FILE).size),
   };
 }
 
-const SENTENCE = /The document is (\d+) KB for (\d+) operations, (\d+) KB of\s+it the examples \(the error responses are (\d+) shared components instead of (\d+) inline copies\); the generated\s+client types are (\d+) KB\b/;
+const SENTENCE =
+  /The document is (\d+) KB for (\d+) operations, (\d+) KB of\s+it the examples \(the error responses are (\d+) shared components instead of (\d+) inline copies\); the generated\s+client types are (\d+) KB\b/;
 
-const sentence = (f: Figures): string => `The document is ${f.documentKb} KB for ${f.operations} operations, ${f.examplesKb} KB of it the examples (the error responses are ${f.sharedErrors} shared components instead of ${f.inlineCopies} inline copies); the generated client types are ${f.typesKb} KB`;
+const sentence = (f: Figures): string =>
+  `The document is ${f.documentKb} KB for ${f.operations} operations, ${f.examplesKb} KB of it the examples (the error responses are ${f.sharedErrors} shared components instead of ${f.inlineCopies} inline copies); the generated client types are ${f.typesKb} KB`;
 
 describe("docs/api.md's OpenAPI figures", () => {
   it('match the document and the client types as generated', () => {
     const match = SENTENCE.exec(readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8'));
-    if (match === null) throw new Error('docs/api.md no longer has the sentence of OpenAPI figures this test reads ("The document is … KB for … operations, …").');
-    const [documentKb, operations, examplesKb, sharedErrors, inlineCopies, typesKb] = match.slice(1).map(Number) as number[];
+    if (match === null)
+      throw new Error(
+        'docs/api.md no longer has the sentence of OpenAPI figures this test reads ("The document is … KB for … operations, …").',
+      );
+    const [documentKb, operations, examplesKb, sharedErrors, inlineCopies, typesKb] = match
+      .slice(1)
+      .map(Number) as number[];
     const documented: Figures = { documentKb, operations, examplesKb, sharedErrors, inlineCopies, typesKb } as Figures;
     const today = measured();
     const near = (a: number, b: number) => Math.abs(a - b) <= Math.max(1, b * SIZE_TOLERANCE);
-    const holds = documented.operations === today.operations
-      && documented.sharedErrors === today.sharedErrors
-      && documented.inlineCopies === today.inlineCopies
-      && near(documented.documentKb, today.documentKb)
-      && near(documented.examplesKb, today.examplesKb)
-      && near(documented.typesKb, today.typesKb);
+    const holds =
+      documented.operations === today.operations &&
+      documented.sharedErrors === today.sharedErrors &&
+      documented.inlineCopies === today.inlineCopies &&
+      near(documented.documentKb, today.documentKb) &&
+      near(documented.examplesKb, today.examplesKb) &&
+      near(documented.typesKb, today.typesKb);
 
     // On a mismatch: the sentence docs/api.md should have.
     expect(holds ? sentence(today) : sentence(documented)).toBe(sentence(today));

@@ -28,7 +28,10 @@ describe('coalesced', () => {
     const outputs = await Promise.all([call(1), call(2), call(3), call(4)]);
 
     expect(outputs).toEqual([10, 20, 30, 40]);
-    expect(flushes).toEqual([[1, 2], [3, 4]]);
+    expect(flushes).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     expect(Date.now() - started).toBeLessThan(500);
   });
 
@@ -42,12 +45,15 @@ describe('coalesced', () => {
     expect(flushes).toEqual([[1], [2]]);
   });
 
-  it("rejects every caller of a flush that fails, and the next flush runs afresh", async () => {
+  it('rejects every caller of a flush that fails, and the next flush runs afresh', async () => {
     let fail = true;
-    const call = coalesced(async (inputs: readonly number[]) => {
-      if (fail) throw new Error('storage unreachable');
-      return inputs;
-    }, { windowMs: 1, maxBatch: 10 });
+    const call = coalesced(
+      async (inputs: readonly number[]) => {
+        if (fail) throw new Error('storage unreachable');
+        return inputs;
+      },
+      { windowMs: 1, maxBatch: 10 },
+    );
 
     const results = await Promise.allSettled([call(1), call(2)]);
     fail = false;

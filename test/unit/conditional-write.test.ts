@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unlessConditionFails } from '../../shared/db/conditional';
 
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+const conditionFailed = () =>
+  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 
 describe('unlessConditionFails', () => {
   it("returns the write's output when it succeeds", async () => {
@@ -17,7 +18,11 @@ describe('unlessConditionFails', () => {
     const throttled = new Error('Rate exceeded');
     await expect(unlessConditionFails(Promise.reject(throttled))).rejects.toBe(throttled);
     // A transaction's condition failures are cancellation reasons, not this error (shared/db/transact.ts reads them).
-    const cancelled = new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] });
+    const cancelled = new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+    });
     await expect(unlessConditionFails(Promise.reject(cancelled))).rejects.toBe(cancelled);
   });
 });

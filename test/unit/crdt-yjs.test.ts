@@ -49,7 +49,15 @@ describe('building and reading Yjs states', () => {
   });
 
   it('round-trips a nested map, storing nested objects as Y.Map and arrays as Y.Array', () => {
-    const value = { title: 'T', count: 3, ratio: 0.5, done: false, none: null, nested: { deep: { list: [1, { a: 'b' }] } }, tags: ['x', 'y'] };
+    const value = {
+      title: 'T',
+      count: 3,
+      ratio: 0.5,
+      done: false,
+      none: null,
+      nested: { deep: { list: [1, { a: 'b' }] } },
+      tags: ['x', 'y'],
+    };
 
     const state = buildState('map', KEY, value);
 
@@ -79,7 +87,8 @@ describe('building and reading Yjs states', () => {
   });
 
   it('round-trips XML with nested elements, attributes and text as a Y.XmlFragment', () => {
-    const xml = '<paragraph align="left" id="p1">Hello <bold>big <italic>world</italic></bold>!</paragraph><image src="a.png"></image>tail';
+    const xml =
+      '<paragraph align="left" id="p1">Hello <bold>big <italic>world</italic></bold>!</paragraph><image src="a.png"></image>tail';
 
     const state = buildState('xml', 'default', xml);
 
@@ -109,7 +118,12 @@ describe('building and reading Yjs states', () => {
   });
 
   it('stores empty values', () => {
-    const cases: Array<[CrdtType, JsonValue]> = [['text', ''], ['map', {}], ['array', []], ['xml', '']];
+    const cases: Array<[CrdtType, JsonValue]> = [
+      ['text', ''],
+      ['map', {}],
+      ['array', []],
+      ['xml', ''],
+    ];
 
     for (const [type, value] of cases) expect(readValue(buildState(type, KEY, value), type, KEY)).toEqual(value);
   });
@@ -188,7 +202,9 @@ describe('input rules', () => {
     let deep: JsonValue = 'leaf';
     for (let i = 0; i <= MAX_DEPTH; i += 1) deep = [deep];
 
-    expect(invalidArgument(() => checkContent('array', deep))).toBe(`Data must not nest deeper than ${MAX_DEPTH} levels.`);
+    expect(invalidArgument(() => checkContent('array', deep))).toBe(
+      `Data must not nest deeper than ${MAX_DEPTH} levels.`,
+    );
     expect(invalidArgument(() => checkContent('xml', '<a>'))).toContain('Data is not valid XML');
     expect(checkContent('map', { a: 1 })).toEqual({ type: 'map', data: { a: 1 } });
   });
@@ -216,31 +232,41 @@ describe('replacing content through Yjs operations', () => {
   const cases: Array<[CrdtType, JsonValue, JsonValue]> = [
     ['text', 'The quick brown fox', 'The quick red fox jumps'],
     ['text', 'emoji 😀 here', 'emoji 😁 here'],
-    ['map', { a: 1, nested: { keep: true, change: 'x' }, gone: 'y', list: [1, 2, 3] }, { a: 1, nested: { keep: true, change: 'z' }, list: [1, 3], added: { n: null } }],
+    [
+      'map',
+      { a: 1, nested: { keep: true, change: 'x' }, gone: 'y', list: [1, 2, 3] },
+      { a: 1, nested: { keep: true, change: 'z' }, list: [1, 3], added: { n: null } },
+    ],
     ['array', [1, 'two', { three: 3 }, [4]], [0, 1, 'two', { three: 33 }, [4], 5]],
     ['xml', '<p>one</p><p class="x">two</p><p>three</p>', '<p>one</p><h1>new</h1><p>three</p>'],
   ];
 
-  it.each(cases)('with %s content, a client that loaded the state before the update converges by applying the new state', (type, before, after) => {
-    const state = buildState(type, KEY, before);
-    const client = clientDoc(state);
+  it.each(cases)(
+    'with %s content, a client that loaded the state before the update converges by applying the new state',
+    (type, before, after) => {
+      const state = buildState(type, KEY, before);
+      const client = clientDoc(state);
 
-    const next = replaceContent(state, type, KEY, after);
-    Y.applyUpdate(client, next);
+      const next = replaceContent(state, type, KEY, after);
+      Y.applyUpdate(client, next);
 
-    expect(readValue(next, type, KEY)).toEqual(after);
-    expect(readValue(Y.encodeStateAsUpdate(client), type, KEY)).toEqual(after);
-  });
+      expect(readValue(next, type, KEY)).toEqual(after);
+      expect(readValue(Y.encodeStateAsUpdate(client), type, KEY)).toEqual(after);
+    },
+  );
 
-  it.each(cases)('with %s content, a client converges by applying only the diff from its state vector', (type, before, after) => {
-    const state = buildState(type, KEY, before);
-    const client = clientDoc(state);
+  it.each(cases)(
+    'with %s content, a client converges by applying only the diff from its state vector',
+    (type, before, after) => {
+      const state = buildState(type, KEY, before);
+      const client = clientDoc(state);
 
-    const next = replaceContent(state, type, KEY, after);
-    Y.applyUpdate(client, Y.diffUpdate(next, Y.encodeStateVector(client)));
+      const next = replaceContent(state, type, KEY, after);
+      Y.applyUpdate(client, Y.diffUpdate(next, Y.encodeStateVector(client)));
 
-    expect(readValue(Y.encodeStateAsUpdate(client), type, KEY)).toEqual(after);
-  });
+      expect(readValue(Y.encodeStateAsUpdate(client), type, KEY)).toEqual(after);
+    },
+  );
 
   it('keeps a concurrent text edit made outside the replaced range', () => {
     const state = buildState('text', KEY, 'Hello world. Bye.');
@@ -307,7 +333,12 @@ describe('merging a client update', () => {
     one.getArray(KEY).push(['one']);
     two.getArray(KEY).push(['two']);
 
-    const merged = mergeUpdate(mergeUpdate(state, Y.encodeStateAsUpdate(one), 'array', KEY), Y.encodeStateAsUpdate(two), 'array', KEY);
+    const merged = mergeUpdate(
+      mergeUpdate(state, Y.encodeStateAsUpdate(one), 'array', KEY),
+      Y.encodeStateAsUpdate(two),
+      'array',
+      KEY,
+    );
 
     expect((readValue(merged, 'array', KEY) as string[]).sort()).toEqual(['base', 'one', 'two']);
   });
@@ -315,7 +346,9 @@ describe('merging a client update', () => {
   it('refuses bytes that are not a Yjs update', () => {
     const state = buildState('text', KEY, 'x');
 
-    expect(invalidArgument(() => mergeUpdate(state, new Uint8Array([1, 200, 3, 4, 5]), 'text', KEY))).toBe('yjsUpdate is not a valid Yjs update.');
+    expect(invalidArgument(() => mergeUpdate(state, new Uint8Array([1, 200, 3, 4, 5]), 'text', KEY))).toBe(
+      'yjsUpdate is not a valid Yjs update.',
+    );
   });
 
   it('refuses an update whose content nests beyond the limit', () => {
@@ -330,7 +363,9 @@ describe('merging a client update', () => {
       }
     });
 
-    expect(invalidArgument(() => mergeUpdate(state, Y.encodeStateAsUpdate(client), 'map', KEY))).toContain('nest deeper');
+    expect(invalidArgument(() => mergeUpdate(state, Y.encodeStateAsUpdate(client), 'map', KEY))).toContain(
+      'nest deeper',
+    );
   });
 });
 
@@ -346,7 +381,9 @@ describe('changes appended as deltas', () => {
 
     expect(readValue(replaced, 'text', KEY)).toBe('The quick red fox');
     expect(client.getText(KEY).toString()).toBe('[client] The quick red fox');
-    expect(readValue(mergeUpdate(replaced, Y.encodeStateAsUpdate(client, known), 'text', KEY), 'text', KEY)).toBe('[client] The quick red fox');
+    expect(readValue(mergeUpdate(replaced, Y.encodeStateAsUpdate(client, known), 'text', KEY), 'text', KEY)).toBe(
+      '[client] The quick red fox',
+    );
   });
 
   it('reads the same content whatever order the deltas were appended in, and a delta merged twice changes nothing', () => {
@@ -357,7 +394,10 @@ describe('changes appended as deltas', () => {
       client.getMap(KEY).set(`client${i}`, i);
       return Y.encodeStateAsUpdate(client, known);
     });
-    const asDeltas = (updates: Uint8Array[]) => ({ state, deltas: updates.map((update) => ({ key: { pk: 'p', sk: 's' }, update })) });
+    const asDeltas = (updates: Uint8Array[]) => ({
+      state,
+      deltas: updates.map((update) => ({ key: { pk: 'p', sk: 's' }, update })),
+    });
 
     const forward = readValue(editorState(asDeltas(deltas)), 'map', KEY);
     const backward = readValue(editorState(asDeltas([...deltas].reverse())), 'map', KEY);

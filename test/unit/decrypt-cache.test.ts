@@ -24,7 +24,11 @@ describe('cachedDecrypt', () => {
   it('shares one decryption between concurrent callers', async () => {
     const { calls, decrypt } = fakeDecrypt();
     const cached = cachedDecrypt({ maxEntries: 10, maxAgeMs: 60_000, decrypt });
-    expect(await Promise.all([cached('c1', context), cached('c1', context), cached('c1', context)])).toEqual(['plain:c1', 'plain:c1', 'plain:c1']);
+    expect(await Promise.all([cached('c1', context), cached('c1', context), cached('c1', context)])).toEqual([
+      'plain:c1',
+      'plain:c1',
+      'plain:c1',
+    ]);
     expect(calls).toEqual(['c1']);
   });
 

@@ -3,7 +3,14 @@ import { MAX_DELAY_SECONDS, type QueuedJob } from '../../shared/adapters/queue/q
 import { enqueue, isDue, parseJob, type DeliveryJob } from '../../shared/domain/delivery/jobs';
 
 const NOW = 1_767_225_600_000;
-const job = (dueAt: number): DeliveryJob => ({ kind: 'deliver', apiKeyId: 'key_1', messageId: 'msg_1', endpointId: 'ep_1', attempt: 2, dueAt });
+const job = (dueAt: number): DeliveryJob => ({
+  kind: 'deliver',
+  apiKeyId: 'key_1',
+  messageId: 'msg_1',
+  endpointId: 'ep_1',
+  attempt: 2,
+  dueAt,
+});
 
 async function sent(jobs: DeliveryJob[]): Promise<QueuedJob[]> {
   const queued: QueuedJob[] = [];

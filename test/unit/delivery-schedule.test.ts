@@ -2,7 +2,12 @@
  * The webhook retry schedule (shared/domain/delivery/schedule.ts), docs/decisions.md §11 "Delivery".
  */
 import { config } from '../../shared/core/config';
-import { AUTO_DISABLE_AFTER_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../shared/domain/delivery/schedule';
+import {
+  AUTO_DISABLE_AFTER_MS,
+  MAX_ATTEMPTS,
+  RETRY_DELAYS_MS,
+  retryDelayMs,
+} from '../../shared/domain/delivery/schedule';
 
 const HOUR = 3_600_000;
 const NO_JITTER = () => 0.5;
@@ -51,7 +56,8 @@ describe('retryDelayMs', () => {
   });
 
   it('spans about 27 hours over the 8 attempts', () => {
-    const total = (random: () => number) => [1, 2, 3, 4, 5, 6, 7].reduce((sum, failed) => sum + (retryDelayMs(failed, random, 1) ?? 0), 0);
+    const total = (random: () => number) =>
+      [1, 2, 3, 4, 5, 6, 7].reduce((sum, failed) => sum + (retryDelayMs(failed, random, 1) ?? 0), 0);
 
     expect(total(NO_JITTER) / HOUR).toBeCloseTo(27.585, 2);
     expect(total(() => 0) / HOUR).toBeGreaterThan(24.8);

@@ -27,7 +27,10 @@ describe('the docs', () => {
     const table = endpointTable();
 
     for (const route of routes) {
-      expect({ path: route.path, described: Boolean(routeDocs[route.path].description) }).toEqual({ path: route.path, described: true });
+      expect({ path: route.path, described: Boolean(routeDocs[route.path].description) }).toEqual({
+        path: route.path,
+        described: true,
+      });
       expect(table).toContain(`\`${route.path}\``);
     }
   });

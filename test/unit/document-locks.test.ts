@@ -20,21 +20,31 @@ describe('packing guarded writes into transactions', () => {
 
     const packed = packGroups(groups);
 
-    expect(shape(packed).map(([items, documents]) => [items, (documents as string[]).length])).toEqual([[50, 50], [10, 10]]);
-    for (const transaction of packed) expect(transaction.items.length + transaction.documents.length).toBeLessThanOrEqual(100);
+    expect(shape(packed).map(([items, documents]) => [items, (documents as string[]).length])).toEqual([
+      [50, 50],
+      [10, 10],
+    ]);
+    for (const transaction of packed)
+      expect(transaction.items.length + transaction.documents.length).toBeLessThanOrEqual(100);
   });
 
   it('never splits a group, and keeps the leading writes first in the first transaction', () => {
     const packed = packGroups([group(0, 60, ['x']), group(60, 60, ['y'])], group(200, 2, ['x']));
 
-    expect(shape(packed)).toEqual([[62, ['x']], [60, ['y']]]);
+    expect(shape(packed)).toEqual([
+      [62, ['x']],
+      [60, ['y']],
+    ]);
     expect(packed[0].items[0]).toEqual(put(200));
   });
 
   it('names the groups each transaction holds, in order, so a failure part way tells which were written', () => {
     const packed = packGroups(Array.from({ length: 60 }, (_, i) => group(i, 1, [`d${i}`])));
 
-    expect(packed.map((transaction) => transaction.groups)).toEqual([Array.from({ length: 50 }, (_, i) => i), Array.from({ length: 10 }, (_, i) => 50 + i)]);
+    expect(packed.map((transaction) => transaction.groups)).toEqual([
+      Array.from({ length: 50 }, (_, i) => i),
+      Array.from({ length: 10 }, (_, i) => 50 + i),
+    ]);
   });
 
   it('refuses a group that cannot fit one transaction with its checks', () => {

@@ -4,7 +4,12 @@
  * same for every send of one email, and no header a subject or a name can add.
  */
 import { simpleParser, type AddressObject } from 'mailparser';
-import { asciiAddress, composeMessage, messageIdFor, type OutgoingEmail } from '../../shared/adapters/email/email-message';
+import {
+  asciiAddress,
+  composeMessage,
+  messageIdFor,
+  type OutgoingEmail,
+} from '../../shared/adapters/email/email-message';
 
 const EMAIL: OutgoingEmail = {
   id: 'eml_01COMPOSETEST',
@@ -71,7 +76,12 @@ describe('composeMessage', () => {
     const message = await composeMessage({ ...EMAIL, text: long, html: `<p>${long}</p>` }, NOW);
     const parsed = await simpleParser(message);
 
-    const longest = Math.max(...message.toString('latin1').split('\r\n').map((line) => line.length));
+    const longest = Math.max(
+      ...message
+        .toString('latin1')
+        .split('\r\n')
+        .map((line) => line.length),
+    );
     expect(longest).toBeLessThanOrEqual(998);
     expect(parsed.text).toBe(long);
   });
@@ -99,7 +109,9 @@ describe('composeMessage', () => {
   });
 
   it('leaves the display name out when there is none', async () => {
-    const parsed = await simpleParser(await composeMessage({ ...EMAIL, from: { address: 'notify@acme.example' } }, NOW));
+    const parsed = await simpleParser(
+      await composeMessage({ ...EMAIL, from: { address: 'notify@acme.example' } }, NOW),
+    );
 
     expect(single(parsed.from)).toEqual([{ address: 'notify@acme.example', name: '' }]);
   });
@@ -107,7 +119,9 @@ describe('composeMessage', () => {
 
 describe('messageIdFor', () => {
   it('punycodes an internationalized From domain and lower-cases it', () => {
-    expect(messageIdFor({ id: 'eml_1', from: { address: 'Notify@Bücher.Example' } })).toBe('<eml_1@xn--bcher-kva.example>');
+    expect(messageIdFor({ id: 'eml_1', from: { address: 'Notify@Bücher.Example' } })).toBe(
+      '<eml_1@xn--bcher-kva.example>',
+    );
   });
 
   it.each(['', 'eml 1', 'eml_1>x', 'eml/1', 'eml.1'])('refuses the id %j', (id) => {

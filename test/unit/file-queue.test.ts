@@ -185,7 +185,12 @@ describe('file queue', () => {
   it('rejects a negative delay before storing any job of the send', async () => {
     const queue = fileQueue(dir);
 
-    await expect(queue.send([{ body: 'fine', delaySeconds: 0 }, { body: 'bad', delaySeconds: -1 }])).rejects.toThrow(RangeError);
+    await expect(
+      queue.send([
+        { body: 'fine', delaySeconds: 0 },
+        { body: 'bad', delaySeconds: -1 },
+      ]),
+    ).rejects.toThrow(RangeError);
 
     expect(jobFiles()).toEqual([]);
   });
@@ -207,8 +212,16 @@ describe('file queue', () => {
       if (stdout.split('\n').length > 100) child.kill('SIGKILL');
     });
     // 'close' comes once the output is read to its end: every count the writer printed before it died is in it.
-    const signal = await new Promise<NodeJS.Signals | null>((resolveClose) => child.once('close', (_code, closeSignal) => resolveClose(closeSignal)));
-    const reported = Math.max(0, ...stdout.split('\n').filter((line) => /^\d+$/.test(line)).map(Number));
+    const signal = await new Promise<NodeJS.Signals | null>((resolveClose) =>
+      child.once('close', (_code, closeSignal) => resolveClose(closeSignal)),
+    );
+    const reported = Math.max(
+      0,
+      ...stdout
+        .split('\n')
+        .filter((line) => /^\d+$/.test(line))
+        .map(Number),
+    );
 
     expect({ signal, stderr }).toEqual({ signal: 'SIGKILL', stderr: '' });
     expect(reported).toBeLessThan(1000);

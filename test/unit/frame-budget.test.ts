@@ -1,6 +1,6 @@
 import { FRAME_BURST, FRAMES_PER_SECOND, takeFrame } from '../../shared/domain/live/frame-budget';
 
-describe('a live connection\'s frame budget (decisions §13)', () => {
+describe("a live connection's frame budget (decisions §13)", () => {
   it('takes a burst of FRAME_BURST frames, refuses the next once, then drops the rest', () => {
     const now = 1_000_000;
     const outcomes = Array.from({ length: FRAME_BURST + 3 }, () => takeFrame('burst', now));
@@ -20,7 +20,7 @@ describe('a live connection\'s frame budget (decisions §13)', () => {
     expect(outcomes.every((outcome) => outcome === 'allowed')).toBe(true);
   });
 
-  it('keeps one connection\'s budget apart from another\'s', () => {
+  it("keeps one connection's budget apart from another's", () => {
     const now = 3_000_000;
     for (let i = 0; i <= FRAME_BURST; i += 1) takeFrame('flooder', now);
 

@@ -9,11 +9,15 @@ beforeAll(() => {
 
 describe('the permissions of a DynamoDB command', () => {
   it('names the action of a single-item command on the table', () => {
-    expect(dynamodbPermissions('PutItem', { TableName: 'service-table' })).toEqual([{ action: 'dynamodb:PutItem', resource: 'table' }]);
+    expect(dynamodbPermissions('PutItem', { TableName: 'service-table' })).toEqual([
+      { action: 'dynamodb:PutItem', resource: 'table' },
+    ]);
   });
 
   it('names a query on an index as Query on that index', () => {
-    expect(dynamodbPermissions('Query', { TableName: 'service-table', IndexName: 'gsi3' })).toEqual([{ action: 'dynamodb:Query', resource: 'index/gsi3' }]);
+    expect(dynamodbPermissions('Query', { TableName: 'service-table', IndexName: 'gsi3' })).toEqual([
+      { action: 'dynamodb:Query', resource: 'index/gsi3' },
+    ]);
   });
 
   it('names each item of a write transaction as the single-item action IAM checks for it', () => {
@@ -42,6 +46,8 @@ describe('the permissions of a DynamoDB command', () => {
   });
 
   it('names a command on another table by that table', () => {
-    expect(dynamodbPermissions('GetItem', { TableName: 'other' })).toEqual([{ action: 'dynamodb:GetItem', resource: 'table other' }]);
+    expect(dynamodbPermissions('GetItem', { TableName: 'other' })).toEqual([
+      { action: 'dynamodb:GetItem', resource: 'table other' },
+    ]);
   });
 });

@@ -1,7 +1,12 @@
 import type { ActivityContent } from '../../shared/db/activity';
 import { MAX_JUDGED_TEXT, MAX_REASON, classifyJudgment } from '../../shared/db/judgment';
 
-const record = (fields: Partial<ActivityContent>): ActivityContent => ({ id: 'a1', featureType: 'comment', actionType: 'comment.add', ...fields });
+const record = (fields: Partial<ActivityContent>): ActivityContent => ({
+  id: 'a1',
+  featureType: 'comment',
+  actionType: 'comment.add',
+  ...fields,
+});
 
 describe('classifyJudgment', () => {
   it.each([
@@ -23,7 +28,10 @@ describe('classifyJudgment', () => {
     ['disagree', 'reject'],
     ['document_rejected', 'reject'],
   ])('counts entityData.decision %s as %s, whatever the action type', (value, decision) => {
-    expect(classifyJudgment(record({ featureType: 'custom', actionType: 'custom.review', entityData: { decision: value } }))?.decision).toBe(decision);
+    expect(
+      classifyJudgment(record({ featureType: 'custom', actionType: 'custom.review', entityData: { decision: value } }))
+        ?.decision,
+    ).toBe(decision);
   });
 
   it.each([
@@ -40,7 +48,10 @@ describe('classifyJudgment', () => {
   });
 
   it('lets the action type decide when entityData.decision says otherwise', () => {
-    expect(classifyJudgment(record({ actionType: 'comment_annotation.reject', entityData: { decision: 'approved' } }))?.decision).toBe('reject');
+    expect(
+      classifyJudgment(record({ actionType: 'comment_annotation.reject', entityData: { decision: 'approved' } }))
+        ?.decision,
+    ).toBe('reject');
   });
 
   it('takes the judged text from entityTargetData and entityData without decision and reason, in order', () => {
@@ -49,7 +60,13 @@ describe('classifyJudgment', () => {
         actionType: 'comment_annotation.suggestion_accept',
         actionUser: { userId: 'rev-1', name: 'Ann' },
         entityTargetData: { title: 'Rename the checkout button', meta: { count: 3, tags: ['ui', ' copy '] } },
-        entityData: { decision: 'approved', reason: '  clearer wording ', comment: 'Say "Pay now"', nested: [{ note: 'ok' }], n: 4 },
+        entityData: {
+          decision: 'approved',
+          reason: '  clearer wording ',
+          comment: 'Say "Pay now"',
+          nested: [{ note: 'ok' }],
+          n: 4,
+        },
         changes: { ignored: 'not judged' },
       }),
     );
@@ -63,7 +80,9 @@ describe('classifyJudgment', () => {
   });
 
   it('keeps a string entityData as judged text when the action type makes it a judgment', () => {
-    expect(classifyJudgment(record({ actionType: 'comment_annotation.accept', entityData: 'use metric units' }))?.text).toBe('use metric units');
+    expect(
+      classifyJudgment(record({ actionType: 'comment_annotation.accept', entityData: 'use metric units' }))?.text,
+    ).toBe('use metric units');
   });
 
   it('leaves out a blank or non-string reason and a missing reviewer', () => {
@@ -76,7 +95,11 @@ describe('classifyJudgment', () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 10_000; i += 1) deep = [deep];
     const judgment = classifyJudgment(
-      record({ actionType: 'comment_annotation.accept', entityTargetData: ['x'.repeat(5000), deep], entityData: { reason: 'r'.repeat(2000) } }),
+      record({
+        actionType: 'comment_annotation.accept',
+        entityTargetData: ['x'.repeat(5000), deep],
+        entityData: { reason: 'r'.repeat(2000) },
+      }),
     );
 
     expect(judgment?.text).toHaveLength(MAX_JUDGED_TEXT);
@@ -87,6 +110,8 @@ describe('classifyJudgment', () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 100_000; i += 1) deep = { level: deep };
 
-    expect(classifyJudgment(record({ actionType: 'comment_annotation.accept', entityTargetData: deep }))?.text).toBe('bottom');
+    expect(classifyJudgment(record({ actionType: 'comment_annotation.accept', entityTargetData: deep }))?.text).toBe(
+      'bottom',
+    );
   });
 });

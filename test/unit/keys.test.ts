@@ -22,7 +22,9 @@ describe('key encoding', () => {
     const encoded = segment(long);
 
     expect(encoded.startsWith('~')).toBe(true);
-    expect(Buffer.byteLength(key('T', encoded, 'DOC', segment('é'.repeat(256)), 'USER', segment('#'.repeat(256))))).toBeLessThan(1024);
+    expect(
+      Buffer.byteLength(key('T', encoded, 'DOC', segment('é'.repeat(256)), 'USER', segment('#'.repeat(256)))),
+    ).toBeLessThan(1024);
     expect(segment(long)).toBe(encoded);
     expect(segment(`${long.slice(0, -2)}x`)).not.toBe(encoded);
   });

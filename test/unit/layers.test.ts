@@ -11,7 +11,16 @@ const ROOT = join(__dirname, '..', '..');
 /** Layers by folder, lowest first; the first matching prefix decides. */
 const LAYERS: ReadonlyArray<{ name: string; prefixes: readonly string[] }> = [
   // The declaration tables: data that infra/ and the local runtime read as well as the handlers.
-  { name: 'tables', prefixes: ['shared/routes.ts', 'shared/route-docs.ts', 'shared/grants.ts', 'shared/workers.ts', 'shared/deploy-tasks.ts'] },
+  {
+    name: 'tables',
+    prefixes: [
+      'shared/routes.ts',
+      'shared/route-docs.ts',
+      'shared/grants.ts',
+      'shared/workers.ts',
+      'shared/deploy-tasks.ts',
+    ],
+  },
   { name: 'core', prefixes: ['shared/core/'] },
   { name: 'crypto', prefixes: ['shared/crypto/'] },
   { name: 'adapters', prefixes: ['shared/adapters/'] },
@@ -30,8 +39,11 @@ const APART: ReadonlyArray<readonly [string, string]> = [
 ];
 
 function layerOf(file: string): number {
-  const index = LAYERS.findIndex((layer) => layer.prefixes.some((prefix) => file === prefix || file.startsWith(prefix)));
-  if (index < 0) throw new Error(`${file} is in no layer: add its folder to LAYERS (and to the layers in docs/architecture.md).`);
+  const index = LAYERS.findIndex((layer) =>
+    layer.prefixes.some((prefix) => file === prefix || file.startsWith(prefix)),
+  );
+  if (index < 0)
+    throw new Error(`${file} is in no layer: add its folder to LAYERS (and to the layers in docs/architecture.md).`);
   return index;
 }
 
@@ -46,9 +58,13 @@ function sourceFiles(folder: string): string[] {
 /** The project files `file` imports (relative imports, static and dynamic), as paths from the root. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]);
+  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)].map(
+    (match) => match[1],
+  );
   return specifiers.map((specifier) => {
-    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/');
+    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier))
+      .split('\\')
+      .join('/');
     return target.endsWith('.ts') || target.endsWith('.js') ? target : `${target}.ts`;
   });
 }
@@ -61,7 +77,9 @@ function specifiersOf(file: string): string[] {
   const code = readFileSync(join(ROOT, file), 'utf8')
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/^\s*\/\/.*$/gm, '');
-  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"`])([^'"`]+)\1/g)].map((match) => match[2]);
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"`])([^'"`]+)\1/g)].map(
+    (match) => match[2],
+  );
 }
 
 /** Every file under `folder`, whatever its kind. */
@@ -87,7 +105,14 @@ const ROOMS: ReadonlyArray<{ room: string; imports: readonly string[] }> = [
 const files = [...sourceFiles('shared'), ...sourceFiles('functions')];
 const roomFiles = ROOMS.flatMap(({ room }) => sourceFiles(room.slice(0, -1)));
 const everyFile = [...files, ...roomFiles];
-const graph = new Map(everyFile.map((file) => [file, importsOf(file).map((target) => (everyFile.includes(target) || target.endsWith('.js') ? target : target.replace(/\.ts$/, '/index.ts')))]));
+const graph = new Map(
+  everyFile.map((file) => [
+    file,
+    importsOf(file).map((target) =>
+      everyFile.includes(target) || target.endsWith('.js') ? target : target.replace(/\.ts$/, '/index.ts'),
+    ),
+  ]),
+);
 
 describe('layers', () => {
   it('puts every file of shared/ and functions/ in a layer', () => {
@@ -95,20 +120,28 @@ describe('layers', () => {
   });
 
   it('has no import from a higher layer', () => {
-    const upward = [...graph].filter(([file]) => files.includes(file)).flatMap(([file, targets]) =>
-      targets
-        .filter((target) => target.startsWith('shared/') || target.startsWith('functions/'))
-        .filter((target) => layerOf(target) > layerOf(file))
-        .map((target) => `${file} (${LAYERS[layerOf(file)].name}) imports ${target} (${LAYERS[layerOf(target)].name})`),
-    );
+    const upward = [...graph]
+      .filter(([file]) => files.includes(file))
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => target.startsWith('shared/') || target.startsWith('functions/'))
+          .filter((target) => layerOf(target) > layerOf(file))
+          .map(
+            (target) => `${file} (${LAYERS[layerOf(file)].name}) imports ${target} (${LAYERS[layerOf(target)].name})`,
+          ),
+      );
 
     expect(upward).toEqual([]);
   });
 
   it('has no import outside shared/ from shared/, and no handler imported by another file', () => {
-    const outside = [...graph].filter(([file]) => files.includes(file)).flatMap(([file, targets]) =>
-      targets.filter((target) => !target.startsWith('shared/') || (target.startsWith('functions/') && file !== target)).map((target) => `${file} imports ${target}`),
-    );
+    const outside = [...graph]
+      .filter(([file]) => files.includes(file))
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => !target.startsWith('shared/') || (target.startsWith('functions/') && file !== target))
+          .map((target) => `${file} imports ${target}`),
+      );
 
     expect(outside).toEqual([]);
   });
@@ -116,14 +149,18 @@ describe('layers', () => {
   it('has shared/core import nothing of shared/ but shared/core', () => {
     const outside = [...graph]
       .filter(([file]) => file.startsWith('shared/core/'))
-      .flatMap(([file, targets]) => targets.filter((target) => !target.startsWith('shared/core/')).map((target) => `${file} imports ${target}`));
+      .flatMap(([file, targets]) =>
+        targets.filter((target) => !target.startsWith('shared/core/')).map((target) => `${file} imports ${target}`),
+      );
 
     expect(outside).toEqual([]);
   });
 
   it('keeps email and webhooks apart: each uses delivery, neither imports the other', () => {
     const crossing = [...graph].flatMap(([file, targets]) =>
-      APART.filter(([from]) => file.startsWith(from)).flatMap(([, to]) => targets.filter((target) => target.startsWith(to)).map((target) => `${file} imports ${target}`)),
+      APART.filter(([from]) => file.startsWith(from)).flatMap(([, to]) =>
+        targets.filter((target) => target.startsWith(to)).map((target) => `${file} imports ${target}`),
+      ),
     );
 
     expect(crossing).toEqual([]);
@@ -133,7 +170,14 @@ describe('layers', () => {
     const code = allFiles('clients').filter((file) => /\.(?:[cm]?js|ts)$/.test(file));
     const outside = code.flatMap((file) =>
       specifiersOf(file)
-        .filter((specifier) => !specifier.startsWith('.') || !relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/').startsWith('clients/'))
+        .filter(
+          (specifier) =>
+            !specifier.startsWith('.') ||
+            !relative(ROOT, resolve(ROOT, dirname(file), specifier))
+              .split('\\')
+              .join('/')
+              .startsWith('clients/'),
+        )
         .map((specifier) => `${file} imports ${specifier}`),
     );
 

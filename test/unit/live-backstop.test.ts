@@ -4,13 +4,16 @@
  */
 import { ACCESS_BOUND_MS, ACCESS_RECHECK_MS, backstopMaxAgeMs } from '../../shared/domain/live/access';
 
-describe('the live access backstop\'s age bound', () => {
-  it.each([1_000, 10_000, 30_000, 60_000, 120_000])('keeps the last check plus the time to the next pass within 60 s, for passes %i ms apart', (periodMs) => {
-    const maxAge = backstopMaxAgeMs(periodMs);
+describe("the live access backstop's age bound", () => {
+  it.each([1_000, 10_000, 30_000, 60_000, 120_000])(
+    'keeps the last check plus the time to the next pass within 60 s, for passes %i ms apart',
+    (periodMs) => {
+      const maxAge = backstopMaxAgeMs(periodMs);
 
-    expect(maxAge).toBeGreaterThanOrEqual(0);
-    if (periodMs <= ACCESS_BOUND_MS) expect(maxAge + periodMs).toBeLessThanOrEqual(ACCESS_BOUND_MS);
-  });
+      expect(maxAge).toBeGreaterThanOrEqual(0);
+      if (periodMs <= ACCESS_BOUND_MS) expect(maxAge + periodMs).toBeLessThanOrEqual(ACCESS_BOUND_MS);
+    },
+  );
 
   it('re-checks no more often than the room does (50 s) when passes come often, and every connection with one pass a minute', () => {
     expect(backstopMaxAgeMs(1_000)).toBe(ACCESS_RECHECK_MS);

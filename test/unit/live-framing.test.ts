@@ -17,7 +17,12 @@ import {
   joinChunks,
   parseFrame,
 } from '../../shared/domain/live/framing';
-import { FrameReader, MalformedFrameError as JsMalformedFrameError, encodeBatch as jsEncodeBatch, encodeFrames as jsEncodeFrames } from '../../clients/live-socket.js';
+import {
+  FrameReader,
+  MalformedFrameError as JsMalformedFrameError,
+  encodeBatch as jsEncodeBatch,
+  encodeFrames as jsEncodeFrames,
+} from '../../clients/live-socket.js';
 
 /** `size` bytes of a fixed pseudo-random pattern (every byte value occurs, so every base64 character does). */
 function bytes(size: number, seed = 1): Uint8Array {
@@ -83,7 +88,8 @@ describe('live framing limits', () => {
       expect(Buffer.byteLength(frame, 'utf8')).toBeLessThanOrEqual(API_GATEWAY_FRAME_BYTES);
       expect(Buffer.byteLength(frame, 'utf8')).toBeLessThanOrEqual(API_GATEWAY_MESSAGE_BYTES);
     }
-    for (const frame of frames) expect((parseFrameUnbounded(frame) as { part: string }).part.length).toBeLessThanOrEqual(FRAME_TEXT_CHARS);
+    for (const frame of frames)
+      expect((parseFrameUnbounded(frame) as { part: string }).part.length).toBeLessThanOrEqual(FRAME_TEXT_CHARS);
   });
 
   it('bounds a client message to MAX_CLIENT_CHUNKS chunks, exactly what MAX_CLIENT_MESSAGE_BYTES needs', () => {
@@ -122,7 +128,9 @@ describe('live framing round trips', () => {
 
     expect(frames).toHaveLength(2);
     const chunks = frames.map((frame) => parseFrame(frame));
-    expect(chunks.map((chunk) => chunk.kind === 'chunk' && [chunk.id, chunk.index, chunk.count, chunk.part.length])).toEqual([
+    expect(
+      chunks.map((chunk) => chunk.kind === 'chunk' && [chunk.id, chunk.index, chunk.count, chunk.part.length]),
+    ).toEqual([
       ['x_9', 0, 2, FRAME_TEXT_CHARS],
       ['x_9', 1, 2, 4],
     ]);
@@ -206,7 +214,9 @@ describe('live framing refuses malformed frames', () => {
   });
 
   it('takes a count of exactly MAX_CLIENT_CHUNKS and a part of exactly FRAME_TEXT_CHARS', () => {
-    expect(parseFrame(`~a:${MAX_CLIENT_CHUNKS - 1}/${MAX_CLIENT_CHUNKS}:${'A'.repeat(FRAME_TEXT_CHARS)}`)).toMatchObject({
+    expect(
+      parseFrame(`~a:${MAX_CLIENT_CHUNKS - 1}/${MAX_CLIENT_CHUNKS}:${'A'.repeat(FRAME_TEXT_CHARS)}`),
+    ).toMatchObject({
       kind: 'chunk',
       index: MAX_CLIENT_CHUNKS - 1,
       count: MAX_CLIENT_CHUNKS,
@@ -229,7 +239,17 @@ describe('live framing refuses malformed frames', () => {
   });
 
   it('has the browser adapter refuse the same malformed frames', () => {
-    for (const text of ['', 'AA', 'AB==', 'AAAA AAAA', '-_-_', '~a:2/2:AAAA', '~a:0/1:AAAA', '~a.b:0/2:AAAA', '~a:0/2:']) {
+    for (const text of [
+      '',
+      'AA',
+      'AB==',
+      'AAAA AAAA',
+      '-_-_',
+      '~a:2/2:AAAA',
+      '~a:0/1:AAAA',
+      '~a.b:0/2:AAAA',
+      '~a:0/2:',
+    ]) {
       expect(() => new FrameReader().read(text)).toThrow(JsMalformedFrameError);
     }
   });
@@ -273,7 +293,9 @@ describe('live framing: the browser adapter and the service agree', () => {
     const [whole] = encodeFrames(small, '3');
     const reader = new FrameReader();
 
-    const delivered = [a0, b2, whole, a3, b0, a1, b1, a4, a2].map((frame) => reader.read(frame)).filter((message) => message !== null);
+    const delivered = [a0, b2, whole, a3, b0, a1, b1, a4, a2]
+      .map((frame) => reader.read(frame))
+      .filter((message) => message !== null);
 
     expect(delivered).toHaveLength(3);
     expectSameBytes(delivered[0]!, small);
@@ -367,7 +389,9 @@ describe('live framing: what the service sends one connection at once', () => {
     expect(frames.every((frame) => frame.length <= FRAME_TEXT_CHARS + 1 + 40)).toBe(true);
     const reader = new FrameReader();
     const read = frames.flatMap((frame) => reader.readAll(frame));
-    expect(read.map((message) => Buffer.from(message).toString('base64'))).toEqual(messages.map((message) => Buffer.from(message).toString('base64')));
+    expect(read.map((message) => Buffer.from(message).toString('base64'))).toEqual(
+      messages.map((message) => Buffer.from(message).toString('base64')),
+    );
   });
 
   it('sends one message alone as it always did', () => {

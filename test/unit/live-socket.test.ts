@@ -24,7 +24,13 @@ import {
   joinChunks,
   parseFrame,
 } from '../../shared/domain/live/framing';
-import { LiveSocket, createLiveSocket, liveUrl, type LiveCloseEvent, type LiveSocketInstance } from '../../clients/live-socket.js';
+import {
+  LiveSocket,
+  createLiveSocket,
+  liveUrl,
+  type LiveCloseEvent,
+  type LiveSocketInstance,
+} from '../../clients/live-socket.js';
 import { waitFor } from '../support/wait';
 
 const STAGE = '/prod';
@@ -177,17 +183,21 @@ function awarenessMessage(entries: Array<{ clientId: number; clock: number; stat
 }
 
 /** The entries of the awareness messages among `messages`, one list per message, read with lib0. */
-function awarenessSent(messages: readonly Uint8Array[]): Array<Array<{ clientId: number; clock: number; state: unknown }>> {
+function awarenessSent(
+  messages: readonly Uint8Array[],
+): Array<Array<{ clientId: number; clock: number; state: unknown }>> {
   return messages.flatMap((message) => {
     const decoder = decoding.createDecoder(message);
     if (decoding.readVarUint(decoder) !== 1) return [];
     const update = decoding.createDecoder(decoding.readVarUint8Array(decoder));
     const count = decoding.readVarUint(update);
-    return [Array.from({ length: count }, () => ({
-      clientId: decoding.readVarUint(update),
-      clock: decoding.readVarUint(update),
-      state: JSON.parse(decoding.readVarString(update)) as unknown,
-    }))];
+    return [
+      Array.from({ length: count }, () => ({
+        clientId: decoding.readVarUint(update),
+        clock: decoding.readVarUint(update),
+        state: JSON.parse(decoding.readVarString(update)) as unknown,
+      })),
+    ];
   });
 }
 
@@ -217,7 +227,9 @@ describe('live socket URL', () => {
   });
 
   it('keeps the room as one query value whatever it holds, and works at the root', () => {
-    expect(liveUrl('ws://127.0.0.1:3001/a b:c&d?token=x')).toBe('ws://127.0.0.1:3001/?token=x&room=a%20b%3Ac%26d&encoding=base64');
+    expect(liveUrl('ws://127.0.0.1:3001/a b:c&d?token=x')).toBe(
+      'ws://127.0.0.1:3001/?token=x&room=a%20b%3Ac%26d&encoding=base64',
+    );
   });
 
   it('refuses a URL without a room', () => {
@@ -249,7 +261,9 @@ describe('live socket class', () => {
       console.log(JSON.stringify({ frame, read: [...new live.FrameReader().read(frame)], liveSocket: typeof live.LiveSocket, globalWebSocket: typeof WebSocket }));
     `;
 
-    const output = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+    const output = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
+    );
 
     expect(output).toMatchObject({ frame: 'AAEC', read: [0, 1, 2] });
     expect(output.liveSocket).toBe(output.globalWebSocket === 'function' ? 'function' : 'undefined');
@@ -268,13 +282,17 @@ describe('live socket against an API Gateway-like server', () => {
     await refusal;
     const binary = new WebSocket(gateway.url);
     const text = new WebSocket(gateway.url);
-    await waitFor(() => binary.readyState === WebSocket.OPEN && text.readyState === WebSocket.OPEN, { what: 'the raw sockets to open' });
+    await waitFor(() => binary.readyState === WebSocket.OPEN && text.readyState === WebSocket.OPEN, {
+      what: 'the raw sockets to open',
+    });
 
     binary.send(new Uint8Array([0, 0, 1, 0]));
     text.send('A'.repeat(API_GATEWAY_FRAME_BYTES + 4));
 
     expect(gateway.refused).toEqual([`${STAGE}/room-1`]);
-    await waitFor(() => gateway.connections.every((connection) => connection.closed !== null), { what: 'the server to close both' });
+    await waitFor(() => gateway.connections.every((connection) => connection.closed !== null), {
+      what: 'the server to close both',
+    });
     expect(gateway.connections.map((connection) => connection.closed?.code).sort()).toEqual([1003, 1009]);
   });
 
@@ -286,28 +304,35 @@ describe('live socket against an API Gateway-like server', () => {
     expect(gateway.refused).toEqual([]);
     expect(gateway.connections).toHaveLength(1);
     expect(gateway.connections[0].path).toBe(STAGE);
-    expect(Object.fromEntries(gateway.connections[0].query)).toEqual({ token: 'abc', room: 'room-1', encoding: 'base64' });
+    expect(Object.fromEntries(gateway.connections[0].query)).toEqual({
+      token: 'abc',
+      room: 'room-1',
+      encoding: 'base64',
+    });
   });
 
   it.each([
     ['a small', 40],
     ['a 300 KB', 300 * 1024],
     ['a 1 MiB (the client maximum)', MAX_CLIENT_MESSAGE_BYTES],
-  ])('carries %s message to the server and back intact, in text frames within API Gateway limits', async (_name, size) => {
-    gateway.onMessage = (connection, message) => connection.send(message);
-    const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
-    await waitFor(() => seen.opened, { what: 'the socket to open' });
-    const message = bytes(size, size);
+  ])(
+    'carries %s message to the server and back intact, in text frames within API Gateway limits',
+    async (_name, size) => {
+      gateway.onMessage = (connection, message) => connection.send(message);
+      const { socket, seen } = track(openLive(`${gateway.url}/room-1`));
+      await waitFor(() => seen.opened, { what: 'the socket to open' });
+      const message = bytes(size, size);
 
-    socket.send(message);
+      socket.send(message);
 
-    await waitFor(() => seen.messages.length === 1 || seen.closes.length > 0, { what: 'the echo' });
-    expect(seen.closes).toEqual([]);
-    expect(gateway.connections[0].received).toHaveLength(1);
-    expect(sameBytes(gateway.connections[0].received[0], message)).toBe(true);
-    expect(seen.messages[0]).toBeInstanceOf(ArrayBuffer);
-    expect(sameBytes(seen.messages[0], message)).toBe(true);
-  });
+      await waitFor(() => seen.messages.length === 1 || seen.closes.length > 0, { what: 'the echo' });
+      expect(seen.closes).toEqual([]);
+      expect(gateway.connections[0].received).toHaveLength(1);
+      expect(sameBytes(gateway.connections[0].received[0], message)).toBe(true);
+      expect(seen.messages[0]).toBeInstanceOf(ArrayBuffer);
+      expect(sameBytes(seen.messages[0], message)).toBe(true);
+    },
+  );
 
   it('receives a 2 MB message (a document) from the server intact', async () => {
     const { seen } = track(openLive(`${gateway.url}/room-1`));
@@ -400,12 +425,16 @@ describe('live socket against an API Gateway-like server', () => {
 
     for (const message of messages) socket.send(message);
 
-    await waitFor(() => gateway.connections[0].received.length === messages.length || seen.closes.length > 0, { what: 'every message' });
+    await waitFor(() => gateway.connections[0].received.length === messages.length || seen.closes.length > 0, {
+      what: 'every message',
+    });
     expect(seen.closes).toEqual([]);
     gateway.connections[0].received.forEach((message, i) => expect(sameBytes(message, messages[i])).toBe(true));
     const kinds = gateway.connections[0].frames.map((frame) => parseFrame(frame).kind);
     expect(kinds).toEqual(['whole', 'chunk', 'chunk', 'chunk', 'chunk', 'chunk', 'batch', 'batch']);
-    expect(gateway.connections[0].frames.every((frame) => Buffer.byteLength(frame) <= API_GATEWAY_FRAME_BYTES)).toBe(true);
+    expect(gateway.connections[0].frames.every((frame) => Buffer.byteLength(frame) <= API_GATEWAY_FRAME_BYTES)).toBe(
+      true,
+    );
   });
 
   it('sends what waits for the end of the tick before it closes', async () => {
@@ -538,15 +567,23 @@ describe('the stock y-websocket provider over the live socket', () => {
 
     provide(doc);
 
-    await waitFor(() => gateway.connections.length === 1 && gateway.connections[0].received.length >= 1, { what: 'sync step 1' });
-    expect(Object.fromEntries(gateway.connections[0].query)).toEqual({ token: 'tok', room: 'doc-1', encoding: 'base64' });
+    await waitFor(() => gateway.connections.length === 1 && gateway.connections[0].received.length >= 1, {
+      what: 'sync step 1',
+    });
+    expect(Object.fromEntries(gateway.connections[0].query)).toEqual({
+      token: 'tok',
+      room: 'doc-1',
+      encoding: 'base64',
+    });
     expect(sameBytes(gateway.connections[0].received[0], encoding.toUint8Array(expected))).toBe(true);
   });
 
   it('sends sync step 1 and its presence on open as one frame, and an edit with its caret move as one more', async () => {
     const doc = new Y.Doc();
     const { provider } = provide(doc);
-    await waitFor(() => gateway.connections.length === 1 && gateway.connections[0].received.length === 2, { what: 'the first messages' });
+    await waitFor(() => gateway.connections.length === 1 && gateway.connections[0].received.length === 2, {
+      what: 'the first messages',
+    });
     const connection = gateway.connections[0];
 
     doc.getText('t').insert(0, 'typed');
@@ -608,34 +645,46 @@ describe('the stock y-websocket provider over the live socket', () => {
     warn.mockRestore();
   });
 
-  describe('presence: only the local client\'s own goes out', () => {
+  describe("presence: only the local client's own goes out", () => {
     const REMOTE = 4_000_000_001;
 
     /** A provider whose connection is open and has announced its own presence to the server. */
     async function announced() {
       const doc = new Y.Doc();
       const { provider } = provide(doc);
-      await waitFor(() => gateway.connections.length === 1 && awarenessSent(gateway.connections[0].received).length >= 1, { what: 'the own presence on open' });
+      await waitFor(
+        () => gateway.connections.length === 1 && awarenessSent(gateway.connections[0].received).length >= 1,
+        { what: 'the own presence on open' },
+      );
       return { doc, provider, connection: gateway.connections[0] };
     }
 
-    const ids = (connection: GatewayConnection) => awarenessSent(connection.received).map((entries) => entries.map((entry) => entry.clientId));
+    const ids = (connection: GatewayConnection) =>
+      awarenessSent(connection.received).map((entries) => entries.map((entry) => entry.clientId));
 
-    it('does not send back a remote client\'s state or its removal, and sends the local client\'s changes', async () => {
+    it("does not send back a remote client's state or its removal, and sends the local client's changes", async () => {
       const { doc, provider, connection } = await announced();
 
       connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed', cursor: 3 } }]));
-      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.user === 'Zed', { what: 'the remote state at the provider' });
+      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.user === 'Zed', {
+        what: 'the remote state at the provider',
+      });
       connection.send(awarenessMessage([{ clientId: REMOTE, clock: 2, state: null }]));
       await waitFor(() => !provider.awareness.getStates().has(REMOTE), { what: 'the remote removal at the provider' });
       provider.awareness.setLocalStateField('cursor', 7);
 
       // The socket keeps order: an echo, sent as the provider applied the remote message, would be in before this.
-      await waitFor(() => awarenessSent(connection.received).some((entries) => entries.some((entry) => (entry.state as { cursor?: number } | null)?.cursor === 7)), { what: 'the local change' });
+      await waitFor(
+        () =>
+          awarenessSent(connection.received).some((entries) =>
+            entries.some((entry) => (entry.state as { cursor?: number } | null)?.cursor === 7),
+          ),
+        { what: 'the local change' },
+      );
       expect(ids(connection)).toEqual([[doc.clientID], [doc.clientID]]);
     });
 
-    it('sends the local client\'s removal when the provider is destroyed', async () => {
+    it("sends the local client's removal when the provider is destroyed", async () => {
       const { doc, provider, connection } = await announced();
       connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }]));
       await waitFor(() => provider.awareness.getStates().has(REMOTE), { what: 'the remote state at the provider' });
@@ -649,10 +698,15 @@ describe('the stock y-websocket provider over the live socket', () => {
       expect(sent[1][0]).toMatchObject({ state: null, clock: sent[0][0].clock });
     });
 
-    it('keeps only the local client\'s entry of a message that holds both (the answer to a presence query)', async () => {
+    it("keeps only the local client's entry of a message that holds both (the answer to a presence query)", async () => {
       const { doc, provider, connection } = await announced();
       provider.awareness.setLocalStateField('user', 'Ann');
-      connection.send(awarenessMessage([{ clientId: REMOTE, clock: 1, state: { user: 'Zed' } }, { clientId: REMOTE + 1, clock: 5, state: { user: 'Yan' } }]));
+      connection.send(
+        awarenessMessage([
+          { clientId: REMOTE, clock: 1, state: { user: 'Zed' } },
+          { clientId: REMOTE + 1, clock: 5, state: { user: 'Yan' } },
+        ]),
+      );
       await waitFor(() => provider.awareness.getStates().size === 3, { what: 'the remote states at the provider' });
 
       // y-websocket's messageQueryAwareness: the provider answers with every state it knows.
@@ -660,7 +714,9 @@ describe('the stock y-websocket provider over the live socket', () => {
 
       await waitFor(() => awarenessSent(connection.received).length === 3, { what: 'the answer to the query' });
       const answer = awarenessSent(connection.received)[2];
-      expect(answer).toEqual([{ clientId: doc.clientID, clock: provider.awareness.meta.get(doc.clientID)?.clock, state: { user: 'Ann' } }]);
+      expect(answer).toEqual([
+        { clientId: doc.clientID, clock: provider.awareness.meta.get(doc.clientID)?.clock, state: { user: 'Ann' } },
+      ]);
       // What went out is a well-formed awareness message that a stock client applies.
       const other = new awarenessProtocol.Awareness(new Y.Doc());
       const decoder = decoding.createDecoder(connection.received[connection.received.length - 1]);
@@ -676,10 +732,15 @@ describe('the stock y-websocket provider over the live socket', () => {
       await waitFor(() => provider.awareness.getStates().has(REMOTE), { what: 'the remote state at the provider' });
 
       connection.socket.close(1000);
-      await waitFor(() => gateway.connections.length === 2 && awarenessSent(gateway.connections[1].received).length >= 1, { what: 'the reconnect and its own presence' });
+      await waitFor(
+        () => gateway.connections.length === 2 && awarenessSent(gateway.connections[1].received).length >= 1,
+        { what: 'the reconnect and its own presence' },
+      );
       const again = gateway.connections[1];
       again.send(awarenessMessage([{ clientId: REMOTE, clock: 3, state: { user: 'Zed', cursor: 1 } }]));
-      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.cursor === 1, { what: 'the remote state after the reconnect' });
+      await waitFor(() => provider.awareness.getStates().get(REMOTE)?.cursor === 1, {
+        what: 'the remote state after the reconnect',
+      });
       provider.awareness.setLocalStateField('cursor', 9);
 
       await waitFor(() => awarenessSent(again.received).length === 2, { what: 'the local change after the reconnect' });

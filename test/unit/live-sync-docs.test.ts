@@ -32,7 +32,12 @@ class FakeProvider {
   /** What a handler threw or rejected with: the page's uncaught errors. */
   readonly errors: unknown[] = [];
 
-  constructor(readonly url: string, readonly room: string, readonly doc: Y.Doc, readonly options: Record<string, any>) {
+  constructor(
+    readonly url: string,
+    readonly room: string,
+    readonly doc: Y.Doc,
+    readonly options: Record<string, any>,
+  ) {
     this.params = options.params;
     FakeProvider.made.push(this);
   }
@@ -66,9 +71,16 @@ class FakeServer {
     this.calls += 1;
     if (!url.startsWith('/my-app/live-session')) throw new Error(`Unexpected fetch of ${url}`);
     if (this.mode === 'down') throw new TypeError('fetch failed');
-    const body = this.mode === 'refuses'
-      ? { error: 'PERMISSION_DENIED User has no access to this document.' }
-      : { token: `token-${this.calls}`, serverUrl: 'ws://127.0.0.1:3000/v2/crdt/live', room: 'room', accessRole: 'editor', expiresAt: Date.now() + this.lifetimeMs };
+    const body =
+      this.mode === 'refuses'
+        ? { error: 'PERMISSION_DENIED User has no access to this document.' }
+        : {
+            token: `token-${this.calls}`,
+            serverUrl: 'ws://127.0.0.1:3000/v2/crdt/live',
+            room: 'room',
+            accessRole: 'editor',
+            expiresAt: Date.now() + this.lifetimeMs,
+          };
     const status = this.mode === 'refuses' ? 403 : 200;
     return { ok: status === 200, status, json: async () => body, text: async () => JSON.stringify(body) };
   };
@@ -82,12 +94,17 @@ interface Page {
   delays: number[];
 }
 
-const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...args: unknown[]) => Promise<any>;
+const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+  ...args: string[]
+) => (...args: unknown[]) => Promise<any>;
 let timers: NodeJS.Timeout[] = [];
 
 /** Runs the two blocks in one scope, as one module of the page would, with the imports bound to the stand-ins. */
 async function loadPage(server: FakeServer): Promise<Page> {
-  const code = [jsAfter('## 2. The browser: connect with the stock provider'), jsAfter('### Refreshing an expired token')].join('\n');
+  const code = [
+    jsAfter('## 2. The browser: connect with the stock provider'),
+    jsAfter('### Refreshing an expired token'),
+  ].join('\n');
   const imports = [...code.matchAll(/^import .* from '([^']+)';.*$/gm)].map((match) => match[1]);
   expect(imports).toEqual(['yjs', 'y-websocket', './live-socket.js']);
   const body = code.replace(/^import .*$/gm, '');
@@ -114,10 +131,13 @@ async function loadPage(server: FakeServer): Promise<Page> {
 
 /** Waits for `check`, failing at once with what the page threw. */
 async function waitOnPage(page: Page, check: () => boolean, what: string): Promise<void> {
-  await waitFor(() => {
-    if (page.provider.errors.length > 0) throw page.provider.errors[0];
-    return check();
-  }, { what });
+  await waitFor(
+    () => {
+      if (page.provider.errors.length > 0) throw page.provider.errors[0];
+      return check();
+    },
+    { what },
+  );
 }
 
 afterEach(() => {
@@ -133,7 +153,12 @@ describe("docs/live-sync.md's browser code", () => {
     const page = await loadPage(server);
 
     expect(FakeProvider.made).toHaveLength(1);
-    expect({ url: page.provider.url, room: page.provider.room, params: page.provider.params, disableBc: page.provider.options.disableBc }).toEqual({
+    expect({
+      url: page.provider.url,
+      room: page.provider.room,
+      params: page.provider.params,
+      disableBc: page.provider.options.disableBc,
+    }).toEqual({
       url: 'ws://127.0.0.1:3000/v2/crdt/live',
       room: 'room',
       params: { token: 'token-1' },
@@ -178,7 +203,11 @@ describe("docs/live-sync.md's browser code", () => {
 
     server.mode = 'refuses';
     page.provider.emit('closed', { code: 4403, reason: 'User has no access to this document.' }, page.provider);
-    await waitOnPage(page, () => page.warnings.some(([what]) => what === 'Live session not renewed:'), 'the failed renewal reported');
+    await waitOnPage(
+      page,
+      () => page.warnings.some(([what]) => what === 'Live session not renewed:'),
+      'the failed renewal reported',
+    );
     expect(page.provider.connects).toBe(1);
     expect(page.provider.params.token).toBe('token-2');
   });

@@ -95,6 +95,9 @@ describe('mailboxTransport', () => {
 
     const outcome = await mailboxTransport(join(notAFolder, 'mailbox'), { now: () => NOW }).send(EMAIL);
 
-    expect(outcome).toEqual({ status: 'retry', reason: `The mailbox ${join(notAFolder, 'mailbox')} could not be written (ENOTDIR).` });
+    expect(outcome).toEqual({
+      status: 'retry',
+      reason: `The mailbox ${join(notAFolder, 'mailbox')} could not be written (ENOTDIR).`,
+    });
   });
 });

@@ -55,7 +55,10 @@ describe('the shared middleware stack', () => {
   });
 
   it('turns an unexpected error into INTERNAL without its message, stack or any secret', async () => {
-    const failing = failingWith('ResourceNotFoundException', 'Requested resource not found: Table: prod-secret-table AKIAIOSFODNN7EXAMPLE');
+    const failing = failingWith(
+      'ResourceNotFoundException',
+      'Requested resource not found: Table: prod-secret-table AKIAIOSFODNN7EXAMPLE',
+    );
 
     const response = await invoke(failing, PATH, {});
 
@@ -64,7 +67,10 @@ describe('the shared middleware stack', () => {
   });
 
   it('maps storage throttling to UNAVAILABLE with Retry-After', async () => {
-    const throttled = failingWith('ProvisionedThroughputExceededException', 'Rate of requests exceeds the allowed throughput.');
+    const throttled = failingWith(
+      'ProvisionedThroughputExceededException',
+      'Rate of requests exceeds the allowed throughput.',
+    );
 
     const response = await invoke(throttled, PATH, {});
 
@@ -108,7 +114,12 @@ describe('the shared middleware stack', () => {
   });
 
   it('answers INTERNAL when a handler serves a path whose route has another auth level', async () => {
-    const misrouted = operation({ auth: 'none', schema: z.object({}), result: messageOnly(), handle: async () => ({ message: 'never' }) });
+    const misrouted = operation({
+      auth: 'none',
+      schema: z.object({}),
+      result: messageOnly(),
+      handle: async () => ({ message: 'never' }),
+    });
 
     const response = await invoke(misrouted, '/v2/workspace/apikeys/get', {});
 

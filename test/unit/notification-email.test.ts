@@ -5,7 +5,13 @@
  */
 import { simpleParser } from 'mailparser';
 import { composeMessage } from '../../shared/adapters/email/email-message';
-import { FALLBACK_SUBJECT, renderNotificationEmail, renderTemplate, SUBJECT_MAX_CHARS, type NotificationEmailInput } from '../../shared/domain/email/render';
+import {
+  FALLBACK_SUBJECT,
+  renderNotificationEmail,
+  renderTemplate,
+  SUBJECT_MAX_CHARS,
+  type NotificationEmailInput,
+} from '../../shared/domain/email/render';
 
 const INPUT: NotificationEmailInput = {
   id: 'eml_01RENDERTEST',
@@ -19,29 +25,51 @@ const INPUT: NotificationEmailInput = {
 
 describe('renderTemplate', () => {
   it('fills plain and dotted placeholders, with spaces inside the braces allowed', () => {
-    expect(renderTemplate('{{ actionUser.name }} / {{document}} / {{a.b.c}}', { actionUser: { name: 'Ann' }, document: 'Doc', a: { b: { c: 'deep' } } })).toBe(
-      'Ann / Doc / deep',
-    );
+    expect(
+      renderTemplate('{{ actionUser.name }} / {{document}} / {{a.b.c}}', {
+        actionUser: { name: 'Ann' },
+        document: 'Doc',
+        a: { b: { c: 'deep' } },
+      }),
+    ).toBe('Ann / Doc / deep');
   });
 
   it('renders a missing value, null, and a path through a non-object as empty', () => {
-    expect(renderTemplate('[{{missing}}][{{gone.name}}][{{nothing}}][{{text.length}}]', { nothing: null, text: 'abc' })).toBe('[][][][]');
+    expect(
+      renderTemplate('[{{missing}}][{{gone.name}}][{{nothing}}][{{text.length}}]', { nothing: null, text: 'abc' }),
+    ).toBe('[][][][]');
   });
 
   it('renders an object as its name (a user object), and as empty when it has none', () => {
-    expect(renderTemplate('{{actionUser}} / {{document}}', { actionUser: { userId: 'ann', name: 'Ann Lee' }, document: { id: 'd1' } })).toBe('Ann Lee / ');
+    expect(
+      renderTemplate('{{actionUser}} / {{document}}', {
+        actionUser: { userId: 'ann', name: 'Ann Lee' },
+        document: { id: 'd1' },
+      }),
+    ).toBe('Ann Lee / ');
   });
 
   it('renders numbers and booleans as text, and arrays and non-finite numbers as empty', () => {
-    expect(renderTemplate('{{n}} {{b}} [{{list}}] [{{inf}}]', { n: 3, b: true, list: ['a', 'b'], inf: Number.POSITIVE_INFINITY })).toBe('3 true [] []');
+    expect(
+      renderTemplate('{{n}} {{b}} [{{list}}] [{{inf}}]', {
+        n: 3,
+        b: true,
+        list: ['a', 'b'],
+        inf: Number.POSITIVE_INFINITY,
+      }),
+    ).toBe('3 true [] []');
   });
 
   it('finds nothing among inherited properties', () => {
-    expect(renderTemplate('[{{constructor}}][{{toString}}][{{__proto__}}][{{user.constructor.name}}]', { user: {} })).toBe('[][][][]');
+    expect(
+      renderTemplate('[{{constructor}}][{{toString}}][{{__proto__}}][{{user.constructor.name}}]', { user: {} }),
+    ).toBe('[][][][]');
   });
 
   it('leaves text that is not a placeholder as written', () => {
-    expect(renderTemplate('{{}} {{ two words }} {single} {{a..b}}', { a: 'x' })).toBe('{{}} {{ two words }} {single} {{a..b}}');
+    expect(renderTemplate('{{}} {{ two words }} {single} {{a..b}}', { a: 'x' })).toBe(
+      '{{}} {{ two words }} {single} {{a..b}}',
+    );
   });
 
   it('does not render placeholders that a value brings in', () => {
@@ -63,7 +91,9 @@ describe('renderNotificationEmail', () => {
   });
 
   it('sends from the bare address when no company is set', () => {
-    expect(renderNotificationEmail({ ...INPUT, fromCompany: undefined }).from).toEqual({ address: 'notify@acme.example' });
+    expect(renderNotificationEmail({ ...INPUT, fromCompany: undefined }).from).toEqual({
+      address: 'notify@acme.example',
+    });
     expect(renderNotificationEmail({ ...INPUT, fromCompany: '  ' }).from).toEqual({ address: 'notify@acme.example' });
   });
 
@@ -88,7 +118,10 @@ describe('renderNotificationEmail', () => {
   });
 
   it('keeps line breaks in the data out of the subject, so it cannot add a header', async () => {
-    const email = renderNotificationEmail({ ...INPUT, templateData: { actionUser: { name: 'Ann\r\nBcc: victim@example.com\r\n' }, document: 'Doc\n\nbody' } });
+    const email = renderNotificationEmail({
+      ...INPUT,
+      templateData: { actionUser: { name: 'Ann\r\nBcc: victim@example.com\r\n' }, document: 'Doc\n\nbody' },
+    });
 
     expect(email.subject).toBe('Ann Bcc: victim@example.com mentioned you in Doc body');
     const parsed = await simpleParser(await composeMessage(email));

@@ -12,7 +12,8 @@ import { clientId, httpUrl } from '../../shared/http/schemas';
 
 type Schema = Record<string, any>;
 const document = buildOpenApiDocument() as { paths: Record<string, { post: any }> };
-const request = (path: string): Schema => document.paths[path].post.requestBody.content['application/json'].schema.properties.data;
+const request = (path: string): Schema =>
+  document.paths[path].post.requestBody.content['application/json'].schema.properties.data;
 
 describe('the document states that ids must not repeat', () => {
   it.each([
@@ -65,8 +66,14 @@ describe('the document states which free-form fields must be objects', () => {
     ['/v2/activities/add', (data: Schema) => data.properties.activities.items.properties.changes],
     ['/v2/activities/add', (data: Schema) => data.properties.activities.items.properties.displayMessageTemplateData],
     ['/v2/organizations/documents/update', (data: Schema) => data.properties.documents.items.properties.metadata],
-    ['/v2/notifications/update', (data: Schema) => data.properties.notifications.anyOf[0].properties.displayHeadlineMessageTemplateData],
-    ['/v2/notifications/update', (data: Schema) => data.properties.notifications.anyOf[0].properties.notificationSourceData],
+    [
+      '/v2/notifications/update',
+      (data: Schema) => data.properties.notifications.anyOf[0].properties.displayHeadlineMessageTemplateData,
+    ],
+    [
+      '/v2/notifications/update',
+      (data: Schema) => data.properties.notifications.anyOf[0].properties.notificationSourceData,
+    ],
   ])('%s', (path, pick) => {
     expect(pick(request(path)).type).toBe('object');
   });
@@ -77,7 +84,10 @@ describe('the document states the cross-field rules', () => {
     const rules = request('/v2/crdt/add').allOf;
 
     expect(rules).toContainEqual({ properties: { editorId: { minLength: 1 } } });
-    expect(rules).toContainEqual({ if: { properties: { type: { const: 'map' } }, required: ['type'] }, then: { properties: { data: { type: 'object' } } } });
+    expect(rules).toContainEqual({
+      if: { properties: { type: { const: 'map' } }, required: ['type'] },
+      then: { properties: { data: { type: 'object' } } },
+    });
   });
 
   it('crdt/update: data, format + content, or yjsUpdate, one of them; type is optional', () => {
@@ -85,8 +95,18 @@ describe('the document states the cross-field rules', () => {
 
     expect(data.required).toEqual(['organizationId', 'documentId', 'editorId']);
     expect(data.anyOf).toEqual([
-      expect.objectContaining({ required: ['data'], not: expect.objectContaining({ anyOf: expect.arrayContaining([expect.objectContaining({ required: ['yjsUpdate'] })]) }) }),
-      expect.objectContaining({ required: ['format', 'content'], not: expect.objectContaining({ anyOf: expect.arrayContaining([expect.objectContaining({ required: ['data'] })]) }) }),
+      expect.objectContaining({
+        required: ['data'],
+        not: expect.objectContaining({
+          anyOf: expect.arrayContaining([expect.objectContaining({ required: ['yjsUpdate'] })]),
+        }),
+      }),
+      expect.objectContaining({
+        required: ['format', 'content'],
+        not: expect.objectContaining({
+          anyOf: expect.arrayContaining([expect.objectContaining({ required: ['data'] })]),
+        }),
+      }),
       expect.objectContaining({ required: ['yjsUpdate'] }),
     ]);
   });
@@ -95,8 +115,14 @@ describe('the document states the cross-field rules', () => {
     const data = request('/v2/crdt/add');
 
     expect(data.required).toEqual(['organizationId', 'documentId', 'editorId', 'type']);
-    expect(data.anyOf).toEqual([expect.objectContaining({ required: ['data'] }), expect.objectContaining({ required: ['format', 'content'] })]);
-    expect(data.allOf).toContainEqual({ if: expect.objectContaining({ required: ['format', 'type'] }), then: { properties: { type: { const: 'xml' } } } });
+    expect(data.anyOf).toEqual([
+      expect.objectContaining({ required: ['data'] }),
+      expect.objectContaining({ required: ['format', 'content'] }),
+    ]);
+    expect(data.allOf).toContainEqual({
+      if: expect.objectContaining({ required: ['format', 'type'] }),
+      then: { properties: { type: { const: 'xml' } } },
+    });
   });
 
   it('memory/suggest: documentId needs organizationId', () => {
@@ -123,7 +149,8 @@ describe('the document states the cross-field rules', () => {
   });
 
   it('users/add, update and delete: documentId or folderId, not both', () => {
-    for (const path of ['/v2/users/add', '/v2/users/update', '/v2/users/delete']) expect(request(path).not).toMatchObject({ required: ['documentId', 'folderId'] });
+    for (const path of ['/v2/users/add', '/v2/users/update', '/v2/users/delete'])
+      expect(request(path).not).toMatchObject({ required: ['documentId', 'folderId'] });
   });
 });
 
@@ -134,7 +161,9 @@ describe('the document states the patterns, and each pattern is the whole rule',
     expect(pattern.test('org-1')).toBe(true);
     expect(pattern.test('a\u0000b')).toBe(false);
     expect(pattern.test('a\u0085b')).toBe(false);
-    fc.assert(fc.property(fc.stringMatching(pattern), (id) => id === '' || clientId().safeParse(id.slice(0, 256)).success));
+    fc.assert(
+      fc.property(fc.stringMatching(pattern), (id) => id === '' || clientId().safeParse(id.slice(0, 256)).success),
+    );
   });
 
   it('workspace/create avatar: an http(s) URL that always parses', () => {
@@ -149,7 +178,13 @@ describe('the document states the patterns, and each pattern is the whole rule',
     // exception, found by this property (about 1 run in 40,000), and the server refuses them as it should.
     const punycodeLabel = /(^|[/.])xn--/i;
     fc.assert(
-      fc.property(fc.stringMatching(pattern, { size: 'medium' }), (url) => url.length > 2000 || punycodeLabel.test(url.split(/[/?#]/, 3).join('/')) || httpUrl(2000).safeParse(url).success),
+      fc.property(
+        fc.stringMatching(pattern, { size: 'medium' }),
+        (url) =>
+          url.length > 2000 ||
+          punycodeLabel.test(url.split(/[/?#]/, 3).join('/')) ||
+          httpUrl(2000).safeParse(url).success,
+      ),
       { numRuns: 2000 },
     );
   });
@@ -161,13 +196,22 @@ describe('the document states the patterns, and each pattern is the whole rule',
   });
 
   it('the webhook publicKey: RSA keys of 2048, 3072 and 4096 bits, and every string of that shape is one, refused only if it cannot encrypt', () => {
-    expect(request('/v2/workspace/advancedwebhookconfig/update').properties.publicKey.pattern).toBe(RSA_PUBLIC_KEY_PATTERN.source);
+    expect(request('/v2/workspace/advancedwebhookconfig/update').properties.publicKey.pattern).toBe(
+      RSA_PUBLIC_KEY_PATTERN.source,
+    );
     for (const modulusLength of [2048, 3072, 4096]) {
-      const key = generateKeyPairSync('rsa', { modulusLength }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+      const key = generateKeyPairSync('rsa', { modulusLength })
+        .publicKey.export({ format: 'der', type: 'spki' })
+        .toString('base64');
       expect(RSA_PUBLIC_KEY_PATTERN.test(key)).toBe(true);
     }
     // A pattern cannot tell a modulus an RSA key has from one it cannot (an even number): the encryption probe does,
     // which is what the contract test allows for (test/connected/contract-conformance.test.ts).
-    fc.assert(fc.property(fc.stringMatching(RSA_PUBLIC_KEY_PATTERN), (key) => [null, UNUSABLE_KEY_MESSAGE].includes(publicKeyProblem(key))), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.stringMatching(RSA_PUBLIC_KEY_PATTERN), (key) =>
+        [null, UNUSABLE_KEY_MESSAGE].includes(publicKeyProblem(key)),
+      ),
+      { numRuns: 200 },
+    );
   });
 });

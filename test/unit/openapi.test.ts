@@ -23,7 +23,9 @@ describe('the OpenAPI document', () => {
 
   it('names the credentials of each auth level', () => {
     expect(document.paths['/v2/workspace/create'].post.security).toEqual([]);
-    expect(document.paths['/v2/workspace/apikeys/get'].post.security).toEqual([{ workspaceId: [], workspaceAuthToken: [] }]);
+    expect(document.paths['/v2/workspace/apikeys/get'].post.security).toEqual([
+      { workspaceId: [], workspaceAuthToken: [] },
+    ]);
     expect(document.paths['/v2/workspace/activityconfig/get'].post.security).toEqual([{ apiKey: [], authToken: [] }]);
   });
 
@@ -45,12 +47,17 @@ describe('the OpenAPI document', () => {
   });
 
   it('is served by the API itself at GET /openapi.json (the $default route of the deployed API, and the local gateway)', async () => {
-    const event = { rawPath: '/openapi.json', requestContext: { requestId: 'r', http: { method: 'GET' } } } as unknown as Parameters<typeof notRouted>[0];
+    const event = {
+      rawPath: '/openapi.json',
+      requestContext: { requestId: 'r', http: { method: 'GET' } },
+    } as unknown as Parameters<typeof notRouted>[0];
 
     const response = await notRouted(event);
 
     expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body ?? '')).toEqual(JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')));
+    expect(JSON.parse(response.body ?? '')).toEqual(
+      JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')),
+    );
   });
 
   it('names operations in camelCase, verb first, and marks the /v1 aliases deprecated', () => {
@@ -66,13 +73,21 @@ describe('the OpenAPI document', () => {
 
     expect(responses('/v2/users/get')['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
     expect(Object.keys(responses('/v2/workspace/create'))).not.toContain('401');
-    expect(Object.keys(responses('/v2/users/get'))).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '405', '409', '413', '429', '500', '503']));
+    expect(Object.keys(responses('/v2/users/get'))).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '405', '409', '413', '429', '500', '503']),
+    );
   });
 });
 
 describe('the contract check', () => {
   it('catches a success whose data has a field of the wrong type', () => {
-    const wrong = { result: { status: 'success', message: 'Users retrieved successfully.', data: [{ userId: 7, accessRole: 'editor' }] } };
+    const wrong = {
+      result: {
+        status: 'success',
+        message: 'Users retrieved successfully.',
+        data: [{ userId: 7, accessRole: 'editor' }],
+      },
+    };
 
     expect(() => checkResponse('/v2/users/get', 200, wrong)).toThrow(/does not match openapi.json/);
   });
@@ -81,10 +96,14 @@ describe('the contract check', () => {
     const extra = { result: { status: 'success', message: 'ok', data: [], secret: 'leaked' } };
 
     expect(() => checkResponse('/v2/users/get', 200, extra)).toThrow(/does not match/);
-    expect(() => checkResponse('/v2/workspace/create', 401, { error: { status: 'UNAUTHENTICATED', message: 'x' } })).toThrow(/does not document/);
+    expect(() =>
+      checkResponse('/v2/workspace/create', 401, { error: { status: 'UNAUTHENTICATED', message: 'x' } }),
+    ).toThrow(/does not document/);
   });
 
   it('accepts the error envelope on a documented error status', () => {
-    expect(() => checkResponse('/v2/users/get', 404, { error: { status: 'NOT_FOUND', message: 'Organization not found.' } })).not.toThrow();
+    expect(() =>
+      checkResponse('/v2/users/get', 404, { error: { status: 'NOT_FOUND', message: 'Organization not found.' } }),
+    ).not.toThrow();
   });
 });

@@ -37,7 +37,12 @@ describe('postJson destination check', () => {
   it('refuses a loopback IP literal without the receiver seeing a request', async () => {
     const result = await postJson(`${receiver.url}/hook`, HEADERS, BODY, refused);
 
-    expect(result).toEqual({ statusCode: 0, responseBody: '', durationMs: expect.any(Number), error: DESTINATION_NOT_ALLOWED });
+    expect(result).toEqual({
+      statusCode: 0,
+      responseBody: '',
+      durationMs: expect.any(Number),
+      error: DESTINATION_NOT_ALLOWED,
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(receiver.received).toEqual([]);
   });
@@ -45,7 +50,10 @@ describe('postJson destination check', () => {
   it('refuses a hostname that resolves to loopback, checking the resolved address, and the receiver sees nothing', async () => {
     const lookup = resolvingTo('127.0.0.1');
 
-    const result = await postJson(`http://hooks.example.com:${receiver.port}/hook`, HEADERS, BODY, { ...refused, lookup });
+    const result = await postJson(`http://hooks.example.com:${receiver.port}/hook`, HEADERS, BODY, {
+      ...refused,
+      lookup,
+    });
 
     expect(lookup.hosts).toEqual(['hooks.example.com']);
     expect(result.error).toBe(DESTINATION_NOT_ALLOWED);
@@ -72,7 +80,10 @@ describe('postJson destination check', () => {
     ['IPv4-mapped RFC 1918', 'http://[::ffff:10.0.0.1]/'],
     ['decimal loopback (the URL parser makes it 127.0.0.1)', 'http://2130706433/'],
   ])('refuses a %s literal', async (_name, url) => {
-    expect(await postJson(url, HEADERS, BODY, refused)).toMatchObject({ statusCode: 0, error: DESTINATION_NOT_ALLOWED });
+    expect(await postJson(url, HEADERS, BODY, refused)).toMatchObject({
+      statusCode: 0,
+      error: DESTINATION_NOT_ALLOWED,
+    });
   });
 
   it.each(['169.254.169.254', '10.0.0.1', '::1', '::ffff:127.0.0.1', 'fd12:3456::1', '100.100.100.100'])(
@@ -98,7 +109,9 @@ describe('postJson destination check', () => {
           : callback(null, '10.0.0.1', 4),
       );
 
-    expect(await postJson('http://hooks.example.com/', HEADERS, BODY, { ...refused, lookup })).toMatchObject({ error: DESTINATION_NOT_ALLOWED });
+    expect(await postJson('http://hooks.example.com/', HEADERS, BODY, { ...refused, lookup })).toMatchObject({
+      error: DESTINATION_NOT_ALLOWED,
+    });
   });
 
   it('lets a public address through the check (stopped by the test before any connection is attempted)', async () => {
@@ -116,7 +129,10 @@ describe('postJson destination check', () => {
     dc.subscribe('net.client.socket', onSocket);
     try {
       for (const address of ['8.8.8.8', '2606:4700:4700::1111']) {
-        const result = await postJson('http://hooks.example.com:9/', HEADERS, BODY, { ...refused, lookup: resolvingTo(address) });
+        const result = await postJson('http://hooks.example.com:9/', HEADERS, BODY, {
+          ...refused,
+          lookup: resolvingTo(address),
+        });
         expect(result.error).not.toBe(DESTINATION_NOT_ALLOWED);
         expect(result.error).toContain('stopped by the test');
       }
@@ -146,7 +162,10 @@ describe('postJson destination check', () => {
   });
 
   it('reaches a hostname resolving to loopback when private destinations are allowed', async () => {
-    const result = await postJson(`http://hooks.example.com:${receiver.port}/`, HEADERS, BODY, { ...allowed, lookup: resolvingTo('127.0.0.1') });
+    const result = await postJson(`http://hooks.example.com:${receiver.port}/`, HEADERS, BODY, {
+      ...allowed,
+      lookup: resolvingTo('127.0.0.1'),
+    });
 
     expect(result.statusCode).toBe(204);
     expect(receiver.received[0].headers.host).toBe(`hooks.example.com:${receiver.port}`);
@@ -159,7 +178,12 @@ describe('postJson exchange', () => {
 
     const result = await postJson(receiver.url, HEADERS, BODY, { timeoutMs: 300, allowPrivate: true });
 
-    expect(result).toEqual({ statusCode: 0, responseBody: '', durationMs: expect.any(Number), error: 'Timed out after 0.3 s.' });
+    expect(result).toEqual({
+      statusCode: 0,
+      responseBody: '',
+      durationMs: expect.any(Number),
+      error: 'Timed out after 0.3 s.',
+    });
     expect(result.durationMs).toBeGreaterThanOrEqual(295);
     expect(result.durationMs).toBeLessThan(300 + 200);
     expect(receiver.received).toHaveLength(1);
@@ -192,7 +216,8 @@ describe('postJson exchange', () => {
 
   it('returns a 302 as it is, without following it', async () => {
     receiver.answer = (request, response) => {
-      if (request.path === '/moved') response.writeHead(302, { location: `${receiver.url}/elsewhere` }).end('see elsewhere');
+      if (request.path === '/moved')
+        response.writeHead(302, { location: `${receiver.url}/elsewhere` }).end('see elsewhere');
       else response.writeHead(200).end('followed');
     };
 
@@ -203,11 +228,20 @@ describe('postJson exchange', () => {
   });
 
   it('returns the response headers the caller names, and no other', async () => {
-    receiver.answer = (_request, response) => response.writeHead(202, { 'X-Message-Id': 'msg-1', 'set-cookie': 'session=1' }).end();
+    receiver.answer = (_request, response) =>
+      response.writeHead(202, { 'X-Message-Id': 'msg-1', 'set-cookie': 'session=1' }).end();
 
-    const result = await postJson(receiver.url, HEADERS, BODY, { ...allowed, responseHeaders: ['X-Message-Id', 'x-absent'] });
+    const result = await postJson(receiver.url, HEADERS, BODY, {
+      ...allowed,
+      responseHeaders: ['X-Message-Id', 'x-absent'],
+    });
 
-    expect(result).toEqual({ statusCode: 202, responseBody: '', durationMs: expect.any(Number), headers: { 'x-message-id': 'msg-1' } });
+    expect(result).toEqual({
+      statusCode: 202,
+      responseBody: '',
+      durationMs: expect.any(Number),
+      headers: { 'x-message-id': 'msg-1' },
+    });
   });
 
   it('keeps the first 1024 bytes of a 5 KB error body', async () => {
@@ -281,7 +315,12 @@ describe('postJson exchange', () => {
     ['not a URL', 'not a url', 'Invalid URL.'],
     ['another scheme', 'ftp://example.com/hook', 'Only http and https URLs can be called.'],
   ])('reports %s without throwing', async (_name, url, error) => {
-    expect(await postJson(url, HEADERS, BODY, allowed)).toEqual({ statusCode: 0, responseBody: '', durationMs: expect.any(Number), error });
+    expect(await postJson(url, HEADERS, BODY, allowed)).toEqual({
+      statusCode: 0,
+      responseBody: '',
+      durationMs: expect.any(Number),
+      error,
+    });
   });
 
   it('reports a header value node refuses without throwing or quoting it', async () => {
@@ -313,7 +352,9 @@ describe('postJson connections', () => {
 
   it('does not reuse a connection whose request timed out', async () => {
     receiver.answer = (_request, response) => setTimeout(() => response.writeHead(204).end(), 300);
-    expect(await postJson(receiver.url, HEADERS, BODY, { ...allowed, timeoutMs: 100 })).toMatchObject({ error: 'Timed out after 0.1 s.' });
+    expect(await postJson(receiver.url, HEADERS, BODY, { ...allowed, timeoutMs: 100 })).toMatchObject({
+      error: 'Timed out after 0.1 s.',
+    });
     receiver.answer = (_request, response) => response.writeHead(204).end();
     expect(await postJson(receiver.url, HEADERS, BODY, allowed)).toMatchObject({ statusCode: 204 });
 
@@ -335,7 +376,7 @@ describe('postJson connections', () => {
     expect(receiver.connections).toBe(2);
   });
 
-  it('does not send again when a new connection is dropped: that is the attempt\'s outcome', async () => {
+  it("does not send again when a new connection is dropped: that is the attempt's outcome", async () => {
     receiver.answer = (_request, response) => response.socket?.destroy();
 
     const result = await postJson(receiver.url, HEADERS, BODY, allowed);

@@ -9,9 +9,12 @@ describe('owner emails', () => {
     expect(defaultApiKeyName('jane.doe@x.io')).toBe('Jane.doe Test API Key');
   });
 
-  it.each(['a@mailinator.com', 'a@MAILINATOR.COM', 'a@sub.mailinator.com', 'a@guerrillamail.com'])('treats %s as disposable', (email) => {
-    expect(isDisposableEmail(email)).toBe(true);
-  });
+  it.each(['a@mailinator.com', 'a@MAILINATOR.COM', 'a@sub.mailinator.com', 'a@guerrillamail.com'])(
+    'treats %s as disposable',
+    (email) => {
+      expect(isDisposableEmail(email)).toBe(true);
+    },
+  );
 
   it.each(['a@gmail.com', 'a@example.com', 'a@company.io'])('accepts %s', (email) => {
     expect(isDisposableEmail(email)).toBe(false);

@@ -7,7 +7,12 @@ import { profileAfter } from '../../shared/db/profile';
 
 describe('profile versions', () => {
   it('gives a new profile version 1', () => {
-    expect(profileAfter(undefined, { userId: 'u1', name: 'ann' })).toEqual({ userId: 'u1', name: 'ann', initial: 'A', version: 1 });
+    expect(profileAfter(undefined, { userId: 'u1', name: 'ann' })).toEqual({
+      userId: 'u1',
+      name: 'ann',
+      initial: 'A',
+      version: 1,
+    });
   });
 
   it('counts a change of name, email or initial as one more version', () => {
@@ -15,7 +20,12 @@ describe('profile versions', () => {
 
     expect(profileAfter(stored, { userId: 'u1', email: 'a@x.io' }).version).toBe(5);
     expect(profileAfter(stored, { userId: 'u1', initial: 'Z' }).version).toBe(5);
-    expect(profileAfter(stored, { userId: 'u1', name: 'bo' })).toEqual({ userId: 'u1', name: 'bo', initial: 'B', version: 5 });
+    expect(profileAfter(stored, { userId: 'u1', name: 'bo' })).toEqual({
+      userId: 'u1',
+      name: 'bo',
+      initial: 'B',
+      version: 5,
+    });
   });
 
   it('keeps the version when the write changes none of the copied fields (a role change re-adding the user)', () => {

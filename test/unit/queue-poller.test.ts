@@ -2,7 +2,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { startQueuePoller, type QueueHandler, type QueuePoller, type QueuePollerOptions } from '../../local/queue-poller';
+import {
+  startQueuePoller,
+  type QueueHandler,
+  type QueuePoller,
+  type QueuePollerOptions,
+} from '../../local/queue-poller';
 import { DEAD_LETTER_DIR_NAME, fileQueue } from '../../shared/adapters/queue/file-queue';
 import { waitFor } from '../support/wait';
 
@@ -48,7 +53,9 @@ describe('queue poller', () => {
     const elapsedMs = Date.now() - startedAt;
     await sleep(200);
 
-    console.log(`queue poller: 1,000 jobs handled in ${elapsedMs} ms (${Math.round(1_000_000 / elapsedMs)} jobs/s, ${batches} batches)`);
+    console.log(
+      `queue poller: 1,000 jobs handled in ${elapsedMs} ms (${Math.round(1_000_000 / elapsedMs)} jobs/s, ${batches} batches)`,
+    );
     expect([...calls.values()].every((count) => count === 1)).toBe(true);
     await waitFor(() => jobFiles().length === 0);
     expect(elapsedMs).toBeLessThan(5_000);
@@ -97,7 +104,10 @@ describe('queue poller', () => {
 
   it('hands a job the handler reported as failed to it again once the visibility timeout has passed, and only that job', async () => {
     const queue = fileQueue(dir);
-    await queue.send([{ body: 'fails once', delaySeconds: 0 }, { body: 'fine', delaySeconds: 0 }]);
+    await queue.send([
+      { body: 'fails once', delaySeconds: 0 },
+      { body: 'fine', delaySeconds: 0 },
+    ]);
     const seen: Array<{ body: string; count: string; at: number }> = [];
 
     await start(
@@ -105,7 +115,8 @@ describe('queue poller', () => {
         const failures = [];
         for (const record of event.Records) {
           seen.push({ body: record.body, count: record.attributes.ApproximateReceiveCount, at: Date.now() });
-          if (record.body === 'fails once' && record.attributes.ApproximateReceiveCount === '1') failures.push({ itemIdentifier: record.messageId });
+          if (record.body === 'fails once' && record.attributes.ApproximateReceiveCount === '1')
+            failures.push({ itemIdentifier: record.messageId });
         }
         return { batchItemFailures: failures };
       },
@@ -123,7 +134,10 @@ describe('queue poller', () => {
 
   it('retries every job of a batch whose handler throws', async () => {
     const queue = fileQueue(dir);
-    await queue.send([{ body: 'a', delaySeconds: 0 }, { body: 'b', delaySeconds: 0 }]);
+    await queue.send([
+      { body: 'a', delaySeconds: 0 },
+      { body: 'b', delaySeconds: 0 },
+    ]);
     let calls = 0;
     const handled: string[] = [];
 
@@ -153,7 +167,9 @@ describe('queue poller', () => {
       },
       { visibilityTimeoutMs: 50, idleMs: 10, maxReceiveCount: 3 },
     );
-    await waitFor(() => existsSync(join(dir, DEAD_LETTER_DIR_NAME)) && readdirSync(join(dir, DEAD_LETTER_DIR_NAME)).length === 1);
+    await waitFor(
+      () => existsSync(join(dir, DEAD_LETTER_DIR_NAME)) && readdirSync(join(dir, DEAD_LETTER_DIR_NAME)).length === 1,
+    );
     await sleep(300);
 
     expect(calls).toBe(3);
@@ -176,7 +192,9 @@ describe('queue poller', () => {
       },
       { maxReceiveCount: 3, idleMs: 10 },
     );
-    await waitFor(() => existsSync(join(dir, DEAD_LETTER_DIR_NAME)) && readdirSync(join(dir, DEAD_LETTER_DIR_NAME)).length === 1);
+    await waitFor(
+      () => existsSync(join(dir, DEAD_LETTER_DIR_NAME)) && readdirSync(join(dir, DEAD_LETTER_DIR_NAME)).length === 1,
+    );
 
     expect(calls).toBe(0);
   });
@@ -242,7 +260,9 @@ describe('queue poller', () => {
     await waitFor(() => handled === 1_000);
     const elapsedMs = Date.now() - startedAt;
 
-    console.log(`queue poller: 1,000 jobs, 20 ms per batch of 10, handled in ${elapsedMs} ms (${Math.round(1_000_000 / elapsedMs)} jobs/s)`);
+    console.log(
+      `queue poller: 1,000 jobs, 20 ms per batch of 10, handled in ${elapsedMs} ms (${Math.round(1_000_000 / elapsedMs)} jobs/s)`,
+    );
     expect(1_000_000 / elapsedMs).toBeGreaterThanOrEqual(200);
   });
 });

@@ -42,19 +42,25 @@ describe('the route table', () => {
     for (const path of paths) expect(path).toMatch(/^\/v[12]\/[a-z0-9/-]+$/);
   });
 
-  it.each(routes.map((route) => [route.path, route] as const))('%s: its handler was built for the route’s auth level', (_, route) => {
-    const module = require(join(root, route.entry)) as { handler?: { auth?: string; schema?: unknown } };
+  it.each(routes.map((route) => [route.path, route] as const))(
+    '%s: its handler was built for the route’s auth level',
+    (_, route) => {
+      const module = require(join(root, route.entry)) as { handler?: { auth?: string; schema?: unknown } };
 
-    expect(typeof module.handler).toBe('function');
-    expect(module.handler?.auth).toBe(route.auth);
-    expect(module.handler?.schema).toBeDefined();
-  });
+      expect(typeof module.handler).toBe('function');
+      expect(module.handler?.auth).toBe(route.auth);
+      expect(module.handler?.schema).toBeDefined();
+    },
+  );
 });
 
 describe('the socket route table', () => {
-  it.each(socketRoutes.map((route) => [route.routeKey, route] as const))('%s: its handler file exports a handler', (_, route) => {
-    expect(typeof (require(join(root, route.entry)) as { handler?: unknown }).handler).toBe('function');
-  });
+  it.each(socketRoutes.map((route) => [route.routeKey, route] as const))(
+    '%s: its handler file exports a handler',
+    (_, route) => {
+      expect(typeof (require(join(root, route.entry)) as { handler?: unknown }).handler).toBe('function');
+    },
+  );
 
   it('has one route per route key', () => {
     expect(new Set(socketRoutes.map((route) => route.routeKey)).size).toBe(socketRoutes.length);
@@ -96,7 +102,9 @@ function reachableFiles(entry: string): Set<string> {
   const importsOf = (file: string): string[] => {
     const text = readFileSync(join(root, file), 'utf8');
     return [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => {
-      const target = relative(root, resolve(root, dirname(file), match[1])).split('\\').join('/');
+      const target = relative(root, resolve(root, dirname(file), match[1]))
+        .split('\\')
+        .join('/');
       return target.endsWith('.ts') ? target : `${target}.ts`;
     });
   };
@@ -140,7 +148,10 @@ describe('the delivery queue grant', () => {
  */
 describe('the SES grant', () => {
   const SES_MODULE = 'shared/adapters/email/ses-transport.ts';
-  const entries: Array<readonly [string, DeclaredEntry]> = [...functionEntries, ...deployTasks.map((task) => [task.id, task] as const)];
+  const entries: Array<readonly [string, DeclaredEntry]> = [
+    ...functionEntries,
+    ...deployTasks.map((task) => [task.id, task] as const),
+  ];
 
   it('looks for a transport module that exists', () => {
     expect(existsSync(join(root, SES_MODULE))).toBe(true);

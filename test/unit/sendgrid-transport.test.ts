@@ -58,7 +58,11 @@ describe('sendgridTransport', () => {
   });
 
   it('leaves out the names of addresses that have none', async () => {
-    await transport().send({ ...EMAIL, from: { address: 'notify@acme.example' }, to: { address: 'bob@example.org', name: '  ' } });
+    await transport().send({
+      ...EMAIL,
+      from: { address: 'notify@acme.example' },
+      to: { address: 'bob@example.org', name: '  ' },
+    });
 
     expect(fake.requests[0].body?.from).toEqual({ email: 'notify@acme.example' });
     expect(fake.requests[0].body?.personalizations[0].to).toEqual([{ email: 'bob@example.org' }]);
@@ -93,7 +97,9 @@ describe('sendgridTransport', () => {
   });
 
   it('reports failed for a 400 with the errors[].message texts of the answer', async () => {
-    fake.answer([{ status: 400, errors: ['The from address does not match a verified Sender Identity.', 'Invalid subject.'] }]);
+    fake.answer([
+      { status: 400, errors: ['The from address does not match a verified Sender Identity.', 'Invalid subject.'] },
+    ]);
 
     const outcome = await transport().send(EMAIL);
 
@@ -112,7 +118,9 @@ describe('sendgridTransport', () => {
   });
 
   it('never puts the key in a reason, even when the answer echoes it', async () => {
-    fake.answer([{ status: 400, errors: [`The API key ${API_KEY} is not allowed to send.`, `Authorization: Bearer ${API_KEY}`] }]);
+    fake.answer([
+      { status: 400, errors: [`The API key ${API_KEY} is not allowed to send.`, `Authorization: Bearer ${API_KEY}`] },
+    ]);
 
     const outcome = await transport().send(EMAIL);
 
@@ -120,7 +128,9 @@ describe('sendgridTransport', () => {
     const reason = outcome.status === 'sent' ? '' : outcome.reason;
     expect(reason).not.toContain(API_KEY);
     expect(reason).not.toContain('fakeSecret');
-    expect(reason).toBe('SendGrid answered 400: The API key [redacted] is not allowed to send.; Authorization: Bearer [redacted]');
+    expect(reason).toBe(
+      'SendGrid answered 400: The API key [redacted] is not allowed to send.; Authorization: Bearer [redacted]',
+    );
   });
 
   it('reports retry, not a hang, when SendGrid does not answer before the deadline', async () => {
@@ -142,7 +152,10 @@ describe('sendgridTransport', () => {
   it('reports retry when nothing listens at the address', async () => {
     const closedPort = await unusedPort();
 
-    const outcome = await sendgridTransport(API_KEY, { baseUrl: `http://127.0.0.1:${closedPort}`, timeoutMs: 2000 }).send(EMAIL);
+    const outcome = await sendgridTransport(API_KEY, {
+      baseUrl: `http://127.0.0.1:${closedPort}`,
+      timeoutMs: 2000,
+    }).send(EMAIL);
 
     expect(outcome).toEqual({ status: 'retry', reason: 'SendGrid did not answer: Connection refused (ECONNREFUSED).' });
   });
@@ -150,7 +163,10 @@ describe('sendgridTransport', () => {
   it('reports failed without a request when the key cannot be a header value', async () => {
     const outcome = await sendgridTransport('SG.key\r\nX-Injected: 1', { baseUrl: fake.url }).send(EMAIL);
 
-    expect(outcome).toEqual({ status: 'failed', reason: 'The SendGrid API key is empty or has characters an HTTP header cannot carry.' });
+    expect(outcome).toEqual({
+      status: 'failed',
+      reason: 'The SendGrid API key is empty or has characters an HTTP header cannot carry.',
+    });
     expect(fake.requests).toEqual([]);
   });
 

@@ -35,7 +35,8 @@ function fakeSes(answers: SesAnswer[]): { client: SESv2Client; requests: Recorde
   const requests: RecordedRequest[] = [];
   const requestHandler = {
     async handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
-      const text = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body as Uint8Array);
+      const text =
+        typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body as Uint8Array);
       requests.push({ method: request.method, path: request.path, body: JSON.parse(text) as Record<string, unknown> });
       const answer = answers.shift() ?? { status: 200, body: { MessageId: 'ses-default' } };
       const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -43,7 +44,12 @@ function fakeSes(answers: SesAnswer[]): { client: SESv2Client; requests: Recorde
       return { response: { statusCode: answer.status, headers, body: Buffer.from(JSON.stringify(answer.body)) } };
     },
   };
-  const client = new SESv2Client({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1, requestHandler });
+  const client = new SESv2Client({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+    requestHandler,
+  });
   return { client, requests };
 }
 
@@ -77,19 +83,29 @@ describe('sesTransport', () => {
 
     await sesTransport({ client, configurationSetName: 'notifications', identityArn }).send(EMAIL);
 
-    expect(requests[0].body).toMatchObject({ ConfigurationSetName: 'notifications', FromEmailAddressIdentityArn: identityArn });
+    expect(requests[0].body).toMatchObject({
+      ConfigurationSetName: 'notifications',
+      FromEmailAddressIdentityArn: identityArn,
+    });
   });
 
   it('reports retry when SES throttles the send', async () => {
-    const { client } = fakeSes([{ status: 429, errorType: 'TooManyRequestsException', body: { message: 'Maximum sending rate exceeded.' } }]);
+    const { client } = fakeSes([
+      { status: 429, errorType: 'TooManyRequestsException', body: { message: 'Maximum sending rate exceeded.' } },
+    ]);
 
     const outcome = await sesTransport({ client }).send(EMAIL);
 
-    expect(outcome).toEqual({ status: 'retry', reason: 'SES TooManyRequestsException (429): Maximum sending rate exceeded.' });
+    expect(outcome).toEqual({
+      status: 'retry',
+      reason: 'SES TooManyRequestsException (429): Maximum sending rate exceeded.',
+    });
   });
 
   it("reports failed with SES's reason when SES rejects the message", async () => {
-    const { client } = fakeSes([{ status: 400, errorType: 'MessageRejected', body: { message: 'Email address is not verified.' } }]);
+    const { client } = fakeSes([
+      { status: 400, errorType: 'MessageRejected', body: { message: 'Email address is not verified.' } },
+    ]);
 
     const outcome = await sesTransport({ client }).send(EMAIL);
 
@@ -97,7 +113,9 @@ describe('sesTransport', () => {
   });
 
   it("reports retry for an error of SES's own making (5xx)", async () => {
-    const { client } = fakeSes([{ status: 503, errorType: 'ServiceUnavailable', body: { message: 'Service unavailable.' } }]);
+    const { client } = fakeSes([
+      { status: 503, errorType: 'ServiceUnavailable', body: { message: 'Service unavailable.' } },
+    ]);
 
     const outcome = await sesTransport({ client }).send(EMAIL);
 
@@ -116,7 +134,10 @@ describe('sesTransport', () => {
 
 describe('sesErrorOutcome', () => {
   const sdkError = (name: string, httpStatusCode?: number) =>
-    Object.assign(new Error(`${name} happened`), { name, ...(httpStatusCode === undefined ? {} : { $metadata: { httpStatusCode } }) });
+    Object.assign(new Error(`${name} happened`), {
+      name,
+      ...(httpStatusCode === undefined ? {} : { $metadata: { httpStatusCode } }),
+    });
 
   it.each([
     ['TooManyRequestsException', 429],
@@ -138,16 +159,25 @@ describe('sesErrorOutcome', () => {
     ['AccountSuspendedException', 400],
     ['AccessDeniedException', 403],
   ])('fails %s (%i) for good', (name, status) => {
-    expect(sesErrorOutcome(sdkError(name, status), 10_000)).toEqual({ status: 'failed', reason: `SES ${name} (${status}): ${name} happened` });
+    expect(sesErrorOutcome(sdkError(name, status), 10_000)).toEqual({
+      status: 'failed',
+      reason: `SES ${name} (${status}): ${name} happened`,
+    });
   });
 
   it('retries a network error, which has no HTTP status', () => {
     const error = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:443'), { code: 'ECONNREFUSED' });
 
-    expect(sesErrorOutcome(error, 10_000)).toEqual({ status: 'retry', reason: 'SES Error: connect ECONNREFUSED 127.0.0.1:443' });
+    expect(sesErrorOutcome(error, 10_000)).toEqual({
+      status: 'retry',
+      reason: 'SES Error: connect ECONNREFUSED 127.0.0.1:443',
+    });
   });
 
   it('retries a send the deadline aborted', () => {
-    expect(sesErrorOutcome(Object.assign(new Error('aborted'), { name: 'AbortError' }), 10_000)).toEqual({ status: 'retry', reason: 'SES did not answer within 10 s.' });
+    expect(sesErrorOutcome(Object.assign(new Error('aborted'), { name: 'AbortError' }), 10_000)).toEqual({
+      status: 'retry',
+      reason: 'SES did not answer within 10 s.',
+    });
   });
 });

@@ -19,7 +19,12 @@ const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
 class FakeSqs implements SqsBatchSender {
   readonly calls: Array<{ QueueUrl?: string; Entries: SendMessageBatchRequestEntry[] }> = [];
 
-  constructor(private readonly failures: (entry: SendMessageBatchRequestEntry, call: number) => Omit<BatchResultErrorEntry, 'Id'> | undefined = () => undefined) {}
+  constructor(
+    private readonly failures: (
+      entry: SendMessageBatchRequestEntry,
+      call: number,
+    ) => Omit<BatchResultErrorEntry, 'Id'> | undefined = () => undefined,
+  ) {}
 
   async send(command: SendMessageBatchCommand): Promise<SendMessageBatchCommandOutput> {
     const entries = command.input.Entries ?? [];
@@ -29,7 +34,8 @@ class FakeSqs implements SqsBatchSender {
     const successful = [];
     for (const entry of entries) {
       const failure = this.failures(entry, call);
-      if (failure === undefined) successful.push({ Id: entry.Id, MessageId: `m-${call}-${entry.Id}`, MD5OfMessageBody: '' });
+      if (failure === undefined)
+        successful.push({ Id: entry.Id, MessageId: `m-${call}-${entry.Id}`, MD5OfMessageBody: '' });
       else failed.push({ Id: entry.Id, ...failure });
     }
     return { Successful: successful, Failed: failed, $metadata: {} };
@@ -38,12 +44,15 @@ class FakeSqs implements SqsBatchSender {
   /** Every body SQS accepted, in the order sent. */
   stored(): string[] {
     return this.calls.flatMap((call, index) =>
-      call.Entries.filter((entry) => this.failures(entry, index + 1) === undefined).map((entry) => String(entry.MessageBody)),
+      call.Entries.filter((entry) => this.failures(entry, index + 1) === undefined).map((entry) =>
+        String(entry.MessageBody),
+      ),
     );
   }
 }
 
-const jobs = (count: number, delaySeconds = 0) => Array.from({ length: count }, (_, n) => ({ body: `job-${n}`, delaySeconds }));
+const jobs = (count: number, delaySeconds = 0) =>
+  Array.from({ length: count }, (_, n) => ({ body: `job-${n}`, delaySeconds }));
 const throttled = { Code: 'InternalError', Message: 'try again', SenderFault: false };
 
 describe('SQS queue', () => {
@@ -54,7 +63,11 @@ describe('SQS queue', () => {
 
     expect(sqs.calls.map((call) => call.Entries.length)).toEqual([10, 10, 3]);
     expect(sqs.calls.every((call) => call.QueueUrl === QUEUE_URL)).toBe(true);
-    expect(sqs.stored().sort()).toEqual(jobs(23).map((job) => job.body).sort());
+    expect(sqs.stored().sort()).toEqual(
+      jobs(23)
+        .map((job) => job.body)
+        .sort(),
+    );
   });
 
   it('keeps a batch under 256 KiB of bodies', async () => {
@@ -118,7 +131,9 @@ describe('SQS queue', () => {
   it.each([-1, 901, 1.5])('refuses a delay of %p s before sending anything', async (delaySeconds) => {
     const sqs = new FakeSqs();
 
-    await expect(sqsQueue(QUEUE_URL, sqs).send([...jobs(1), { body: 'bad', delaySeconds }])).rejects.toThrow(RangeError);
+    await expect(sqsQueue(QUEUE_URL, sqs).send([...jobs(1), { body: 'bad', delaySeconds }])).rejects.toThrow(
+      RangeError,
+    );
 
     expect(sqs.calls).toEqual([]);
   });
@@ -144,7 +159,10 @@ describe('delivery queue', () => {
 
   afterEach(() => {
     rmSync(dir, { recursive: true, force: true });
-    for (const [name, value] of [['DELIVERY_QUEUE_URL', saved.url], ['DELIVERY_QUEUE_DIR', saved.dir]] as const) {
+    for (const [name, value] of [
+      ['DELIVERY_QUEUE_URL', saved.url],
+      ['DELIVERY_QUEUE_DIR', saved.dir],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -154,7 +172,8 @@ describe('delivery queue', () => {
   function loadDeliveryQueue(): JobQueue {
     let queue: JobQueue | undefined;
     jest.isolateModules(() => {
-      const { deliveryQueue } = require('../../shared/adapters/queue/delivery-queue') as typeof import('../../shared/adapters/queue/delivery-queue');
+      const { deliveryQueue } =
+        require('../../shared/adapters/queue/delivery-queue') as typeof import('../../shared/adapters/queue/delivery-queue');
       queue = deliveryQueue();
     });
     return queue as JobQueue;

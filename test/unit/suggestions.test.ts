@@ -10,14 +10,26 @@ const QUERY = 'rename checkout button label';
 let counter = 0;
 function judgment(decision: 'approve' | 'reject', fields: Partial<StoredJudgment> = {}): StoredJudgment {
   counter += 1;
-  return { id: `j${counter}`, decision, text: MATTER, reviewer: `reviewer-${counter}`, timestamp: NOW - DAY, ...fields };
+  return {
+    id: `j${counter}`,
+    decision,
+    text: MATTER,
+    reviewer: `reviewer-${counter}`,
+    timestamp: NOW - DAY,
+    ...fields,
+  };
 }
 const many = (n: number, decision: 'approve' | 'reject', fields: Partial<StoredJudgment> = {}) =>
   Array.from({ length: n }, () => judgment(decision, fields));
 
 describe('relevance', () => {
   it('ranks texts on the same matter and leaves out texts on an unrelated one', () => {
-    const texts = [MATTER, 'Switch the dashboard to dark mode', 'The checkout button should be renamed', 'Fix the typo in the footer'];
+    const texts = [
+      MATTER,
+      'Switch the dashboard to dark mode',
+      'The checkout button should be renamed',
+      'Fix the typo in the footer',
+    ];
 
     const relevant = rankRelevant(QUERY, texts);
 
@@ -31,20 +43,28 @@ describe('relevance', () => {
   });
 
   it('needs half of the query terms: a shared action on another subject is not the same matter', () => {
-    const relevant = rankRelevant('rename the checkout button', ['Rename the pricing page', 'Rename the checkout button', 'Rename the search bar']);
+    const relevant = rankRelevant('rename the checkout button', [
+      'Rename the pricing page',
+      'Rename the checkout button',
+      'Rename the search bar',
+    ]);
 
     expect([...relevant.keys()]).toEqual([1]);
   });
 
   it('needs at most five shared terms for a long query', () => {
-    const query = 'migrate the billing invoices of every european customer to the new payment provider before the march release';
+    const query =
+      'migrate the billing invoices of every european customer to the new payment provider before the march release';
     const judged = 'Migrate billing invoices to the payment provider';
 
     expect([...rankRelevant(query, [judged, 'Unrelated text about the march release']).keys()]).toEqual([0]);
   });
 
   it('does not count one shared word of a long query as the same matter', () => {
-    const relevant = rankRelevant('migrate billing invoices to the new payment provider before March', ['Move the invoices page', 'Migrate billing invoices to a new payment provider']);
+    const relevant = rankRelevant('migrate billing invoices to the new payment provider before March', [
+      'Move the invoices page',
+      'Migrate billing invoices to a new payment provider',
+    ]);
 
     expect([...relevant.keys()]).toEqual([1]);
   });
@@ -59,7 +79,12 @@ describe('relevance', () => {
 
 describe('evaluate', () => {
   it('suggests nothing when fewer than 2 relevant judgments support the leading decision', () => {
-    const result = evaluate(QUERY, [judgment('approve'), judgment('reject', { text: 'Dark mode for the dashboard' })], 'organization', NOW);
+    const result = evaluate(
+      QUERY,
+      [judgment('approve'), judgment('reject', { text: 'Dark mode for the dashboard' })],
+      'organization',
+      NOW,
+    );
 
     expect(result).toEqual({ primary: null, conflict: null });
   });
@@ -111,7 +136,8 @@ describe('evaluate', () => {
 
   it('raises confidence with agreeing judgments from new reviewers, not with more from the same reviewer', () => {
     const base = many(2, 'approve');
-    const confidence = (judgments: StoredJudgment[]) => evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
+    const confidence = (judgments: StoredJudgment[]) =>
+      evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
 
     const withNewReviewers = confidence([...base, ...many(3, 'approve')]);
     const withSameReviewer = confidence([...base, ...many(3, 'approve', { reviewer: base[0].reviewer })]);
@@ -121,11 +147,17 @@ describe('evaluate', () => {
   });
 
   it('counts a reviewer who judged both ways once, split by how they judged', () => {
-    const confidence = (judgments: StoredJudgment[]) => evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
+    const confidence = (judgments: StoredJudgment[]) =>
+      evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
     const approvals = many(3, 'approve');
     const turncoat = approvals[0].reviewer;
 
-    const withOwnDoubt = confidence([...approvals, judgment('approve', { reviewer: turncoat }), judgment('approve', { reviewer: turncoat }), judgment('reject', { reviewer: turncoat })]);
+    const withOwnDoubt = confidence([
+      ...approvals,
+      judgment('approve', { reviewer: turncoat }),
+      judgment('approve', { reviewer: turncoat }),
+      judgment('reject', { reviewer: turncoat }),
+    ]);
     const withNewDissent = confidence([...approvals, judgment('reject')]);
 
     expect(withOwnDoubt).toBeLessThan(confidence(approvals));
@@ -133,7 +165,8 @@ describe('evaluate', () => {
   });
 
   it('lowers confidence with conflict and with age', () => {
-    const confidence = (judgments: StoredJudgment[]) => evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
+    const confidence = (judgments: StoredJudgment[]) =>
+      evaluate(QUERY, judgments, 'apiKey', NOW).primary?.confidence ?? 0;
     const fresh = confidence(many(3, 'approve'));
 
     expect(confidence([...many(3, 'approve'), judgment('reject')])).toBeLessThan(fresh);
@@ -144,8 +177,12 @@ describe('evaluate', () => {
     const stale = 'Stale basis: 3 of 4 supporting judgments are older than 180 days.';
     const old = { timestamp: NOW - 181 * DAY };
 
-    expect(evaluate(QUERY, [...many(3, 'approve', old), judgment('approve')], 'apiKey', NOW).primary?.caveats).toContain(stale);
-    expect(evaluate(QUERY, [...many(2, 'approve', old), ...many(2, 'approve')], 'apiKey', NOW).primary?.caveats).toEqual([]);
+    expect(
+      evaluate(QUERY, [...many(3, 'approve', old), judgment('approve')], 'apiKey', NOW).primary?.caveats,
+    ).toContain(stale);
+    expect(
+      evaluate(QUERY, [...many(2, 'approve', old), ...many(2, 'approve')], 'apiKey', NOW).primary?.caveats,
+    ).toEqual([]);
   });
 
   it('names a single reviewer', () => {
@@ -159,8 +196,14 @@ describe('evaluate', () => {
     const recent = 'Recent opposite judgment: a relevant judgment in the last 48 hours went the other way.';
     const supporting = many(3, 'approve', { timestamp: NOW - 10 * DAY });
 
-    expect(evaluate(QUERY, [...supporting, judgment('reject', { timestamp: NOW - 47 * 60 * 60 * 1000 })], 'apiKey', NOW).primary?.caveats).toContain(recent);
-    expect(evaluate(QUERY, [...supporting, judgment('reject', { timestamp: NOW - 49 * 60 * 60 * 1000 })], 'apiKey', NOW).primary?.caveats).not.toContain(recent);
+    expect(
+      evaluate(QUERY, [...supporting, judgment('reject', { timestamp: NOW - 47 * 60 * 60 * 1000 })], 'apiKey', NOW)
+        .primary?.caveats,
+    ).toContain(recent);
+    expect(
+      evaluate(QUERY, [...supporting, judgment('reject', { timestamp: NOW - 49 * 60 * 60 * 1000 })], 'apiKey', NOW)
+        .primary?.caveats,
+    ).not.toContain(recent);
   });
 
   it('ignores judgments on an unrelated matter', () => {
@@ -175,7 +218,11 @@ describe('evaluate', () => {
 
 describe('scopesFor', () => {
   it('starts at the narrowest scope named and widens to all content', () => {
-    expect(scopesFor({ query: 'q', organizationId: 'o', documentId: 'd' }).map((s) => s.level)).toEqual(['document', 'organization', 'apiKey']);
+    expect(scopesFor({ query: 'q', organizationId: 'o', documentId: 'd' }).map((s) => s.level)).toEqual([
+      'document',
+      'organization',
+      'apiKey',
+    ]);
     expect(scopesFor({ query: 'q', organizationId: 'o' }).map((s) => s.level)).toEqual(['organization', 'apiKey']);
     expect(scopesFor({ query: 'q' }).map((s) => s.level)).toEqual(['apiKey']);
   });

@@ -28,7 +28,13 @@ describe('webhook events from stream images', () => {
   it('makes an activity record written by Add Activities an event of its actionType, with the record as data', () => {
     const event = eventOf({ eventName: 'INSERT', newImage: activity(1000) });
 
-    expect(event).toMatchObject({ type: 'comment.add', organizationId: 'org', documentId: 'doc', timestamp: 1000, data: { id: 'a1', metadata: { apiKey: KEY, organizationId: 'org' } } });
+    expect(event).toMatchObject({
+      type: 'comment.add',
+      organizationId: 'org',
+      documentId: 'doc',
+      timestamp: 1000,
+      data: { id: 'a1', metadata: { apiKey: KEY, organizationId: 'org' } },
+    });
     expect(event?.id).toMatch(/^msg_[0-9A-Z]{26}$/);
   });
 
@@ -53,20 +59,47 @@ describe('webhook events from stream images', () => {
   });
 
   it('is no event for a record moved by a migration (same timestamp), a removal, or an item of no tenant', () => {
-    expect(changeOf({ eventName: 'MODIFY', oldImage: activity(1000), newImage: activity(1000, 'new-doc') })).toBeUndefined();
+    expect(
+      changeOf({ eventName: 'MODIFY', oldImage: activity(1000), newImage: activity(1000, 'new-doc') }),
+    ).toBeUndefined();
     expect(changeOf({ eventName: 'REMOVE', oldImage: activity(1000) })).toBeUndefined();
     expect(changeOf({ eventName: 'INSERT', newImage: { pk: 'SYSTEM', sk: 'ACTIVITY' } })).toBeUndefined();
   });
 
   it('makes a notification an event when created only', () => {
-    const notification = { pk: `T#${KEY}#ORG#org`, sk: 'NOTIF#n1', id: 'n1', organizationId: 'org', documentId: 'doc', timestamp: 5, notifyUsers: [] };
+    const notification = {
+      pk: `T#${KEY}#ORG#org`,
+      sk: 'NOTIF#n1',
+      id: 'n1',
+      organizationId: 'org',
+      documentId: 'doc',
+      timestamp: 5,
+      notifyUsers: [],
+    };
 
-    expect(eventOf({ eventName: 'INSERT', newImage: notification })).toMatchObject({ type: 'notification.add', data: { id: 'n1' } });
-    expect(changeOf({ eventName: 'MODIFY', oldImage: notification, newImage: { ...notification, displayBodyMessage: 'x' } })).toBeUndefined();
+    expect(eventOf({ eventName: 'INSERT', newImage: notification })).toMatchObject({
+      type: 'notification.add',
+      data: { id: 'n1' },
+    });
+    expect(
+      changeOf({ eventName: 'MODIFY', oldImage: notification, newImage: { ...notification, displayBodyMessage: 'x' } }),
+    ).toBeUndefined();
   });
 
   it('makes a migration an event when it reaches completed or failed, once', () => {
-    const migration = { pk: `T#${KEY}#ORG#org`, sk: 'MIGRATION#m1', recordType: 'documentMigration', apiKeyId: KEY, organizationId: 'org', migrationId: 'm1', documentId: 'old', newDocumentId: 'new', attempts: 0, createdAt: 1, updatedAt: 2 };
+    const migration = {
+      pk: `T#${KEY}#ORG#org`,
+      sk: 'MIGRATION#m1',
+      recordType: 'documentMigration',
+      apiKeyId: KEY,
+      organizationId: 'org',
+      migrationId: 'm1',
+      documentId: 'old',
+      newDocumentId: 'new',
+      attempts: 0,
+      createdAt: 1,
+      updatedAt: 2,
+    };
     const running = { ...migration, status: 'in_progress' };
     const done = { ...migration, status: 'completed' };
 
@@ -79,19 +112,45 @@ describe('webhook events from stream images', () => {
   });
 
   it('turns a CRDT head or delta into an editor change (debounced later), and ignores state parts', () => {
-    const head = { pk: `T#${KEY}#ORG#org#CRDT#doc`, sk: 'E#title#HEAD', organizationId: 'org', documentId: 'doc', editorId: 'title', lastUpdate: '2026-01-01T00:00:00.000Z', version: 2 };
+    const head = {
+      pk: `T#${KEY}#ORG#org#CRDT#doc`,
+      sk: 'E#title#HEAD',
+      organizationId: 'org',
+      documentId: 'doc',
+      editorId: 'title',
+      lastUpdate: '2026-01-01T00:00:00.000Z',
+      version: 2,
+    };
 
-    expect(changeOf({ eventName: 'MODIFY', newImage: head })).toEqual({ kind: 'editor', apiKeyId: KEY, editor: { organizationId: 'org', documentId: 'doc', editorId: 'title' } });
-    expect(changeOf({ eventName: 'INSERT', newImage: { pk: head.pk, sk: 'E#title#PART#0001', editorId: 'title' } })).toBeUndefined();
+    expect(changeOf({ eventName: 'MODIFY', newImage: head })).toEqual({
+      kind: 'editor',
+      apiKeyId: KEY,
+      editor: { organizationId: 'org', documentId: 'doc', editorId: 'title' },
+    });
+    expect(
+      changeOf({ eventName: 'INSERT', newImage: { pk: head.pk, sk: 'E#title#PART#0001', editorId: 'title' } }),
+    ).toBeUndefined();
   });
 
   it('is no editor change for a head written by a compaction, which only folds deltas that were changes already', () => {
-    const head = { pk: `T#${KEY}#ORG#org#CRDT#doc`, sk: 'E#title#HEAD', organizationId: 'org', documentId: 'doc', editorId: 'title', lastUpdate: '2026-01-01T00:00:00.000Z', version: 2 };
+    const head = {
+      pk: `T#${KEY}#ORG#org#CRDT#doc`,
+      sk: 'E#title#HEAD',
+      organizationId: 'org',
+      documentId: 'doc',
+      editorId: 'title',
+      lastUpdate: '2026-01-01T00:00:00.000Z',
+      version: 2,
+    };
     const folded = { ...head, version: 3, compaction: true };
     const rewritten = { ...head, version: 4, lastUpdate: '2026-01-01T00:00:05.000Z' };
 
     expect(changeOf({ eventName: 'MODIFY', oldImage: head, newImage: folded })).toBeUndefined();
-    expect(changeOf({ eventName: 'MODIFY', oldImage: folded, newImage: rewritten })).toEqual({ kind: 'editor', apiKeyId: KEY, editor: { organizationId: 'org', documentId: 'doc', editorId: 'title' } });
+    expect(changeOf({ eventName: 'MODIFY', oldImage: folded, newImage: rewritten })).toEqual({
+      kind: 'editor',
+      apiKeyId: KEY,
+      editor: { organizationId: 'org', documentId: 'doc', editorId: 'title' },
+    });
   });
 
   it('lets an endpoint want a message by type and channel unless disabled', () => {
@@ -107,7 +166,13 @@ describe('webhook events from stream images', () => {
 
 describe('the data of crdt.update_data', () => {
   const editor = { organizationId: 'org-1', documentId: 'doc-1', editorId: 'title' };
-  const record = { data: 'Hello', id: 'title', lastUpdate: '2026-01-01T00:00:00.000Z', lastUpdatedBy: 'ann', sessionId: null };
+  const record = {
+    data: 'Hello',
+    id: 'title',
+    lastUpdate: '2026-01-01T00:00:00.000Z',
+    lastUpdatedBy: 'ann',
+    sessionId: null,
+  };
 
   it('is the editor as Get CRDT Data returns it, with its organizationId and documentId', () => {
     expect(editorEventData(editor, record, false)).toEqual({ ...record, organizationId: 'org-1', documentId: 'doc-1' });
@@ -115,6 +180,11 @@ describe('the data of crdt.update_data', () => {
 
   it('leaves out plain data that is too large, saying so, and still names the organization and document', () => {
     const { data: _data, ...rest } = record;
-    expect(editorEventData(editor, record, true)).toEqual({ ...rest, organizationId: 'org-1', documentId: 'doc-1', truncated: true });
+    expect(editorEventData(editor, record, true)).toEqual({
+      ...rest,
+      organizationId: 'org-1',
+      documentId: 'doc-1',
+      truncated: true,
+    });
   });
 });

@@ -14,10 +14,19 @@ const notification = {
   documentId: 'doc1',
   actionUser: { userId: 'u1', name: 'Ada Lovelace', email: 'ada@example.com' },
   displayHeadlineMessageTemplate: '{{actionUser.name}} mentioned you',
-  displayHeadlineMessageTemplateData: { actionUser: { userId: 'u1', name: 'Ada Lovelace', email: 'ada@example.com' }, recipientUser: 'u2' },
+  displayHeadlineMessageTemplateData: {
+    actionUser: { userId: 'u1', name: 'Ada Lovelace', email: 'ada@example.com' },
+    recipientUser: 'u2',
+  },
   notifyUsers: [
     { userId: 'u2', name: 'Grace Hopper', email: 'grace@example.com' },
-    { userId: 'u3', email: 'edsger@example.com', initial: 'E', accessRole: 'viewer', photoUrl: 'https://example.com/e.png' },
+    {
+      userId: 'u3',
+      email: 'edsger@example.com',
+      initial: 'E',
+      accessRole: 'viewer',
+      photoUrl: 'https://example.com/e.png',
+    },
   ],
   notificationSourceData: { commentId: 'c1', author: { userId: 'u4', name: 'Alan', color: '#f00', textColor: '#fff' } },
   metadata: { organizationId: 'org1', apiKey: 'key1', documentId: 'doc1', userId: 'u1' },
@@ -32,9 +41,14 @@ function rsaKeyPair(): { publicKey: string; privateKey: KeyObject } {
 
 /** What a receiver does with an encrypted message: unwrap the key with RSA-OAEP-SHA256, then AES-256-CBC. */
 function decrypt(data: { encryptedData: string; encryptedKey: string; iv: string }, privateKey: KeyObject): unknown {
-  const key = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(data.encryptedKey, 'base64'));
+  const key = privateDecrypt(
+    { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from(data.encryptedKey, 'base64'),
+  );
   const decipher = createDecipheriv('aes-256-cbc', key, Buffer.from(data.iv, 'base64'));
-  return JSON.parse(Buffer.concat([decipher.update(Buffer.from(data.encryptedData, 'base64')), decipher.final()]).toString('utf8'));
+  return JSON.parse(
+    Buffer.concat([decipher.update(Buffer.from(data.encryptedData, 'base64')), decipher.final()]).toString('utf8'),
+  );
 }
 
 describe('webhookBody', () => {
@@ -42,16 +56,28 @@ describe('webhookBody', () => {
     const body = webhookBody({ type: 'notification.add', timestamp: TIMESTAMP, data: notification }, PLAIN);
 
     expect(Object.keys(JSON.parse(body))).toEqual(['type', 'timestamp', 'data']);
-    expect(JSON.parse(body)).toEqual({ type: 'notification.add', timestamp: '2025-01-02T03:04:05.678Z', data: notification });
+    expect(JSON.parse(body)).toEqual({
+      type: 'notification.add',
+      timestamp: '2025-01-02T03:04:05.678Z',
+      data: notification,
+    });
   });
 
   it('keeps a data of null, and makes an absent data null rather than dropping the field', () => {
     expect(JSON.parse(webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: null }, PLAIN)).data).toBeNull();
-    expect(JSON.parse(webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: undefined }, PLAIN))).toHaveProperty('data', null);
+    expect(JSON.parse(webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: undefined }, PLAIN))).toHaveProperty(
+      'data',
+      null,
+    );
   });
 
   it('with data protection reduces every nested user object to {userId} and leaves other objects alone', () => {
-    const { data } = JSON.parse(webhookBody({ type: 'notification.add', timestamp: TIMESTAMP, data: notification }, { ...PLAIN, enableDataProtection: true }));
+    const { data } = JSON.parse(
+      webhookBody(
+        { type: 'notification.add', timestamp: TIMESTAMP, data: notification },
+        { ...PLAIN, enableDataProtection: true },
+      ),
+    );
 
     expect(data).toEqual({
       ...notification,
@@ -74,7 +100,12 @@ describe('webhookBody', () => {
       entityData: [{ userId: 7, name: 'not a user: userId is not a string' }, { name: 'no userId' }],
     };
 
-    const { data } = JSON.parse(webhookBody({ type: 'comment.add', timestamp: TIMESTAMP, data: activity }, { ...PLAIN, enableDataProtection: true }));
+    const { data } = JSON.parse(
+      webhookBody(
+        { type: 'comment.add', timestamp: TIMESTAMP, data: activity },
+        { ...PLAIN, enableDataProtection: true },
+      ),
+    );
 
     expect(data.actionUser).toEqual({ userId: 'u1' });
     expect(data.changes).toEqual({ assignees: { from: [[{ userId: 'u2' }]], to: [] } });
@@ -84,7 +115,11 @@ describe('webhookBody', () => {
   it('never reduces data itself, even when it is shaped like a user', () => {
     const user = { userId: 'u1', name: 'Ada' };
 
-    expect(JSON.parse(webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: user }, { ...PLAIN, enableDataProtection: true })).data).toEqual(user);
+    expect(
+      JSON.parse(
+        webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: user }, { ...PLAIN, enableDataProtection: true }),
+      ).data,
+    ).toEqual(user);
   });
 
   it('with data protection keeps a __proto__ key an ordinary key', () => {
@@ -97,14 +132,24 @@ describe('webhookBody', () => {
   });
 
   it('with encodeData replaces data by encodedData, the base64 of its JSON', () => {
-    const parsed = JSON.parse(webhookBody({ type: 'notification.add', timestamp: TIMESTAMP, data: notification }, { ...PLAIN, encodeData: true }));
+    const parsed = JSON.parse(
+      webhookBody(
+        { type: 'notification.add', timestamp: TIMESTAMP, data: notification },
+        { ...PLAIN, encodeData: true },
+      ),
+    );
 
     expect(Object.keys(parsed)).toEqual(['type', 'timestamp', 'encodedData']);
     expect(JSON.parse(Buffer.from(parsed.encodedData, 'base64').toString('utf8'))).toEqual(notification);
   });
 
   it('encodes after data protection', () => {
-    const parsed = JSON.parse(webhookBody({ type: 'notification.add', timestamp: TIMESTAMP, data: notification }, { ...PLAIN, encodeData: true, enableDataProtection: true }));
+    const parsed = JSON.parse(
+      webhookBody(
+        { type: 'notification.add', timestamp: TIMESTAMP, data: notification },
+        { ...PLAIN, encodeData: true, enableDataProtection: true },
+      ),
+    );
 
     expect(JSON.parse(Buffer.from(parsed.encodedData, 'base64').toString('utf8')).actionUser).toEqual({ userId: 'u1' });
   });
@@ -112,7 +157,12 @@ describe('webhookBody', () => {
   it('with encryptData replaces data by {encryptedData, encryptedKey, iv} that decrypt with the private key', () => {
     const { publicKey, privateKey } = rsaKeyPair();
 
-    const parsed = JSON.parse(webhookBody({ type: 'notification.add', timestamp: TIMESTAMP, data: notification }, { ...PLAIN, encryptData: true, publicKey }));
+    const parsed = JSON.parse(
+      webhookBody(
+        { type: 'notification.add', timestamp: TIMESTAMP, data: notification },
+        { ...PLAIN, encryptData: true, publicKey },
+      ),
+    );
 
     expect(Object.keys(parsed)).toEqual(['type', 'timestamp', 'data']);
     expect(Object.keys(parsed.data).sort()).toEqual(['encryptedData', 'encryptedKey', 'iv']);
@@ -128,8 +178,12 @@ describe('webhookBody', () => {
     const second = JSON.parse(webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: { a: 1 } }, config)).data;
     const wrapped = Buffer.from(first.encryptedKey, 'base64');
 
-    expect(privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, wrapped)).toHaveLength(32);
-    expect(() => privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, wrapped)).toThrow();
+    expect(
+      privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, wrapped),
+    ).toHaveLength(32);
+    expect(() =>
+      privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, wrapped),
+    ).toThrow();
     expect(second.encryptedKey).not.toBe(first.encryptedKey);
     expect(second.iv).not.toBe(first.iv);
     expect(second.encryptedData).not.toBe(first.encryptedData);
@@ -139,7 +193,10 @@ describe('webhookBody', () => {
     const { publicKey, privateKey } = rsaKeyPair();
 
     const parsed = JSON.parse(
-      webhookBody({ type: 'notification.add', timestamp: TIMESTAMP, data: notification }, { encodeData: true, encryptData: true, publicKey, enableDataProtection: true }),
+      webhookBody(
+        { type: 'notification.add', timestamp: TIMESTAMP, data: notification },
+        { encodeData: true, encryptData: true, publicKey, enableDataProtection: true },
+      ),
     );
 
     expect(Object.keys(parsed)).toEqual(['type', 'timestamp', 'data']);
@@ -148,14 +205,28 @@ describe('webhookBody', () => {
   });
 
   it('throws when encryption is on but the public key is unusable', () => {
-    expect(() => webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: {} }, { ...PLAIN, encryptData: true, publicKey: '' })).toThrow();
+    expect(() =>
+      webhookBody({ type: 'x.y', timestamp: TIMESTAMP, data: {} }, { ...PLAIN, encryptData: true, publicKey: '' }),
+    ).toThrow();
   });
 });
 
 describe('isUserObject', () => {
   it.each([
     [{ userId: 'u1' }, true],
-    [{ userId: 'u1', name: 'A', email: 'a@example.com', initial: 'A', accessRole: 'editor', photoUrl: 'p', color: 'c', textColor: 't' }, true],
+    [
+      {
+        userId: 'u1',
+        name: 'A',
+        email: 'a@example.com',
+        initial: 'A',
+        accessRole: 'editor',
+        photoUrl: 'p',
+        color: 'c',
+        textColor: 't',
+      },
+      true,
+    ],
     [{ userId: '', name: 'A' }, true],
     [{ userId: 'u1', organizationId: 'o' }, false],
     [{ userId: 'u1', name: 'A', documentId: 'd' }, false],

@@ -11,12 +11,18 @@ import { webhookHeaders } from '../../shared/crypto/webhook-signature';
 import { startReceiver, type LocalReceiver, type ReceivedRequest } from '../support/local-receiver';
 
 const MESSAGE_ID = 'msg_01J0000000ABCDEFGHJKMNPQRS';
-const BODY = JSON.stringify({ type: 'comment.add', timestamp: '2025-01-01T00:00:00.000Z', data: { text: 'héllo ✓ <b>', n: 1 } });
+const BODY = JSON.stringify({
+  type: 'comment.add',
+  timestamp: '2025-01-01T00:00:00.000Z',
+  data: { text: 'héllo ✓ <b>', n: 1 },
+});
 const now = () => Math.floor(Date.now() / 1000);
 
 /** The received headers as a verifier takes them: name to single value. */
 function headersOf(request: ReceivedRequest): Record<string, string> {
-  return Object.fromEntries(Object.entries(request.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])));
+  return Object.fromEntries(
+    Object.entries(request.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
+  );
 }
 
 let receiver: LocalReceiver;
@@ -30,7 +36,10 @@ afterEach(async () => {
 });
 
 async function deliver(secrets: readonly string[], timestamp = now()): Promise<ReceivedRequest> {
-  const result = await postJson(receiver.url, webhookHeaders(MESSAGE_ID, timestamp, BODY, secrets), BODY, { timeoutMs: 2000, allowPrivate: true });
+  const result = await postJson(receiver.url, webhookHeaders(MESSAGE_ID, timestamp, BODY, secrets), BODY, {
+    timeoutMs: 2000,
+    allowPrivate: true,
+  });
   expect(result.statusCode).toBe(204);
   expect(receiver.received).toHaveLength(1);
   return receiver.received[0];
@@ -73,8 +82,12 @@ describe('webhookHeaders', () => {
       expect(new SvixWebhook(secret).verify(received.body, headersOf(received))).toEqual(JSON.parse(BODY));
     }
     const stranger = generateWebhookSecret();
-    expect(() => new StandardWebhook(stranger).verify(received.body, headersOf(received))).toThrow('No matching signature found');
-    expect(() => new SvixWebhook(stranger).verify(received.body, headersOf(received))).toThrow('No matching signature found');
+    expect(() => new StandardWebhook(stranger).verify(received.body, headersOf(received))).toThrow(
+      'No matching signature found',
+    );
+    expect(() => new SvixWebhook(stranger).verify(received.body, headersOf(received))).toThrow(
+      'No matching signature found',
+    );
   });
 
   it('is HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed by the decoded secret, as the decisions spell it out', () => {

@@ -21,13 +21,15 @@ const showStatus = (state, text) => {
 /** Links to this page as each person: two windows, two people. */
 async function showPeople(current) {
   const people = await (await fetch('/users')).json();
-  document.querySelector('#people').replaceChildren(...people.map((person) => {
-    const link = document.createElement('a');
-    link.href = `?user=${encodeURIComponent(person.id)}${location.search.includes('adapter=') ? `&adapter=${new URLSearchParams(location.search).get('adapter')}` : ''}`;
-    link.textContent = `${person.name} (${person.accessRole})`;
-    if (person.id === current) link.setAttribute('aria-current', 'page');
-    return link;
-  }));
+  document.querySelector('#people').replaceChildren(
+    ...people.map((person) => {
+      const link = document.createElement('a');
+      link.href = `?user=${encodeURIComponent(person.id)}${location.search.includes('adapter=') ? `&adapter=${new URLSearchParams(location.search).get('adapter')}` : ''}`;
+      link.textContent = `${person.name} (${person.accessRole})`;
+      if (person.id === current) link.setAttribute('aria-current', 'page');
+      return link;
+    }),
+  );
   return people;
 }
 
@@ -44,7 +46,10 @@ async function main() {
   const userId = query.get('user');
   const people = await showPeople(userId);
   if (userId === null) {
-    showStatus('idle', `Pick who you are above, then open another window as someone else (${people.map((p) => `?user=${p.id}`).join(', ')}).`);
+    showStatus(
+      'idle',
+      `Pick who you are above, then open another window as someone else (${people.map((p) => `?user=${p.id}`).join(', ')}).`,
+    );
     return;
   }
   let session = await fetchSession(userId);
@@ -53,7 +58,11 @@ async function main() {
   badge.className = 'badge';
   badge.style.background = session.user.color;
   badge.textContent = session.user.name;
-  who.replaceChildren('You are ', badge, session.accessRole === 'viewer' ? ': a viewer, you see every change but cannot edit.' : ': an editor.');
+  who.replaceChildren(
+    'You are ',
+    badge,
+    session.accessRole === 'viewer' ? ': a viewer, you see every change but cannot edit.' : ': an editor.',
+  );
 
   // `&adapter=1` (or `0`) overrides the server's choice: try on the local stack what runs on AWS.
   const adapter = query.has('adapter') ? query.get('adapter') === '1' : session.adapter;
@@ -76,15 +85,18 @@ async function main() {
   let refreshing = null;
   const refresh = () => {
     refreshing ??= fetchSession(userId)
-      .then((fresh) => {
-        session = fresh;
-        provider.params = { ...provider.params, token: fresh.token };
-        scheduleRefresh();
-      }, (error) => {
-        // This server or the service is unreachable for now: try again soon, while the token may still be good.
-        scheduleRefresh(5_000);
-        throw error;
-      })
+      .then(
+        (fresh) => {
+          session = fresh;
+          provider.params = { ...provider.params, token: fresh.token };
+          scheduleRefresh();
+        },
+        (error) => {
+          // This server or the service is unreachable for now: try again soon, while the token may still be good.
+          scheduleRefresh(5_000);
+          throw error;
+        },
+      )
       .finally(() => {
         refreshing = null;
       });
@@ -111,7 +123,16 @@ async function main() {
       showStatus('refused', `No access: ${error.message}`);
     }
   });
-  provider.on('status', ({ status: state }) => showStatus(state, state === 'connected' ? 'Connected' : state === 'connecting' ? 'Connecting…' : 'Offline: your edits are kept and sent when the connection is back.'));
+  provider.on('status', ({ status: state }) =>
+    showStatus(
+      state,
+      state === 'connected'
+        ? 'Connected'
+        : state === 'connecting'
+          ? 'Connecting…'
+          : 'Offline: your edits are kept and sent when the connection is back.',
+    ),
+  );
 
   const editor = new Editor({
     element: document.querySelector('#editor'),

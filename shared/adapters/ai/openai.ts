@@ -17,7 +17,10 @@ export async function complete(request: ProviderRequest): Promise<string> {
     { role: 'user', content: request.user },
   ];
   try {
-    const completion = await client.chat.completions.create({ model: request.model, messages }, { signal: request.signal });
+    const completion = await client.chat.completions.create(
+      { model: request.model, messages },
+      { signal: request.signal },
+    );
     return completion.choices[0]?.message?.content ?? '';
   } catch (error) {
     throw stainlessFailure(error, OpenAI);

@@ -3,7 +3,13 @@
  * on first use only: a function instance pays for the SDKs its tenants use, and a cold start pays for none.
  */
 import { logger } from '../../core/logger';
-import { ProviderCallError, type AiProvider, type ProviderAdapter, type ProviderFailure, type ProviderRequest } from './provider-call';
+import {
+  ProviderCallError,
+  type AiProvider,
+  type ProviderAdapter,
+  type ProviderFailure,
+  type ProviderRequest,
+} from './provider-call';
 
 const ADAPTERS: Record<AiProvider, () => Promise<ProviderAdapter>> = {
   openai: () => import('./openai'),
@@ -32,7 +38,10 @@ export async function callProvider(
     if (deadline.signal.aborted) return { ok: false, failure: { kind: 'timeout' } };
     if (error instanceof ProviderCallError) return { ok: false, failure: error.failure };
     // The name only: an SDK's message could quote the request.
-    logger.warn('AI provider call failed unexpectedly', { provider, error: error instanceof Error ? error.name : typeof error });
+    logger.warn('AI provider call failed unexpectedly', {
+      provider,
+      error: error instanceof Error ? error.name : typeof error,
+    });
     return { ok: false, failure: { kind: 'unexpected' } };
   } finally {
     clearTimeout(timer);

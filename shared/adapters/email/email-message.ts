@@ -50,7 +50,8 @@ export function asciiAddress(address: string): string {
  * TypeError when the id has characters a Message-ID or a file name cannot hold, or the From address is not one.
  */
 export function messageIdFor(email: Pick<OutgoingEmail, 'id' | 'from'>): string {
-  if (!EMAIL_ID.test(email.id)) throw new TypeError(`An email id must be 1–200 letters, digits, "_" or "-", got "${email.id}".`);
+  if (!EMAIL_ID.test(email.id))
+    throw new TypeError(`An email id must be 1–200 letters, digits, "_" or "-", got "${email.id}".`);
   const domain = asciiAddress(email.from.address).split('@').pop() ?? '';
   return `<${email.id}@${domain.toLowerCase()}>`;
 }

@@ -33,7 +33,9 @@ export const REASON_MAX_CHARS = 500;
 /** `text` cut to REASON_MAX_CHARS (never inside a surrogate pair), with an ellipsis when cut. */
 export function boundedReason(text: string): string {
   const characters = [...text.trim()];
-  return characters.length <= REASON_MAX_CHARS ? characters.join('') : `${characters.slice(0, REASON_MAX_CHARS - 1).join('')}…`;
+  return characters.length <= REASON_MAX_CHARS
+    ? characters.join('')
+    : `${characters.slice(0, REASON_MAX_CHARS - 1).join('')}…`;
 }
 
 export const retry = (reason: string): SendOutcome => ({ status: 'retry', reason: boundedReason(reason) });

@@ -90,7 +90,9 @@ function providerReason(responseBody: string, secret: string): string {
     const errors = typeof parsed === 'object' && parsed !== null && 'errors' in parsed ? parsed.errors : undefined;
     const messages = Array.isArray(errors)
       ? errors.flatMap((entry: unknown) =>
-          typeof entry === 'object' && entry !== null && 'message' in entry && typeof entry.message === 'string' ? [oneLine(entry.message)] : [],
+          typeof entry === 'object' && entry !== null && 'message' in entry && typeof entry.message === 'string'
+            ? [oneLine(entry.message)]
+            : [],
         )
       : [];
     if (messages.length > 0) return redactSecret(messages.join('; '), secret);
@@ -107,7 +109,8 @@ function outcomeOf(result: OutboundResult, secret: string): SendOutcome {
     const providerMessageId = result.headers?.[MESSAGE_ID_HEADER];
     return providerMessageId === undefined ? { status: 'sent' } : { status: 'sent', providerMessageId };
   }
-  if (statusCode === 0) return retry(redactSecret(`SendGrid did not answer: ${result.error ?? 'no response.'}`, secret));
+  if (statusCode === 0)
+    return retry(redactSecret(`SendGrid did not answer: ${result.error ?? 'no response.'}`, secret));
   const detail = providerReason(result.responseBody, secret);
   const reason = `SendGrid answered ${statusCode}${detail === '' ? '.' : `: ${detail}`}`;
   return statusCode === 429 || statusCode >= 500 ? retry(reason) : failed(reason);
@@ -125,15 +128,24 @@ export function sendgridTransport(apiKey: string, options: SendgridOptions = {})
     name: 'sendgrid',
     async send(email: OutgoingEmail): Promise<SendOutcome> {
       // A key an HTTP header cannot carry would fail the same way every time (and node's error would not say why).
-      if (!HEADER_TOKEN.test(apiKey)) return failed('The SendGrid API key is empty or has characters an HTTP header cannot carry.');
+      if (!HEADER_TOKEN.test(apiKey))
+        return failed('The SendGrid API key is empty or has characters an HTTP header cannot carry.');
       let body: string;
       try {
         body = mailSendBody(email);
       } catch (error) {
         return failed(`The email could not be prepared: ${errorMessage(error)}`);
       }
-      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json' };
-      const result = await postJson(url, headers, body, { timeoutMs, allowPrivate: true, responseHeaders: [MESSAGE_ID_HEADER] });
+      const headers = {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      };
+      const result = await postJson(url, headers, body, {
+        timeoutMs,
+        allowPrivate: true,
+        responseHeaders: [MESSAGE_ID_HEADER],
+      });
       return outcomeOf(result, apiKey);
     },
   };

@@ -73,7 +73,12 @@ interface ErrorParts {
 /** Duck-typed: SDK exceptions, node's network errors and abort errors all have a name and a message. */
 function partsOf(error: unknown): ErrorParts {
   if (typeof error !== 'object' || error === null) return { name: 'Error', message: String(error), retryable: false };
-  const { name, message, $metadata, $retryable } = error as { name?: unknown; message?: unknown; $metadata?: { httpStatusCode?: unknown }; $retryable?: unknown };
+  const { name, message, $metadata, $retryable } = error as {
+    name?: unknown;
+    message?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+    $retryable?: unknown;
+  };
   const httpStatus = typeof $metadata?.httpStatusCode === 'number' ? $metadata.httpStatusCode : undefined;
   return {
     name: typeof name === 'string' ? name : 'Error',
@@ -116,8 +121,12 @@ export function sesTransport(options: SesTransportOptions = {}): EmailTransport 
         return failed(`The email could not be composed: ${error instanceof Error ? error.message : String(error)}`);
       }
       try {
-        const output = await (options.client ?? sesClient()).send(command, { abortSignal: AbortSignal.timeout(timeoutMs) });
-        return output.MessageId === undefined ? { status: 'sent' } : { status: 'sent', providerMessageId: output.MessageId };
+        const output = await (options.client ?? sesClient()).send(command, {
+          abortSignal: AbortSignal.timeout(timeoutMs),
+        });
+        return output.MessageId === undefined
+          ? { status: 'sent' }
+          : { status: 'sent', providerMessageId: output.MessageId };
       } catch (error) {
         return sesErrorOutcome(error, timeoutMs);
       }

@@ -44,7 +44,11 @@ export interface AtomicWriteOptions {
  * Writes `content` (text as UTF-8, or bytes as they are) to `file` atomically (see above). Throws what the file
  * system throws (a missing folder, a full disk); the temporary file is removed then, and the target is unchanged.
  */
-export async function writeFileAtomically(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomically(
+  file: string,
+  content: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const temporary = temporaryNameFor(file);
   try {
     const handle = await open(temporary, 'wx', options.mode ?? 0o600);

@@ -67,7 +67,10 @@ export interface PostJsonOptions {
 // stays connected to that address. Node drops an idle socket before the server's Keep-Alive timeout hint, and a
 // request that still meets a socket closed under it is sent once more on a new connection (see `postJson`).
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: 50, maxFreeSockets: 10, scheduling: 'lifo' as const };
-const FILTERED = { 'http:': new RequestFilteringHttpAgent(AGENT_OPTIONS), 'https:': new RequestFilteringHttpsAgent(AGENT_OPTIONS) };
+const FILTERED = {
+  'http:': new RequestFilteringHttpAgent(AGENT_OPTIONS),
+  'https:': new RequestFilteringHttpsAgent(AGENT_OPTIONS),
+};
 const UNFILTERED = { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) };
 
 /**
@@ -108,7 +111,9 @@ function describe(error: unknown): string {
       if (message === '') return code === undefined ? 'Request failed.' : `Request failed (${code}).`;
       const trimmed = message.trim();
       const text = trimmed.length > ERROR_TEXT_MAX ? `${trimmed.slice(0, ERROR_TEXT_MAX)}…` : trimmed;
-      return code === undefined || text.includes(code) ? `Request failed: ${text}` : `Request failed (${code}): ${text}`;
+      return code === undefined || text.includes(code)
+        ? `Request failed: ${text}`
+        : `Request failed (${code}): ${text}`;
     }
   }
 }
@@ -132,14 +137,21 @@ function utf8Prefix(bytes: Buffer): string {
  * POSTs `body` to `url` with `headers` (content-length is set here) and reports the outcome; see the module
  * comment for the rules. Resolves, never rejects.
  */
-export function postJson(url: string, headers: Record<string, string>, body: string, options: PostJsonOptions): Promise<OutboundResult> {
+export function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostJsonOptions,
+): Promise<OutboundResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const failed = (error: string): Promise<OutboundResult> => Promise.resolve({ statusCode: 0, responseBody: '', durationMs: elapsed(), error });
+  const failed = (error: string): Promise<OutboundResult> =>
+    Promise.resolve({ statusCode: 0, responseBody: '', durationMs: elapsed(), error });
 
   if (!URL.canParse(url)) return failed('Invalid URL.');
   const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return failed('Only http and https URLs can be called.');
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return failed('Only http and https URLs can be called.');
   const agent = (options.allowPrivate ? UNFILTERED : FILTERED)[target.protocol];
 
   return new Promise((resolve) => {
@@ -157,7 +169,13 @@ export function postJson(url: string, headers: Record<string, string>, body: str
       clearTimeout(timer);
       if (!keep) request?.destroy();
       const responseBody = utf8Prefix(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_MAX_BYTES));
-      resolve({ statusCode, responseBody, durationMs: elapsed(), ...(error === undefined ? {} : { error }), ...(kept === undefined ? {} : { headers: kept }) });
+      resolve({
+        statusCode,
+        responseBody,
+        durationMs: elapsed(),
+        ...(error === undefined ? {} : { error }),
+        ...(kept === undefined ? {} : { headers: kept }),
+      });
     };
 
     const timer = setTimeout(() => finish(`Timed out after ${seconds(options.timeoutMs)} s.`), options.timeoutMs);

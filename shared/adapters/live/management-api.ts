@@ -43,9 +43,15 @@ export function connectionsClient(): ApiGatewayManagementApiClient {
   if (config.liveConnectionsEndpoint !== undefined) {
     client = new ApiGatewayManagementApiClient({ endpoint: config.liveConnectionsEndpoint, maxAttempts: 3 });
   } else if (localHandler !== undefined) {
-    client = new ApiGatewayManagementApiClient({ endpoint: LOCAL_CONNECTIONS_ENDPOINT, requestHandler: localHandler, maxAttempts: 1 });
+    client = new ApiGatewayManagementApiClient({
+      endpoint: LOCAL_CONNECTIONS_ENDPOINT,
+      requestHandler: localHandler,
+      maxAttempts: 1,
+    });
   } else {
-    throw new Error('Live connections are not configured: set LIVE_CONNECTIONS_ENDPOINT (the WebSocket API stage\'s https endpoint).');
+    throw new Error(
+      "Live connections are not configured: set LIVE_CONNECTIONS_ENDPOINT (the WebSocket API stage's https endpoint).",
+    );
   }
   return client;
 }
@@ -57,7 +63,10 @@ export function connectionsClient(): ApiGatewayManagementApiClient {
 export async function sendFrame(connectionId: string, frame: string | Uint8Array): Promise<void> {
   try {
     await connectionsClient().send(
-      new PostToConnectionCommand({ ConnectionId: connectionId, Data: typeof frame === 'string' ? Buffer.from(frame, 'utf8') : frame }),
+      new PostToConnectionCommand({
+        ConnectionId: connectionId,
+        Data: typeof frame === 'string' ? Buffer.from(frame, 'utf8') : frame,
+      }),
     );
     countLive(LIVE_METRICS.posts);
   } catch (error) {

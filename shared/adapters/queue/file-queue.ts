@@ -129,7 +129,10 @@ export function fileQueue(dir: string, options: FileQueueOptions = {}): FileQueu
       await forEachLimited(jobs, WRITE_CONCURRENCY, async (job) => {
         const id = timeOrderedId('', now);
         const content: JobFile = { id, body: job.body, sentAt: now };
-        await writeFileAtomically(join(dir, jobFileName(now + job.delaySeconds * 1000, id, 0)), JSON.stringify(content));
+        await writeFileAtomically(
+          join(dir, jobFileName(now + job.delaySeconds * 1000, id, 0)),
+          JSON.stringify(content),
+        );
       });
       // One flush of the folder for the whole send: the renames above are on disk before send resolves.
       await syncFolder(dir);
@@ -185,7 +188,10 @@ export function fileQueue(dir: string, options: FileQueueOptions = {}): FileQueu
     async release(job: ReceivedJob, delaySeconds: number, now = Date.now()): Promise<void> {
       checkDelay(delaySeconds);
       try {
-        await rename(join(dir, job.receiptHandle), join(dir, jobFileName(now + delaySeconds * 1000, job.id, job.receiveCount)));
+        await rename(
+          join(dir, job.receiptHandle),
+          join(dir, jobFileName(now + delaySeconds * 1000, job.id, job.receiveCount)),
+        );
       } catch (error) {
         if (!isMissing(error)) throw error;
       }

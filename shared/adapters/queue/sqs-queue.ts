@@ -43,14 +43,18 @@ export function sqsClient(): SQSClient {
 export class QueueSendError extends Error {
   constructor(readonly failures: readonly BatchResultErrorEntry[]) {
     const first = failures[0];
-    super(`${failures.length} job(s) could not be sent to the queue: ${first?.Code ?? 'unknown'}${first?.Message ? ` (${first.Message})` : ''}.`);
+    super(
+      `${failures.length} job(s) could not be sent to the queue: ${first?.Code ?? 'unknown'}${first?.Message ? ` (${first.Message})` : ''}.`,
+    );
     this.name = 'QueueSendError';
   }
 }
 
 function checkDelay(delaySeconds: number): void {
   if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
-    throw new RangeError(`An SQS job's delaySeconds must be an integer from 0 to ${MAX_DELAY_SECONDS}, got ${delaySeconds}.`);
+    throw new RangeError(
+      `An SQS job's delaySeconds must be an integer from 0 to ${MAX_DELAY_SECONDS}, got ${delaySeconds}.`,
+    );
   }
 }
 
@@ -105,7 +109,11 @@ export function sqsQueue(queueUrl: string, sender: SqsBatchSender = sqsClient())
     queueUrl,
     async send(jobs: readonly QueuedJob[]): Promise<void> {
       for (const job of jobs) checkDelay(job.delaySeconds);
-      const entries = jobs.map((job, index) => ({ Id: String(index), MessageBody: job.body, DelaySeconds: job.delaySeconds }));
+      const entries = jobs.map((job, index) => ({
+        Id: String(index),
+        MessageBody: job.body,
+        DelaySeconds: job.delaySeconds,
+      }));
       const results = await Promise.all(batchesOf(entries).map(sendBatch));
       const failures = results.flat();
       if (failures.length > 0) throw new QueueSendError(failures);

@@ -11,5 +11,7 @@ import { editorState } from './yjs-state';
 
 /** Folds the editor's log when it is past its bounds; see compactEditor. The fold carries the migration-lock check. */
 export function compactEditorLog(apiKeyId: string, ref: EditorRef): Promise<boolean> {
-  return compactEditor(apiKeyId, ref, editorState, (items) => transactGuarded(apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId])));
+  return compactEditor(apiKeyId, ref, editorState, (items) =>
+    transactGuarded(apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId])),
+  );
 }

@@ -28,7 +28,8 @@ export const isReadableXmlFormat = (format: ReadFormat): format is ReadableXmlFo
 
 /** Throws INVALID_ARGUMENT `Format html is not available for type text.` when `type` cannot be read in `format`. */
 export function checkReadFormat(type: CrdtType, format: ReadFormat): void {
-  if (!READABLE_BY_TYPE[type].includes(format)) throw new InvalidArgumentError(`Format ${format} is not available for type ${type}.`);
+  if (!READABLE_BY_TYPE[type].includes(format))
+    throw new InvalidArgumentError(`Format ${format} is not available for type ${type}.`);
 }
 
 /** Throws INVALID_ARGUMENT (same wording as reads) when content in `format` cannot be written to a `type` editor. */

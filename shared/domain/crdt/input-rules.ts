@@ -43,7 +43,8 @@ export interface CheckedContent {
 export function checkContent(type: CrdtType | undefined, data: unknown): CheckedContent {
   if (type === undefined) throw new InvalidArgumentError('Type is required.');
   if (data === undefined) throw new InvalidArgumentError('Data is required.');
-  if (!EXPECTED[type].matches(data)) throw new InvalidArgumentError(`Data must be ${EXPECTED[type].noun} for type ${type}.`);
+  if (!EXPECTED[type].matches(data))
+    throw new InvalidArgumentError(`Data must be ${EXPECTED[type].noun} for type ${type}.`);
   return checkedContent(type, data);
 }
 
@@ -53,7 +54,9 @@ export function checkContent(type: CrdtType | undefined, data: unknown): Checked
  */
 export function checkContentOfStoredType(storedType: CrdtType, data: unknown): CheckedContent {
   if (!EXPECTED[storedType].matches(data)) {
-    throw new InvalidArgumentError(`Data must be ${EXPECTED[storedType].noun}: this editor was created with type ${storedType}.`);
+    throw new InvalidArgumentError(
+      `Data must be ${EXPECTED[storedType].noun}: this editor was created with type ${storedType}.`,
+    );
   }
   return checkedContent(storedType, data);
 }
@@ -69,9 +72,15 @@ function checkedContent(type: CrdtType, data: unknown): CheckedContent {
  * and the format one that `type` (when given) takes. Throws InvalidArgumentError; returns the format. `content`
  * itself is checked when it is parsed (formats/).
  */
-export function checkFormattedInput(input: { type?: CrdtType; data?: unknown; format?: WriteFormat; content?: unknown }): WriteFormat | undefined {
+export function checkFormattedInput(input: {
+  type?: CrdtType;
+  data?: unknown;
+  format?: WriteFormat;
+  content?: unknown;
+}): WriteFormat | undefined {
   if (input.format === undefined) {
-    if (input.content !== undefined) throw new InvalidArgumentError('Content is only taken with a format (prosemirror-json, html or markdown).');
+    if (input.content !== undefined)
+      throw new InvalidArgumentError('Content is only taken with a format (prosemirror-json, html or markdown).');
     return undefined;
   }
   if (input.data !== undefined) throw new InvalidArgumentError('Provide either data or format and content, not both.');

@@ -14,4 +14,5 @@ export const MAX_DEPTH = 100;
 /** The InvalidArgumentError for content nesting deeper than MAX_DEPTH. */
 export const tooDeep = () => new InvalidArgumentError(`Data must not nest deeper than ${MAX_DEPTH} levels.`);
 
-export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -46,7 +46,6 @@ export interface CrdtUpdateInput extends CrdtContentInput {
   yjsUpdate?: string;
 }
 
-
 function checkStateSize(state: Uint8Array): Uint8Array {
   if (state.length > MAX_STATE_BYTES) {
     throw new InvalidArgumentError(`The CRDT state would exceed the limit of ${MAX_STATE_BYTES} bytes.`);
@@ -61,14 +60,20 @@ async function formatsFrom(loadFormats: LoadFormats | undefined) {
 }
 
 /** Sends an editor's writes with the document's migration-lock check in the same transaction. */
-const guardedBy = (apiKeyId: string, organizationId: string, documentId: string): TransactionWriter => (items) =>
-  transactGuarded(apiKeyId, items, documentsIn(organizationId, [documentId]));
+const guardedBy =
+  (apiKeyId: string, organizationId: string, documentId: string): TransactionWriter =>
+  (items) =>
+    transactGuarded(apiKeyId, items, documentsIn(organizationId, [documentId]));
 
 /**
  * The type and first state of a new editor: from `data`, or for an xml editor from `format` + `content` (parsed and
  * written as y-prosemirror writes a ProseMirror document). Throws InvalidArgumentError for the input rules.
  */
-async function firstContent(input: CrdtContentInput, contentKey: string, loadFormats: LoadFormats | undefined): Promise<{ type: CrdtType; state: Uint8Array }> {
+async function firstContent(
+  input: CrdtContentInput,
+  contentKey: string,
+  loadFormats: LoadFormats | undefined,
+): Promise<{ type: CrdtType; state: Uint8Array }> {
   const format = checkFormattedInput(input);
   if (format === undefined) {
     const { type, data, parsedXml } = checkContent(input.type, input.data);
@@ -85,7 +90,12 @@ async function firstContent(input: CrdtContentInput, contentKey: string, loadFor
  * (the caller's dynamic import of formats/). Throws InvalidArgumentError for the input rules, AlreadyExistsError
  * when the editor already has data, FailedPreconditionError when the document is being migrated.
  */
-export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now = Date.now(), loadFormats?: LoadFormats): Promise<void> {
+export async function addCrdtData(
+  apiKeyId: string,
+  input: CrdtContentInput,
+  now = Date.now(),
+  loadFormats?: LoadFormats,
+): Promise<void> {
   const editorId = checkEditorId(input.editorId);
   const contentKey = input.contentKey ?? DEFAULT_CONTENT_KEY;
   const { type, state: built } = await firstContent(input, contentKey, loadFormats);
@@ -93,8 +103,20 @@ export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now
   const { organizationId, documentId } = input;
   const structure = (await getDocument(apiKeyId, organizationId, documentId))
     ? []
-    : [ensureOrganizationItem(apiKeyId, organizationId, now), upsertDocumentItem(apiKeyId, organizationId, documentId, {}, now)];
-  const editor = { organizationId, documentId, editorId, type, contentKey, state, lastUpdate: new Date(now).toISOString(), lastUpdatedBy: input.userId ?? null };
+    : [
+        ensureOrganizationItem(apiKeyId, organizationId, now),
+        upsertDocumentItem(apiKeyId, organizationId, documentId, {}, now),
+      ];
+  const editor = {
+    organizationId,
+    documentId,
+    editorId,
+    type,
+    contentKey,
+    state,
+    lastUpdate: new Date(now).toISOString(),
+    lastUpdatedBy: input.userId ?? null,
+  };
   if (!(await createEditor(apiKeyId, editor, structure, guardedBy(apiKeyId, organizationId, documentId)))) {
     throw new AlreadyExistsError('CRDT data already exists for this editor ID.');
   }
@@ -105,13 +127,15 @@ export async function addCrdtData(apiKeyId: string, input: CrdtContentInput, now
 /** The base64 text of a Yjs update, decoded; canonical base64 only, so a typo is an error rather than other bytes. */
 function decodeUpdate(base64: string): Uint8Array {
   const bytes = Buffer.from(base64, 'base64');
-  if (base64 === '' || bytes.toString('base64') !== base64) throw new InvalidArgumentError('yjsUpdate must be a base64-encoded Yjs update.');
+  if (base64 === '' || bytes.toString('base64') !== base64)
+    throw new InvalidArgumentError('yjsUpdate must be a base64-encoded Yjs update.');
   return bytes;
 }
 
 /** Throws INVALID_ARGUMENT when an update names another contentKey than the editor's own. */
 function checkContentKey(given: string | undefined, stored: string): void {
-  if (given !== undefined && given !== stored) throw new InvalidArgumentError(`contentKey must be ${stored}, the key this editor was created with.`);
+  if (given !== undefined && given !== stored)
+    throw new InvalidArgumentError(`contentKey must be ${stored}, the key this editor was created with.`);
 }
 
 /**
@@ -125,17 +149,34 @@ function checkContentKey(given: string | undefined, stored: string): void {
  * input rules, NotFoundError when the editor has no data, FailedPreconditionError when the document is being
  * migrated.
  */
-export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, now = Date.now(), loadFormats?: LoadFormats): Promise<void> {
-  const ref: EditorRef = { organizationId: input.organizationId, documentId: input.documentId, editorId: checkEditorId(input.editorId) };
+export async function updateCrdtData(
+  apiKeyId: string,
+  input: CrdtUpdateInput,
+  now = Date.now(),
+  loadFormats?: LoadFormats,
+): Promise<void> {
+  const ref: EditorRef = {
+    organizationId: input.organizationId,
+    documentId: input.documentId,
+    editorId: checkEditorId(input.editorId),
+  };
   await assertDocumentsWritable(apiKeyId, documentsIn(ref.organizationId, [ref.documentId]));
   // The change to the editor's whole state (deltas included), and the same change as an update of its own.
   let change: (current: StoredEditor, state: Uint8Array) => { state: Uint8Array; delta: Uint8Array };
   if (input.yjsUpdate !== undefined) {
-    if (input.type !== undefined || input.data !== undefined || input.format !== undefined || input.content !== undefined) {
+    if (
+      input.type !== undefined ||
+      input.data !== undefined ||
+      input.format !== undefined ||
+      input.content !== undefined
+    ) {
       throw new InvalidArgumentError('Provide either yjsUpdate or type and data, not both.');
     }
     const update = decodeUpdate(input.yjsUpdate);
-    change = (current, state) => ({ state: mergeUpdate(state, update, current.type, current.contentKey), delta: update });
+    change = (current, state) => ({
+      state: mergeUpdate(state, update, current.type, current.contentKey),
+      delta: update,
+    });
   } else if (checkFormattedInput(input) !== undefined) {
     // Parsed before storage is read: content that does not parse writes nothing.
     const format = input.format!;
@@ -143,7 +184,8 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
     const doc = formats.parseContent(format, input.content);
     change = (current, state) => {
       checkWriteFormat(current.type, format);
-      if (input.type !== undefined && input.type !== current.type) throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
+      if (input.type !== undefined && input.type !== current.type)
+        throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
       checkContentKey(input.contentKey, current.contentKey);
       return formats.replaceXmlContent(state, current.contentKey, doc);
     };
@@ -159,7 +201,8 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
   } else {
     const { type, data, parsedXml } = checkContent(input.type, input.data);
     change = (current, state) => {
-      if (type !== current.type) throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
+      if (type !== current.type)
+        throw new InvalidArgumentError(`Type must be ${current.type}, the type this editor was created with.`);
       checkContentKey(input.contentKey, current.contentKey);
       return replacementOf(state, type, current.contentKey, data, parsedXml);
     };
@@ -177,7 +220,8 @@ export async function updateCrdtData(apiKeyId: string, input: CrdtUpdateInput, n
     },
     guardedBy(apiKeyId, ref.organizationId, ref.documentId),
   );
-  if (updated === undefined || written === undefined) throw new NotFoundError('CRDT data not found for this editor ID.');
+  if (updated === undefined || written === undefined)
+    throw new NotFoundError('CRDT data not found for this editor ID.');
   // The open live connections get the change as a Yjs update (decisions §13), after it is stored.
   await relayEditorChange({ apiKeyId, ...ref }, written);
 }

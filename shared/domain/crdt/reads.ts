@@ -37,22 +37,36 @@ export type CrdtRecord = CrdtJsonRecord | CrdtYjsRecord;
 type XmlRenderer = Awaited<ReturnType<LoadFormats>>['renderXml'];
 
 /** The content of an editor in `format` (one that fits its type, see checkReadFormat): Get's `data`. */
-function formatted(editor: StoredEditor, state: Uint8Array, format: ReadFormat, renderXml: XmlRenderer | undefined): CrdtValue {
+function formatted(
+  editor: StoredEditor,
+  state: Uint8Array,
+  format: ReadFormat,
+  renderXml: XmlRenderer | undefined,
+): CrdtValue {
   if (format === 'delta') return textDelta(state, editor.contentKey) as JsonValue[];
-  if (!isReadableXmlFormat(format) || renderXml === undefined) return readContent(state, editor.type, editor.contentKey).data;
+  if (!isReadableXmlFormat(format) || renderXml === undefined)
+    return readContent(state, editor.type, editor.contentKey).data;
   try {
     return renderXml(state, editor.contentKey, format);
   } catch (error) {
     // A stored fragment holds what a client wrote; one that no ProseMirror document can hold (text embeds, say) is
     // the content's condition, not a server fault.
-    throw new FailedPreconditionError(`Editor ${editor.editorId} cannot be read in format ${format}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FailedPreconditionError(
+      `Editor ${editor.editorId} cannot be read in format ${format}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
 function toRecord(editor: StoredEditor, format: ReadFormat, renderXml?: XmlRenderer): CrdtRecord {
   const state = editorState(editor);
   if (format !== 'json' && format !== 'yjs') {
-    return { data: formatted(editor, state, format, renderXml), id: editor.editorId, lastUpdate: editor.lastUpdate, lastUpdatedBy: editor.lastUpdatedBy, sessionId: editor.sessionId };
+    return {
+      data: formatted(editor, state, format, renderXml),
+      id: editor.editorId,
+      lastUpdate: editor.lastUpdate,
+      lastUpdatedBy: editor.lastUpdatedBy,
+      sessionId: editor.sessionId,
+    };
   }
   const content = readContent(state, editor.type, editor.contentKey);
   const record: CrdtJsonRecord = {
@@ -81,20 +95,28 @@ export async function getCrdtData(
 ): Promise<CrdtRecord[]> {
   const { organizationId, documentId, editorId } = input;
   const format = input.format ?? 'json';
-  const editors = editorId === undefined
-    ? await listEditors(apiKeyId, organizationId, documentId)
-    : [await getEditor(apiKeyId, { organizationId, documentId, editorId })].filter((editor) => editor !== undefined);
+  const editors =
+    editorId === undefined
+      ? await listEditors(apiKeyId, organizationId, documentId)
+      : [await getEditor(apiKeyId, { organizationId, documentId, editorId })].filter((editor) => editor !== undefined);
   for (const editor of editors) checkReadFormat(editor.type, format);
-  if (isReadableXmlFormat(format) && editors.length > 0 && loadFormats === undefined) throw new Error(`Format ${format} needs the formats module.`);
+  if (isReadableXmlFormat(format) && editors.length > 0 && loadFormats === undefined)
+    throw new Error(`Format ${format} needs the formats module.`);
   const renderXml = isReadableXmlFormat(format) && editors.length > 0 ? (await loadFormats!()).renderXml : undefined;
   const records = editors.map((editor) => toRecord(editor, format, renderXml));
   if (Buffer.byteLength(JSON.stringify(JSON.stringify(records))) > MAX_RESPONSE_BYTES) {
-    throw new ServiceError('OUT_OF_RANGE', 'The CRDT data requested exceeds the response size limit; read one editor at a time, in format json.');
+    throw new ServiceError(
+      'OUT_OF_RANGE',
+      'The CRDT data requested exceeds the response size limit; read one editor at a time, in format json.',
+    );
   }
   return records;
 }
 /** One editor as Get CRDT Data returns it in format json, with its head version; undefined when it has none. */
-export async function readEditorRecord(apiKeyId: string, ref: { organizationId: string; documentId: string; editorId: string }): Promise<CrdtJsonRecord | undefined> {
+export async function readEditorRecord(
+  apiKeyId: string,
+  ref: { organizationId: string; documentId: string; editorId: string },
+): Promise<CrdtJsonRecord | undefined> {
   const editor = await getEditor(apiKeyId, ref);
   return editor === undefined ? undefined : (toRecord(editor, 'json') as CrdtJsonRecord);
 }

@@ -105,7 +105,8 @@ export function parseXml(source: string): XmlNode[] {
       skipSpace();
       if (source[position] !== '>') throw fail(`expected ">" to end </${name}`);
       const element = open.pop();
-      if (element?.name !== name) throw fail(element ? `</${name}> does not close <${element.name}>` : `</${name}> closes no element`);
+      if (element?.name !== name)
+        throw fail(element ? `</${name}> does not close <${element.name}>` : `</${name}> closes no element`);
       position += 1;
     } else {
       flushText();
@@ -133,7 +134,8 @@ export function parseXml(source: string): XmlNode[] {
           else throw fail(position >= source.length ? 'unterminated attribute value' : '"<" in an attribute value');
         }
         position += 1;
-        if (element.attributes.some(([existing]) => existing === attribute)) throw fail(`duplicate attribute ${attribute}`);
+        if (element.attributes.some(([existing]) => existing === attribute))
+          throw fail(`duplicate attribute ${attribute}`);
         element.attributes.push([attribute, value]);
       }
       children().push(element);
@@ -152,11 +154,13 @@ export function parseXml(source: string): XmlNode[] {
 const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 const escapeText = (text: string) => text.replace(/[&<>]/g, (char) => TEXT_ESCAPES[char]);
 const escapeAttribute = (value: string) => value.replace(/[&<>"]/g, (char) => TEXT_ESCAPES[char]);
-const attributeText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+const attributeText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 function elementString(name: string, attributes: Iterable<[string, unknown]>, inner: string): string {
   const sorted = [...attributes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const rendered = sorted.map(([attribute, value]) => ` ${attribute}="${escapeAttribute(attributeText(value))}"`).join('');
+  const rendered = sorted
+    .map(([attribute, value]) => ` ${attribute}="${escapeAttribute(attributeText(value))}"`)
+    .join('');
   return `<${name}${rendered}>${inner}</${name}>`;
 }
 
@@ -164,7 +168,11 @@ function elementString(name: string, attributes: Iterable<[string, unknown]>, in
 export function serializeXml(nodes: readonly XmlNode[], depth = 0): string {
   if (depth > MAX_DEPTH) throw tooDeep();
   return nodes
-    .map((node) => (node.kind === 'text' ? escapeText(node.text) : elementString(node.name, node.attributes, serializeXml(node.children, depth + 1))))
+    .map((node) =>
+      node.kind === 'text'
+        ? escapeText(node.text)
+        : elementString(node.name, node.attributes, serializeXml(node.children, depth + 1)),
+    )
     .join('');
 }
 
@@ -196,8 +204,13 @@ export function xmlString(node: Y.XmlFragment | Y.XmlText | Y.XmlHook, depth = 0
   if (node instanceof Y.XmlText) return xmlTextString(node);
   // A hook is an application-defined node without an XML form.
   if (node instanceof Y.XmlHook) return '';
-  const inner = node.toArray().map((child) => xmlString(child, depth + 1)).join('');
-  return node instanceof Y.XmlElement ? elementString(node.nodeName, Object.entries(node.getAttributes()), inner) : inner;
+  const inner = node
+    .toArray()
+    .map((child) => xmlString(child, depth + 1))
+    .join('');
+  return node instanceof Y.XmlElement
+    ? elementString(node.nodeName, Object.entries(node.getAttributes()), inner)
+    : inner;
 }
 
 /** A parsed node as a Yjs XML type (preliminary, integrated on insert). */

@@ -49,7 +49,8 @@ export type CrdtValue = CrdtContent['data'];
  */
 function plain(value: unknown, depth: number): JsonValue {
   if (depth > MAX_DEPTH) throw tooDeep();
-  if (value instanceof Y.XmlFragment || value instanceof Y.XmlText || value instanceof Y.XmlHook) return xmlString(value, depth);
+  if (value instanceof Y.XmlFragment || value instanceof Y.XmlText || value instanceof Y.XmlHook)
+    return xmlString(value, depth);
   if (value instanceof Y.Text) return value.toString();
   if (value instanceof Y.Map) return plainMap(value, depth);
   if (value instanceof Y.Array) return plainArray(value, depth);
@@ -57,7 +58,8 @@ function plain(value: unknown, depth: number): JsonValue {
   // A subdocument is a document of its own, not content of this one.
   if (value instanceof Y.Doc) return null;
   if (Array.isArray(value)) return value.map((item) => plain(item, depth + 1));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item, depth + 1)]));
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item, depth + 1)]));
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   return null;
@@ -68,7 +70,8 @@ const plainMap = (map: Y.Map<unknown>, depth: number): JsonObject =>
   Object.fromEntries([...map.entries()].map(([key, item]) => [key, plain(item, depth + 1)]));
 
 /** A Y.Array's plain value (`depth`: its own, see plain). */
-const plainArray = (array: Y.Array<unknown>, depth: number): JsonValue[] => array.toArray().map((item) => plain(item, depth + 1));
+const plainArray = (array: Y.Array<unknown>, depth: number): JsonValue[] =>
+  array.toArray().map((item) => plain(item, depth + 1));
 
 function load(state: Uint8Array): Y.Doc {
   const doc = new Y.Doc();
@@ -113,7 +116,12 @@ const xmlNodes = (data: JsonValue, parsedXml: readonly XmlNode[] | undefined) =>
  * The Yjs state (encodeStateAsUpdate) of a new document holding `data` in a root of `type` under `contentKey`
  * (`parsedXml`: see xmlNodes). Throws InvalidArgumentError for XML that does not parse.
  */
-export function buildState(type: CrdtType, contentKey: string, data: JsonValue, parsedXml?: readonly XmlNode[]): Uint8Array {
+export function buildState(
+  type: CrdtType,
+  contentKey: string,
+  data: JsonValue,
+  parsedXml?: readonly XmlNode[],
+): Uint8Array {
   const doc = new Y.Doc();
   doc.transact(() => {
     switch (type) {
@@ -143,8 +151,14 @@ export function readContent(state: Uint8Array, type: CrdtType, contentKey: strin
  * A text editor's content as its Y.Text delta (`[{insert, attributes?}]`, formatting attributes included); embeds
  * as their plain JSON value.
  */
-export function textDelta(state: Uint8Array, contentKey: string): Array<{ insert: JsonValue; attributes?: JsonObject }> {
-  const delta = load(state).getText(contentKey).toDelta() as Array<{ insert: unknown; attributes?: Record<string, unknown> }>;
+export function textDelta(
+  state: Uint8Array,
+  contentKey: string,
+): Array<{ insert: JsonValue; attributes?: JsonObject }> {
+  const delta = load(state).getText(contentKey).toDelta() as Array<{
+    insert: unknown;
+    attributes?: Record<string, unknown>;
+  }>;
   return delta.map(({ insert, attributes }) => ({
     insert: typeof insert === 'string' ? insert : plain(insert, 1),
     ...(attributes === undefined ? {} : { attributes: plainMapOf(attributes) }),
@@ -183,7 +197,11 @@ function middle(oldLength: number, newLength: number, same: (oldIndex: number, n
  * with U+FFFD.
  */
 export function textChange(previous: string, next: string): { index: number; remove: number; insert: string } {
-  let { start, oldEnd, newEnd } = middle(previous.length, next.length, (i, j) => previous.charCodeAt(i) === next.charCodeAt(j));
+  let { start, oldEnd, newEnd } = middle(
+    previous.length,
+    next.length,
+    (i, j) => previous.charCodeAt(i) === next.charCodeAt(j),
+  );
   if (start > 0 && isHighSurrogate(previous.charCodeAt(start - 1))) start -= 1;
   if (oldEnd < previous.length && isLowSurrogate(previous.charCodeAt(oldEnd))) {
     oldEnd += 1;

@@ -12,9 +12,27 @@ import type { DecryptSecret } from '../../crypto/encryption';
 import type { EditorOfDocument } from '../../db/webhook-message';
 
 export type DeliveryJob =
-  | { kind: 'deliver'; apiKeyId: string; messageId: string; endpointId: string; /** The attempt to make, from 1. */ attempt: number; /** ms */ dueAt: number }
-  | ({ kind: 'editor'; apiKeyId: string; /** The change count of the last emission; absent for the first. */ emitted?: number; dueAt: number } & EditorOfDocument)
-  | { kind: 'email'; apiKeyId: string; emailId: string; /** The attempt to make, from 1. */ attempt: number; /** ms */ dueAt: number };
+  | {
+      kind: 'deliver';
+      apiKeyId: string;
+      messageId: string;
+      endpointId: string;
+      /** The attempt to make, from 1. */ attempt: number;
+      /** ms */ dueAt: number;
+    }
+  | ({
+      kind: 'editor';
+      apiKeyId: string;
+      /** The change count of the last emission; absent for the first. */ emitted?: number;
+      dueAt: number;
+    } & EditorOfDocument)
+  | {
+      kind: 'email';
+      apiKeyId: string;
+      emailId: string;
+      /** The attempt to make, from 1. */ attempt: number;
+      /** ms */ dueAt: number;
+    };
 
 /** A job this close to due (ms) runs now rather than waiting for another hop. */
 const DUE_SLACK_MS = 500;
@@ -42,7 +60,11 @@ export async function enqueue(queue: JobQueue, jobs: readonly DeliveryJob[], now
 /** A job read back from the queue; throws on a body that is not one (the worker reports it failed). */
 export function parseJob(body: string): DeliveryJob {
   const job = JSON.parse(body) as DeliveryJob;
-  if ((job.kind !== 'deliver' && job.kind !== 'editor' && job.kind !== 'email') || typeof job.apiKeyId !== 'string' || typeof job.dueAt !== 'number') {
+  if (
+    (job.kind !== 'deliver' && job.kind !== 'editor' && job.kind !== 'email') ||
+    typeof job.apiKeyId !== 'string' ||
+    typeof job.dueAt !== 'number'
+  ) {
     throw new Error('Not a delivery job.');
   }
   return job;

@@ -12,7 +12,15 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** The wait after the 1st, 2nd, … 7th failed attempt, before jitter. */
-export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+export const RETRY_DELAYS_MS: readonly number[] = [
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+];
 
 /** The first attempt and one after each delay. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
@@ -28,8 +36,13 @@ export const AUTO_DISABLE_AFTER_MS = 5 * 24 * HOUR;
  * by up to ±10 % (`random` in [0, 1): 0 is −10 %, 0.5 none, towards 1 +10 %) and divided by `divisor`;
  * undefined once MAX_ATTEMPTS attempts have failed (the delivery is exhausted). Throws on a count below 1.
  */
-export function retryDelayMs(failedAttempts: number, random: () => number = Math.random, divisor: number = config.webhookScheduleDivisor): number | undefined {
-  if (!Number.isInteger(failedAttempts) || failedAttempts < 1) throw new RangeError(`failedAttempts must be a whole number from 1, got ${failedAttempts}.`);
+export function retryDelayMs(
+  failedAttempts: number,
+  random: () => number = Math.random,
+  divisor: number = config.webhookScheduleDivisor,
+): number | undefined {
+  if (!Number.isInteger(failedAttempts) || failedAttempts < 1)
+    throw new RangeError(`failedAttempts must be a whole number from 1, got ${failedAttempts}.`);
   if (failedAttempts >= MAX_ATTEMPTS) return undefined;
   const base = RETRY_DELAYS_MS[failedAttempts - 1];
   const jitter = (random() * 2 - 1) * RETRY_JITTER;

@@ -45,13 +45,17 @@ export function notificationAddedOf(record: ItemChange): NotificationAdded | und
   const item = record.newImage;
   const apiKeyId = record.apiKeyId;
   if (item === undefined || record.kind !== 'notification' || apiKeyId === undefined) return undefined;
-  if (record.eventName === 'MODIFY' && (item.addedAt === undefined || record.oldImage?.addedAt === item.addedAt)) return undefined;
+  if (record.eventName === 'MODIFY' && (item.addedAt === undefined || record.oldImage?.addedAt === item.addedAt))
+    return undefined;
   return { apiKeyId, notification: toNotification(item) };
 }
 
 /** The email id of a notification and recipient. */
-export const emailIdOf = (apiKeyId: string, notification: Pick<NotificationRecord, 'organizationId' | 'id'>, userId: string) =>
-  derivedId(EMAIL_ID_PREFIX, apiKeyId, notification.organizationId, notification.id, userId);
+export const emailIdOf = (
+  apiKeyId: string,
+  notification: Pick<NotificationRecord, 'organizationId' | 'id'>,
+  userId: string,
+) => derivedId(EMAIL_ID_PREFIX, apiKeyId, notification.organizationId, notification.id, userId);
 
 /** The transport the key's configuration sends with: SendGrid for `sendgrid` and `custom`, else the service's own. */
 export function transportOf(emailConfig: EmailConfigRecord): EmailTransportName {
@@ -65,25 +69,42 @@ const ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** The users whose feed holds the notification: those it names and, with notifyAll, the organization's members. */
 async function recipientsOf(apiKeyId: string, notification: NotificationRecord): Promise<string[]> {
   const named = notification.notifyUsers.map((user) => user.userId);
-  const candidates = [...new Set([...named, ...(notification.notifyAll ? await organizationMembers(apiKeyId, notification.organizationId) : [])])];
+  const candidates = [
+    ...new Set([
+      ...named,
+      ...(notification.notifyAll ? await organizationMembers(apiKeyId, notification.organizationId) : []),
+    ]),
+  ];
   // Add Notification wrote the feeds before the notification: a strongly consistent read of the candidates' feed
   // entries finds exactly its recipients (verifyUserPermissions and a member who joined since are both accounted for).
-  const entries = await batchGet(candidates.map((userId) => feedEntryKey(apiKeyId, notification, userId)), { consistent: true });
+  const entries = await batchGet(
+    candidates.map((userId) => feedEntryKey(apiKeyId, notification, userId)),
+    { consistent: true },
+  );
   const present = new Set(entries.map((item) => keyString(keyOfItem(item))));
   return candidates.filter((userId) => present.has(keyString(feedEntryKey(apiKeyId, notification, userId))));
 }
 
 /** The email item of each recipient: pending, or skipped with the reason. */
-export async function emailsFor(apiKeyId: string, notification: NotificationRecord, emailConfig: EmailConfigRecord, now: number): Promise<StoredEmail[]> {
+export async function emailsFor(
+  apiKeyId: string,
+  notification: NotificationRecord,
+  emailConfig: EmailConfigRecord,
+  now: number,
+): Promise<StoredEmail[]> {
   const recipients = await recipientsOf(apiKeyId, notification);
   if (recipients.length === 0) return [];
   const named = new Map(notification.notifyUsers.map((user) => [user.userId, user]));
   const levels = await effectiveConfigs(apiKeyId, notification.organizationId, recipients, notification.documentId);
   const withoutAddress = recipients.filter((userId) => named.get(userId)?.email === undefined);
-  const profiles = withoutAddress.length > 0 ? await getProfiles(apiKeyId, withoutAddress) : new Map<string, { email?: string }>();
+  const profiles =
+    withoutAddress.length > 0 ? await getProfiles(apiKeyId, withoutAddress) : new Map<string, { email?: string }>();
   const settings = emailConfig.emailServiceConfig;
   const trigger = notification.eventType;
-  const subject = renderSubject(notification.displayHeadlineMessageTemplate, notification.displayHeadlineMessageTemplateData);
+  const subject = renderSubject(
+    notification.displayHeadlineMessageTemplate,
+    notification.displayHeadlineMessageTemplateData,
+  );
   const transport = transportOf(emailConfig);
 
   return recipients.map((userId): StoredEmail => {
@@ -121,14 +142,25 @@ export async function emailsFor(apiKeyId: string, notification: NotificationReco
   });
 }
 
-const firstAttempt = (apiKeyId: string, emailId: string, now: number): DeliveryJob => ({ kind: 'email', apiKeyId, emailId, attempt: 1, dueAt: now });
+const firstAttempt = (apiKeyId: string, emailId: string, now: number): DeliveryJob => ({
+  kind: 'email',
+  apiKeyId,
+  emailId,
+  attempt: 1,
+  dueAt: now,
+});
 
 /**
  * Plans and logs the emails of one added notification, and queues a send job for each pending one. A notification
  * seen again writes nothing new: its emails exist, and those not attempted yet are queued again (in case the first
  * run stopped before queueing them).
  */
-export async function planEmails(added: NotificationAdded, emailConfig: EmailConfigRecord, queue: JobQueue, now = Date.now()): Promise<void> {
+export async function planEmails(
+  added: NotificationAdded,
+  emailConfig: EmailConfigRecord,
+  queue: JobQueue,
+  now = Date.now(),
+): Promise<void> {
   const { apiKeyId, notification } = added;
   const emails = await emailsFor(apiKeyId, notification, emailConfig, now);
   const existing = await createEmails(apiKeyId, emails);
@@ -148,7 +180,11 @@ const PLAN_CONCURRENCY = 4;
  * the notifications that could not be planned, with why; the worker reports their records back to the stream
  * (planning again is harmless: email ids are derived).
  */
-export async function planEmailBatch(added: readonly NotificationAdded[], queue: JobQueue, now = Date.now()): Promise<Map<NotificationAdded, unknown>> {
+export async function planEmailBatch(
+  added: readonly NotificationAdded[],
+  queue: JobQueue,
+  now = Date.now(),
+): Promise<Map<NotificationAdded, unknown>> {
   const failed = new Map<NotificationAdded, unknown>();
   const enabledConfig = memoizedByKey(async (apiKeyId): Promise<EmailConfigRecord | undefined> => {
     const stored = await getEmailConfig(apiKeyId);

@@ -73,7 +73,13 @@ export function renderTemplate(template: string, data: Record<string, unknown> =
   return template.replace(PLACEHOLDER, (_placeholder, path: string) => asText(lookUp(data, path)));
 }
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]);
@@ -82,7 +88,12 @@ export function escapeHtml(text: string): string {
 /** `text` cut to `max` characters (never inside a surrogate pair), with an ellipsis when cut. */
 function cut(text: string, max: number): string {
   const characters = [...text];
-  return characters.length <= max ? text : `${characters.slice(0, max - 1).join('').trimEnd()}…`;
+  return characters.length <= max
+    ? text
+    : `${characters
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 /** Line breaks as `\n`, other control characters (but tabs) dropped: the body's text as both parts show it. */

@@ -18,7 +18,14 @@ import { sesTransport } from '../../adapters/email/ses-transport';
 import type { DecryptSecret } from '../../crypto/encryption';
 import { getTogether } from '../../db/batch';
 import { emailConfigKey, toEmailConfig, type EmailConfigRecord } from '../../db/email-config';
-import { claimEmailAttempt, clearEmailFollowUp, getEmail, recordEmailOutcome, type EmailOutcome, type StoredEmail } from '../../db/email-log';
+import {
+  claimEmailAttempt,
+  clearEmailFollowUp,
+  getEmail,
+  recordEmailOutcome,
+  type EmailOutcome,
+  type StoredEmail,
+} from '../../db/email-log';
 import { notificationKey, toNotification } from '../../db/notification';
 import { providerKeyContext } from '../email-config';
 import { enqueue, isDue, type DeliveryJob, type JobDeps } from '../delivery/jobs';
@@ -43,7 +50,11 @@ function atIdentity(address: string, identity: string): boolean {
 }
 
 /** The transport `email` goes through, or why it cannot go anywhere. */
-async function transportFor(apiKeyId: string, emailConfig: EmailConfigRecord, decrypt: DecryptSecret): Promise<EmailTransport | { unavailable: string }> {
+async function transportFor(
+  apiKeyId: string,
+  emailConfig: EmailConfigRecord,
+  decrypt: DecryptSecret,
+): Promise<EmailTransport | { unavailable: string }> {
   switch (transportOf(emailConfig)) {
     case 'sendgrid': {
       const sealed = emailConfig.providerKey;
@@ -55,7 +66,11 @@ async function transportFor(apiKeyId: string, emailConfig: EmailConfigRecord, de
       return mailbox;
     case 'ses': {
       const identity = config.sesIdentity;
-      if (identity === undefined) return { unavailable: 'Amazon SES is not set up in this deployment: the operator deploys with -c sesIdentity=<verified identity>.' };
+      if (identity === undefined)
+        return {
+          unavailable:
+            'Amazon SES is not set up in this deployment: the operator deploys with -c sesIdentity=<verified identity>.',
+        };
       if (!atIdentity(String(emailConfig.emailServiceConfig.fromEmail), identity)) {
         return { unavailable: `fromEmail is not at the verified SES identity ${identity}: use an address at it.` };
       }
@@ -68,12 +83,20 @@ async function transportFor(apiKeyId: string, emailConfig: EmailConfigRecord, de
 /** The email after an attempt with `outcome`: sent, failed for good, or pending its next attempt on the schedule. */
 function nextState(email: StoredEmail, outcome: SendOutcome, now: number): EmailOutcome {
   if (outcome.status === 'sent') {
-    return { status: 'sent', followUp: false, ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }) };
+    return {
+      status: 'sent',
+      followUp: false,
+      ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }),
+    };
   }
   if (outcome.status === 'failed') return { status: 'failed', reason: outcome.reason, followUp: false };
   const wait = retryDelayMs(email.attempts + 1);
   return wait === undefined
-    ? { status: 'failed', reason: `Gave up after ${email.attempts + 1} attempts. Last: ${outcome.reason}`, followUp: false }
+    ? {
+        status: 'failed',
+        reason: `Gave up after ${email.attempts + 1} attempts. Last: ${outcome.reason}`,
+        followUp: false,
+      }
     : { status: 'pending', reason: outcome.reason, nextAttemptAt: now + wait, followUp: true };
 }
 
@@ -84,17 +107,24 @@ const cannot = (reason: string): SendOutcome => ({ status: 'failed', reason });
  * One attempt of `email`: rendered from its notification as it is now and sent through the key's transport once
  * this worker holds the attempt. Undefined when another worker holds it (a job handed out twice).
  */
-async function attempt(apiKeyId: string, email: StoredEmail, decrypt: DecryptSecret, clock: () => number): Promise<SendOutcome | undefined> {
+async function attempt(
+  apiKeyId: string,
+  email: StoredEmail,
+  decrypt: DecryptSecret,
+  clock: () => number,
+): Promise<SendOutcome | undefined> {
   // The key's configuration and the notification, read with those of the other emails of the worker's batch.
   const configKey = emailConfigKey(apiKeyId);
   const items = await getTogether([configKey, notificationKey(apiKeyId, email.organizationId, email.notificationId)]);
   const configItem = items.find((item) => item.sk === configKey.sk);
   const notificationItem = items.find((item) => item !== configItem);
   const emailConfig = toEmailConfig(configItem)?.config;
-  if (emailConfig === undefined || emailConfig.useEmailService !== true) return cannot('The email service was turned off before the email was sent.');
+  if (emailConfig === undefined || emailConfig.useEmailService !== true)
+    return cannot('The email service was turned off before the email was sent.');
   if (notificationItem === undefined) return cannot('The notification was deleted before the email was sent.');
   const settings = emailConfig.emailServiceConfig;
-  if (settings.fromEmail === undefined || settings.fromEmail === '') return cannot('The email configuration has no fromEmail.');
+  if (settings.fromEmail === undefined || settings.fromEmail === '')
+    return cannot('The email configuration has no fromEmail.');
   const transport = await transportFor(apiKeyId, emailConfig, decrypt);
   if ('unavailable' in transport) return cannot(transport.unavailable);
 
@@ -102,17 +132,24 @@ async function attempt(apiKeyId: string, email: StoredEmail, decrypt: DecryptSec
   const outgoing = renderNotificationEmail({
     id: email.id,
     headlineTemplate: notification.displayHeadlineMessageTemplate,
-    ...(notification.displayHeadlineMessageTemplateData === undefined ? {} : { templateData: notification.displayHeadlineMessageTemplateData }),
+    ...(notification.displayHeadlineMessageTemplateData === undefined
+      ? {}
+      : { templateData: notification.displayHeadlineMessageTemplateData }),
     ...(notification.displayBodyMessage === undefined ? {} : { bodyMessage: notification.displayBodyMessage }),
     fromEmail: settings.fromEmail,
     ...(settings.fromCompany === undefined ? {} : { fromCompany: settings.fromCompany }),
     to: { address: email.to },
   });
   const claimed = clock();
-  if (!(await claimEmailAttempt(apiKeyId, email, claimed, claimed + config.emailTimeoutMs + CLAIM_MARGIN_MS))) return undefined;
+  if (!(await claimEmailAttempt(apiKeyId, email, claimed, claimed + config.emailTimeoutMs + CLAIM_MARGIN_MS)))
+    return undefined;
   const outcome = await transport.send(outgoing);
   if (outcome.status === 'sent') {
-    logger.info('Email sent', { emailId: email.id, transport: transport.name, ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }) });
+    logger.info('Email sent', {
+      emailId: email.id,
+      transport: transport.name,
+      ...(outcome.providerMessageId === undefined ? {} : { providerMessageId: outcome.providerMessageId }),
+    });
   }
   return outcome;
 }
@@ -142,6 +179,7 @@ export async function runEmailJob(job: EmailJob, deps: JobDeps): Promise<void> {
 
 /** Queues the next attempt of a retried email, then clears its `followUp`. */
 async function followUp(job: EmailJob, email: StoredEmail, queue: JobQueue, now: number): Promise<void> {
-  if (email.status === 'pending') await enqueue(queue, [{ ...job, attempt: email.attempts + 1, dueAt: email.nextAttemptAt ?? now }], now);
+  if (email.status === 'pending')
+    await enqueue(queue, [{ ...job, attempt: email.attempts + 1, dueAt: email.nextAttemptAt ?? now }], now);
   await clearEmailFollowUp(job.apiKeyId, email.id, email.attempts);
 }

@@ -13,7 +13,13 @@
  * A relay to the room reads nobody's access: the cost of a frame stays the same whatever the room's size (issue 30).
  */
 import { config } from '../../core/config';
-import { recordAccessCheck, rememberMember, type LiveConnection, type LiveEditorRef, type RoomMember } from '../../db/live-connection';
+import {
+  recordAccessCheck,
+  rememberMember,
+  type LiveConnection,
+  type LiveEditorRef,
+  type RoomMember,
+} from '../../db/live-connection';
 import type { Role } from '../../db/membership';
 import { accessOfUsers } from '../access';
 import { removeMember } from './room';
@@ -32,10 +38,15 @@ export const ACCESS_RECHECK_MS = 50_000;
  * just too recently for this pass is checked by the next, so age plus period stays within ACCESS_BOUND_MS (50 s for
  * the local stack's 10-s passes; 0 for AWS's one-minute rule, so there each pass re-checks every connection).
  */
-export const backstopMaxAgeMs = (periodMs: number): number => Math.max(0, Math.min(ACCESS_RECHECK_MS, ACCESS_BOUND_MS - periodMs));
+export const backstopMaxAgeMs = (periodMs: number): number =>
+  Math.max(0, Math.min(ACCESS_RECHECK_MS, ACCESS_BOUND_MS - periodMs));
 
 /** The user's role on the document now (decisions §4), or null without access. */
-export async function liveRoleOf(ref: Omit<LiveEditorRef, 'editorId'>, userId: string, now = Date.now()): Promise<Role | null> {
+export async function liveRoleOf(
+  ref: Omit<LiveEditorRef, 'editorId'>,
+  userId: string,
+  now = Date.now(),
+): Promise<Role | null> {
   const roles = await accessOfUsers(ref.apiKeyId, ref.organizationId, ref.documentId, [userId], now);
   return roles.get(userId) ?? null;
 }

@@ -119,9 +119,13 @@ export function encodeFrames(message: Uint8Array, id: string): string[] {
  */
 export function encodeBatch(messages: readonly Uint8Array[]): string {
   if (messages.length < 2) throw new RangeError('A batch holds at least 2 messages.');
-  if (messages.some((message) => message.length === 0)) throw new RangeError('An empty message is no protocol message and has no frame.');
-  const body = messages.map((message) => Buffer.from(message.buffer, message.byteOffset, message.byteLength).toString('base64')).join(BATCH_SEPARATOR);
-  if (body.length > FRAME_TEXT_CHARS) throw new RangeError(`A batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`);
+  if (messages.some((message) => message.length === 0))
+    throw new RangeError('An empty message is no protocol message and has no frame.');
+  const body = messages
+    .map((message) => Buffer.from(message.buffer, message.byteOffset, message.byteLength).toString('base64'))
+    .join(BATCH_SEPARATOR);
+  if (body.length > FRAME_TEXT_CHARS)
+    throw new RangeError(`A batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`);
   return `${BATCH}${body}`;
 }
 
@@ -162,13 +166,15 @@ export function encodeMessages(messages: readonly Uint8Array[], nextId: () => st
 export function parseFrame(text: string): ParsedFrame {
   if (text.length === 0) throw new MalformedFrameError('the frame is empty.');
   if (text[0] === BATCH) {
-    if (text.length - 1 > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`);
+    if (text.length - 1 > FRAME_TEXT_CHARS)
+      throw new MalformedFrameError(`a batch's texts are at most ${FRAME_TEXT_CHARS} characters together.`);
     const parts = text.slice(1).split(BATCH_SEPARATOR);
     if (parts.length < 2) throw new MalformedFrameError('a batch holds at least 2 messages.');
     return { kind: 'batch', messages: parts.map(decodeCanonical) };
   }
   if (text[0] !== '~') {
-    if (text.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a whole frame has at most ${FRAME_TEXT_CHARS} characters.`);
+    if (text.length > FRAME_TEXT_CHARS)
+      throw new MalformedFrameError(`a whole frame has at most ${FRAME_TEXT_CHARS} characters.`);
     return { kind: 'whole', message: decodeCanonical(text) };
   }
   const match = CHUNK.exec(text);
@@ -181,7 +187,8 @@ export function parseFrame(text: string): ParsedFrame {
   if (count > MAX_CLIENT_CHUNKS) throw new MessageTooLargeError();
   if (index >= count) throw new MalformedFrameError('a chunk index is below the chunk count.');
   if (part.length === 0) throw new MalformedFrameError('a chunk part is not empty.');
-  if (part.length > FRAME_TEXT_CHARS) throw new MalformedFrameError(`a chunk part has at most ${FRAME_TEXT_CHARS} characters.`);
+  if (part.length > FRAME_TEXT_CHARS)
+    throw new MalformedFrameError(`a chunk part has at most ${FRAME_TEXT_CHARS} characters.`);
   if (!BASE64_CHARS.test(part)) throw new MalformedFrameError('a chunk part holds base64 characters only.');
   return { kind: 'chunk', id, index, count, part };
 }
@@ -206,7 +213,8 @@ export function joinChunks(parts: readonly string[]): Uint8Array {
  */
 function decodeCanonical(text: string): Uint8Array {
   const bytes = Buffer.from(text, 'base64');
-  if (bytes.length === 0 || bytes.toString('base64') !== text) throw new MalformedFrameError('the text is not canonical base64 of a message.');
+  if (bytes.length === 0 || bytes.toString('base64') !== text)
+    throw new MalformedFrameError('the text is not canonical base64 of a message.');
   // A copy: a small Buffer is a view into Node's shared pool, and a caller may keep or hand on `.buffer`.
   return new Uint8Array(bytes);
 }

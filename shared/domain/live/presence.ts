@@ -31,18 +31,26 @@ export function isEcho(connection: LiveConnection, entries: readonly AwarenessEn
  * id); one another member holds, open or closed a moment ago, is that member's to change (an echo of a closed
  * connection's presence never brings it back).
  */
-export function ownChanges(members: readonly RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): AwarenessEntry[] {
+export function ownChanges(
+  members: readonly RoomMember[],
+  self: RoomMember,
+  entries: readonly AwarenessEntry[],
+): AwarenessEntry[] {
   const known = new Map<number, ClientPresence & { owner: string }>();
   // Open members last: a client id an open connection holds is its, whatever tombstone also names it.
   for (const member of [...members.filter((member) => !isOpen(member)), ...members.filter(isOpen)]) {
-    for (const [clientId, presence] of Object.entries(member.presence)) known.set(Number(clientId), { ...presence, owner: member.connectionId });
+    for (const [clientId, presence] of Object.entries(member.presence))
+      known.set(Number(clientId), { ...presence, owner: member.connectionId });
   }
   return entries.filter((entry) => {
     const current = known.get(entry.clientId);
     // Only a first presence claims client ids; an unknown id later is an echo of a client the room just learnt of.
     if (current === undefined) return Object.keys(self.presence).length === 0;
     if (current.owner !== self.connectionId) return false;
-    return entry.clock > current.clock || (entry.clock === current.clock && entry.state === 'null' && current.state !== 'null');
+    return (
+      entry.clock > current.clock ||
+      (entry.clock === current.clock && entry.state === 'null' && current.state !== 'null')
+    );
   });
 }
 

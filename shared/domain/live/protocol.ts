@@ -85,7 +85,9 @@ export function readMessage(bytes: Uint8Array): LiveMessage {
     return message;
   } catch (error) {
     if (error instanceof MalformedMessageError) throw error;
-    throw new MalformedMessageError(`Not a y-websocket protocol message: ${error instanceof Error ? error.message : String(error)}`);
+    throw new MalformedMessageError(
+      `Not a y-websocket protocol message: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

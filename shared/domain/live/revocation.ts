@@ -44,7 +44,14 @@ export interface RecheckOutcome {
 
 const NOTHING: RecheckOutcome = { checked: 0, closed: 0, changed: 0 };
 const sum = (outcomes: readonly RecheckOutcome[]): RecheckOutcome =>
-  outcomes.reduce((total, outcome) => ({ checked: total.checked + outcome.checked, closed: total.closed + outcome.closed, changed: total.changed + outcome.changed }), NOTHING);
+  outcomes.reduce(
+    (total, outcome) => ({
+      checked: total.checked + outcome.checked,
+      closed: total.closed + outcome.closed,
+      changed: total.changed + outcome.changed,
+    }),
+    NOTHING,
+  );
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 const RANK: Record<string, number> = { viewer: 1, editor: 2 };
@@ -81,8 +88,11 @@ export function accessScopeOf(change: ItemChange): AccessScope | undefined {
       if (change.eventName !== 'MODIFY' || after === undefined) return undefined;
       const organizationId = text(after.organizationId);
       const documentId = text(after.documentId);
-      const tighter = after.disabled === true || before.accessType !== after.accessType || before.folderId !== after.folderId;
-      return organizationId === undefined || documentId === undefined || !tighter ? undefined : { apiKeyId, organizationId, documentId };
+      const tighter =
+        after.disabled === true || before.accessType !== after.accessType || before.folderId !== after.folderId;
+      return organizationId === undefined || documentId === undefined || !tighter
+        ? undefined
+        : { apiKeyId, organizationId, documentId };
     }
     default:
       return undefined;
@@ -90,14 +100,19 @@ export function accessScopeOf(change: ItemChange): AccessScope | undefined {
 }
 
 /** A scope as a string, so that the changes of one batch that concern the same connections re-check them once. */
-export const scopeKey = (scope: AccessScope): string => JSON.stringify([scope.apiKeyId, scope.organizationId, scope.userId ?? null, scope.documentId ?? null]);
+export const scopeKey = (scope: AccessScope): string =>
+  JSON.stringify([scope.apiKeyId, scope.organizationId, scope.userId ?? null, scope.documentId ?? null]);
 
 /** Re-checks the open connections of a scope (one Query to find them). Throws what a read or a send throws. */
 export async function recheckScope(scope: AccessScope, now = Date.now()): Promise<RecheckOutcome> {
-  if (scope.userId !== undefined) return recheck(await userConnections(scope.apiKeyId, scope.organizationId, scope.userId), now);
+  if (scope.userId !== undefined)
+    return recheck(await userConnections(scope.apiKeyId, scope.organizationId, scope.userId), now);
   const ref = { apiKeyId: scope.apiKeyId, organizationId: scope.organizationId, documentId: scope.documentId };
   const members = await documentConnections(ref);
-  return recheck(members.map((member) => ({ ref: { ...ref, editorId: member.editorId }, member })), now);
+  return recheck(
+    members.map((member) => ({ ref: { ...ref, editorId: member.editorId }, member })),
+    now,
+  );
 }
 
 /** Connections re-checked at once per scope or shard: a large organization's users or a busy shard queue up. */
@@ -108,7 +123,11 @@ const RECHECKS_AT_ONCE = 25;
  * closed (no access), or its role and check time recorded and `kept` called for it. Throws the first failure after
  * every connection was tried.
  */
-async function recheck(entries: readonly IndexedMember[], now: number, kept?: (entry: IndexedMember) => Promise<unknown>): Promise<RecheckOutcome> {
+async function recheck(
+  entries: readonly IndexedMember[],
+  now: number,
+  kept?: (entry: IndexedMember) => Promise<unknown>,
+): Promise<RecheckOutcome> {
   const roles = new Map<string, Promise<Role | null>>();
   const roleOf = ({ ref, member }: IndexedMember) => {
     const id = JSON.stringify([ref.apiKeyId, ref.organizationId, ref.documentId, member.userId]);
@@ -124,7 +143,9 @@ async function recheck(entries: readonly IndexedMember[], now: number, kept?: (e
     const role = await roleOf(entry);
     if (role === null) {
       await removeMember(entry.ref, entry.member, NO_ACCESS);
-      logger.info('Live connection closed: its user has no access any more.', { connectionId: entry.member.connectionId });
+      logger.info('Live connection closed: its user has no access any more.', {
+        connectionId: entry.member.connectionId,
+      });
       outcome.checked += 1;
       outcome.closed += 1;
       return;
@@ -136,7 +157,6 @@ async function recheck(entries: readonly IndexedMember[], now: number, kept?: (e
   });
   return outcome;
 }
-
 
 /**
  * The backstop pass: re-checks, in every shard of the check index, the connections whose last check is older than
@@ -157,7 +177,10 @@ export async function recheckDueConnections(now = Date.now(), maxAge = ACCESS_RE
         });
         return await recheck(stale, now, ({ ref, member }) => scheduleAccessCheck(ref, member.connectionId, now));
       } catch (error) {
-        logger.warn('Live access backstop: some connections were not re-checked; the next pass tries again.', { error, shard });
+        logger.warn('Live access backstop: some connections were not re-checked; the next pass tries again.', {
+          error,
+          shard,
+        });
         return NOTHING;
       }
     }),

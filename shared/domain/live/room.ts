@@ -10,7 +10,16 @@ import { randomBytes } from 'node:crypto';
 import { ConnectionGoneError, deleteConnection, connectionIsOpen, sendFrame } from '../../adapters/live/management-api';
 import { logger } from '../../core/logger';
 import { LIVE_METRICS, countLive, countRefusal, type RefusalReason } from '../../core/metrics';
-import { closeMember, deleteTombstones, documentConnections, isOpen, roomMembers, type LiveEditorRef, type LiveEncoding, type RoomMember } from '../../db/live-connection';
+import {
+  closeMember,
+  deleteTombstones,
+  documentConnections,
+  isOpen,
+  roomMembers,
+  type LiveEditorRef,
+  type LiveEncoding,
+  type RoomMember,
+} from '../../db/live-connection';
 import { encodeMessages } from './framing';
 import { departureOf } from './presence';
 import { awarenessMessage, permissionDeniedMessage, updateMessage } from './protocol';
@@ -63,7 +72,13 @@ export interface Closing {
  * Refuses a member (the reason in the auth message, then closed) and closes its room entry (see memberClosed).
  * `kind` classes the reason for the live metrics (LiveRefusals); by default the user's access ended.
  */
-export async function removeMember(ref: LiveEditorRef, member: Recipient, reason: string, closing: Closing = { revoked: true }, kind: RefusalReason = 'access'): Promise<void> {
+export async function removeMember(
+  ref: LiveEditorRef,
+  member: Recipient,
+  reason: string,
+  closing: Closing = { revoked: true },
+  kind: RefusalReason = 'access',
+): Promise<void> {
   countRefusal(kind);
   await refuse(member, reason);
   await memberClosed(ref, member.connectionId, closing);
@@ -75,7 +90,12 @@ export async function removeMember(ref: LiveEditorRef, member: Recipient, reason
  * presence is recorded before it is relayed, and not at all once the entry is closed, so the recorded clock is the
  * highest relayed. Tombstones past their time are removed on the way.
  */
-export async function memberClosed(ref: LiveEditorRef, connectionId: string, closing: Closing, now = Date.now()): Promise<void> {
+export async function memberClosed(
+  ref: LiveEditorRef,
+  connectionId: string,
+  closing: Closing,
+  now = Date.now(),
+): Promise<void> {
   const closed = await closeMember(ref, connectionId, { revoked: closing.revoked }, now);
   if (closed === undefined) return;
   const left = departureOf(closed).filter((entry) => !(closing.kept?.has(entry.clientId) ?? false));
@@ -88,8 +108,13 @@ export async function memberClosed(ref: LiveEditorRef, connectionId: string, clo
 
 /** Sending to some live connections failed for another reason than their being gone: they were closed to resync. */
 export class RelayFailedError extends Error {
-  constructor(readonly connectionIds: readonly string[], readonly cause: unknown) {
-    super(`A live message could not be sent to ${connectionIds.length} connection(s); they were closed so that they resync.`);
+  constructor(
+    readonly connectionIds: readonly string[],
+    readonly cause: unknown,
+  ) {
+    super(
+      `A live message could not be sent to ${connectionIds.length} connection(s); they were closed so that they resync.`,
+    );
   }
 }
 
@@ -97,8 +122,15 @@ export class RelayFailedError extends Error {
  * Sends one message to each of `members` side by side (see deliver).
  * @throws RelayFailedError as deliver does.
  */
-export async function sendToMembers(ref: LiveEditorRef, members: readonly RoomMember[], message: Uint8Array): Promise<void> {
-  await deliver(ref, members.map((member) => ({ member, messages: [message] })));
+export async function sendToMembers(
+  ref: LiveEditorRef,
+  members: readonly RoomMember[],
+  message: Uint8Array,
+): Promise<void> {
+  await deliver(
+    ref,
+    members.map((member) => ({ member, messages: [message] })),
+  );
 }
 
 /**
@@ -132,7 +164,10 @@ export class Outbox {
  * other reason would miss them for good (a client resyncs only when it reconnects), so it is closed and reconnects.
  * @throws RelayFailedError after every member was tried, when such a failure happened (the message counts as failed).
  */
-async function deliver(ref: LiveEditorRef, posts: ReadonlyArray<{ member: RoomMember; messages: readonly Uint8Array[] }>): Promise<void> {
+async function deliver(
+  ref: LiveEditorRef,
+  posts: ReadonlyArray<{ member: RoomMember; messages: readonly Uint8Array[] }>,
+): Promise<void> {
   const gone: RoomMember[] = [];
   const failed: RoomMember[] = [];
   let cause: unknown;
@@ -151,9 +186,19 @@ async function deliver(ref: LiveEditorRef, posts: ReadonlyArray<{ member: RoomMe
     }),
   );
   countLive(LIVE_METRICS.relayFailures, failed.length);
-  await Promise.all(failed.map((member) => deleteConnection(member.connectionId).catch((error: unknown) => logger.error('Live connection not closed.', { error, connectionId: member.connectionId }))));
+  await Promise.all(
+    failed.map((member) =>
+      deleteConnection(member.connectionId).catch((error: unknown) =>
+        logger.error('Live connection not closed.', { error, connectionId: member.connectionId }),
+      ),
+    ),
+  );
   await Promise.all(gone.map((member) => memberClosed(ref, member.connectionId, { revoked: false })));
-  if (failed.length > 0) throw new RelayFailedError(failed.map((member) => member.connectionId), cause);
+  if (failed.length > 0)
+    throw new RelayFailedError(
+      failed.map((member) => member.connectionId),
+      cause,
+    );
 }
 
 /**
@@ -161,17 +206,31 @@ async function deliver(ref: LiveEditorRef, posts: ReadonlyArray<{ member: RoomMe
  * `$disconnect` never ran) are closed and the room told their clients left, except the client ids in `kept`. For the
  * rare moments a stale entry matters: a room that looks full, a client id another entry still holds.
  */
-export async function openMembers(ref: LiveEditorRef, suspects: readonly RoomMember[], kept?: ReadonlySet<number>): Promise<RoomMember[]> {
+export async function openMembers(
+  ref: LiveEditorRef,
+  suspects: readonly RoomMember[],
+  kept?: ReadonlySet<number>,
+): Promise<RoomMember[]> {
   const candidates = suspects.filter(isOpen);
   const open = await Promise.all(candidates.map((member) => connectionIsOpen(member.connectionId)));
-  await Promise.all(candidates.filter((_, index) => !open[index]).map((member) => memberClosed(ref, member.connectionId, { revoked: false, ...(kept === undefined ? {} : { kept }) })));
+  await Promise.all(
+    candidates
+      .filter((_, index) => !open[index])
+      .map((member) =>
+        memberClosed(ref, member.connectionId, { revoked: false, ...(kept === undefined ? {} : { kept }) }),
+      ),
+  );
   return candidates.filter((_, index) => open[index]);
 }
 
 /** Closes every live connection of a document, saying why (a migration starts: decisions §13). */
 export async function closeDocumentConnections(ref: Omit<LiveEditorRef, 'editorId'>, reason: string): Promise<void> {
   const members = await documentConnections(ref);
-  await Promise.all(members.map((member) => removeMember({ ...ref, editorId: member.editorId }, member, reason, { revoked: true }, 'migration')));
+  await Promise.all(
+    members.map((member) =>
+      removeMember({ ...ref, editorId: member.editorId }, member, reason, { revoked: true }, 'migration'),
+    ),
+  );
 }
 
 /**
@@ -185,6 +244,9 @@ export async function relayEditorChange(ref: LiveEditorRef, update: Uint8Array):
     if (members.length === 0) return;
     await sendToMembers(ref, members, updateMessage(update));
   } catch (error) {
-    logger.error('An editor change was not sent to its live connections (those it could not reach were closed to resync).', { error, editorId: ref.editorId });
+    logger.error(
+      'An editor change was not sent to its live connections (those it could not reach were closed to resync).',
+      { error, editorId: ref.editorId },
+    );
   }
 }

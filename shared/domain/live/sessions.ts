@@ -46,16 +46,31 @@ export function roomOf(ref: Omit<LiveEditorRef, 'apiKeyId'>): string {
  * editor that does not exist without `type`; PermissionDeniedError when the user has no access now; what
  * `/v2/crdt/add` throws when `type` creates the editor (input rules, a migration).
  */
-export async function authorizeLiveSession(apiKeyId: string, input: AuthorizeInput, host: string, now = Date.now()): Promise<LiveSessionGrant> {
-  const ref = { apiKeyId, organizationId: input.organizationId, documentId: input.documentId, editorId: input.editorId };
+export async function authorizeLiveSession(
+  apiKeyId: string,
+  input: AuthorizeInput,
+  host: string,
+  now = Date.now(),
+): Promise<LiveSessionGrant> {
+  const ref = {
+    apiKeyId,
+    organizationId: input.organizationId,
+    documentId: input.documentId,
+    editorId: input.editorId,
+  };
   if (!(await organizationExists(apiKeyId, input.organizationId))) throw new NotFoundError('Organization not found.');
-  if ((await getDocument(apiKeyId, input.organizationId, input.documentId)) === undefined) throw new NotFoundError('Document not found.');
+  if ((await getDocument(apiKeyId, input.organizationId, input.documentId)) === undefined)
+    throw new NotFoundError('Document not found.');
   const role = await liveRoleOf(ref, input.userId, now);
   if (role === null) throw new PermissionDeniedError('User has no access to this document.');
   if ((await editorIncarnation(apiKeyId, ref)) === undefined) {
     if (input.type === undefined) throw new NotFoundError('Editor not found.');
     try {
-      await addCrdtData(apiKeyId, { ...ref, type: input.type, contentKey: input.contentKey, data: emptyData(input.type), userId: input.userId }, now);
+      await addCrdtData(
+        apiKeyId,
+        { ...ref, type: input.type, contentKey: input.contentKey, data: emptyData(input.type), userId: input.userId },
+        now,
+      );
     } catch (error) {
       // Created by another authorize (or an add) meanwhile: that editor is the one to join.
       if (!(error instanceof AlreadyExistsError)) throw error;

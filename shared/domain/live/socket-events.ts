@@ -20,7 +20,14 @@ import { ConnectionGoneError, deleteConnection } from '../../adapters/live/manag
 import { config } from '../../core/config';
 import { logger } from '../../core/logger';
 import { countRefusal, type RefusalReason } from '../../core/metrics';
-import { appendEditorUpdate, editorIncarnation, getEditor, MAX_DELTA_BYTES, updateEditor, type EditorRef } from '../../db/crdt';
+import {
+  appendEditorUpdate,
+  editorIncarnation,
+  getEditor,
+  MAX_DELTA_BYTES,
+  updateEditor,
+  type EditorRef,
+} from '../../db/crdt';
 import {
   currentRoom,
   deleteConnectionItem,
@@ -45,7 +52,14 @@ import { lockedDocuments } from '../../db/migration';
 import { documentsIn, transactGuarded } from '../document-locks';
 import { editorState, mergeUpdate } from '../crdt/yjs-state';
 import { TOO_MANY_MESSAGES, takeFrame } from './frame-budget';
-import { MAX_CLIENT_MESSAGE_BYTES, MESSAGE_TOO_LARGE_REASON, MalformedFrameError, MessageTooLargeError, joinChunks, parseFrame } from './framing';
+import {
+  MAX_CLIENT_MESSAGE_BYTES,
+  MESSAGE_TOO_LARGE_REASON,
+  MalformedFrameError,
+  MessageTooLargeError,
+  joinChunks,
+  parseFrame,
+} from './framing';
 import {
   awarenessMessage,
   isEmptyUpdate,
@@ -71,7 +85,6 @@ export interface OpenRequest {
 /** One frame: text (base64 encoding) or bytes (binary encoding, local stack only). */
 export type Frame = { text: string } | { bytes: Uint8Array };
 
-
 /** Records the connection, accepted or refused (see the module comment). Never throws for what the client sent. */
 export async function onConnect(request: OpenRequest, now = Date.now()): Promise<void> {
   const encoding: LiveEncoding = request.query.encoding === 'base64' ? 'base64' : 'binary';
@@ -88,10 +101,16 @@ async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: numb
   // In AWS (the Management API has an endpoint) API Gateway refuses binary frames: without the adapter the client
   // could never send a thing, so it hears why at once instead of failing on every frame.
   if (encoding !== 'base64' && config.liveConnectionsEndpoint !== undefined) {
-    return { reason: 'This server carries encoding=base64 only: connect through the service\'s adapter (clients/live-socket.js) as WebSocketPolyfill.', code: 4400, kind: 'encoding' };
+    return {
+      reason:
+        "This server carries encoding=base64 only: connect through the service's adapter (clients/live-socket.js) as WebSocketPolyfill.",
+      code: 4400,
+      kind: 'encoding',
+    };
   }
   const token = request.query.token;
-  if (token === undefined || token === '') return { reason: 'A session token is required (the `token` parameter).', code: 4401, kind: 'token' };
+  if (token === undefined || token === '')
+    return { reason: 'A session token is required (the `token` parameter).', code: 4401, kind: 'token' };
   let session;
   try {
     session = await readLiveToken(token, now);
@@ -99,11 +118,21 @@ async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: numb
     if (error instanceof LiveTokenError) return { reason: error.message, code: 4401, kind: 'token' };
     throw error;
   }
-  const ref: LiveEditorRef = { apiKeyId: session.apiKeyId, organizationId: session.organizationId, documentId: session.documentId, editorId: session.editorId };
+  const ref: LiveEditorRef = {
+    apiKeyId: session.apiKeyId,
+    organizationId: session.organizationId,
+    documentId: session.documentId,
+    editorId: session.editorId,
+  };
   // The token names the editor; a room in the URL that names another is a client mix-up, refused rather than served.
-  if (request.query.room !== undefined && request.query.room !== roomOf(ref)) return { reason: 'The session token is for another room.', code: 4403, kind: 'room' };
+  if (request.query.room !== undefined && request.query.room !== roomOf(ref))
+    return { reason: 'The session token is for another room.', code: 4403, kind: 'room' };
   if ((await lockedDocuments(ref.apiKeyId, ref.organizationId, [ref.documentId])).length > 0) {
-    return { reason: 'The document is being migrated; authorize again when the migration has ended.', code: 4403, kind: 'migration' };
+    return {
+      reason: 'The document is being migrated; authorize again when the migration has ended.',
+      code: 4403,
+      kind: 'migration',
+    };
   }
   const role = await liveRoleOf(ref, session.userId, now);
   if (role === null) return { reason: NO_ACCESS, code: 4403, kind: 'access' };
@@ -114,7 +143,11 @@ async function refusalOf(request: OpenRequest, encoding: LiveEncoding, now: numb
   if (members.length >= MAX_ROOM_CONNECTIONS && (await openMembers(ref, members)).length >= MAX_ROOM_CONNECTIONS) {
     return { reason: 'Room is full.', code: 4429, kind: 'room-full' };
   }
-  await putConnection({ ...ref, connectionId: request.connectionId, userId: session.userId, encoding, incarnation, connectedAt: now }, role, now);
+  await putConnection(
+    { ...ref, connectionId: request.connectionId, userId: session.userId, encoding, incarnation, connectedAt: now },
+    role,
+    now,
+  );
   return { accepted: true };
 }
 
@@ -168,9 +201,23 @@ export async function onMessage(connectionId: string, frame: Frame, now = Date.n
       await removeMember(connection, connection, MESSAGE_TOO_LARGE_REASON, { revoked: false }, 'too-large');
       return;
     }
-    if (!(error instanceof MalformedFrameError || error instanceof MalformedMessageError || error instanceof ChunkCountMismatchError)) throw error;
-    logger.info('Live connection closed: it sent a frame that is not a protocol message.', { connectionId, reason: error.message });
-    await removeMember(connection, connection, error instanceof ChunkCountMismatchError ? `Malformed frame: ${error.message}` : error.message, { revoked: false }, 'malformed');
+    if (!(
+      error instanceof MalformedFrameError ||
+      error instanceof MalformedMessageError ||
+      error instanceof ChunkCountMismatchError
+    ))
+      throw error;
+    logger.info('Live connection closed: it sent a frame that is not a protocol message.', {
+      connectionId,
+      reason: error.message,
+    });
+    await removeMember(
+      connection,
+      connection,
+      error instanceof ChunkCountMismatchError ? `Malformed frame: ${error.message}` : error.message,
+      { revoked: false },
+      'malformed',
+    );
   }
 }
 
@@ -188,7 +235,12 @@ async function messagesOf(connection: LiveConnection, frame: Frame, now: number)
   return parts === undefined ? [] : [joinChunks(parts)];
 }
 
-async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outbox: Outbox, now: number): Promise<void> {
+async function handleMessage(
+  connection: LiveConnection,
+  bytes: Uint8Array,
+  outbox: Outbox,
+  now: number,
+): Promise<void> {
   const message = readMessage(bytes);
   if (message.kind === 'auth') return;
   if (message.kind === 'awareness' && isEcho(connection, message.entries)) return;
@@ -209,7 +261,11 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outb
   const others = members.filter((member) => isOpen(member) && member !== self);
   switch (message.kind) {
     case 'syncStep1':
-      await answerSyncStep1(connection, (await currentRoom(connection, { fresh: true })).filter(isOpen), message.stateVector);
+      await answerSyncStep1(
+        connection,
+        (await currentRoom(connection, { fresh: true })).filter(isOpen),
+        message.stateVector,
+      );
       return;
     case 'syncStep2':
     case 'update':
@@ -228,7 +284,10 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outb
       }
       let own = ownChanges(members, self, message.entries);
       if (own.length === 0) return;
-      const presenceOfOwn = () => new Map<number, ClientPresence>(own.map((entry) => [entry.clientId, { clock: entry.clock, state: entry.state }]));
+      const presenceOfOwn = () =>
+        new Map<number, ClientPresence>(
+          own.map((entry) => [entry.clientId, { clock: entry.clock, state: entry.state }]),
+        );
       // Recorded before it is relayed, and not relayed once the connection has closed: the departure the room is
       // told then carries a clock above every one relayed (memberClosed).
       let recorded = await recordPresence(connection, connection.connectionId, presenceOfOwn());
@@ -253,7 +312,10 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outb
       return;
     }
     case 'queryAwareness':
-      await sendMessage(connection, awarenessMessage(presenceOf((await currentRoom(connection, { fresh: true })).filter(isOpen))));
+      await sendMessage(
+        connection,
+        awarenessMessage(presenceOf((await currentRoom(connection, { fresh: true })).filter(isOpen))),
+      );
       return;
   }
 }
@@ -263,7 +325,14 @@ async function handleMessage(connection: LiveConnection, bytes: Uint8Array, outb
  * Gateway ran its `$disconnect` first): its updates are the user's work, stored and relayed to the room as if it
  * were open, unless its access ended (decisions §13). Nothing is sent to it; presence and sync requests are dropped.
  */
-async function handleLateMessage(connection: LiveConnection, self: RoomMember, message: ReturnType<typeof readMessage>, open: readonly RoomMember[], outbox: Outbox, now: number): Promise<void> {
+async function handleLateMessage(
+  connection: LiveConnection,
+  self: RoomMember,
+  message: ReturnType<typeof readMessage>,
+  open: readonly RoomMember[],
+  outbox: Outbox,
+  now: number,
+): Promise<void> {
   if (message.kind !== 'update' && message.kind !== 'syncStep2') return;
   if (self.role !== 'editor' || self.revoked === true || isEmptyUpdate(message.update)) return;
   await storeAndRelay(connection, message.update, open, outbox, now);
@@ -273,7 +342,13 @@ async function handleLateMessage(connection: LiveConnection, self: RoomMember, m
  * Stores an update, then puts it in the outbox for `others` (sent at the frame's end).
  * @throws MalformedMessageError when it is not a Yjs update.
  */
-async function storeAndRelay(connection: LiveConnection, update: Uint8Array, others: readonly RoomMember[], outbox: Outbox, now: number): Promise<void> {
+async function storeAndRelay(
+  connection: LiveConnection,
+  update: Uint8Array,
+  others: readonly RoomMember[],
+  outbox: Outbox,
+  now: number,
+): Promise<void> {
   checkUpdate(update);
   await storeUpdate(connection, update, now);
   outbox.add(others, updateMessage(update));
@@ -290,14 +365,26 @@ async function storeAndRelay(connection: LiveConnection, update: Uint8Array, oth
  * sent its own departure: a stock client then raises its clock above it and sends its state again (y-protocols
  * answers a remote removal of the local state so), and the room sees it at once.
  */
-async function releaseClaimedClients(connection: LiveConnection, members: RoomMember[], self: RoomMember, entries: readonly AwarenessEntry[]): Promise<void> {
+async function releaseClaimedClients(
+  connection: LiveConnection,
+  members: RoomMember[],
+  self: RoomMember,
+  entries: readonly AwarenessEntry[],
+): Promise<void> {
   if (Object.keys(self.presence).length > 0) return;
   const ids = new Set(entries.map((entry) => String(entry.clientId)));
-  const holders = members.filter((member) => member !== self && Object.keys(member.presence).some((clientId) => ids.has(clientId)));
+  const holders = members.filter(
+    (member) => member !== self && Object.keys(member.presence).some((clientId) => ids.has(clientId)),
+  );
   if (holders.length === 0) return;
   const claimed = new Set(entries.map((entry) => entry.clientId));
   const stillOpen = new Set(await openMembers(connection, holders, claimed));
-  const departed = new Map(holders.filter((holder) => !isOpen(holder)).flatMap(departureOf).map((entry) => [entry.clientId, entry.clock]));
+  const departed = new Map(
+    holders
+      .filter((holder) => !isOpen(holder))
+      .flatMap(departureOf)
+      .map((entry) => [entry.clientId, entry.clock]),
+  );
   const behind = entries
     .filter((entry) => entry.state !== 'null' && entry.clock <= (departed.get(entry.clientId) ?? -1))
     .map((entry) => ({ clientId: entry.clientId, clock: departed.get(entry.clientId) as number, state: 'null' }));
@@ -319,13 +406,20 @@ function checkUpdate(update: Uint8Array): void {
  * building a document, diffed against its state vector), the server's own step 1 (so the client sends what the
  * server lacks), and the room's presence.
  */
-async function answerSyncStep1(connection: LiveConnection, members: readonly RoomMember[], stateVector: Uint8Array): Promise<void> {
+async function answerSyncStep1(
+  connection: LiveConnection,
+  members: readonly RoomMember[],
+  stateVector: Uint8Array,
+): Promise<void> {
   const editor = await getEditor(connection.apiKeyId, connection);
   if (editor === undefined || editor.incarnation !== connection.incarnation) {
     await removeMember(connection, connection, 'Editor not found.', { revoked: true }, 'editor');
     return;
   }
-  const merged = editor.deltas.length === 0 ? editor.state : Y.mergeUpdates([editor.state, ...editor.deltas.map((delta) => delta.update)]);
+  const merged =
+    editor.deltas.length === 0
+      ? editor.state
+      : Y.mergeUpdates([editor.state, ...editor.deltas.map((delta) => delta.update)]);
   let missing: Uint8Array;
   try {
     missing = Y.diffUpdate(merged, stateVector);
@@ -344,15 +438,31 @@ async function answerSyncStep1(connection: LiveConnection, members: readonly Roo
  */
 async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: number): Promise<void> {
   const ref: EditorRef = connection;
-  const write = (items: Parameters<typeof transactGuarded>[1]) => transactGuarded(connection.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
+  const write = (items: Parameters<typeof transactGuarded>[1]) =>
+    transactGuarded(connection.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
   const lastUpdate = new Date(now).toISOString();
-  if (update.length <= MAX_DELTA_BYTES && (await appendEditorUpdate(connection.apiKeyId, ref, connection.incarnation, { update, lastUpdate, lastUpdatedBy: connection.userId }, write, now))) {
+  if (
+    update.length <= MAX_DELTA_BYTES &&
+    (await appendEditorUpdate(
+      connection.apiKeyId,
+      ref,
+      connection.incarnation,
+      { update, lastUpdate, lastUpdatedBy: connection.userId },
+      write,
+      now,
+    ))
+  ) {
     return;
   }
   await updateEditor(
     connection.apiKeyId,
     ref,
-    (current) => ({ state: mergeUpdate(editorState(current), update, current.type, current.contentKey), delta: update, lastUpdate, lastUpdatedBy: connection.userId }),
+    (current) => ({
+      state: mergeUpdate(editorState(current), update, current.type, current.contentKey),
+      delta: update,
+      lastUpdate,
+      lastUpdatedBy: connection.userId,
+    }),
     write,
   );
 }

@@ -13,13 +13,17 @@ import { consumerHandler, type Consume } from './dispatch';
 
 export const consume: Consume = async (changes) => {
   // One look per editor however many of its deltas the batch holds.
-  const editors = new Map<string, { apiKeyId: string; ref: EditorRef; changes: typeof changes[number][] }>();
+  const editors = new Map<string, { apiKeyId: string; ref: EditorRef; changes: (typeof changes)[number][] }>();
   for (const change of changes) {
     const item = change.newImage;
     if (item?.delta === undefined || typeof item.pk !== 'string') continue;
     const apiKeyId = apiKeyIdOfKey(item.pk);
     if (apiKeyId === undefined) continue;
-    const ref = { organizationId: String(item.organizationId), documentId: String(item.documentId), editorId: String(item.editorId) };
+    const ref = {
+      organizationId: String(item.organizationId),
+      documentId: String(item.documentId),
+      editorId: String(item.editorId),
+    };
     const id = `${item.pk}\n${ref.editorId}`;
     const entry = editors.get(id) ?? { apiKeyId, ref, changes: [] };
     entry.changes.push(change);
@@ -38,7 +42,10 @@ export const consume: Consume = async (changes) => {
           logger.info('CRDT log not compacted: its document is being migrated.', { editorId: ref.editorId });
           return [];
         }
-        logger.warn('CRDT log not compacted; the reader will hand its changes again.', { error, editorId: ref.editorId });
+        logger.warn('CRDT log not compacted; the reader will hand its changes again.', {
+          error,
+          editorId: ref.editorId,
+        });
         return ofEditor;
       }
     }),

@@ -8,7 +8,14 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { currentItemOf, deleteDeadLetter, EVERY_CONSUMER, listDeadLetters, recordReplayFailure, type DeadLetter } from '../../db/dead-letter';
+import {
+  currentItemOf,
+  deleteDeadLetter,
+  EVERY_CONSUMER,
+  listDeadLetters,
+  recordReplayFailure,
+  type DeadLetter,
+} from '../../db/dead-letter';
 import { itemChange, wants } from '../../db/item-change';
 import type { StreamConsumer, Worker } from '../../workers';
 import { UNTIMED, type Consume } from './dispatch';
@@ -32,18 +39,35 @@ async function recordOf(letter: DeadLetter): Promise<DynamoDBRecord> {
   if (!letter.imagesOmitted) return letter.record;
   const keys = letter.record.dynamodb?.Keys;
   const item = keys === undefined ? undefined : await currentItemOf(unmarshall(keys as Record<string, AttributeValue>));
-  if (item === undefined) throw new Error('The item this dead letter is about is gone, and its images were too large to keep.');
-  return { ...letter.record, dynamodb: { ...letter.record.dynamodb, NewImage: marshall(item, { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'] } };
+  if (item === undefined)
+    throw new Error('The item this dead letter is about is gone, and its images were too large to keep.');
+  return {
+    ...letter.record,
+    dynamodb: {
+      ...letter.record.dynamodb,
+      NewImage: marshall(item, { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'],
+    },
+  };
 }
 
 /** The consumers a dead letter goes back to, with their code. Throws when the deployment has no such consumer. */
-function consumersOf(letter: DeadLetter, targets: readonly ReplayTarget[]): Array<{ consumer: StreamConsumer; consume: Consume }> {
-  const all = targets.flatMap((target) => target.worker.consumers.map((consumer) => ({ target, consumer, consume: target.consumers[consumer.id] })));
+function consumersOf(
+  letter: DeadLetter,
+  targets: readonly ReplayTarget[],
+): Array<{ consumer: StreamConsumer; consume: Consume }> {
+  const all = targets.flatMap((target) =>
+    target.worker.consumers.map((consumer) => ({ target, consumer, consume: target.consumers[consumer.id] })),
+  );
   const chosen =
     letter.consumerId === EVERY_CONSUMER
-      ? all.filter(({ target }) => target.worker.id === letter.readerId || target.worker.consumers.some((consumer) => consumer.id === letter.readerId))
+      ? all.filter(
+          ({ target }) =>
+            target.worker.id === letter.readerId ||
+            target.worker.consumers.some((consumer) => consumer.id === letter.readerId),
+        )
       : all.filter(({ consumer }) => consumer.id === letter.consumerId);
-  if (chosen.length === 0) throw new Error(`No consumer ${letter.consumerId} (reader ${letter.readerId}) in this deployment.`);
+  if (chosen.length === 0)
+    throw new Error(`No consumer ${letter.consumerId} (reader ${letter.readerId}) in this deployment.`);
   return chosen.map(({ consumer, consume }) => {
     if (consume === undefined) throw new Error(`No code for the consumer ${consumer.id}.`);
     return { consumer, consume };
@@ -55,7 +79,8 @@ async function replayOne(letter: DeadLetter, targets: readonly ReplayTarget[]): 
   for (const { consumer, consume } of consumersOf(letter, targets)) {
     if (letter.consumerId === EVERY_CONSUMER && !wants(consumer.changes, change)) continue;
     const unhandled = await consume([change], UNTIMED);
-    if (unhandled.length > 0) throw new Error(`The consumer ${consumer.id} reported the change as failed again (see its log lines).`);
+    if (unhandled.length > 0)
+      throw new Error(`The consumer ${consumer.id} reported the change as failed again (see its log lines).`);
   }
 }
 

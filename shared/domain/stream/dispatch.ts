@@ -52,7 +52,12 @@ interface Unhandled {
  * Hands `changes` to `consume`, and the failed ones again, each alone, until they succeed or `attempts` ran out.
  * Never throws.
  */
-async function consumeWithRetries(run: (changes: readonly ItemChange[]) => Promise<readonly ItemChange[]>, changes: readonly ItemChange[], attempts: number, context: Context): Promise<Unhandled> {
+async function consumeWithRetries(
+  run: (changes: readonly ItemChange[]) => Promise<readonly ItemChange[]>,
+  changes: readonly ItemChange[],
+  attempts: number,
+  context: Context,
+): Promise<Unhandled> {
   const once = async (batch: readonly ItemChange[]): Promise<Unhandled> => {
     try {
       const failed = await run(batch);
@@ -63,7 +68,11 @@ async function consumeWithRetries(run: (changes: readonly ItemChange[]) => Promi
     }
   };
   let unhandled = await once(changes);
-  for (let attempt = 2; attempt <= attempts && unhandled.changes.length > 0 && context.getRemainingTimeInMillis() > RETRY_TIME_MARGIN_MS; attempt += 1) {
+  for (
+    let attempt = 2;
+    attempt <= attempts && unhandled.changes.length > 0 && context.getRemainingTimeInMillis() > RETRY_TIME_MARGIN_MS;
+    attempt += 1
+  ) {
     await sleep(RETRY_PAUSES_MS[Math.min(attempt - 2, RETRY_PAUSES_MS.length - 1)]);
     // One after another, in stream order: two changes of one item (a migration's, an editor's) never run at once.
     const results: Unhandled[] = [];
@@ -77,7 +86,8 @@ async function consumeWithRetries(run: (changes: readonly ItemChange[]) => Promi
 export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersOf<W>, around: AroundConsumer = direct) {
   const consumeOf = (consumer: StreamConsumer): Consume => {
     const consume = (consumers as Record<string, Consume | undefined>)[consumer.id];
-    if (consume === undefined) throw new Error(`Stream reader ${worker.id} has no code for its consumer ${consumer.id}.`);
+    if (consume === undefined)
+      throw new Error(`Stream reader ${worker.id} has no code for its consumer ${consumer.id}.`);
     return consume;
   };
   const declared = worker.consumers.map((consumer) => ({ consumer, consume: consumeOf(consumer) }));
@@ -95,9 +105,15 @@ export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersO
           const { putDeadLetters } = await import('../../db/dead-letter');
           await putDeadLetters(worker.id, consumerId, records, error);
           // The figure an alarm counts (infra: a metric filter on `deadLetters`).
-          logger.error('Stream changes given up on and kept as dead letters; replay them with `npm run admin -- replay-dead-letters`.', { deadLetters: records.length, consumerId, error });
+          logger.error(
+            'Stream changes given up on and kept as dead letters; replay them with `npm run admin -- replay-dead-letters`.',
+            { deadLetters: records.length, consumerId, error },
+          );
         } catch (cause) {
-          logger.error('Dead letters not written; the stream will hand the records again.', { error: cause, consumerId });
+          logger.error('Dead letters not written; the stream will hand the records again.', {
+            error: cause,
+            consumerId,
+          });
           for (const record of records) failed.add(sequenceOf(record));
         }
       };
@@ -135,7 +151,11 @@ export function streamHandler<W extends Worker>(worker: W, consumers: ConsumersO
         }),
       );
       // In stream order: the event source retries from the first failed record on.
-      return { batchItemFailures: event.Records.filter((record) => failed.has(sequenceOf(record))).map((record) => ({ itemIdentifier: sequenceOf(record) })) };
+      return {
+        batchItemFailures: event.Records.filter((record) => failed.has(sequenceOf(record))).map((record) => ({
+          itemIdentifier: sequenceOf(record),
+        })),
+      };
     });
 }
 

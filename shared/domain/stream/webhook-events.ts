@@ -27,20 +27,32 @@ export const consume: Consume = async (items) => {
       const added = notificationAddedOf(item);
       if (added !== undefined) addedOf.set(added, item);
     } catch (error) {
-      logger.error('Stream record not understood; the stream will retry it.', { error, sequenceNumber: item.sequenceNumber });
+      logger.error('Stream record not understood; the stream will retry it.', {
+        error,
+        sequenceNumber: item.sequenceNumber,
+      });
       failed.add(item);
     }
   }
   const queue = deliveryQueue();
-  const [unpublished, unplanned] = await Promise.all([handleChanges([...itemOf.keys()], queue, tenantReader()), planEmailBatch([...addedOf.keys()], queue)]);
+  const [unpublished, unplanned] = await Promise.all([
+    handleChanges([...itemOf.keys()], queue, tenantReader()),
+    planEmailBatch([...addedOf.keys()], queue),
+  ]);
   for (const [change, error] of unpublished) {
     const item = itemOf.get(change);
-    logger.error('Webhook event not published; the stream will retry it.', { error, sequenceNumber: item?.sequenceNumber });
+    logger.error('Webhook event not published; the stream will retry it.', {
+      error,
+      sequenceNumber: item?.sequenceNumber,
+    });
     if (item !== undefined) failed.add(item);
   }
   for (const [added, error] of unplanned) {
     const item = addedOf.get(added);
-    logger.error('Emails of a notification not planned; the stream will retry it.', { error, sequenceNumber: item?.sequenceNumber });
+    logger.error('Emails of a notification not planned; the stream will retry it.', {
+      error,
+      sequenceNumber: item?.sequenceNumber,
+    });
     if (item !== undefined) failed.add(item);
   }
   return [...failed];

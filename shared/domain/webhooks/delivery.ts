@@ -14,7 +14,16 @@ import { postJson, type OutboundResult } from '../../adapters/http/outbound-http
 import { webhookHeaders } from '../../crypto/webhook-signature';
 import { consumeRateLimit } from '../../db/rate-limit';
 import { recordEndpointOutcome, type StoredEndpoint } from '../../db/webhook-endpoint';
-import { abandonDelivery, clearFollowUp, putAttempt, readAttemptContext, recordAttemptOutcome, type StoredAttempt, type StoredDelivery, type StoredMessage } from '../../db/webhook-message';
+import {
+  abandonDelivery,
+  clearFollowUp,
+  putAttempt,
+  readAttemptContext,
+  recordAttemptOutcome,
+  type StoredAttempt,
+  type StoredDelivery,
+  type StoredMessage,
+} from '../../db/webhook-message';
 import { readWebhookConfig } from '../webhook-config';
 import { signingSecrets } from './endpoints';
 import { MESSAGE_ID_PREFIX } from './events';
@@ -46,7 +55,13 @@ export async function runDelivery(job: Extract<DeliveryJob, { kind: 'deliver' }>
     return;
   }
   if (endpoint.rateLimit !== null) {
-    const decision = await consumeRateLimit('webhook-endpoint', `${apiKeyId}/${endpointId}`, endpoint.rateLimit, 1, clock());
+    const decision = await consumeRateLimit(
+      'webhook-endpoint',
+      `${apiKeyId}/${endpointId}`,
+      endpoint.rateLimit,
+      1,
+      clock(),
+    );
     if (!decision.allowed) {
       // Waits for the next second's share; not an attempt.
       await enqueue(deps.queue, [{ ...job, dueAt: clock() + 1000 }], clock());
@@ -73,22 +88,38 @@ export async function runDelivery(job: Extract<DeliveryJob, { kind: 'deliver' }>
 
   const finished = clock();
   // A message without a body fails for good at once: its payload was fixed when it was made, retrying cannot help.
-  const wait = success || message.undeliverable !== undefined ? undefined : retryDelayMs(delivery.attempts + 1 - delivery.round);
-  const next = success ? { status: 'success' as const } : wait === undefined ? { status: 'failed' as const } : { status: 'pending' as const, nextAttemptAt: finished + wait };
+  const wait =
+    success || message.undeliverable !== undefined ? undefined : retryDelayMs(delivery.attempts + 1 - delivery.round);
+  const next = success
+    ? { status: 'success' as const }
+    : wait === undefined
+      ? { status: 'failed' as const }
+      : { status: 'pending' as const, nextAttemptAt: finished + wait };
   const owed = next.status === 'pending' || (next.status === 'failed' && message.type !== EXHAUSTED_EVENT);
   if (!(await recordAttemptOutcome(apiKeyId, delivery, { ...next, followUp: owed }))) return;
   // A success changes nothing on an endpoint that was not failing: no write then. A message without a body says
   // nothing about the endpoint (the tenant's key failed), so it does not count towards disabling it.
-  if (message.undeliverable === undefined && (!success || endpoint.failingSince !== undefined)) await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
+  if (message.undeliverable === undefined && (!success || endpoint.failingSince !== undefined))
+    await recordEndpointOutcome(apiKeyId, endpointId, success ? 'success' : 'failure', finished);
   if (owed) await followUp(job, { ...delivery, ...next, attempts: delivery.attempts + 1 }, message, deps, finished);
 }
 
 /** The POST of one attempt; a message that has no body fails without a request, its reason recorded. */
-async function attempt(message: StoredMessage, endpoint: StoredEndpoint, apiKeyId: string, deps: JobDeps, started: number): Promise<OutboundResult> {
-  if (message.undeliverable !== undefined) return { statusCode: 0, responseBody: '', error: message.undeliverable, durationMs: 0 };
+async function attempt(
+  message: StoredMessage,
+  endpoint: StoredEndpoint,
+  apiKeyId: string,
+  deps: JobDeps,
+  started: number,
+): Promise<OutboundResult> {
+  if (message.undeliverable !== undefined)
+    return { statusCode: 0, responseBody: '', error: message.undeliverable, durationMs: 0 };
   const secrets = await signingSecrets(endpoint, apiKeyId, deps.decrypt, started);
   const headers = webhookHeaders(message.id, Math.floor(started / 1000), message.payload, secrets);
-  return postJson(endpoint.url, headers, message.payload, { timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+  return postJson(endpoint.url, headers, message.payload, {
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.webhookAllowPrivateUrls,
+  });
 }
 
 /**
@@ -96,7 +127,13 @@ async function attempt(message: StoredMessage, endpoint: StoredEndpoint, apiKeyI
  * `message.attempt.exhausted` to the key's other endpoints (its id derived, so sending it twice makes one
  * message). Then the delivery's `followUp` is cleared.
  */
-async function followUp(job: Extract<DeliveryJob, { kind: 'deliver' }>, delivery: StoredDelivery, message: StoredMessage, deps: JobDeps, now: number): Promise<void> {
+async function followUp(
+  job: Extract<DeliveryJob, { kind: 'deliver' }>,
+  delivery: StoredDelivery,
+  message: StoredMessage,
+  deps: JobDeps,
+  now: number,
+): Promise<void> {
   const { apiKeyId, messageId, endpointId } = job;
   if (delivery.status === 'pending') {
     await enqueue(deps.queue, [{ ...job, attempt: delivery.attempts + 1, dueAt: delivery.nextAttemptAt ?? now }], now);

@@ -105,9 +105,17 @@ export function presentEndpoint(stored: StoredEndpoint): EndpointView {
  * rotation replaced while it has not expired. Throws what `decrypt` throws (a ciphertext of another tenant or
  * endpoint does not decrypt under this one's context).
  */
-export async function signingSecrets(endpoint: StoredEndpoint, apiKeyId: string, decrypt: DecryptSecret, now: number): Promise<string[]> {
+export async function signingSecrets(
+  endpoint: StoredEndpoint,
+  apiKeyId: string,
+  decrypt: DecryptSecret,
+  now: number,
+): Promise<string[]> {
   const context = endpointSecretContext(apiKeyId, endpoint.id);
-  const previous = endpoint.previousSecret !== undefined && endpoint.previousSecret.expiresAt > now ? [endpoint.previousSecret.ciphertext] : [];
+  const previous =
+    endpoint.previousSecret !== undefined && endpoint.previousSecret.expiresAt > now
+      ? [endpoint.previousSecret.ciphertext]
+      : [];
   return Promise.all([endpoint.secret, ...previous].map((ciphertext) => decrypt(ciphertext, context)));
 }
 
@@ -123,7 +131,12 @@ async function existingEndpoint(apiKeyId: string, endpointId: string): Promise<S
  * FailedPreconditionError (not enabled), AlreadyExistsError (`uid` taken in this API key), ResourceExhaustedError
  * (the key has MAX_ENDPOINTS_PER_KEY endpoints).
  */
-export async function createEndpoint(apiKeyId: string, input: NewEndpoint, encrypt: EncryptSecret, now = Date.now()): Promise<EndpointView> {
+export async function createEndpoint(
+  apiKeyId: string,
+  input: NewEndpoint,
+  encrypt: EncryptSecret,
+  now = Date.now(),
+): Promise<EndpointView> {
   await requireWebhooksEnabled(apiKeyId);
   const id = timeOrderedId(ENDPOINT_ID_PREFIX, now);
   const secret = await encrypt(generateWebhookSecret(), endpointSecretContext(apiKeyId, id));
@@ -155,12 +168,17 @@ export async function createEndpoint(apiKeyId: string, input: NewEndpoint, encry
  * for an iterator `-<id>`, the page before that endpoint. The iterator is only a position: its endpoint may have
  * been deleted since. Throws FailedPreconditionError (not enabled), InvalidArgumentError (a malformed iterator).
  */
-export async function listEndpoints(apiKeyId: string, request: { limit: number; iterator?: string }): Promise<EndpointList> {
+export async function listEndpoints(
+  apiKeyId: string,
+  request: { limit: number; iterator?: string },
+): Promise<EndpointList> {
   await requireWebhooksEnabled(apiKeyId);
   const backwards = request.iterator?.startsWith('-') === true;
   const from = backwards ? request.iterator?.slice(1) : request.iterator;
   if (from !== undefined && !isTimeOrderedId(ENDPOINT_ID_PREFIX, from)) {
-    throw new InvalidArgumentError('Invalid iterator.', { details: { issues: [{ path: 'data.iterator', message: 'Must be an iterator or prevIterator of a page.' }] } });
+    throw new InvalidArgumentError('Invalid iterator.', {
+      details: { issues: [{ path: 'data.iterator', message: 'Must be an iterator or prevIterator of a page.' }] },
+    });
   }
   const page = await readEndpointPage(apiKeyId, { limit: request.limit, from, backwards });
   const first = page.endpoints[0];
@@ -179,14 +197,25 @@ export async function listEndpoints(apiKeyId: string, request: { limit: number; 
  * not disabled again at once. Throws InvalidArgumentError (no field to change), FailedPreconditionError (not
  * enabled), NotFoundError.
  */
-export async function updateEndpoint(apiKeyId: string, update: EndpointUpdate, now = Date.now()): Promise<EndpointView> {
+export async function updateEndpoint(
+  apiKeyId: string,
+  update: EndpointUpdate,
+  now = Date.now(),
+): Promise<EndpointView> {
   const { endpointId, ...fields } = update;
   if (Object.values(fields).every((value) => value === undefined)) {
-    throw new InvalidArgumentError(NO_ENDPOINT_FIELD, { details: { issues: [{ path: 'data', message: NO_ENDPOINT_FIELD }] } });
+    throw new InvalidArgumentError(NO_ENDPOINT_FIELD, {
+      details: { issues: [{ path: 'data', message: NO_ENDPOINT_FIELD }] },
+    });
   }
   await requireWebhooksEnabled(apiKeyId);
   const stored = isTimeOrderedId(ENDPOINT_ID_PREFIX, endpointId)
-    ? await updateEndpointFields(apiKeyId, endpointId, { set: fields, clearFailingSince: fields.disabled === false }, now)
+    ? await updateEndpointFields(
+        apiKeyId,
+        endpointId,
+        { set: fields, clearFailingSince: fields.disabled === false },
+        now,
+      )
     : undefined;
   if (stored === undefined) throw new NotFoundError(ENDPOINT_NOT_FOUND);
   return presentEndpoint(stored);
@@ -196,7 +225,10 @@ export async function updateEndpoint(apiKeyId: string, update: EndpointUpdate, n
  * Deletes the endpoint with its uid claim, and counts it out, in one transaction. Throws FailedPreconditionError
  * (not enabled), NotFoundError (also when a concurrent delete came first).
  */
-export async function deleteEndpoint(apiKeyId: string, endpointId: string): Promise<{ endpointId: string; deleted: true }> {
+export async function deleteEndpoint(
+  apiKeyId: string,
+  endpointId: string,
+): Promise<{ endpointId: string; deleted: true }> {
   await requireWebhooksEnabled(apiKeyId);
   const stored = await existingEndpoint(apiKeyId, endpointId);
   await transactWrite([
@@ -208,7 +240,11 @@ export async function deleteEndpoint(apiKeyId: string, endpointId: string): Prom
 }
 
 /** The endpoint's current signing secret, in clear. Throws FailedPreconditionError (not enabled), NotFoundError. */
-export async function readEndpointSecret(apiKeyId: string, endpointId: string, decrypt: DecryptSecret): Promise<EndpointSecret> {
+export async function readEndpointSecret(
+  apiKeyId: string,
+  endpointId: string,
+  decrypt: DecryptSecret,
+): Promise<EndpointSecret> {
   await requireWebhooksEnabled(apiKeyId);
   const stored = await existingEndpoint(apiKeyId, endpointId);
   return { endpointId, secret: await decrypt(stored.secret, endpointSecretContext(apiKeyId, endpointId)) };
@@ -221,7 +257,12 @@ export async function readEndpointSecret(apiKeyId: string, endpointId: string, d
  * without a trace: the first becomes the previous one. Throws FailedPreconditionError (not enabled), NotFoundError,
  * AbortedError (rotations of the endpoint kept overtaking this one).
  */
-export async function rotateEndpointSecret(apiKeyId: string, endpointId: string, encrypt: EncryptSecret, now = Date.now()): Promise<EndpointSecret> {
+export async function rotateEndpointSecret(
+  apiKeyId: string,
+  endpointId: string,
+  encrypt: EncryptSecret,
+  now = Date.now(),
+): Promise<EndpointSecret> {
   await requireWebhooksEnabled(apiKeyId);
   let stored = await existingEndpoint(apiKeyId, endpointId);
   const secret = generateWebhookSecret();

@@ -64,12 +64,16 @@ export function changeOf(record: ItemChange): Change | undefined {
   if (record.kind === 'activity') {
     if (old !== undefined && old.timestamp === item.timestamp) return undefined;
     const activity = toActivity(item);
-    return event(activity.content.actionType, [activity.timestamp, contentHash(activity.documentId, activity.content)], {
-      timestamp: activity.timestamp,
-      organizationId: activity.organizationId,
-      ...(activity.documentId === undefined ? {} : { documentId: activity.documentId }),
-      data: presentActivity(apiKeyId, activity),
-    });
+    return event(
+      activity.content.actionType,
+      [activity.timestamp, contentHash(activity.documentId, activity.content)],
+      {
+        timestamp: activity.timestamp,
+        organizationId: activity.organizationId,
+        ...(activity.documentId === undefined ? {} : { documentId: activity.documentId }),
+        data: presentActivity(apiKeyId, activity),
+      },
+    );
   }
   if (record.kind === 'notification') {
     if (record.eventName !== 'INSERT') return undefined;
@@ -95,10 +99,22 @@ export function changeOf(record: ItemChange): Change | undefined {
     if (old !== undefined && old.lastUpdate === item.lastUpdate && old.version === item.version) return undefined;
     // A compaction only folds deltas that were events already (shared/db/crdt.ts compactEditor).
     if (item.compaction === true) return undefined;
-    return { kind: 'editor', apiKeyId, editor: { organizationId: String(item.organizationId), documentId: String(item.documentId), editorId: item.editorId } };
+    return {
+      kind: 'editor',
+      apiKeyId,
+      editor: {
+        organizationId: String(item.organizationId),
+        documentId: String(item.documentId),
+        editorId: item.editorId,
+      },
+    };
   }
   const migration = record.kind === 'migration' ? migrationFromItem(item) : undefined;
-  if (migration !== undefined && MIGRATION_END.has(migration.status) && migrationFromItem(old)?.status !== migration.status) {
+  if (
+    migration !== undefined &&
+    MIGRATION_END.has(migration.status) &&
+    migrationFromItem(old)?.status !== migration.status
+  ) {
     const type = migration.status === 'completed' ? 'document.migration_completed' : 'document.migration_failed';
     return event(type, [migration.status], {
       timestamp: migration.updatedAt,
@@ -122,7 +138,11 @@ export function changeOf(record: ItemChange): Change | undefined {
  * organization and document it belongs to (the record alone names only the editor); its plain `data` left out, with
  * `truncated: true`, when `tooLarge`.
  */
-export function editorEventData(editor: EditorOfDocument, record: { data?: unknown } & Record<string, unknown>, tooLarge: boolean): Record<string, unknown> {
+export function editorEventData(
+  editor: EditorOfDocument,
+  record: { data?: unknown } & Record<string, unknown>,
+  tooLarge: boolean,
+): Record<string, unknown> {
   const located = { organizationId: editor.organizationId, documentId: editor.documentId };
   if (!tooLarge) return { ...record, ...located };
   const { data: _data, ...rest } = record;
@@ -130,7 +150,10 @@ export function editorEventData(editor: EditorOfDocument, record: { data?: unkno
 }
 
 /** Whether an endpoint subscribed to what a message is about (docs/decisions.md §11). */
-export function endpointWants(endpoint: { disabled: boolean; filterTypes: readonly string[] | null; channels: readonly string[] | null }, event: { type: string; organizationId: string }): boolean {
+export function endpointWants(
+  endpoint: { disabled: boolean; filterTypes: readonly string[] | null; channels: readonly string[] | null },
+  event: { type: string; organizationId: string },
+): boolean {
   return (
     !endpoint.disabled &&
     (endpoint.filterTypes === null || endpoint.filterTypes.includes(event.type)) &&

@@ -40,7 +40,9 @@ function presentDelivery(delivery: StoredDelivery) {
     endpointId: delivery.endpointId,
     status: delivery.status,
     attempts: delivery.attempts,
-    ...(delivery.status === 'pending' && delivery.nextAttemptAt !== undefined ? { nextAttemptAt: delivery.nextAttemptAt } : {}),
+    ...(delivery.status === 'pending' && delivery.nextAttemptAt !== undefined
+      ? { nextAttemptAt: delivery.nextAttemptAt }
+      : {}),
   };
 }
 
@@ -66,7 +68,10 @@ export async function listMessages(apiKeyId: string, input: ListMessagesInput) {
   const { pageSize, pageToken, ...listing } = input;
   if (listing.endpointId !== undefined) await requireEndpoint(apiKeyId, listing.endpointId);
   const scope = { tenant: apiKeyId, query: { operation: 'webhook-messages', ...listing } };
-  const page = await queryMessageIds(apiKeyId, listing, { size: pageSize, after: await readPageAfter(pageToken, scope) });
+  const page = await queryMessageIds(apiKeyId, listing, {
+    size: pageSize,
+    after: await readPageAfter(pageToken, scope),
+  });
   const found = new Map((await getMessages(apiKeyId, page.items)).map((message) => [message.id, message]));
   const messages = page.items.flatMap((id) => found.get(id) ?? []);
   const deliveries = await getDeliveries(apiKeyId, messages, { consistent: false });
@@ -103,26 +108,50 @@ export async function listAttempts(apiKeyId: string, input: ListAttemptsInput) {
   await requireWebhooksEnabled(apiKeyId);
   const { pageSize, pageToken, ...by } = input;
   if (by.endpointId !== undefined) await requireEndpoint(apiKeyId, by.endpointId);
-  if (by.messageId !== undefined && (await getMessage(apiKeyId, by.messageId)) === undefined) throw new NotFoundError(MESSAGE_NOT_FOUND);
+  if (by.messageId !== undefined && (await getMessage(apiKeyId, by.messageId)) === undefined)
+    throw new NotFoundError(MESSAGE_NOT_FOUND);
   const scope = { tenant: apiKeyId, query: { operation: 'webhook-attempts', ...by } };
   const page = await queryAttempts(apiKeyId, by, { size: pageSize, after: await readPageAfter(pageToken, scope) });
   return { attempts: page.items.map(presentAttempt), pageToken: await pageTokenAfter(scope, page.after) };
 }
 
 /** Sends the message to the endpoint again, in a new round of the schedule (or for the first time). */
-export async function resendMessage(apiKeyId: string, input: { messageId: string; endpointId: string }, queue: JobQueue, now = Date.now()) {
+export async function resendMessage(
+  apiKeyId: string,
+  input: { messageId: string; endpointId: string },
+  queue: JobQueue,
+  now = Date.now(),
+) {
   await requireWebhooksEnabled(apiKeyId);
   const message = await getMessage(apiKeyId, input.messageId);
   if (message === undefined) throw new NotFoundError(MESSAGE_NOT_FOUND);
   await requireEndpoint(apiKeyId, input.endpointId);
   await addDelivery(apiKeyId, message, input.endpointId, now);
   const delivery = await restartDelivery(apiKeyId, message.id, input.endpointId, now);
-  await enqueue(queue, [{ kind: 'deliver', apiKeyId, messageId: message.id, endpointId: input.endpointId, attempt: delivery.attempts + 1, dueAt: now }], now);
+  await enqueue(
+    queue,
+    [
+      {
+        kind: 'deliver',
+        apiKeyId,
+        messageId: message.id,
+        endpointId: input.endpointId,
+        attempt: delivery.attempts + 1,
+        dueAt: now,
+      },
+    ],
+    now,
+  );
   return { messageId: message.id, endpointId: input.endpointId, status: 'pending' as const };
 }
 
 /** Attempts again every message that failed for the endpoint between `since` and `until` (ms). */
-export async function recoverEndpoint(apiKeyId: string, input: { endpointId: string; since: number; until?: number }, queue: JobQueue, now = Date.now()) {
+export async function recoverEndpoint(
+  apiKeyId: string,
+  input: { endpointId: string; since: number; until?: number },
+  queue: JobQueue,
+  now = Date.now(),
+) {
   await requireWebhooksEnabled(apiKeyId);
   const until = input.until ?? now;
   if (input.since < now - RECOVER_WINDOW_MS) throw new InvalidArgumentError('since must be at most 14 days ago.');
@@ -135,7 +164,18 @@ export async function recoverEndpoint(apiKeyId: string, input: { endpointId: str
     const restarted = await Promise.all(
       page.items.map((messageId) => restartDelivery(apiKeyId, messageId, input.endpointId, now)),
     );
-    await enqueue(queue, restarted.map((delivery) => ({ kind: 'deliver' as const, apiKeyId, messageId: delivery.messageId, endpointId: input.endpointId, attempt: delivery.attempts + 1, dueAt: now })), now);
+    await enqueue(
+      queue,
+      restarted.map((delivery) => ({
+        kind: 'deliver' as const,
+        apiKeyId,
+        messageId: delivery.messageId,
+        endpointId: input.endpointId,
+        attempt: delivery.attempts + 1,
+        dueAt: now,
+      })),
+      now,
+    );
     recovered += restarted.length;
     after = page.after;
   } while (after !== undefined && recovered < MAX_RECOVERED);

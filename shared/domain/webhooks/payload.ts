@@ -41,7 +41,15 @@ export interface EncryptedData {
 }
 
 /** The keys a user object may have besides `userId` (see the module comment). */
-export const USER_PROFILE_FIELDS: ReadonlySet<string> = new Set(['name', 'email', 'initial', 'accessRole', 'photoUrl', 'color', 'textColor']);
+export const USER_PROFILE_FIELDS: ReadonlySet<string> = new Set([
+  'name',
+  'email',
+  'initial',
+  'accessRole',
+  'photoUrl',
+  'color',
+  'textColor',
+]);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -78,8 +86,15 @@ export function encryptData(data: unknown, publicKey: string): EncryptedData {
   const cipher = createCipheriv('aes-256-cbc', key, iv);
   const encrypted = Buffer.concat([cipher.update(JSON.stringify(data) ?? 'null', 'utf8'), cipher.final()]);
   const recipient = createPublicKey({ key: Buffer.from(publicKey, 'base64'), format: 'der', type: 'spki' });
-  const wrappedKey = publicEncrypt({ key: recipient, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, key);
-  return { encryptedData: encrypted.toString('base64'), encryptedKey: wrappedKey.toString('base64'), iv: iv.toString('base64') };
+  const wrappedKey = publicEncrypt(
+    { key: recipient, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    key,
+  );
+  return {
+    encryptedData: encrypted.toString('base64'),
+    encryptedKey: wrappedKey.toString('base64'),
+    iv: iv.toString('base64'),
+  };
 }
 
 /**
@@ -90,6 +105,10 @@ export function webhookBody(event: Pick<WebhookEvent, 'type' | 'timestamp' | 'da
   const data = config.enableDataProtection ? protectUserData(event.data) : event.data;
   const head = { type: event.type, timestamp: new Date(event.timestamp).toISOString() };
   if (config.encryptData) return JSON.stringify({ ...head, data: encryptData(data, config.publicKey) });
-  if (config.encodeData) return JSON.stringify({ ...head, encodedData: Buffer.from(JSON.stringify(data) ?? 'null', 'utf8').toString('base64') });
+  if (config.encodeData)
+    return JSON.stringify({
+      ...head,
+      encodedData: Buffer.from(JSON.stringify(data) ?? 'null', 'utf8').toString('base64'),
+    });
   return JSON.stringify({ ...head, data: data ?? null });
 }

@@ -80,7 +80,10 @@ function bodyOf(event: WebhookEvent, webhookConfig: WebhookConfigView): { payloa
     const undeliverable = webhookConfig.encryptData
       ? `The data could not be encrypted under the advanced webhook configuration's publicKey (RSA-OAEP, SHA-256: ${cause}). Store a working key with /v2/workspace/advancedwebhookconfig/update; this message is not delivered.`
       : `The payload could not be made (${cause}); this message is not delivered.`;
-    return { payload: JSON.stringify({ type: event.type, timestamp: new Date(event.timestamp).toISOString() }), undeliverable };
+    return {
+      payload: JSON.stringify({ type: event.type, timestamp: new Date(event.timestamp).toISOString() }),
+      undeliverable,
+    };
   }
 }
 
@@ -92,11 +95,20 @@ function messageOf({ event, webhookConfig, endpoints, except }: Publication): St
     organizationId: event.organizationId,
     ...(event.documentId === undefined ? {} : { documentId: event.documentId }),
     ...bodyOf(event, webhookConfig),
-    endpointIds: endpoints.filter((endpoint) => endpoint.id !== except && endpointWants(endpoint, event)).map((endpoint) => endpoint.id),
+    endpointIds: endpoints
+      .filter((endpoint) => endpoint.id !== except && endpointWants(endpoint, event))
+      .map((endpoint) => endpoint.id),
   };
 }
 
-const firstAttempt = (apiKeyId: string, messageId: string, endpointId: string, now: number): DeliveryJob => ({ kind: 'deliver', apiKeyId, messageId, endpointId, attempt: 1, dueAt: now });
+const firstAttempt = (apiKeyId: string, messageId: string, endpointId: string, now: number): DeliveryJob => ({
+  kind: 'deliver',
+  apiKeyId,
+  messageId,
+  endpointId,
+  attempt: 1,
+  dueAt: now,
+});
 
 /**
  * A message published before (its cause seen again): its missing deliveries are written, and the deliveries not
@@ -105,19 +117,35 @@ const firstAttempt = (apiKeyId: string, messageId: string, endpointId: string, n
 async function resume({ apiKeyId, message }: TenantMessage, now: number): Promise<DeliveryJob[]> {
   const stored = await getMessage(apiKeyId, message.id);
   if (stored === undefined) return [];
-  await createMissingDeliveries(apiKeyId, stored.endpointIds.map((endpointId) => newDelivery(stored, endpointId, now)));
+  await createMissingDeliveries(
+    apiKeyId,
+    stored.endpointIds.map((endpointId) => newDelivery(stored, endpointId, now)),
+  );
   const deliveries = (await getDeliveries(apiKeyId, [stored])).get(stored.id) ?? [];
-  return deliveries.filter((delivery) => delivery.status === 'pending' && delivery.attempts === 0).map((delivery) => firstAttempt(apiKeyId, stored.id, delivery.endpointId, now));
+  return deliveries
+    .filter((delivery) => delivery.status === 'pending' && delivery.attempts === 0)
+    .map((delivery) => firstAttempt(apiKeyId, stored.id, delivery.endpointId, now));
 }
 
 /**
  * Writes the events' messages with their deliveries (batched across events and tenants: shared/db/webhook-message.ts
  * `createMessages`) and queues the first attempt of each delivery.
  */
-export async function publishEvents(publications: readonly Publication[], queue: JobQueue, now = Date.now()): Promise<void> {
-  const messages = publications.map((publication): TenantMessage => ({ apiKeyId: publication.apiKeyId, message: messageOf(publication) }));
+export async function publishEvents(
+  publications: readonly Publication[],
+  queue: JobQueue,
+  now = Date.now(),
+): Promise<void> {
+  const messages = publications.map((publication): TenantMessage => ({
+    apiKeyId: publication.apiKeyId,
+    message: messageOf(publication),
+  }));
   const existing = await createMessages(messages);
-  const jobs = messages.filter((entry) => !existing.includes(entry)).flatMap(({ apiKeyId, message }) => message.endpointIds.map((endpointId) => firstAttempt(apiKeyId, message.id, endpointId, now)));
+  const jobs = messages
+    .filter((entry) => !existing.includes(entry))
+    .flatMap(({ apiKeyId, message }) =>
+      message.endpointIds.map((endpointId) => firstAttempt(apiKeyId, message.id, endpointId, now)),
+    );
   const resumed = await Promise.all(existing.map((entry) => resume(entry, now)));
   await enqueue(queue, [...jobs, ...resumed.flat()], now);
 }
@@ -131,7 +159,19 @@ export async function publishEvent(
   options: { except?: string; now?: number; endpoints?: readonly StoredEndpoint[] } = {},
 ): Promise<void> {
   const endpoints = options.endpoints ?? (await listAllEndpoints(apiKeyId));
-  await publishEvents([{ apiKeyId, event, webhookConfig, endpoints, ...(options.except === undefined ? {} : { except: options.except }) }], queue, options.now);
+  await publishEvents(
+    [
+      {
+        apiKeyId,
+        event,
+        webhookConfig,
+        endpoints,
+        ...(options.except === undefined ? {} : { except: options.except }),
+      },
+    ],
+    queue,
+    options.now,
+  );
 }
 
 /** Changes of one batch read at once (each tenant's configuration and endpoints are read once anyway). */
@@ -144,7 +184,12 @@ const CHANGE_CONCURRENCY = 16;
  * batch; when it fails, each event is published again alone, so only the events that fail on their own are
  * reported. An event whose body cannot be made (a tenant's unusable key) does not fail: see `bodyOf`.
  */
-export async function handleChanges(changes: readonly Change[], queue: JobQueue, tenant: TenantReader, now = Date.now()): Promise<Map<Change, unknown>> {
+export async function handleChanges(
+  changes: readonly Change[],
+  queue: JobQueue,
+  tenant: TenantReader,
+  now = Date.now(),
+): Promise<Map<Change, unknown>> {
   const failed = new Map<Change, unknown>();
   const publications = new Map<Change, Publication>();
   await forEachLimited(changes, CHANGE_CONCURRENCY, async (change) => {
@@ -152,7 +197,12 @@ export async function handleChanges(changes: readonly Change[], queue: JobQueue,
       const webhookConfig = await tenant.config(change.apiKeyId);
       if (webhookConfig === undefined) return;
       if (change.kind === 'event') {
-        publications.set(change, { apiKeyId: change.apiKeyId, event: change.event, webhookConfig, endpoints: await tenant.endpoints(change.apiKeyId) });
+        publications.set(change, {
+          apiKeyId: change.apiKeyId,
+          event: change.event,
+          webhookConfig,
+          endpoints: await tenant.endpoints(change.apiKeyId),
+        });
       } else if (await noteEditorChange(change.apiKeyId, change.editor, now)) {
         await enqueue(queue, [{ kind: 'editor', apiKeyId: change.apiKeyId, ...change.editor, dueAt: now }], now);
       }
@@ -182,8 +232,16 @@ const debounceMs = () => EDITOR_DEBOUNCE_MS / config.webhookScheduleDivisor;
  * One look at a changing editor (an `editor` job): emits its newest state when it changed since the last
  * emission, then looks again after the debounce window; ends the emission once nothing changed in a window.
  */
-export async function emitEditor(job: Extract<DeliveryJob, { kind: 'editor' }>, queue: JobQueue, now = Date.now()): Promise<void> {
-  const editor: EditorOfDocument = { organizationId: job.organizationId, documentId: job.documentId, editorId: job.editorId };
+export async function emitEditor(
+  job: Extract<DeliveryJob, { kind: 'editor' }>,
+  queue: JobQueue,
+  now = Date.now(),
+): Promise<void> {
+  const editor: EditorOfDocument = {
+    organizationId: job.organizationId,
+    documentId: job.documentId,
+    editorId: job.editorId,
+  };
   const changes = await editorChanges(job.apiKeyId, editor);
   if (job.emitted !== undefined && changes <= job.emitted) {
     if (await finishEditorEmission(job.apiKeyId, editor, job.emitted)) return;
@@ -196,7 +254,15 @@ export async function emitEditor(job: Extract<DeliveryJob, { kind: 'editor' }>, 
   if (webhookConfig.isEnabled && record !== undefined) {
     const tooLarge = Buffer.byteLength(JSON.stringify(record.data ?? null)) > MAX_CRDT_DATA_BYTES;
     const event: WebhookEvent = {
-      id: derivedId(MESSAGE_ID_PREFIX, job.apiKeyId, 'crdt', job.organizationId, job.documentId, job.editorId, String(changes)),
+      id: derivedId(
+        MESSAGE_ID_PREFIX,
+        job.apiKeyId,
+        'crdt',
+        job.organizationId,
+        job.documentId,
+        job.editorId,
+        String(changes),
+      ),
       type: 'crdt.update_data',
       timestamp: now,
       organizationId: job.organizationId,

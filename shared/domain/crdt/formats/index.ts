@@ -37,7 +37,8 @@ export interface FormatsModule {
 const QUOTE_CHARS = 200;
 const clip = (text: string) => (text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}…` : text);
 
-const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
 const isStringOrNull = (value: unknown) => value === null || typeof value === 'string';
 
 /** Attribute rules the schema's defaults cannot state; `problem` names what is wrong, or undefined. */
@@ -46,9 +47,13 @@ const ATTRIBUTE_RULES: Record<string, (attrs: Record<string, unknown>) => string
   orderedList: ({ start }) => (isInt(start, 0) ? undefined : 'orderedList start must be an integer of at least 0'),
   codeBlock: ({ language }) => (isStringOrNull(language) ? undefined : 'codeBlock language must be a string or null'),
   image: ({ src, alt, title }) =>
-    typeof src === 'string' && src !== '' && isStringOrNull(alt) && isStringOrNull(title) ? undefined : 'image needs a src string (alt and title: strings or null)',
-  tableCell: ({ colspan, rowspan }) => (isInt(colspan, 1) && isInt(rowspan, 1) ? undefined : 'tableCell colspan and rowspan must be positive integers'),
-  tableHeader: ({ colspan, rowspan }) => (isInt(colspan, 1) && isInt(rowspan, 1) ? undefined : 'tableHeader colspan and rowspan must be positive integers'),
+    typeof src === 'string' && src !== '' && isStringOrNull(alt) && isStringOrNull(title)
+      ? undefined
+      : 'image needs a src string (alt and title: strings or null)',
+  tableCell: ({ colspan, rowspan }) =>
+    isInt(colspan, 1) && isInt(rowspan, 1) ? undefined : 'tableCell colspan and rowspan must be positive integers',
+  tableHeader: ({ colspan, rowspan }) =>
+    isInt(colspan, 1) && isInt(rowspan, 1) ? undefined : 'tableHeader colspan and rowspan must be positive integers',
 };
 
 /** Throws INVALID_ARGUMENT naming the first node or mark whose attributes break a rule. */
@@ -66,15 +71,19 @@ function checkAttributes(doc: Node): void {
 
 /** ProseMirror JSON as a document of the schema; throws INVALID_ARGUMENT naming an unknown node, mark or shape. */
 function fromProsemirrorJson(content: unknown): Node {
-  if (!isObject(content)) throw new InvalidArgumentError('Content must be an object (ProseMirror JSON) for format prosemirror-json.');
-  if (content.type !== 'doc') throw new InvalidArgumentError('Content must be a ProseMirror document: {"type": "doc", "content": [...]}.');
+  if (!isObject(content))
+    throw new InvalidArgumentError('Content must be an object (ProseMirror JSON) for format prosemirror-json.');
+  if (content.type !== 'doc')
+    throw new InvalidArgumentError('Content must be a ProseMirror document: {"type": "doc", "content": [...]}.');
   let doc: Node;
   try {
     doc = Node.fromJSON(schema, content);
     doc.check();
   } catch (error) {
     // prosemirror-model's messages name the problem: "Unknown node type: mention", "Invalid content for node …".
-    throw new InvalidArgumentError(`Content is not valid ProseMirror JSON: ${clip(error instanceof Error ? error.message : String(error))}`);
+    throw new InvalidArgumentError(
+      `Content is not valid ProseMirror JSON: ${clip(error instanceof Error ? error.message : String(error))}`,
+    );
   }
   return doc;
 }
@@ -92,7 +101,9 @@ export function parseContent(format: WriteFormat, content: unknown): Node {
     try {
       doc.check();
     } catch (error) {
-      throw new InvalidArgumentError(`Content does not fit the document schema: ${clip(error instanceof Error ? error.message : String(error))}`);
+      throw new InvalidArgumentError(
+        `Content does not fit the document schema: ${clip(error instanceof Error ? error.message : String(error))}`,
+      );
     }
   }
   checkAttributes(doc);
@@ -114,7 +125,11 @@ export function xmlStateOf(contentKey: string, doc: Node): Uint8Array {
  * (`delta`). y-prosemirror's diff keeps the Yjs items of blocks and text that stay the same, so relative positions
  * (carets) in them and concurrent edits elsewhere survive.
  */
-export function replaceXmlContent(state: Uint8Array, contentKey: string, doc: Node): { state: Uint8Array; delta: Uint8Array } {
+export function replaceXmlContent(
+  state: Uint8Array,
+  contentKey: string,
+  doc: Node,
+): { state: Uint8Array; delta: Uint8Array } {
   const ydoc = new Y.Doc();
   Y.applyUpdate(ydoc, state);
   const before = Y.encodeStateVector(ydoc);
@@ -123,7 +138,8 @@ export function replaceXmlContent(state: Uint8Array, contentKey: string, doc: No
 }
 
 /** Plain text: one blank line between blocks, a hard break as a line break. */
-const toText = (doc: Node) => doc.textBetween(0, doc.content.size, '\n\n', (leaf) => leaf.type.spec.leafText?.(leaf) ?? '');
+const toText = (doc: Node) =>
+  doc.textBetween(0, doc.content.size, '\n\n', (leaf) => leaf.type.spec.leafText?.(leaf) ?? '');
 
 /**
  * The content of the XmlFragment under `contentKey` in a readable format. Read through y-prosemirror's JSON (which

@@ -8,7 +8,12 @@
  */
 import MarkdownIt from 'markdown-it';
 import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs';
-import { MarkdownParser, MarkdownSerializer, defaultMarkdownSerializer, type MarkdownSerializerState } from 'prosemirror-markdown';
+import {
+  MarkdownParser,
+  MarkdownSerializer,
+  defaultMarkdownSerializer,
+  type MarkdownSerializerState,
+} from 'prosemirror-markdown';
 import { Fragment, type Node, type Schema } from 'prosemirror-model';
 import { schema } from './schema';
 
@@ -44,9 +49,25 @@ function imageBlocks(state: StateCore): void {
     let run: typeof tokens = [];
     const flush = () => {
       // A run of nothing but line breaks and blanks between two images is no paragraph of its own.
-      if (run.some((child) => !(child.type === 'softbreak' || child.type === 'hardbreak' || (child.type === 'text' && child.content.trim() === '')))) {
-        const text = Object.assign(new state.Token('inline', '', 0), { children: run, content: run.map((child) => child.content).join('') });
-        replacement.push(Object.assign(new state.Token(open.type, open.tag, 1), { attrs: open.attrs, markup: open.markup }), text, new state.Token(close.type, close.tag, -1));
+      if (
+        run.some(
+          (child) =>
+            !(
+              child.type === 'softbreak' ||
+              child.type === 'hardbreak' ||
+              (child.type === 'text' && child.content.trim() === '')
+            ),
+        )
+      ) {
+        const text = Object.assign(new state.Token('inline', '', 0), {
+          children: run,
+          content: run.map((child) => child.content).join(''),
+        });
+        replacement.push(
+          Object.assign(new state.Token(open.type, open.tag, 1), { attrs: open.attrs, markup: open.markup }),
+          text,
+          new state.Token(close.type, close.tag, -1),
+        );
       }
       run = [];
     };
@@ -77,7 +98,11 @@ export const markdownParser = new MarkdownParser(schema, markdownIt, {
   hr: { node: 'horizontalRule' },
   image: {
     node: 'image',
-    getAttrs: (token) => ({ src: token.attrGet('src'), title: token.attrGet('title') || null, alt: token.children?.[0]?.content || null }),
+    getAttrs: (token) => ({
+      src: token.attrGet('src'),
+      title: token.attrGet('title') || null,
+      alt: token.children?.[0]?.content || null,
+    }),
   },
   hardbreak: { node: 'hardBreak' },
   table: { block: 'table' },
@@ -93,13 +118,20 @@ export const markdownParser = new MarkdownParser(schema, markdownIt, {
   code_inline: { mark: 'code', noCloseToken: true },
 });
 // A soft line break stays a line break in the text, so the content renders as its Markdown did.
-const handlers = (markdownParser as unknown as { tokenHandlers: Record<string, (state: { addText(text: string): void }) => void> }).tokenHandlers;
+const handlers = (
+  markdownParser as unknown as { tokenHandlers: Record<string, (state: { addText(text: string): void }) => void> }
+).tokenHandlers;
 handlers.softbreak = (state) => state.addText('\n');
 
 const base = defaultMarkdownSerializer.nodes;
 
 /** A cell's content on one line (GFM rows are lines), its pipes escaped. */
-const cellText = (cell: Node) => serializerFor(cell.type.schema).serialize(cell).trim().replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|');
+const cellText = (cell: Node) =>
+  serializerFor(cell.type.schema)
+    .serialize(cell)
+    .trim()
+    .replace(/\s*\n+\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 
 const nodes: Record<string, NodeSerializer> = {
   blockquote: base.blockquote,
@@ -197,7 +229,10 @@ export function toMarkdown(doc: Node): string {
   const parts: string[] = [];
   doc.forEach((block, _offset, index) => {
     const previous = index > 0 ? doc.child(index - 1) : undefined;
-    if (previous !== undefined) parts.push(previous.type === block.type && previous.type.spec.group?.split(' ').includes('list') ? '\n\n\n' : '\n\n');
+    if (previous !== undefined)
+      parts.push(
+        previous.type === block.type && previous.type.spec.group?.split(' ').includes('list') ? '\n\n\n' : '\n\n',
+      );
     parts.push(serializer.serialize(doc.copy(Fragment.from(block)), { tightLists: true }));
   });
   return parts.join('');

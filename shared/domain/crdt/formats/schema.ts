@@ -8,7 +8,15 @@
  * does not know: `readingSchema` extends the schema with them, so reads never drop them silently. HTML renders an
  * unknown node or mark as an element of its own name with its attributes as `data-` attributes.
  */
-import { Schema, type AttributeSpec, type DOMOutputSpec, type MarkSpec, type Mark, type Node, type NodeSpec } from 'prosemirror-model';
+import {
+  Schema,
+  type AttributeSpec,
+  type DOMOutputSpec,
+  type MarkSpec,
+  type Mark,
+  type Node,
+  type NodeSpec,
+} from 'prosemirror-model';
 
 const orNull = (value: string | null | undefined) => (value === undefined || value === '' ? null : value);
 const positiveInt = (value: string | null, fallback: number) => {
@@ -28,7 +36,10 @@ function cellSpec(tag: 'td' | 'th'): NodeSpec {
       {
         tag,
         getAttrs: (dom) => {
-          const widths = (dom.getAttribute('colwidth') ?? '').split(',').map(Number).filter((width: number) => width > 0);
+          const widths = (dom.getAttribute('colwidth') ?? '')
+            .split(',')
+            .map(Number)
+            .filter((width: number) => width > 0);
           return {
             colspan: positiveInt(dom.getAttribute('colspan'), 1),
             rowspan: positiveInt(dom.getAttribute('rowspan'), 1),
@@ -59,13 +70,21 @@ const nodes: Record<string, NodeSpec> = {
     parseDOM: [1, 2, 3, 4, 5, 6].map((level) => ({ tag: `h${level}`, attrs: { level } })),
     toDOM: (node) => [`h${node.attrs.level}`, 0],
   },
-  blockquote: { group: 'block', content: 'block+', defining: true, parseDOM: [{ tag: 'blockquote' }], toDOM: () => ['blockquote', 0] },
+  blockquote: {
+    group: 'block',
+    content: 'block+',
+    defining: true,
+    parseDOM: [{ tag: 'blockquote' }],
+    toDOM: () => ['blockquote', 0],
+  },
   bulletList: { group: 'block list', content: 'listItem+', parseDOM: [{ tag: 'ul' }], toDOM: () => ['ul', 0] },
   orderedList: {
     group: 'block list',
     content: 'listItem+',
     attrs: { start: { default: 1 } },
-    parseDOM: [{ tag: 'ol', getAttrs: (dom) => ({ start: dom.hasAttribute('start') ? Number(dom.getAttribute('start')) : 1 }) }],
+    parseDOM: [
+      { tag: 'ol', getAttrs: (dom) => ({ start: dom.hasAttribute('start') ? Number(dom.getAttribute('start')) : 1 }) },
+    ],
     toDOM: (node) => (node.attrs.start === 1 ? ['ol', 0] : ['ol', { start: String(node.attrs.start) }, 0]),
   },
   listItem: { content: 'paragraph block*', defining: true, parseDOM: [{ tag: 'li' }], toDOM: () => ['li', 0] },
@@ -82,13 +101,22 @@ const nodes: Record<string, NodeSpec> = {
         preserveWhitespace: 'full',
         getAttrs: (dom) => {
           const classes = (dom.firstElementChild?.getAttribute('class') ?? '').split(/\s+/);
-          return { language: orNull(classes.find((name: string) => name.startsWith('language-'))?.slice('language-'.length)) };
+          return {
+            language: orNull(classes.find((name: string) => name.startsWith('language-'))?.slice('language-'.length)),
+          };
         },
       },
     ],
     toDOM: (node) => ['pre', ['code', node.attrs.language ? { class: `language-${node.attrs.language}` } : {}, 0]],
   },
-  hardBreak: { group: 'inline', inline: true, selectable: false, leafText: () => '\n', parseDOM: [{ tag: 'br' }], toDOM: () => ['br'] },
+  hardBreak: {
+    group: 'inline',
+    inline: true,
+    selectable: false,
+    leafText: () => '\n',
+    parseDOM: [{ tag: 'br' }],
+    toDOM: () => ['br'],
+  },
   horizontalRule: { group: 'block', parseDOM: [{ tag: 'hr' }], toDOM: () => ['hr'] },
   image: {
     group: 'block',
@@ -98,13 +126,29 @@ const nodes: Record<string, NodeSpec> = {
     parseDOM: [
       {
         tag: 'img[src]',
-        getAttrs: (dom) => ({ src: dom.getAttribute('src'), alt: orNull(dom.getAttribute('alt')), title: orNull(dom.getAttribute('title')) }),
+        getAttrs: (dom) => ({
+          src: dom.getAttribute('src'),
+          alt: orNull(dom.getAttribute('alt')),
+          title: orNull(dom.getAttribute('title')),
+        }),
       },
     ],
     toDOM: (node) => ['img', Object.fromEntries(Object.entries(node.attrs).filter(([, value]) => value !== null))],
   },
-  table: { group: 'block', content: 'tableRow+', tableRole: 'table', isolating: true, parseDOM: [{ tag: 'table' }], toDOM: () => ['table', ['tbody', 0]] },
-  tableRow: { content: '(tableCell | tableHeader)*', tableRole: 'row', parseDOM: [{ tag: 'tr' }], toDOM: () => ['tr', 0] },
+  table: {
+    group: 'block',
+    content: 'tableRow+',
+    tableRole: 'table',
+    isolating: true,
+    parseDOM: [{ tag: 'table' }],
+    toDOM: () => ['table', ['tbody', 0]],
+  },
+  tableRow: {
+    content: '(tableCell | tableHeader)*',
+    tableRole: 'row',
+    parseDOM: [{ tag: 'tr' }],
+    toDOM: () => ['tr', 0],
+  },
   tableCell: cellSpec('td'),
   tableHeader: cellSpec('th'),
 };
@@ -115,7 +159,12 @@ const LINK_DEFAULTS = { target: '_blank', rel: 'noopener noreferrer nofollow' };
 const marks: Record<string, MarkSpec> = {
   link: {
     inclusive: false,
-    attrs: { href: { default: null }, target: { default: LINK_DEFAULTS.target }, rel: { default: LINK_DEFAULTS.rel }, class: { default: null } },
+    attrs: {
+      href: { default: null },
+      target: { default: LINK_DEFAULTS.target },
+      rel: { default: LINK_DEFAULTS.rel },
+      class: { default: null },
+    },
     parseDOM: [
       {
         tag: 'a[href]',
@@ -166,7 +215,8 @@ interface Unknown {
 function unknownDom(name: string, attrs: Record<string, unknown>, leaf: boolean): DOMOutputSpec {
   const dataAttrs: Record<string, string> = {};
   for (const [key, value] of Object.entries(attrs)) {
-    if (value !== null && value !== undefined) dataAttrs[`data-${key}`] = typeof value === 'string' ? value : JSON.stringify(value);
+    if (value !== null && value !== undefined)
+      dataAttrs[`data-${key}`] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   // An element name HTML can hold: letters, digits and hyphens, starting with a letter.
   const tag = /^[A-Za-z][A-Za-z0-9-]*$/.test(name) ? name : `x-${name.replace(/[^A-Za-z0-9-]/g, '-')}`;
@@ -208,7 +258,8 @@ export function readingSchema(doc: NodeJson): Schema {
       entry.hasContent ||= children.length > 0;
     } else {
       for (const key of Object.keys(node.attrs ?? {})) {
-        if (!(key in (known.spec.attrs ?? {}))) extraAttrs.set(node.type, (extraAttrs.get(node.type) ?? new Set()).add(key));
+        if (!(key in (known.spec.attrs ?? {})))
+          extraAttrs.set(node.type, (extraAttrs.get(node.type) ?? new Set()).add(key));
       }
     }
     for (const mark of node.marks ?? []) {
@@ -218,7 +269,8 @@ export function readingSchema(doc: NodeJson): Schema {
       } else {
         const knownAttrs = schema.marks[mark.type].spec.attrs ?? {};
         for (const key of Object.keys(mark.attrs ?? {})) {
-          if (!(key in knownAttrs)) extraAttrs.set(`mark:${mark.type}`, (extraAttrs.get(`mark:${mark.type}`) ?? new Set()).add(key));
+          if (!(key in knownAttrs))
+            extraAttrs.set(`mark:${mark.type}`, (extraAttrs.get(`mark:${mark.type}`) ?? new Set()).add(key));
         }
       }
     }
@@ -252,7 +304,10 @@ export function readingSchema(doc: NodeJson): Schema {
     });
   }
   for (const [name, entry] of unknownMarks) {
-    markSpecs = markSpecs.addToEnd(name, { attrs: nullDefaults(entry.attrs), toDOM: (mark: Mark) => unknownDom(name, mark.attrs, false) });
+    markSpecs = markSpecs.addToEnd(name, {
+      attrs: nullDefaults(entry.attrs),
+      toDOM: (mark: Mark) => unknownDom(name, mark.attrs, false),
+    });
   }
   return new Schema({ nodes: nodeSpecs, marks: markSpecs, topNode: 'doc' });
 }
