@@ -2,6 +2,8 @@ import * as z from 'zod/mini';
 import { getUsers } from '../../shared/domain/user-listing';
 import { operation } from '../../shared/http/operation';
 import {
+  ALL_DOCUMENTS_ALONE,
+  GROUP_BY_DOCUMENT_NEEDS_ALL_DOCUMENTS,
   NOT_BOTH_DOCUMENT_AND_FOLDER,
   clientId,
   documentedRules,
@@ -35,24 +37,7 @@ export const schema = documentedRules(
       }),
     ),
   {
-    allOf: [
-      NOT_BOTH_DOCUMENT_AND_FOLDER,
-      {
-        if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
-        then: {
-          not: {
-            anyOf: [
-              { properties: { documentId: {} }, required: ['documentId'] },
-              { properties: { folderId: {} }, required: ['folderId'] },
-            ],
-          },
-        },
-      },
-      {
-        if: { properties: { groupByDocumentId: { const: true } }, required: ['groupByDocumentId'] },
-        then: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
-      },
-    ],
+    allOf: [NOT_BOTH_DOCUMENT_AND_FOLDER, ALL_DOCUMENTS_ALONE, GROUP_BY_DOCUMENT_NEEDS_ALL_DOCUMENTS],
   },
 );
 

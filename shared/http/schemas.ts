@@ -158,6 +158,25 @@ export const RESOURCE_ORGANIZATION_RULE = {
 /** notBothDocumentAndFolder as the document states it. */
 export const NOT_BOTH_DOCUMENT_AND_FOLDER = { not: requires('documentId', 'folderId') };
 
+/** Get Users' rule as the document states it: `allDocuments: true` comes with neither documentId nor folderId. */
+export const ALL_DOCUMENTS_ALONE = {
+  if: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
+  then: {
+    not: {
+      anyOf: [
+        { properties: { documentId: {} }, required: ['documentId'] },
+        { properties: { folderId: {} }, required: ['folderId'] },
+      ],
+    },
+  },
+};
+
+/** Get Users' rule as the document states it: `groupByDocumentId: true` only with `allDocuments: true`. */
+export const GROUP_BY_DOCUMENT_NEEDS_ALL_DOCUMENTS = {
+  if: { properties: { groupByDocumentId: { const: true } }, required: ['groupByDocumentId'] },
+  then: { properties: { allDocuments: { const: true } }, required: ['allDocuments'] },
+};
+
 /**
  * `schema` refusing a value in which none of `keys` is given (an update that would change nothing, a filter that
  * selects nothing), with `message` at `path`; the document says `anyOf: [{required: [key]}, ...]`, so a key the
