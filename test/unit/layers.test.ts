@@ -203,6 +203,26 @@ describe('layers', () => {
     expect(upward).toEqual([]);
   });
 
+  it('has infra/ import of shared/ only the declaration tables and what they name (DESIGN: no runtime code)', () => {
+    const allowed = [
+      ...LAYERS[0].prefixes,
+      'shared/db/table-definition.ts',
+      // The names the stack's alarms watch, where the code that emits them defines them.
+      'shared/core/metrics.ts',
+      // Each stream reader's filter, computed where the decoder names the kinds of records.
+      'shared/db/item-change.ts',
+    ];
+    const runtime = roomFiles
+      .filter((file) => file.startsWith('infra/'))
+      .flatMap((file) =>
+        (graph.get(file) ?? [])
+          .filter((target) => target.startsWith('shared/') && !allowed.includes(target))
+          .map((target) => `${file} imports ${target}`),
+      );
+
+    expect(runtime).toEqual([]);
+  });
+
   it('has no import cycle, in shared/, functions/, infra/, local/, bin/ or bench/', () => {
     const cycles: string[] = [];
     const state = new Map<string, 'visiting' | 'done'>();
