@@ -22,13 +22,13 @@
  * 6. Issue 30 item 7 (and item 3's figure): what live sync costs as people use it, every figure from counts, at list
  *    prices, through the adapter (base64 frames, as on AWS), each beside its goal and marked measured or modelled:
  *    (a) per 1,000 keystrokes with 5 people typing (a keystroke: a character and its caret move in one tick, as an
- *        editor binding does); (b) per idle room-hour of 5 stock providers with a presence, watched for 120 s of
- *        renewals and scaled; (c) a room of 100 (the most one editor takes) joining, idle for 60 s, then 10 of them
+ *        editor binding does); (b) per idle room-hour of 5 stock providers with a presence, watched for 360 s of
+ *        renewals and scaled; (c) a room of 100 (the most one editor takes) joining, idle for 120 s, then 10 of them
  *        typing, and its hour modelled from those windows with the limits it meets, the nearest first; (d) read units
  *        per frame carrying an edit at 5 and at 100. The stack reads what each frame carried (bench/live-stack.ts
  *        frameKind) and counts capacity and posts per kind, so a figure per kind holds while renewals run beside it.
  *    Counted, never assumed: when the service changes how it reads a room, relays presence or batches its posts, a
- *    re-run shows it. `LIVE_BENCH_COST_ONLY=1` runs this section alone (about 5 minutes). A goal missed is reported,
+ *    re-run shows it. `LIVE_BENCH_COST_ONLY=1` runs this section alone (about 12 minutes). A goal missed is reported,
  *    never a failure.
  */
 import './environment';
@@ -40,7 +40,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
-import { createLiveSocket } from '../clients/live-socket.js';
+import { createLiveSocket, PRESENCE_RENEWAL_MS } from '../clients/live-socket.js';
 import { percentile, pool } from './harness';
 import { LIVE_STAGE_THROTTLE } from '../infra/limits';
 import { FRAMES_PER_SECOND } from '../shared/domain/live/frame-budget';
@@ -745,16 +745,22 @@ async function cost(stack: StackProcess, api: Api): Promise<{ edit: Counted; pre
 const TYPING_RATE = 3;
 /** Room of 5, everyone typing: 5 × 80 keystrokes (27 s at TYPING_RATE). */
 const KEYSTROKES_PER_TYPIST = 80;
-/** The idle room of 5: how long it is watched, after a wait for the providers' renewals to be in their rhythm. */
-const IDLE_SECONDS = 120;
-/** The stock provider renews its presence when it is 15 s old (y-protocols, outdatedTimeout / 2). */
-const RENEWAL_WARMUP_SECONDS = 16;
+/**
+ * The idle room of 5: how long it is watched (six renewal periods: the adapter sends an unchanged presence once a
+ * minute), after a wait for the providers' renewals to be in their rhythm.
+ */
+const IDLE_SECONDS = (6 * PRESENCE_RENEWAL_MS) / 1000;
+/**
+ * The adapter sends an unchanged presence again PRESENCE_RENEWAL_MS after it last sent it, at the first of the stock
+ * provider's renewals (every 15 s, checked every 3 s) that falls after that.
+ */
+const RENEWAL_WARMUP_SECONDS = PRESENCE_RENEWAL_MS / 1000 + 5;
 /** The room of 100 (the most one editor takes) and its typists. */
 const BIG_ROOM = 100;
 const BIG_ROOM_TYPISTS = 10;
 const BIG_ROOM_TYPING_RATE = 2;
 const BIG_ROOM_KEYSTROKES_PER_TYPIST = 20;
-const BIG_ROOM_IDLE_SECONDS = 60;
+const BIG_ROOM_IDLE_SECONDS = (2 * PRESENCE_RENEWAL_MS) / 1000;
 /** Limits a room meets (AWS quotas; the per-connection budget is the service's). */
 const LIMITS = {
   /** API Gateway's throttle per account and region, across REST, HTTP and WebSocket APIs and the @connections posts. */

@@ -15,6 +15,10 @@ export declare const MESSAGE_TOO_LARGE_PREFIX: string;
 /** Reported when the service closed the connection for too many messages: the provider reconnects. */
 export declare const TOO_MANY_MESSAGES_CLOSE_CODE: number;
 export declare const TOO_MANY_MESSAGES_REASON: string;
+/** The local client's unchanged presence goes out at most once per this many milliseconds (60,000). */
+export declare const PRESENCE_RENEWAL_MS: number;
+/** How long a remote client's presence is kept alive at the provider after its last real message (150,000 ms). */
+export declare const REMOTE_PRESENCE_LIFETIME_MS: number;
 
 /** A frame that is not of the format, or chunks that do not join into a message. */
 export declare class MalformedFrameError extends Error {

@@ -38,6 +38,19 @@
  *   alike (the service announces a closed client's removal itself), and is not sent when nothing is left; the
  *   local client's own changes and its removal (on `provider.destroy()` or page unload) go out as they were. Every
  *   other message passes untouched. What it learned lasts for the connection: a reconnect learns afresh.
+ * - Presence renewals travel once a minute, not every 15 s (issue 30, goal (b)): an idle room's cost is its
+ *   renewals (each a frame in and a post to every member). A stock provider renews its unchanged state every 15 s and
+ *   drops a remote client it heard nothing new from for 30 s (y-protocols' fixed `outdatedTimeout`), and closes a
+ *   connection that delivered nothing for 30 s. So the adapter sends the local client's unchanged state at most once
+ *   per PRESENCE_RENEWAL_MS (a change, a removal and an answer to a presence query go out at once), and keeps the
+ *   remote clients alive at the provider itself: every 15 s it hands the provider a renewal of each remote state,
+ *   for as long as REMOTE_PRESENCE_LIFETIME_MS after that client's last real message (a client gone without a
+ *   goodbye, which the service announces at `$disconnect`, is dropped within that lifetime and 30 s). For that, the
+ *   clocks of the remote entries the provider receives are the adapter's: its own time in milliseconds, rising, the
+ *   real clock only deciding what is news (an entry at a clock the adapter already had is dropped, as a stock
+ *   provider drops it). So after a reconnect, the room's presence shows at once instead of at the others' next
+ *   renewal. While the server sends nothing for REMOTE_PRESENCE_LIFETIME_MS, the adapter hands nothing, and the
+ *   provider's own 30 s timeout closes a dead connection as before.
  * - What the provider sends in one tick (sync step 1 and its presence on open, an update and its caret move) goes
  *   out as one frame, a batch, at the end of the tick (a microtask), in order: API Gateway bills every WebSocket
  *   message. A message too large for a batch is sent in chunks after what waits; close() sends what waits first, so
@@ -81,6 +94,22 @@ const CHUNK = /^~([^:]*):(0|[1-9][0-9]{0,8})\/(0|[1-9][0-9]{0,8}):([\s\S]*)$/;
 
 /** The y-protocols message type of awareness (y-websocket's messageAwareness). */
 const MESSAGE_AWARENESS = 1;
+/** y-websocket's messageQueryAwareness: the provider answers it with every state it knows. */
+const MESSAGE_QUERY_AWARENESS = 3;
+
+/** The local client's unchanged presence goes out at most once per this many milliseconds. */
+export const PRESENCE_RENEWAL_MS = 60_000;
+/**
+ * How long after a remote client's last real message the adapter keeps its presence alive at the provider: over two
+ * renewal periods, so one renewal late or lost does not drop a caret.
+ */
+export const REMOTE_PRESENCE_LIFETIME_MS = 150_000;
+/** How often the provider must hear of a remote client (y-protocols' outdatedTimeout / 2) and hear anything at all. */
+const PROVIDER_RENEWAL_MS = 15_000;
+/** How often the adapter looks whether a renewal is due at the provider. */
+const KEEP_ALIVE_TICK_MS = 5_000;
+/** A removed client's state, as y-protocols writes it: the varstring "null". */
+const NULL_STATE = new Uint8Array([4, 110, 117, 108, 108]);
 
 /** A frame that is not of the format, or chunks that do not join into a message. */
 export class MalformedFrameError extends Error {
@@ -369,8 +398,8 @@ function writeVarUint(out, value) {
 }
 
 /**
- * @typedef {{clientId: number, start: number, end: number}} AwarenessEntry one client's entry of an awareness
- *   message: its id, and where its bytes (id, clock, state) lie in the message
+ * @typedef {{clientId: number, clock: number, state: Uint8Array}} AwarenessEntry one client's entry of an awareness
+ *   message: its id, its clock, and its state's bytes as they lie in the message (the varstring: length and JSON)
  */
 
 /**
@@ -389,41 +418,60 @@ function awarenessEntries(message) {
   const entries = [];
   let at = count.next;
   for (let i = 0; i < count.value; i += 1) {
-    const start = at;
     const clientId = readVarUint(message, at);
     const clock = clientId && readVarUint(message, clientId.next);
     const state = clock && readVarUint(message, clock.next);
     if (!state || state.next + state.value > message.length) return null;
     const end = state.next + state.value;
-    entries.push({ clientId: clientId.value, start, end });
+    entries.push({ clientId: clientId.value, clock: clock.value, state: message.subarray(clock.next, end) });
     at = end;
   }
   return at === message.length ? entries : null;
 }
 
 /**
- * The awareness message holding only `kept`, entries of `message`, in their order and bytes.
- * @param {Uint8Array} message
- * @param {AwarenessEntry[]} kept
+ * The awareness message holding `entries`, in their order.
+ * @param {AwarenessEntry[]} entries
  * @returns {Uint8Array}
  */
-function awarenessMessage(message, kept) {
+function awarenessMessage(entries) {
   /** @type {number[]} */
-  const count = [];
-  writeVarUint(count, kept.length);
-  const bodyLength = kept.reduce((sum, entry) => sum + entry.end - entry.start, count.length);
+  const heads = [];
+  writeVarUint(heads, entries.length);
+  /** @type {number[][]} */
+  const ids = entries.map((entry) => {
+    /** @type {number[]} */
+    const out = [];
+    writeVarUint(out, entry.clientId);
+    writeVarUint(out, entry.clock);
+    return out;
+  });
+  const bodyLength = entries.reduce((sum, entry, i) => sum + ids[i].length + entry.state.length, heads.length);
   /** @type {number[]} */
   const head = [MESSAGE_AWARENESS];
   writeVarUint(head, bodyLength);
   const out = new Uint8Array(head.length + bodyLength);
   out.set(head, 0);
-  out.set(count, head.length);
-  let at = head.length + count.length;
-  for (const entry of kept) {
-    out.set(message.subarray(entry.start, entry.end), at);
-    at += entry.end - entry.start;
-  }
+  out.set(heads, head.length);
+  let at = head.length + heads.length;
+  entries.forEach((entry, i) => {
+    out.set(ids[i], at);
+    at += ids[i].length;
+    out.set(entry.state, at);
+    at += entry.state.length;
+  });
   return out;
+}
+
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ * @returns {boolean}
+ */
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -496,6 +544,26 @@ export function createLiveSocket(WebSocketImpl = globalThis.WebSocket) {
        */
       this._ownClients = new Map();
       /**
+       * The local clients' states as last sent, and when: an unchanged one goes out again only after
+       * PRESENCE_RENEWAL_MS.
+       * @private @type {Map<number, {state: Uint8Array, at: number}>}
+       */
+      this._sentOwn = new Map();
+      /** Whether the provider is answering a presence query (what it sends then goes out whole). @private */
+      this._answering = false;
+      /**
+       * The remote clients the provider knows of through this connection: the last real clock and state, whether it
+       * was a removal, when it came, and the clock and time of the last entry handed to the provider.
+       * @private @type {Map<number, {clock: number, state: Uint8Array, removed: boolean, realAt: number, handedClock: number, handedAt: number}>}
+       */
+      this._remotes = new Map();
+      /** When the server last sent a frame, and when the provider was last handed a message. @private */
+      this._heardAt = 0;
+      /** @private */
+      this._handedAt = 0;
+      /** @private @type {ReturnType<typeof setInterval> | null} */
+      this._keepAlive = null;
+      /**
        * The close this socket decided on (access denied, a malformed frame), reported instead of the server's.
        * @private @type {{code: number, reason: string} | null}
        */
@@ -505,10 +573,18 @@ export function createLiveSocket(WebSocketImpl = globalThis.WebSocket) {
       socket.binaryType = 'arraybuffer';
       /** @private */
       this._socket = socket;
-      socket.onopen = () => this._emit('onopen', { type: 'open', target: this });
+      socket.onopen = () => {
+        this._heardAt = Date.now();
+        this._handedAt = this._heardAt;
+        this._keepAlive = setInterval(() => this._renewRemotes(), KEEP_ALIVE_TICK_MS);
+        // In Node a timer keeps the process alive; the socket does that while it is open.
+        /** @type {any} */ (this._keepAlive).unref?.();
+        this._emit('onopen', { type: 'open', target: this });
+      };
       socket.onerror = (/** @type {any} */ event) =>
         this._emit('onerror', { type: 'error', target: this, error: event?.error, message: event?.message });
       socket.onclose = (/** @type {any} */ event) => {
+        this._stopKeepAlive();
         const ending = this._ending;
         this._emit('onclose', {
           type: 'close',
@@ -554,10 +630,19 @@ export function createLiveSocket(WebSocketImpl = globalThis.WebSocket) {
         for (const entry of entries) {
           if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, true);
         }
-        // Only the local client's entries: the provider's pass-on of remote presence is an echo the service drops.
-        const kept = entries.filter((entry) => this._ownClients.get(entry.clientId) === true);
+        // Only the local client's entries: the provider's pass-on of remote presence is an echo the service drops;
+        // and of those, an unchanged state only once per PRESENCE_RENEWAL_MS (the header comment says why).
+        const now = Date.now();
+        const kept = entries.filter((entry) => {
+          if (this._ownClients.get(entry.clientId) !== true) return false;
+          const last = this._sentOwn.get(entry.clientId);
+          if (!this._answering && last && sameBytes(last.state, entry.state) && now - last.at < PRESENCE_RENEWAL_MS)
+            return false;
+          this._sentOwn.set(entry.clientId, { state: entry.state.slice(), at: now });
+          return true;
+        });
         if (kept.length === 0) return;
-        if (kept.length < entries.length) message = awarenessMessage(message, kept);
+        if (kept.length < entries.length) message = awarenessMessage(kept);
       }
       if (message.length === 0) throw new RangeError('An empty message is no protocol message and has no frame.');
       const text = toBase64(message);
@@ -594,6 +679,7 @@ export function createLiveSocket(WebSocketImpl = globalThis.WebSocket) {
      */
     close(code, reason) {
       this._flush();
+      this._stopKeepAlive();
       if (code === undefined) this._socket.close();
       else this._socket.close(code, reason);
     }
@@ -628,19 +714,95 @@ export function createLiveSocket(WebSocketImpl = globalThis.WebSocket) {
      * @param {Uint8Array} message
      */
     _deliver(message) {
+      const now = Date.now();
+      this._heardAt = now;
       // Learnt before the provider sees the message: it passes remote presence on at once, from within onmessage.
       const entries = awarenessEntries(message);
       if (entries !== null) {
         for (const entry of entries) {
           if (!this._ownClients.has(entry.clientId)) this._ownClients.set(entry.clientId, false);
         }
+        this._hand(awarenessMessage(entries.flatMap((entry) => this._handed(entry, now))));
+      } else {
+        this._answering = message[0] === MESSAGE_QUERY_AWARENESS;
+        try {
+          this._hand(message);
+        } finally {
+          this._answering = false;
+        }
       }
-      // The reader allocated the message: its buffer is exactly the message.
+      const denied = permissionDeniedReason(message);
+      if (denied !== null) this._end(closeCodeOf(denied), denied);
+    }
+
+    /**
+     * What the provider is handed of an entry from the server: the local client's as it came (a removal of it makes
+     * the provider announce its state again, which must go out); a remote client's news at the adapter's clock; and
+     * nothing of a remote entry that is no news (a stock provider would ignore it at its own clock).
+     * @private
+     * @param {AwarenessEntry} entry
+     * @param {number} now
+     * @returns {AwarenessEntry[]}
+     */
+    _handed(entry, now) {
+      const removed = sameBytes(entry.state, NULL_STATE);
+      if (this._ownClients.get(entry.clientId) === true) {
+        if (removed) this._sentOwn.delete(entry.clientId);
+        return [entry];
+      }
+      const known = this._remotes.get(entry.clientId);
+      if (known && !(entry.clock > known.clock || (entry.clock === known.clock && removed && !known.removed)))
+        return [];
+      const handedClock = Math.max(now, (known?.handedClock ?? 0) + 1);
+      this._remotes.set(entry.clientId, {
+        clock: entry.clock,
+        state: entry.state.slice(),
+        removed,
+        realAt: now,
+        handedClock,
+        handedAt: now,
+      });
+      return [{ clientId: entry.clientId, clock: handedClock, state: entry.state }];
+    }
+
+    /**
+     * Every KEEP_ALIVE_TICK_MS while open: hands the provider a renewal of each remote state it would otherwise drop
+     * (a client heard of within REMOTE_PRESENCE_LIFETIME_MS), or an empty awareness message when it would otherwise
+     * close the connection as silent; nothing once the server has been silent for REMOTE_PRESENCE_LIFETIME_MS.
+     * @private
+     */
+    _renewRemotes() {
+      if (this._ending !== null || this._socket.readyState !== 1) return;
+      const now = Date.now();
+      if (now - this._heardAt >= REMOTE_PRESENCE_LIFETIME_MS) return;
+      /** @type {AwarenessEntry[]} */
+      const renewals = [];
+      for (const [clientId, remote] of this._remotes) {
+        if (remote.removed || now - remote.realAt >= REMOTE_PRESENCE_LIFETIME_MS) continue;
+        if (now - remote.handedAt < PROVIDER_RENEWAL_MS) continue;
+        remote.handedClock = Math.max(now, remote.handedClock + 1);
+        remote.handedAt = now;
+        renewals.push({ clientId, clock: remote.handedClock, state: remote.state });
+      }
+      if (renewals.length > 0 || now - this._handedAt >= PROVIDER_RENEWAL_MS) this._hand(awarenessMessage(renewals));
+    }
+
+    /** @private */
+    _stopKeepAlive() {
+      if (this._keepAlive !== null) clearInterval(this._keepAlive);
+      this._keepAlive = null;
+    }
+
+    /**
+     * Hands one message to the provider.
+     * @private
+     * @param {Uint8Array} message a message of its own buffer
+     */
+    _hand(message) {
+      this._handedAt = Date.now();
       const buffer = /** @type {ArrayBuffer} */ (message.buffer);
       const payload = this.binaryType === 'blob' && typeof Blob === 'function' ? new Blob([buffer]) : buffer;
       this._emit('onmessage', { type: 'message', target: this, data: payload });
-      const denied = permissionDeniedReason(message);
-      if (denied !== null) this._end(closeCodeOf(denied), denied);
     }
 
     /**
