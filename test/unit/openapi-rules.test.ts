@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
-import { buildOpenApiDocument } from '../../bin/openapi-document';
+import { buildOpenApiDocument } from '../../openapi/document';
 import { MODEL_PATTERN, routeModel } from '../../shared/domain/ai-models';
 import { RSA_PUBLIC_KEY_PATTERN, UNUSABLE_KEY_MESSAGE, publicKeyProblem } from '../../shared/domain/webhook-config';
 import { clientId, httpUrl } from '../../shared/http/schemas';
