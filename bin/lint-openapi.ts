@@ -1,12 +1,13 @@
 /**
  * `npm run lint:openapi` (the first step of `npm test`): Redocly's recommended rules over the committed
  * openapi.json (redocly.yaml), failing on any error and on any warning. Redocly itself fails only on errors, so
- * this reads its JSON report. Also fails when the committed client types (bin/openapi-types.ts) trail the document.
+ * this reads its JSON report. Also fails when the committed client types
+ * (test/support/openapi-types.ts, written by openapi/client-types.ts) trail the document.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TYPES_FILE, openApiTypes } from './openapi-types';
+import { TYPES_FILE, openApiTypes } from '../openapi/client-types';
 
 const root = join(__dirname, '..');
 const run = spawnSync(

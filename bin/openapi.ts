@@ -11,9 +11,9 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const { buildOpenApiDocument, endpointTable, ENDPOINTS_FILE } =
-  require('./openapi-document') as typeof import('./openapi-document');
+  require('../openapi/document') as typeof import('../openapi/document');
 
-const { openApiTypes, TYPES_FILE } = require('./openapi-types') as typeof import('./openapi-types');
+const { openApiTypes, TYPES_FILE } = require('../openapi/client-types') as typeof import('../openapi/client-types');
 
 async function main(): Promise<void> {
   const target = join(__dirname, '..', 'openapi.json');

@@ -7,6 +7,7 @@ import {
   documentedRules,
   nonEmptyListOf,
   RESOURCE_ORGANIZATION_RULE,
+  withServerRules,
 } from '../../shared/http/schemas';
 import * as z from 'zod/mini';
 
@@ -14,22 +15,31 @@ import * as z from 'zod/mini';
 const LATEST_EXPIRY_SECONDS = 253402300799;
 
 const resource = documentedRules(
-  z.object({
-    type: z.enum(['organization', 'document', 'folder']),
-    id: clientId(),
-    organizationId: z.optional(clientId()),
-    accessRole: z.optional(accessRole()),
-    expiresAt: z.optional(
-      z.int().check(z.maximum(LATEST_EXPIRY_SECONDS, `Must be Unix seconds (at most ${LATEST_EXPIRY_SECONDS}).`)),
-    ),
-  }),
+  withServerRules(
+    z.object({
+      type: z.enum(['organization', 'document', 'folder']),
+      id: clientId(),
+      organizationId: z.optional(clientId()),
+      accessRole: z.optional(accessRole()),
+      expiresAt: z.optional(
+        z.int().check(z.maximum(LATEST_EXPIRY_SECONDS, `Must be Unix seconds (at most ${LATEST_EXPIRY_SECONDS}).`)),
+      ),
+    }),
+    [{ rule: 'future', property: 'expiresAt', unit: 'seconds', description: 'expiresAt must lie in the future.' }],
+  ),
   RESOURCE_ORGANIZATION_RULE,
 );
 
 export const schema = z.object({
   user: z.object({ userId: clientId() }),
   permissions: z.object({
-    resources: nonEmptyListOf(resource),
+    // The domain checks repeats (resolveResources), for its message; the document states the rule. An organization
+    // has no organizationId here (RESOURCE_ORGANIZATION_RULE), so the three properties name a resource.
+    resources: documentedRules(nonEmptyListOf(resource), {
+      uniqueItems: true,
+      'x-uniqueItemsBy': ['type', 'organizationId', 'id'],
+      description: 'No two items name the same resource (type, organizationId and id).',
+    }),
   }),
 });
 

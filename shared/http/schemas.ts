@@ -292,7 +292,8 @@ export const nonEmptyUniqueIds = (what: string, max = 100) => uniqueIds(what, { 
 /**
  * A list of `min` to `max` objects, no two sharing the id field `key` (items without it, where it is optional,
  * are not compared). JSON Schema cannot say "unique by a property", so the document carries the extension
- * `x-uniqueItemsBy: <key>`, with `uniqueItems` when the key is required (equal items would share it).
+ * `x-uniqueItemsBy: <key>`, with `uniqueItems` when the key is required (equal items would share it); the contract
+ * test's generator reads the extension (test/support/schema-arbitrary.ts).
  */
 export const uniqueListOf = <T extends z.ZodMiniObject>(
   item: T,
@@ -307,7 +308,7 @@ export const uniqueListOf = <T extends z.ZodMiniObject>(
     {
       ...(keyRequired ? { uniqueItems: true } : {}),
       'x-uniqueItemsBy': key,
-      description: `No two items share a ${key}.`,
+      description: `No two items share the same ${key}${keyRequired ? '' : ' (items without one are not compared)'}.`,
     },
   );
 };
@@ -401,9 +402,33 @@ export const CRDT_CONTENT_RULES = [
  * into the request schema's node. Parsing is unchanged; the document stops accepting what the server refuses.
  */
 export function documentedRules<T extends z.ZodMiniType>(schema: T, rules: z.core.GlobalMeta): T {
-  z.globalRegistry.add(schema, rules);
+  // Rules stated on the same schema twice add up (an item's server rules and its if-then-else).
+  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), ...rules });
   return schema;
 }
+
+/**
+ * A rule the server checks that JSON Schema cannot state: two values compared with each other, or a value compared
+ * with the clock. The document carries each on the object whose properties it concerns, as the extension
+ * `x-serverRules` (a list), with its words in the node's and the operation's description;
+ * test/connected/contract-conformance.test.ts generates bodies that keep these rules, and bodies that break each.
+ */
+export type ServerRule =
+  /** `property` must not equal `other` (both present). */
+  | { rule: 'differs'; property: string; other: string; description: string }
+  /** `property` (or, when it is absent, `defaultsTo`) must not be less than `other`. */
+  | { rule: 'notBefore'; property: string; other: string; defaultsTo: 'now'; description: string }
+  /** A time in the future, in `unit`s since the Unix epoch. */
+  | { rule: 'future'; property: string; unit: 'seconds' | 'milliseconds'; description: string }
+  /** A time at most `seconds` ago, in `unit`s since the Unix epoch. */
+  | { rule: 'withinPast'; property: string; unit: 'seconds' | 'milliseconds'; seconds: number; description: string };
+
+/** States `rules` on an object schema (the node of the properties they compare) for the document. */
+export const withServerRules = <T extends z.ZodMiniType>(schema: T, rules: ServerRule[]): T =>
+  documentedRules(schema, {
+    description: rules.map((rule) => rule.description).join(' '),
+    'x-serverRules': rules,
+  });
 
 /** An event type: `<group>.<action>` (`comment.add`, `message.attempt.exhausted`), at most 100 characters. */
 export const eventType = () =>

@@ -1,7 +1,7 @@
 /**
  * The examples of openapi.json (issue 13): one request and one response per operation, recorded here from real
  * calls in one workspace, in an order that makes each meaningful, and committed as docs/openapi-examples.json
- * (which bin/openapi-document.ts puts into the document). Values the server makes up (ids, tokens, page tokens,
+ * (which openapi/document.ts puts into the document). Values the server makes up (ids, tokens, page tokens,
  * timestamps) are replaced by fixed placeholders of the same type, so a run records the same file every time.
  *
  * The test fails when the recorded examples differ from the committed file; `UPDATE_OPENAPI_EXAMPLES=1` rewrites
@@ -9,7 +9,7 @@
  */
 import { RSA_2048_PUBLIC_KEY } from '../support/rsa-keys';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { EXAMPLES_FILE, type OperationExample } from '../../bin/openapi-document';
+import { EXAMPLES_FILE, type OperationExample } from '../../openapi/document';
 import { routes } from '../../shared/routes';
 import { invokeRoute } from '../support/invoke';
 import { TIME_ORDERED_ID_BODY, timeOrderedId } from '../../shared/core/ids';

@@ -192,6 +192,8 @@ export interface paths {
         /**
          * Add users to an organization, a folder or a document.
          * @description add users at organization, folder or document level (≤ 100; creates a missing organization; `createDocument` / `createFolder`)
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same userId.
          */
         post: operations["addUsers"];
         delete?: never;
@@ -212,6 +214,8 @@ export interface paths {
         /**
          * Update the profile fields and the role of users at one level.
          * @description update profile fields and role of users at one level; non-members `success:false`
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same userId.
          */
         post: operations["updateUsers"];
         delete?: never;
@@ -293,6 +297,8 @@ export interface paths {
         /**
          * Grant a user roles on resources, optionally expiring.
          * @description grant roles on resources, optionally expiring (`expiresAt`, seconds)
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`, `x-serverRules`): No two items name the same resource (type, organizationId and id). expiresAt must lie in the future.
          */
         post: operations["addAuthPermissions"];
         delete?: never;
@@ -333,6 +339,8 @@ export interface paths {
         /**
          * Remove grants of a user on resources.
          * @description remove grants
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same id.
          */
         post: operations["removeAuthPermissions"];
         delete?: never;
@@ -353,6 +361,8 @@ export interface paths {
         /**
          * Create or rename user groups of an organization.
          * @description create or rename user groups
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same groupId.
          */
         post: operations["addUsergroups"];
         delete?: never;
@@ -413,6 +423,8 @@ export interface paths {
         /**
          * Add documents to an organization.
          * @description add documents (name, folder, access type)
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same documentId.
          */
         post: operations["addDocuments"];
         delete?: never;
@@ -453,6 +465,8 @@ export interface paths {
         /**
          * Update document name, folder, access type and metadata.
          * @description update name, folder, access type, metadata; unknown `success:false`
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same documentId.
          */
         post: operations["updateDocuments"];
         delete?: never;
@@ -514,6 +528,8 @@ export interface paths {
         /**
          * Start moving a document and all its data to a new document id.
          * @description move a document and everything of it to a new id (`result.data.migrationId`); the stream worker does the move
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-serverRules`): newDocumentId must differ from documentId.
          */
         post: operations["migrateDocuments"];
         delete?: never;
@@ -554,6 +570,8 @@ export interface paths {
         /**
          * Add (or update) a notification and deliver it to its recipients' feeds.
          * @description add or update a notification; deliver to `notifyUsers` and, with `notifyAll`, the organization's members; (ext) `eventType` (`<group>.<action>`): its email trigger decides whether the notification is emailed
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same userId.
          */
         post: operations["addNotifications"];
         delete?: never;
@@ -594,6 +612,8 @@ export interface paths {
         /**
          * Update notifications and mark them read for users.
          * @description update content, mark read (`readByUserIds`, `persistReadForUsers`); unknown `success:false`
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same id.
          */
         post: operations["updateNotifications"];
         delete?: never;
@@ -695,6 +715,8 @@ export interface paths {
         /**
          * Add activity log records (all or nothing).
          * @description add activity records (≤ 100, all or nothing; needs the activity config enabled)
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same id (items without one are not compared).
          */
         post: operations["addActivities"];
         delete?: never;
@@ -775,6 +797,8 @@ export interface paths {
         /**
          * Set or remove the AI provider API keys used by Ask AI (stored encrypted, returned masked).
          * @description set or remove AI provider keys (`openai`, `anthropic`, `gemini`), merged per provider; encrypted, returned masked
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same provider.
          */
         post: operations["updateWorkspaceApikeyconfig"];
         delete?: never;
@@ -935,6 +959,8 @@ export interface paths {
         /**
          * Attempt again every message that failed for an endpoint since a time (at most 14 days back).
          * @description `{endpointId, since, until?}` (ms, at most 14 days back) → `{endpointId, recovered}`: every message that failed for the endpoint in the window is attempted again, in a new round of the schedule
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-serverRules`): since must be at most 14 days ago. until (now when absent) must not be before since.
          */
         post: operations["workspaceAdvancedwebhookEndpointsRecover"];
         delete?: never;
@@ -1115,6 +1141,8 @@ export interface paths {
         /**
          * Store recording annotations of a document.
          * @description store recording annotations
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same annotationId (items without one are not compared). No two items share the same attachmentId (items without one are not compared).
          */
         post: operations["addRecordings"];
         delete?: never;
@@ -1196,6 +1224,43 @@ export interface components {
                 details?: unknown;
             };
         };
+        /** @description JSON whose objects and arrays nest more than 32 levels (the server refuses it). */
+        NestedTooDeep: {
+            $defs: {
+                over0: Record<string, never> | unknown[];
+                over1: unknown[] | Record<string, never>;
+                over2: unknown[] | Record<string, never>;
+                over3: unknown[] | Record<string, never>;
+                over4: unknown[] | Record<string, never>;
+                over5: unknown[] | Record<string, never>;
+                over6: unknown[] | Record<string, never>;
+                over7: unknown[] | Record<string, never>;
+                over8: unknown[] | Record<string, never>;
+                over9: unknown[] | Record<string, never>;
+                over10: unknown[] | Record<string, never>;
+                over11: unknown[] | Record<string, never>;
+                over12: unknown[] | Record<string, never>;
+                over13: unknown[] | Record<string, never>;
+                over14: unknown[] | Record<string, never>;
+                over15: unknown[] | Record<string, never>;
+                over16: unknown[] | Record<string, never>;
+                over17: unknown[] | Record<string, never>;
+                over18: unknown[] | Record<string, never>;
+                over19: unknown[] | Record<string, never>;
+                over20: unknown[] | Record<string, never>;
+                over21: unknown[] | Record<string, never>;
+                over22: unknown[] | Record<string, never>;
+                over23: unknown[] | Record<string, never>;
+                over24: unknown[] | Record<string, never>;
+                over25: unknown[] | Record<string, never>;
+                over26: unknown[] | Record<string, never>;
+                over27: unknown[] | Record<string, never>;
+                over28: unknown[] | Record<string, never>;
+                over29: unknown[] | Record<string, never>;
+                over30: unknown[] | Record<string, never>;
+                over31: unknown[] | Record<string, never>;
+            };
+        } | unknown[] | Record<string, never>;
     };
     responses: {
         /** @description INVALID_ARGUMENT (with `details.issues`), FAILED_PRECONDITION or OUT_OF_RANGE. */
@@ -1834,7 +1899,7 @@ export interface operations {
                         createOrganization?: boolean;
                         createDocument?: boolean;
                         createFolder?: boolean;
-                        /** @description No two items share a userId. */
+                        /** @description No two items share the same userId. */
                         users: {
                             userId: string;
                             name?: string;
@@ -1896,7 +1961,7 @@ export interface operations {
                         organizationId: string;
                         documentId?: string;
                         folderId?: string;
-                        /** @description No two items share a userId. */
+                        /** @description No two items share the same userId. */
                         users: {
                             userId: string;
                             name?: string;
@@ -2138,6 +2203,7 @@ export interface operations {
                             userId: string;
                         };
                         permissions: {
+                            /** @description No two items name the same resource (type, organizationId and id). */
                             resources: {
                                 /** @enum {string} */
                                 type: "organization" | "document" | "folder";
@@ -2247,7 +2313,7 @@ export interface operations {
                     data: {
                         userId: string;
                         permissions: {
-                            /** @description No two items share a id. */
+                            /** @description No two items share the same id. */
                             resources: {
                                 /** @enum {string} */
                                 type: "organization" | "document" | "folder";
@@ -2306,7 +2372,7 @@ export interface operations {
                     data: {
                         organizationId: string;
                         createOrganization?: boolean;
-                        /** @description No two items share a groupId. */
+                        /** @description No two items share the same groupId. */
                         organizationUserGroups: {
                             groupId: string;
                             groupName: string;
@@ -2476,7 +2542,7 @@ export interface operations {
                     data: {
                         organizationId: string;
                         createOrganization?: boolean;
-                        /** @description No two items share a documentId. */
+                        /** @description No two items share the same documentId. */
                         documents: {
                             documentId: string;
                             documentName?: string;
@@ -2596,7 +2662,7 @@ export interface operations {
                 "application/json": {
                     data: {
                         organizationId: string;
-                        /** @description No two items share a documentId. */
+                        /** @description No two items share the same documentId. */
                         documents: {
                             documentId: string;
                             documentName?: string;
@@ -2762,6 +2828,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description newDocumentId must differ from documentId. */
                     data: {
                         organizationId: string;
                         documentId: string;
@@ -2881,7 +2948,7 @@ export interface operations {
                         locationId?: string;
                         notificationId?: string;
                         notificationSource?: string;
-                        /** @description No two items share a userId. */
+                        /** @description No two items share the same userId. */
                         notifyUsers?: {
                             userId: string;
                             name?: string;
@@ -3360,7 +3427,7 @@ export interface operations {
                     data: {
                         organizationId: string;
                         documentId?: string;
-                        /** @description No two items share a id. */
+                        /** @description No two items share the same id (items without one are not compared). */
                         activities: {
                             id?: string;
                             /** @enum {string} */
@@ -3653,7 +3720,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data: {
-                        /** @description No two items share a provider. */
+                        /** @description No two items share the same provider. */
                         aiModelApiKey: {
                             /** @enum {string} */
                             provider: "openai" | "anthropic" | "gemini";
@@ -4124,6 +4191,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description since must be at most 14 days ago. until (now when absent) must not be before since. */
                     data: {
                         endpointId: string;
                         since: number;
@@ -4718,7 +4786,7 @@ export interface operations {
                     data: {
                         organizationId: string;
                         documentId: string;
-                        /** @description No two items share a annotationId. */
+                        /** @description No two items share the same annotationId (items without one are not compared). */
                         recordings: {
                             annotationId?: string;
                             type?: string;
@@ -4730,7 +4798,7 @@ export interface operations {
                                 display?: string;
                             };
                             displayName?: string;
-                            /** @description No two items share a attachmentId. */
+                            /** @description No two items share the same attachmentId (items without one are not compared). */
                             attachments?: {
                                 /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                                 attachmentId?: number;

@@ -5,6 +5,7 @@
  * prototype key names.
  */
 import fc from 'fast-check';
+import type { ServerRule } from '../../shared/http/schemas';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -16,8 +17,14 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
-  /** (extension) No two items share the value of this property (items without it are not compared). */
-  'x-uniqueItemsBy'?: string;
+  /**
+   * (extension) No two items share the value of this property, or of all these properties (an item missing them all
+   * is not compared; a missing one equals only a missing one).
+   */
+  'x-uniqueItemsBy'?: string | string[];
+  /** (extension) Rules between properties of the object, or with the clock (shared/http/schemas.ts ServerRule). */
+  'x-serverRules'?: ServerRule[];
+  description?: string;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -217,20 +224,84 @@ function arrayArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unkn
   if (maxLength === 0) return fc.constant([]);
   const item = generate(schema.items, context);
   const by = schema['x-uniqueItemsBy'];
-  if (by !== undefined) {
-    // Items without the property are never equal to another (a new object each time).
-    return fc.uniqueArray(item, {
-      minLength,
-      maxLength,
-      selector: (value) => (value as Record<string, unknown>)?.[by] ?? {},
-    });
-  }
+  if (by !== undefined) return fc.uniqueArray(item, { minLength, maxLength, selector: uniqueItemsKey(by) });
   if (schema.uniqueItems)
     return fc.uniqueArray(item, { minLength, maxLength, selector: (value) => JSON.stringify(value) });
   return fc.array(item, { minLength, maxLength });
 }
 
+/**
+ * What `x-uniqueItemsBy` compares items by: the JSON of the named properties' values (a missing one as null), or a
+ * new object, never equal to another, for an item that has none of them.
+ */
+export function uniqueItemsKey(by: string | string[]): (item: unknown) => unknown {
+  const names = typeof by === 'string' ? [by] : by;
+  return (item) => {
+    const record = (item ?? {}) as Record<string, unknown>;
+    if (names.every((name) => record[name] === undefined)) return {};
+    return JSON.stringify(names.map((name) => record[name] ?? null));
+  };
+}
+
+/** A margin for the clock rules: long enough for a test's requests to reach the server, short against the rules. */
+const CLOCK_MARGIN_SECONDS = 3600;
+
+/**
+ * `value` changed as little as needed to keep `rules` (shared/http/schemas.ts ServerRule), at `now` (ms): a time
+ * moved into its window, a later time moved after the earlier one; `differs` is kept by filtering (serverRulesHold).
+ */
+export function keepingServerRules(value: unknown, rules: ServerRule[], now = Date.now()): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const record = { ...(value as Record<string, unknown>) };
+  const perSecond = (unit: 'seconds' | 'milliseconds') => (unit === 'seconds' ? 1 : 1000);
+  for (const rule of rules) {
+    const current = record[rule.property];
+    if (rule.rule === 'future' && typeof current === 'number') {
+      const earliest = Math.floor(now / 1000 + CLOCK_MARGIN_SECONDS) * perSecond(rule.unit);
+      if (current < earliest) record[rule.property] = earliest + (Math.abs(current) % 1_000_000);
+    } else if (rule.rule === 'withinPast' && typeof current === 'number') {
+      const window = (rule.seconds - 2 * CLOCK_MARGIN_SECONDS) * perSecond(rule.unit);
+      const latest = Math.floor(now / 1000 - CLOCK_MARGIN_SECONDS) * perSecond(rule.unit);
+      record[rule.property] = latest - (Math.abs(current) % window);
+    } else if (rule.rule === 'notBefore' && typeof current === 'number') {
+      const other = record[rule.other];
+      if (typeof other === 'number' && current < other) record[rule.property] = other + (other - current);
+    }
+  }
+  return record;
+}
+
+/** Whether `value` keeps `rules` at `now` (ms), as the server checks them. */
+export function serverRulesHold(value: unknown, rules: ServerRule[], now = Date.now()): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
+  const record = value as Record<string, unknown>;
+  const number = (name: string) => (typeof record[name] === 'number' ? (record[name] as number) : undefined);
+  return rules.every((rule) => {
+    const perSecond = rule.rule === 'future' || rule.rule === 'withinPast' ? (rule.unit === 'seconds' ? 1 : 1000) : 1;
+    const current = number(rule.property);
+    switch (rule.rule) {
+      case 'differs':
+        return record[rule.property] === undefined || record[rule.property] !== record[rule.other];
+      case 'future':
+        return current === undefined || current * (1000 / perSecond) > now;
+      case 'withinPast':
+        return current === undefined || current * (1000 / perSecond) >= now - rule.seconds * 1000;
+      case 'notBefore': {
+        const other = number(rule.other);
+        return other === undefined || (current ?? now) >= other;
+      }
+    }
+  });
+}
+
 function objectArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unknown> {
+  const rules = schema['x-serverRules'];
+  const plain = plainObjectArbitrary(schema, context);
+  if (rules === undefined) return plain;
+  return plain.map((value) => keepingServerRules(value, rules)).filter((value) => serverRulesHold(value, rules));
+}
+
+function plainObjectArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unknown> {
   const properties = schema.properties ?? {};
   if (Object.keys(properties).length === 0 && schema.additionalProperties !== undefined) {
     const maxKeys = context.depth > MAX_GENERATED_DEPTH ? 0 : Math.min(schema.maxProperties ?? 4, 4);
@@ -247,9 +318,25 @@ function objectArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unk
   if (!context.extraKeys || schema.additionalProperties === false) return declared;
   // Keys the schema does not name, with any JSON: the document allows them and the server drops them.
   const extraKey = fc.string({ minLength: 1, maxLength: 8 }).filter((name) => !(name in properties));
-  const extra = fc.dictionary(extraKey, anyJson, { maxKeys: 2, noNullPrototype: true });
+  const extra = fc.dictionary(
+    extraKey,
+    fc.oneof({ arbitrary: anyJson, weight: 4 }, { arbitrary: deepJson, weight: 1 }),
+    { maxKeys: 2, noNullPrototype: true },
+  );
   return fc.tuple(declared, extra).map(([known, unknown]) => ({ ...unknown, ...known }));
 }
+
+/**
+ * Objects and arrays nested 1 to 40 levels, for the keys a request does not name: the server refuses a body nested
+ * over 32 levels (its wrapper included), so the document must say so and a generated body near the limit must pass.
+ */
+const deepJson: fc.Arbitrary<unknown> = fc
+  .tuple(fc.integer({ min: 1, max: 40 }), fc.boolean())
+  .map(([levels, arrayFirst]) => {
+    let value: unknown = 1;
+    for (let i = 0; i < levels; i += 1) value = (i % 2 === 0) === arrayFirst ? [value] : { a: value };
+    return value;
+  });
 
 /** Every path (list of keys) to a value inside `value`, the root included. */
 function pathsOf(value: unknown, prefix: string[] = []): string[][] {

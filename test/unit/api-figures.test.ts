@@ -7,7 +7,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { TYPES_FILE } from '../../bin/openapi-types';
+import { TYPES_FILE } from '../../openapi/client-types';
 
 const ROOT = join(__dirname, '..', '..');
 const SIZE_TOLERANCE = 0.05;

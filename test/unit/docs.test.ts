@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { endpointTable, ENDPOINTS_FILE } from '../../bin/openapi-document';
+import { endpointTable, ENDPOINTS_FILE } from '../../openapi/document';
 import { routeDocs } from '../../shared/route-docs';
 import { routes } from '../../shared/routes';
 

@@ -4,10 +4,12 @@
  * whole rule: every string it matches is accepted by the checks the server runs after it.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020';
 import fc from 'fast-check';
-import { buildOpenApiDocument } from '../../bin/openapi-document';
+import { buildOpenApiDocument } from '../../openapi/document';
 import { MODEL_PATTERN, routeModel } from '../../shared/domain/ai-models';
 import { RSA_PUBLIC_KEY_PATTERN, UNUSABLE_KEY_MESSAGE, publicKeyProblem } from '../../shared/domain/webhook-config';
+import { MAX_JSON_DEPTH } from '../../shared/http/middleware';
 import { clientId, httpUrl } from '../../shared/http/schemas';
 
 type Schema = Record<string, any>;
@@ -38,6 +40,17 @@ describe('the document states that ids must not repeat', () => {
     ['/v2/notifications/add', 'notifyUsers', 'userId'],
   ])('%s: %s has uniqueItems and x-uniqueItemsBy %s', (path, field, key) => {
     expect(request(path).properties[field]).toMatchObject({ uniqueItems: true, 'x-uniqueItemsBy': key });
+  });
+
+  it('permissions/add: resources are unique by type, organizationId and id together, identical ones included', () => {
+    expect(request('/v2/auth/permissions/add').properties.permissions.properties.resources).toMatchObject({
+      uniqueItems: true,
+      'x-uniqueItemsBy': ['type', 'organizationId', 'id'],
+    });
+  });
+
+  it('says so in the operation description, which a reader of the operation alone sees', () => {
+    expect(document.paths['/v2/users/add'].post.description).toContain('No two items share the same userId.');
   });
 
   it('names only the id for lists whose items may leave it out (equal items without an id are allowed)', () => {
@@ -151,6 +164,47 @@ describe('the document states the cross-field rules', () => {
   it('users/add, update and delete: documentId or folderId, not both', () => {
     for (const path of ['/v2/users/add', '/v2/users/update', '/v2/users/delete'])
       expect(request(path).not).toMatchObject({ required: ['documentId', 'folderId'] });
+  });
+});
+
+describe('the document states the rules JSON Schema cannot express as x-serverRules, and in the description', () => {
+  it.each([
+    ['/v2/organizations/documents/migrate', (data: Schema) => data, ['differs']],
+    ['/v2/workspace/advancedwebhook/endpoints/recover', (data: Schema) => data, ['withinPast', 'notBefore']],
+    ['/v2/auth/permissions/add', (data: Schema) => data.properties.permissions.properties.resources.items, ['future']],
+  ])('%s', (path, pick, rules) => {
+    const stated = pick(request(path))['x-serverRules'] as Array<{ rule: string; description: string }>;
+
+    expect(stated.map((rule) => rule.rule)).toEqual(rules);
+    for (const rule of stated) expect(document.paths[path].post.description).toContain(rule.description);
+  });
+});
+
+describe('the document states the nesting limit', () => {
+  const ajv = new Ajv2020({ strict: false });
+  ajv.addSchema(document as object, 'openapi.json');
+  const validate = ajv.getSchema(
+    'openapi.json#/paths/~1v2~1users~1get/post/requestBody/content/application~1json/schema',
+  );
+  /** A body `{data}` whose objects and arrays nest `levels` deep in all (the body itself is one). */
+  const bodyNested = (levels: number, arrayFirst: boolean) => {
+    let value: unknown = 'x';
+    for (let i = 0; i < levels - 2; i += 1) value = (i % 2 === 0) === arrayFirst ? [value] : { a: value };
+    return { data: { organizationId: 'org-1', extra: [1, { b: 2 }], deep: value } };
+  };
+
+  it('takes a body nested exactly MAX_JSON_DEPTH levels and refuses one level more, in arrays and objects', () => {
+    for (const arrayFirst of [true, false]) {
+      expect(validate?.(bodyNested(MAX_JSON_DEPTH, arrayFirst))).toBe(true);
+      expect(validate?.(bodyNested(MAX_JSON_DEPTH + 1, arrayFirst))).toBe(false);
+    }
+  });
+
+  it('is stated on every request body', () => {
+    for (const path of Object.keys(document.paths))
+      expect(document.paths[path].post.requestBody.content['application/json'].schema.not).toEqual({
+        $ref: '#/components/schemas/NestedTooDeep',
+      });
   });
 });
 

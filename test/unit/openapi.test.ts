@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildOpenApiDocument, operationIdOf } from '../../bin/openapi-document';
+import { buildOpenApiDocument, operationIdOf } from '../../openapi/document';
 import { checkResponse } from '../support/contract';
 import { handler as notRouted } from '../../functions/gateway/not-routed';
 import { routes } from '../../shared/routes';

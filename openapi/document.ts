@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { routeDocs } from '../shared/route-docs';
 import { routes, type AuthLevel, type Route, type RoutePath } from '../shared/routes';
 import { STATUS_BY_CODE } from '../shared/core/errors';
+import { MAX_JSON_DEPTH } from '../shared/http/middleware';
+import type { ServerRule } from '../shared/http/schemas';
 import * as z from 'zod/mini';
 
 const PROJECT_ROOT = join(__dirname, '..');
@@ -52,6 +54,62 @@ const errorEnvelope = {
     },
   },
 };
+
+/**
+ * The nesting limit (docs/decisions.md §1) as JSON Schema, which has no depth keyword: `over<k>` is a value whose
+ * objects and arrays nest more than k levels (an array containing, or an object with a property holding, an
+ * `over<k-1>`), and a request body is `not` one over MAX_JSON_DEPTH. openapi-typescript ignores `not`, so the client
+ * types stay as they were.
+ */
+const NESTING = 'NestedTooDeep';
+const over = (levels: number) => `#/components/schemas/${NESTING}/$defs/over${levels}`;
+function nestingSchema(): Record<string, unknown> {
+  const defs: Record<string, unknown> = { over0: { type: ['object', 'array'] } };
+  for (let levels = 1; levels < MAX_JSON_DEPTH; levels += 1) defs[`over${levels}`] = nestedOver(levels);
+  return {
+    description: `JSON whose objects and arrays nest more than ${MAX_JSON_DEPTH} levels (the server refuses it).`,
+    ...nestedOver(MAX_JSON_DEPTH),
+    $defs: defs,
+  };
+}
+const nestedOver = (levels: number) => ({
+  anyOf: [
+    { type: 'array', contains: { $ref: over(levels - 1) } },
+    // Some property holds one: not every property fails to.
+    { type: 'object', not: { additionalProperties: { not: { $ref: over(levels - 1) } } } },
+  ],
+});
+
+/** The extensions a JSON Schema validator does not read, each with the words of the rule it states. */
+const RULE_EXTENSIONS = {
+  'x-uniqueItemsBy': (node: Record<string, unknown>) => [String(node.description)],
+  'x-serverRules': (node: Record<string, unknown>) =>
+    (node['x-serverRules'] as ServerRule[]).map((rule) => rule.description),
+} as const;
+type RuleExtension = keyof typeof RULE_EXTENSIONS;
+
+/** Every rule of a request schema stated by an extension, with the extension's name. */
+function rulesOf(schema: unknown): Array<{ extension: RuleExtension; words: string }> {
+  if (Array.isArray(schema)) return schema.flatMap(rulesOf);
+  if (schema === null || typeof schema !== 'object') return [];
+  const node = schema as Record<string, unknown>;
+  const own = (Object.keys(RULE_EXTENSIONS) as RuleExtension[])
+    .filter((extension) => node[extension] !== undefined)
+    .flatMap((extension) => RULE_EXTENSIONS[extension](node).map((words) => ({ extension, words })));
+  return [...own, ...Object.entries(node).flatMap(([key, value]) => (key.startsWith('x-') ? [] : rulesOf(value)))];
+}
+
+/**
+ * The description of an operation: its route's, then the rules of its request that a JSON Schema validator does
+ * not check (the extensions name them for tools), so a reader of the operation alone sees them.
+ */
+function operationDescription(route: Route, request: unknown): string {
+  const rules = rulesOf(request);
+  if (rules.length === 0) return descriptionOf(route);
+  const extensions = [...new Set(rules.map((rule) => `\`${rule.extension}\``))].join(', ');
+  const words = [...new Set(rules.map((rule) => rule.words))].join(' ');
+  return `${descriptionOf(route)}\n\nRules a JSON Schema validator does not check (stated as ${extensions}): ${words}`;
+}
 
 function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
@@ -261,14 +319,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         operationId: operationIdOf(route.path),
         tags: [route.entry.split('/')[1]],
         summary: routeDocs[route.path].summary,
-        description: descriptionOf(route),
+        description: operationDescription(route, schemas.request),
         ...(route.path.startsWith('/v1/') ? { deprecated: true } : {}),
         security: SECURITY[route.auth],
         requestBody: {
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['data'], properties: { data: schemas.request } },
+              schema: {
+                type: 'object',
+                required: ['data'],
+                properties: { data: schemas.request },
+                not: { $ref: `#/components/schemas/${NESTING}` },
+              },
               ...recordedExample({ data: example.request }),
             },
           },
@@ -312,7 +375,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       return { name, description };
     }),
     components: {
-      schemas: { ErrorEnvelope: errorEnvelope },
+      schemas: { ErrorEnvelope: errorEnvelope, [NESTING]: nestingSchema() },
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map(([name, response]) => [
           name,
