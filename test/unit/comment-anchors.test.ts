@@ -1,4 +1,5 @@
 import '../support/one-yjs';
+import fc from 'fast-check';
 import { initProseMirrorDoc, absolutePositionToRelativePosition } from 'y-prosemirror';
 import * as Y from 'yjs';
 import { ServiceError } from '../../shared/core/errors';
@@ -141,6 +142,159 @@ describe('the plain text anchors index', () => {
   it('of a text editor is its Y.Text', () => {
     const state = buildState('text', KEY, 'plain notes');
     expect(anchorText(TEXT, state)).toBe('plain notes');
+  });
+});
+
+/**
+ * A node of a generated document. Leaves' texts are one character here: an anchor covers a leaf whole (a range
+ * beginning or ending inside a mention's label takes the mention), which the examples above show.
+ */
+type Shape =
+  { name: string; attrs?: Record<string, string>; children: readonly Shape[] } | { text: string; bold?: boolean };
+
+const words = fc.constantFrom('alpha', 'beta ', ' gamma', 'δέλτα', '😀 emoji', 'x', ' ');
+const textShape = fc.record({ text: words, bold: fc.boolean() });
+const inlineShape: fc.Arbitrary<Shape> = fc.oneof(
+  { weight: 4, arbitrary: textShape },
+  { weight: 1, arbitrary: fc.constant({ name: 'hardBreak', children: [] }) },
+  { weight: 1, arbitrary: fc.constant({ name: 'mention', attrs: { id: 'u1', label: '@' }, children: [] }) },
+);
+const textblock = fc
+  .tuple(fc.constantFrom('paragraph', 'heading', 'codeBlock'), fc.array(inlineShape, { maxLength: 4 }))
+  .map(([name, children]): Shape => ({ name, children }));
+const { block } = fc.letrec<{ block: Shape }>((tie) => ({
+  block: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    { weight: 5, arbitrary: textblock },
+    { weight: 1, arbitrary: fc.constant({ name: 'horizontalRule', children: [] }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('', '#')
+        .map((alt): Shape => ({ name: 'image', attrs: { src: 'x.png', alt }, children: [] })),
+    },
+    { weight: 1, arbitrary: fc.constant({ name: 'widget', attrs: { label: '%' }, children: [] }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom('blockquote', 'callout'), fc.array(tie('block'), { minLength: 1, maxLength: 3 }))
+        .map(([name, children]): Shape => ({ name, children })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.tuple(textblock, fc.array(tie('block'), { maxLength: 2 })), { minLength: 1, maxLength: 3 })
+        .map((items): Shape => ({
+          name: 'bulletList',
+          children: items.map(([first, rest]) => ({ name: 'listItem', children: [first, ...rest] })),
+        })),
+    },
+  ),
+}));
+
+/** The Yjs state of an xml editor holding `blocks` (adjacent text shapes share one Y.XmlText, as y-prosemirror has it). */
+function stateOf(blocks: Shape[]): Uint8Array {
+  const doc = new Y.Doc();
+  const toY = (children: readonly Shape[]): Array<Y.XmlElement | Y.XmlText> => {
+    const out: Array<Y.XmlElement | Y.XmlText> = [];
+    let text: Y.XmlText | undefined;
+    let delta: Array<{ insert: string; attributes?: object }> = [];
+    const flush = () => {
+      if (text !== undefined) text.applyDelta(delta);
+      text = undefined;
+      delta = [];
+    };
+    for (const child of children) {
+      if ('text' in child) {
+        if (text === undefined) out.push((text = new Y.XmlText()));
+        delta.push(child.bold ? { insert: child.text, attributes: { bold: {} } } : { insert: child.text });
+      } else {
+        flush();
+        const element = new Y.XmlElement(child.name);
+        for (const [key, value] of Object.entries(child.attrs ?? {})) element.setAttribute(key, value);
+        element.insert(0, toY(child.children));
+        out.push(element);
+      }
+    }
+    flush();
+    return out;
+  };
+  doc.getXmlFragment(KEY).insert(0, toY(blocks));
+  return Y.encodeStateAsUpdate(doc);
+}
+
+/** Deletes, in a client's copy, `count` characters at `at` of the text at `which` (modulo), or the block at `which`. */
+const editsOf = fc.array(fc.tuple(fc.boolean(), fc.nat(), fc.nat(10), fc.nat(3)), { maxLength: 3 });
+function applyEdits(state: Uint8Array, edits: Array<[boolean, number, number, number]>): Uint8Array {
+  return edited(state, (doc) => {
+    for (const [deleteBlock, which, at, count] of edits) {
+      const fragment = doc.getXmlFragment(KEY);
+      if (deleteBlock && fragment.length > 1) fragment.delete(which % fragment.length, 1);
+      const all = texts(doc).filter((text) => text.length > 0);
+      if (!deleteBlock && all.length > 0) {
+        const text = all[which % all.length];
+        const start = Math.min(at, text.length - 1);
+        text.delete(start, Math.min(count + 1, text.length - start));
+      }
+    }
+  });
+}
+
+/** The §15 text format, or undefined where that format cannot render the document. */
+function rendered(state: Uint8Array): string | undefined {
+  try {
+    return renderXml(state, KEY, 'text') as string;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('positions in generated documents', () => {
+  it('index the text format exactly, before and after edits', () => {
+    fc.assert(
+      fc.property(fc.array(block, { minLength: 1, maxLength: 5 }), editsOf, (blocks, edits) => {
+        for (const state of [stateOf(blocks), applyEdits(stateOf(blocks), edits)]) {
+          const expected = rendered(state);
+          if (expected !== undefined) expect(anchorText(XML, state)).toBe(expected);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('made from any index and length keep every character of the range but the blank lines at its edges', () => {
+    fc.assert(
+      fc.property(
+        fc.array(block, { minLength: 1, maxLength: 5 }),
+        fc.nat(),
+        fc.nat(),
+        editsOf,
+        (blocks, a, b, edits) => {
+          const state = stateOf(blocks);
+          const text = anchorText(XML, state);
+          const index = a % (text.length + 1);
+          const length = b % (text.length - index + 1);
+          const anchor = prepareAnchor(XML, state, { editorId: 'body', index, length });
+          const [resolved] = resolveAnchors(XML, state, [anchor]);
+          expect(resolved.orphaned).toBe(false);
+          const range = text.slice(index, index + length);
+          // A range of blank lines only (or none) is a point at the next character, or after the last one.
+          if (/[^\n]/.test(range)) {
+            expect(resolved.start).toBeGreaterThanOrEqual(index);
+            expect(resolved.end).toBeLessThanOrEqual(index + length);
+          }
+          expect(resolved.quotedText.replace(/\n/g, '')).toBe(range.replace(/\n/g, ''));
+          expect(anchor.length).toBe(resolved.end! - resolved.start!);
+          // After edits it still resolves to the text between its offsets, or is orphaned: when it covered text, or
+          // when a block it was in was deleted (its items collected).
+          const later = applyEdits(state, edits);
+          const [after] = resolveAnchors(XML, later, [anchor]);
+          if (after.orphaned) expect(anchor.length > 0 || edits.some(([deleteBlock]) => deleteBlock)).toBe(true);
+          else expect(after.quotedText).toBe(anchorText(XML, later).slice(after.start, after.end));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 
