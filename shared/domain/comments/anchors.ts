@@ -18,8 +18,11 @@
  * - When an edge's character was deleted, `from` moves forward to the next character still there and `to` back to
  *   the end of the last one before it, so an anchor never starts or ends with the blank line between blocks.
  * - Orphaned: an anchor made over at least one character now covers none (every anchored character deleted), or an
- *   edge no longer resolves (its block was deleted and Yjs collected its items, or the position names items the
- *   state does not hold). An orphaned anchor has no `start`/`end`; its `quotedText` is the text it quoted when made.
+ *   edge no longer resolves at all (the position names items the state does not hold). An orphaned anchor has no
+ *   `start`/`end`; its `quotedText` is the text it quoted when made.
+ * - A deleted block's items are collected by Yjs, so an edge inside it no longer resolves; the block's own item
+ *   stays in its parent's list. A stored xml anchor keeps the blocks around each edge (StoredAnchor.fromBlocks), and
+ *   an edge whose item is gone falls back to the innermost of them still there: the anchor shrinks.
  * - Writing an anchor checks it against the current state: a position that does not decode, or that names items
  *   this editor's content does not hold (another document's, or not yet synced), is INVALID_ARGUMENT naming the
  *   field; index and length beyond the text are OUT_OF_RANGE. Reading never fails on an anchor: it orphans it.
@@ -50,6 +53,13 @@ export interface StoredAnchor {
   length: number;
   /** The text covered when made (at most MAX_QUOTE_CHARS, then `…`): what an orphaned thread was about. */
   quotedText: string;
+  /**
+   * xml editors: the blocks around each edge when made (positions before each, innermost first; absent at the top
+   * level). When a block is deleted Yjs collects the items inside it, so an edge in it no longer resolves; the block
+   * itself stays in its parent's list, so the edge falls back to where the innermost block still there is.
+   */
+  fromBlocks?: string[];
+  toBlocks?: string[];
 }
 
 /** An anchor as reads answer it (decisions §16). */
@@ -544,6 +554,20 @@ function positionsAt(textWalk: TextWalk, contentKey: string, index: number, leng
   return { from: point, to: point };
 }
 
+/** Most blocks kept around an edge: the innermost ones, and the outermost (a child of the root is never collected). */
+const MAX_BLOCKS = 8;
+
+/** The blocks around the point `value` names (see StoredAnchor.fromBlocks), or undefined at the top level. */
+function blocksAround(doc: Y.Doc, root: AnyType, contentKey: string, value: string): string[] | undefined {
+  const point = pointOf(doc, root, contentKey, decodePosition(value)!)!;
+  const blocks: string[] = [];
+  let type = point.kind === 'item' ? (point.item.parent as AnyType) : point.type;
+  for (; type !== root && type._item !== null; type = type._item.parent as AnyType)
+    blocks.push(encode(itemPosition(type._item, 0, 0)));
+  if (blocks.length > MAX_BLOCKS) blocks.splice(MAX_BLOCKS - 1, blocks.length - MAX_BLOCKS);
+  return blocks.length > 0 ? blocks : undefined;
+}
+
 /** The errors writing an anchor can give (both name the field). */
 export type AnchorError = InvalidAnchorError | AnchorOutOfRangeError;
 
@@ -613,7 +637,14 @@ export function prepareAnchors(
     if (end < start && /[^\n]/.test(text.slice(end, start)))
       return new InvalidAnchorError('to', 'anchor.to must not be before anchor.from.');
     const length = Math.max(0, end - start);
-    return { ...draft, length, quotedText: quote(text.slice(start, start + length)) };
+    const made: StoredAnchor = { ...draft, length, quotedText: quote(text.slice(start, start + length)) };
+    if (editor.type === 'xml') {
+      const fromBlocks = blocksAround(doc, root, editor.contentKey, draft.from);
+      const toBlocks = blocksAround(doc, root, editor.contentKey, draft.to);
+      if (fromBlocks !== undefined) made.fromBlocks = fromBlocks;
+      if (toBlocks !== undefined) made.toBlocks = toBlocks;
+    }
+    return made;
   });
 }
 
@@ -631,8 +662,11 @@ export function prepareAnchor(editor: AnchorEditor, source: Y.Doc | Uint8Array, 
 function locate(doc: Y.Doc, root: AnyType, contentKey: string, anchors: readonly StoredAnchor[]) {
   const probes = anchors.map((anchor) =>
     (['from', 'to'] as const).map((side) => {
-      const position = decodePosition(anchor[side]);
-      const point = position === undefined ? undefined : pointOf(doc, root, contentKey, position);
+      const point = [anchor[side], ...(anchor[`${side}Blocks`] ?? [])].reduce<Point | undefined>((found, value) => {
+        if (found !== undefined) return found;
+        const position = decodePosition(value);
+        return position === undefined ? undefined : pointOf(doc, root, contentKey, position);
+      }, undefined);
       return point === undefined ? undefined : ({ point, side } satisfies Probe as Probe);
     }),
   );
