@@ -585,6 +585,27 @@ describe('anchors in an xml editor', () => {
   });
 });
 
+describe('anchors in a text editor', () => {
+  it('made by a client with Y.createRelativePositionFromTypeIndex resolve, and follow its edits', () => {
+    const state = buildState('text', KEY, 'Intro line. The quick brown fox jumps.');
+    const doc = clientDoc(state);
+    const text = doc.getText(KEY);
+    const at = text.toString().indexOf('quick');
+    const from = b64(Y.createRelativePositionFromTypeIndex(text, at));
+    const to = b64(Y.createRelativePositionFromTypeIndex(text, at + 'quick brown'.length, -1));
+    const anchor = prepareAnchor(TEXT, state, { editorId: 'notes', from, to });
+    expect(anchor).toEqual({ editorId: 'notes', from, to, length: 11, quotedText: 'quick brown' });
+    text.insert(0, 'New. ');
+    text.insert(text.toString().indexOf('brown'), 'and ', { bold: true });
+    const later = Y.encodeStateAsUpdate(doc);
+    expect(resolveOne(TEXT, later, anchor)).toMatchObject({
+      start: 'New. Intro line. The '.length,
+      quotedText: 'quick and brown',
+      orphaned: false,
+    });
+  });
+});
+
 describe('anchors in other editor types', () => {
   it('cannot be made in a map editor, and read as orphaned', () => {
     const map: AnchorEditor = { editorId: 'settings', type: 'map', contentKey: KEY };
