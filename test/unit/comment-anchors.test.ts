@@ -9,6 +9,7 @@ import {
   MAX_QUOTE_CHARS,
   anchorDoc,
   anchorText,
+  editorAnchorDoc,
   prepareAnchor,
   prepareAnchors,
   resolveAnchors,
@@ -602,6 +603,22 @@ describe('anchors in a text editor', () => {
       start: 'New. Intro line. The '.length,
       quotedText: 'quick and brown',
       orphaned: false,
+    });
+  });
+});
+
+describe('the document of a stored editor', () => {
+  it('is its state with its deltas applied, decoded once', () => {
+    const state = xmlState('<p>The quick brown fox.</p>');
+    const anchor = anchorOver(XML, state, 'brown');
+    const client = clientDoc(state);
+    const before = Y.encodeStateVector(client);
+    textHolding(client, 'quick').text.insert(0, 'Oh, ');
+    const delta = Y.encodeStateAsUpdate(client, before);
+    const doc = editorAnchorDoc({ state, deltas: [{ update: delta }] as never });
+    expect(resolveAnchors(XML, doc, [anchor])[0]).toMatchObject({
+      start: 'Oh, The quick '.length,
+      quotedText: 'brown',
     });
   });
 });

@@ -28,7 +28,7 @@
  *   field; index and length beyond the text are OUT_OF_RANGE. Reading never fails on an anchor: it orphans it.
  */
 import * as Y from 'yjs';
-import type { CrdtType } from '../../db/crdt';
+import type { CrdtType, StoredEditor } from '../../db/crdt';
 import { InvalidArgumentError, ServiceError } from '../../core/errors';
 
 /** The editor an anchor is in, as its head stores it. */
@@ -127,6 +127,19 @@ export function anchorDoc(source: Y.Doc | Uint8Array): Y.Doc {
   if (source instanceof Y.Doc) return source;
   const doc = new Y.Doc();
   Y.applyUpdate(doc, source);
+  return doc;
+}
+
+/**
+ * The Y.Doc of a stored editor: its state with its deltas applied in one transaction (what editorState merges,
+ * without encoding the merge to decode it again), for resolveAnchors and prepareAnchors to share.
+ */
+export function editorAnchorDoc(editor: Pick<StoredEditor, 'state' | 'deltas'>): Y.Doc {
+  const doc = anchorDoc(editor.state);
+  if (editor.deltas.length > 0)
+    doc.transact(() => {
+      for (const { update } of editor.deltas) Y.applyUpdate(doc, update);
+    });
   return doc;
 }
 
