@@ -692,18 +692,35 @@ function locate(doc: Y.Doc, root: AnyType, contentKey: string, anchors: readonly
   return { textWalk, offsets };
 }
 
+/**
+ * A stored anchor answered as orphaned, with the text it quoted when made: what reads answer for an anchor that no
+ * longer resolves, and what the operations answer for an anchor whose editor no longer exists.
+ */
+export function orphanedAnchor(anchor: StoredAnchor): ResolvedAnchor {
+  const { editorId, from, to, quotedText } = anchor;
+  return { editorId, from, to, quotedText, orphaned: true };
+}
+
 function resolveIn(doc: Y.Doc, root: AnyType, contentKey: string, anchors: readonly StoredAnchor[]): ResolvedAnchor[] {
   const { textWalk, offsets } = locate(doc, root, contentKey, anchors);
   let text: string | undefined;
   return anchors.map((anchor, index) => {
     const { from, to } = offsets[index];
-    const base = { editorId: anchor.editorId, from: anchor.from, to: anchor.to };
-    if (from === undefined || to === undefined) return { ...base, quotedText: anchor.quotedText, orphaned: true };
+    if (from === undefined || to === undefined) return orphanedAnchor(anchor);
     // An edge that moved over deleted text may pass the other: the anchor then covers nothing.
     const end = Math.max(from, to);
-    if (end === from && anchor.length > 0) return { ...base, quotedText: anchor.quotedText, orphaned: true };
+    if (end === from && anchor.length > 0) return orphanedAnchor(anchor);
     text ??= textWalk.text;
-    return { ...base, start: from, end, quotedText: quote(text.slice(from, end)), orphaned: false };
+    const { editorId } = anchor;
+    return {
+      editorId,
+      from: anchor.from,
+      to: anchor.to,
+      start: from,
+      end,
+      quotedText: quote(text.slice(from, end)),
+      orphaned: false,
+    };
   });
 }
 
@@ -718,14 +735,7 @@ export function resolveAnchors(
   anchors: readonly StoredAnchor[],
 ): ResolvedAnchor[] {
   if (anchors.length === 0) return [];
-  if (!ANCHORABLE_TYPES.includes(editor.type))
-    return anchors.map((anchor) => ({
-      editorId: anchor.editorId,
-      from: anchor.from,
-      to: anchor.to,
-      quotedText: anchor.quotedText,
-      orphaned: true,
-    }));
+  if (!ANCHORABLE_TYPES.includes(editor.type)) return anchors.map(orphanedAnchor);
   const doc = anchorDoc(source);
   return resolveIn(doc, rootOf(doc, editor), editor.contentKey, anchors);
 }
