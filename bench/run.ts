@@ -6,6 +6,7 @@ import { run as activities } from './activities';
 import { run as activityLayouts } from './activity-layouts';
 import { run as ai } from './ai';
 import { run as bundles } from './bundles';
+import { run as commentAnchors } from './comment-anchors';
 import { run as cost } from './cost';
 import { run as crdt, runLiveEdits as crdtEdits } from './crdt';
 import { run as emails } from './emails';
@@ -25,6 +26,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['activity-layouts', activityLayouts],
   ['crdt', crdt],
   ['crdt-edits', crdtEdits],
+  ['comment-anchors', commentAnchors],
   ['migration', migration],
   ['ai', ai],
   ['suggest', suggest],
