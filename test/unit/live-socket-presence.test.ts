@@ -8,23 +8,14 @@
  * time through a `Date.now` it captured when loaded: so the clock is faked before the Yjs modules are required.
  */
 import type * as YType from 'yjs';
-import type * as EncodingType from 'lib0/encoding';
-import type * as DecodingType from 'lib0/decoding';
 import type { WebsocketProvider as ProviderType } from 'y-websocket';
 import { encodeFrames, parseFrame } from '../../shared/domain/live/framing';
+import { awarenessEntries, awarenessMessage, type AwarenessTestEntry as Entry } from '../support/awareness-messages';
 import { createLiveSocket, PRESENCE_RENEWAL_MS, REMOTE_PRESENCE_LIFETIME_MS } from '../../clients/live-socket.js';
 
 jest.useFakeTimers({ now: Date.UTC(2026, 10, 27, 12), doNotFake: ['queueMicrotask', 'nextTick'] });
 const Y = require('yjs') as typeof YType;
-const encoding = require('lib0/encoding') as typeof EncodingType;
-const decoding = require('lib0/decoding') as typeof DecodingType;
 const { WebsocketProvider } = require('y-websocket') as { WebsocketProvider: typeof ProviderType };
-
-interface Entry {
-  clientId: number;
-  clock: number;
-  state: unknown;
-}
 
 /** One connection as the server end sees it: the frames the adapter sent, and a way to send it messages. */
 class MemorySocket {
@@ -71,31 +62,6 @@ class MemorySocket {
       return entries === null ? [] : [{ at, entries }];
     });
   }
-}
-
-function awarenessMessage(entries: Entry[]): Uint8Array {
-  const update = encoding.createEncoder();
-  encoding.writeVarUint(update, entries.length);
-  for (const { clientId, clock, state } of entries) {
-    encoding.writeVarUint(update, clientId);
-    encoding.writeVarUint(update, clock);
-    encoding.writeVarString(update, JSON.stringify(state));
-  }
-  const message = encoding.createEncoder();
-  encoding.writeVarUint(message, 1);
-  encoding.writeVarUint8Array(message, encoding.toUint8Array(update));
-  return encoding.toUint8Array(message);
-}
-
-function awarenessEntries(message: Uint8Array): Entry[] | null {
-  const decoder = decoding.createDecoder(message);
-  if (decoding.readVarUint(decoder) !== 1) return null;
-  const update = decoding.createDecoder(decoding.readVarUint8Array(decoder));
-  return Array.from({ length: decoding.readVarUint(update) }, () => ({
-    clientId: decoding.readVarUint(update),
-    clock: decoding.readVarUint(update),
-    state: JSON.parse(decoding.readVarString(update)) as unknown,
-  }));
 }
 
 const providers: ProviderType[] = [];

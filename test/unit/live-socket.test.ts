@@ -32,6 +32,7 @@ import {
   type LiveSocketInstance,
 } from '../../clients/live-socket.js';
 import { waitFor } from '../support/wait';
+import { awarenessEntries, awarenessMessage, type AwarenessTestEntry } from '../support/awareness-messages';
 
 const STAGE = '/prod';
 
@@ -168,36 +169,11 @@ function authDenied(reason: string): Uint8Array {
 }
 
 /** An awareness message (varuint 1, then the y-protocols awareness update) of `entries`, as the service sends one. */
-function awarenessMessage(entries: Array<{ clientId: number; clock: number; state: unknown }>): Uint8Array {
-  const update = encoding.createEncoder();
-  encoding.writeVarUint(update, entries.length);
-  for (const { clientId, clock, state } of entries) {
-    encoding.writeVarUint(update, clientId);
-    encoding.writeVarUint(update, clock);
-    encoding.writeVarString(update, JSON.stringify(state));
-  }
-  const message = encoding.createEncoder();
-  encoding.writeVarUint(message, 1);
-  encoding.writeVarUint8Array(message, encoding.toUint8Array(update));
-  return encoding.toUint8Array(message);
-}
-
-/** The entries of the awareness messages among `messages`, one list per message, read with lib0. */
-function awarenessSent(
-  messages: readonly Uint8Array[],
-): Array<Array<{ clientId: number; clock: number; state: unknown }>> {
+/** The entries of the awareness messages among `messages`, one list per message. */
+function awarenessSent(messages: readonly Uint8Array[]): AwarenessTestEntry[][] {
   return messages.flatMap((message) => {
-    const decoder = decoding.createDecoder(message);
-    if (decoding.readVarUint(decoder) !== 1) return [];
-    const update = decoding.createDecoder(decoding.readVarUint8Array(decoder));
-    const count = decoding.readVarUint(update);
-    return [
-      Array.from({ length: count }, () => ({
-        clientId: decoding.readVarUint(update),
-        clock: decoding.readVarUint(update),
-        state: JSON.parse(decoding.readVarString(update)) as unknown,
-      })),
-    ];
+    const entries = awarenessEntries(message);
+    return entries === null ? [] : [entries];
   });
 }
 
