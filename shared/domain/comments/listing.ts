@@ -52,7 +52,10 @@ export const MAX_STREAMS = 100;
 
 interface StreamState {
   stream: { index: string; partition: string };
-  /** Where reading continues (the last entry read), and where the page token resumes (the last entry taken). */
+  /**
+   * Where reading continues (the last entry read), and where the page token resumes: the last entry taken, else
+   * where this call started (entries read but not taken are read again by the next page).
+   */
   readBefore?: string;
   taken?: string;
   buffer: ListingEntry[];
@@ -183,9 +186,7 @@ export async function listAnnotations(
     examined += 1;
     if (keep(entry)) page.push(entry);
   }
-  const resume = states.map((state) =>
-    state.buffer.length === 0 && !state.more ? null : (state.taken ?? state.readBefore ?? ''),
-  );
+  const resume = states.map((state) => (state.buffer.length === 0 && !state.more ? null : (state.taken ?? '')));
   const threads = await readThreads(
     apiKeyId,
     input.organizationId,
