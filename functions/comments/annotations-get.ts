@@ -2,10 +2,10 @@ import * as z from 'zod/mini';
 import { listAnnotations } from '../../shared/domain/comments/listing';
 import { operation } from '../../shared/http/operation';
 import { pageWithNextPageToken } from '../../shared/http/results';
-import { clientId, pageSize, pageToken, storableNumber, uniqueIds } from '../../shared/http/schemas';
+import { clientId, pageSize, pageToken, uniqueIds } from '../../shared/http/schemas';
 import { annotationIds, annotationResult, filterIds } from '../../shared/http/comment-schemas';
 
-const time = () => z.optional(storableNumber().check(z.minimum(0, 'Must be a time in milliseconds.')));
+const time = () => z.optional(z.int().check(z.nonnegative('Must be a time in milliseconds.')));
 
 export const schema = z.object({
   organizationId: clientId(),

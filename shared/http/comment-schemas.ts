@@ -49,22 +49,30 @@ export const taggedUserContacts = () =>
 
 /** A comment as add accepts it: text or HTML (at least one not empty), its author, the users it tags. */
 export const comment = () =>
-  z
-    .object({
-      commentId: z.optional(commentId()),
-      commentText: z.optional(commentText()),
-      commentHtml: z.optional(commentText()),
-      from: userReference(),
-      taggedUserContacts: z.optional(taggedUserContacts()),
-      context: z.optional(context()),
-      triggerActivities: z.optional(z.boolean()),
-    })
-    .check(
-      z.refine(
-        (value) => (value.commentText ?? '') !== '' || (value.commentHtml ?? '') !== '',
-        'Must have a commentText or a commentHtml.',
+  documentedRules(
+    z
+      .object({
+        commentId: z.optional(commentId()),
+        commentText: z.optional(commentText()),
+        commentHtml: z.optional(commentText()),
+        from: userReference(),
+        taggedUserContacts: z.optional(taggedUserContacts()),
+        context: z.optional(context()),
+        triggerActivities: z.optional(z.boolean()),
+      })
+      .check(
+        z.refine(
+          (value) => (value.commentText ?? '') !== '' || (value.commentHtml ?? '') !== '',
+          'Must have a commentText or a commentHtml.',
+        ),
       ),
-    );
+    {
+      anyOf: ['commentText', 'commentHtml'].map((field) => ({
+        required: [field],
+        properties: { [field]: { minLength: 1 } },
+      })),
+    },
+  );
 
 /** 1 to 50 comments, no two with the same commentId. */
 export const commentData = () => uniqueListOf(comment(), 'commentId', 'a commentId', { min: 1, max: 50 });

@@ -5114,7 +5114,7 @@ export interface operations {
                                 length: number;
                             };
                             /** @description No two items share a commentId. */
-                            commentData: {
+                            commentData: ({
                                 commentId?: number;
                                 commentText?: string;
                                 commentHtml?: string;
@@ -5132,7 +5132,11 @@ export interface operations {
                                 /** @description At most 16 KB as JSON. */
                                 context?: Record<string, never>;
                                 triggerActivities?: boolean;
-                            }[];
+                            } | {
+                                commentText: unknown;
+                            } | {
+                                commentHtml: unknown;
+                            })[];
                         }[];
                         verifyUserPermissions?: boolean;
                         createOrganization?: boolean;
@@ -5196,13 +5200,9 @@ export interface operations {
                         mentionedUserIds?: string[];
                         statusIds?: string[];
                         locationIds?: string[];
-                        /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                         createdAfter?: number;
-                        /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                         createdBefore?: number;
-                        /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                         updatedAfter?: number;
-                        /** @description Must be 0 or between 1e-100 and 9007199254740991 in size. */
                         updatedBefore?: number;
                         /** @default 100 */
                         pageSize?: number;
@@ -5581,7 +5581,7 @@ export interface operations {
                         documentId: string;
                         annotationId: string;
                         /** @description No two items share a commentId. */
-                        commentData: {
+                        commentData: ({
                             commentId?: number;
                             commentText?: string;
                             commentHtml?: string;
@@ -5599,7 +5599,11 @@ export interface operations {
                             /** @description At most 16 KB as JSON. */
                             context?: Record<string, never>;
                             triggerActivities?: boolean;
-                        }[];
+                        } | {
+                            commentText: unknown;
+                        } | {
+                            commentHtml: unknown;
+                        })[];
                     };
                 };
             };
