@@ -734,3 +734,40 @@ describe('the cost of reads', () => {
     expect(counted.capacity.read).toBeLessThanOrEqual(15);
   });
 });
+
+describe('document migration', () => {
+  it('moves a document’s threads: every listing, mention, author, count and read state under the new id', async () => {
+    const { runAsWorker } = await import('../../local/grant-check');
+    const { runMigration } = await import('../../shared/domain/migration');
+    const { getMigration } = await import('../../shared/db/migration');
+    const { documentMigrationWorker } = await import('../../shared/workers');
+    const { organizationId } = await seed([
+      thread('a'),
+      { annotationId: 'b', commentData: [comment('ben', 'x', { taggedUserContacts: [{ userId: 'carl' }] })] },
+    ]);
+    ok(await call(READ, { organizationId, documentId: 'doc', annotationIds: ['a'], userId: 'carl' }));
+    const started = ok(
+      await call('/v2/organizations/documents/migrate', { organizationId, documentId: 'doc', newDocumentId: 'moved' }),
+    );
+    const migration = await getMigration(tenant.apiKeyId, organizationId, (started.data as Json).migrationId as string);
+    if (migration === undefined) throw new Error('no migration');
+    expect(
+      await runAsWorker(documentMigrationWorker, () => runMigration(migration, { deadline: Date.now() + 60_000 })),
+    ).toBe('completed');
+
+    const scope = { organizationId, documentId: 'moved' };
+    expect(ids(await call(GET, scope))).toEqual(['b', 'a']);
+    expect(ids(await call(GET, { ...scope, mentionedUserIds: ['carl'] }))).toEqual(['b']);
+    expect(ids(await call(GET, { ...scope, userIds: ['ann'] }))).toEqual(['a']);
+    expect(ok(await call(COUNT, { organizationId, documentIds: ['moved'], userId: 'carl' })).data).toEqual({
+      moved: { total: 2, unread: 1 },
+    });
+    expect(ok(await call(COMMENTS_GET, { ...scope, annotationId: 'a' })).data).toEqual([
+      expect.objectContaining({ commentId: 1 }),
+    ]);
+    expect(errorOf(await call(GET, { organizationId, documentId: 'doc' }))).toEqual({
+      statusCode: 404,
+      status: 'NOT_FOUND',
+    });
+  });
+});
