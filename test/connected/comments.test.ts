@@ -771,3 +771,128 @@ describe('document migration', () => {
     });
   });
 });
+
+describe('what a comment sets off', () => {
+  let own: Tenant;
+  const as = () => own.apiKeyHeaders;
+  const actionTypes = async (organizationId: string) =>
+    (
+      (ok(await call('/v2/activities/get', { organizationId, documentId: 'doc', pageSize: 100 }, as()))
+        .data as Json[]) ?? []
+    )
+      .map((activity) => activity.actionType as string)
+      .sort();
+
+  beforeAll(async () => {
+    own = await newTenant();
+  });
+
+  it('writes nothing to the activity log while the activity service is off, and still notifies', async () => {
+    const organizationId = uniqueId('org');
+    ok(
+      await call(
+        ADD,
+        {
+          organizationId,
+          documentId: 'doc',
+          createOrganization: true,
+          createDocument: true,
+          commentAnnotations: [
+            { annotationId: 't', commentData: [comment('ann', 'hi', { taggedUserContacts: [{ userId: 'ben' }] })] },
+          ],
+        },
+        as(),
+      ),
+    );
+    expect(errorOf(await call('/v2/activities/get', { organizationId }, as()))).toMatchObject({ statusCode: 200 });
+    expect(await actionTypes(organizationId)).toEqual([]);
+    const feed = ok(await call('/v2/notifications/get', { organizationId, userId: 'ben' }, as())).data as Json[];
+    expect(feed).toHaveLength(1);
+  });
+
+  it('records the standard comment activities, one notification per tagged user and new assignee, none for triggerActivities: false, and the same again writes nothing twice', async () => {
+    ok(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }, as()));
+    const organizationId = uniqueId('org');
+    const scope = { organizationId, documentId: 'doc' };
+    ok(
+      await call(
+        ADD,
+        {
+          ...scope,
+          createOrganization: true,
+          createDocument: true,
+          commentAnnotations: [
+            {
+              annotationId: 't',
+              commentData: [
+                comment('ann', 'Look', {
+                  taggedUserContacts: [{ userId: 'ben', contact: { name: 'Ben' } }, { userId: 'carl' }],
+                }),
+              ],
+            },
+          ],
+        },
+        as(),
+      ),
+    );
+    ok(
+      await call(
+        COMMENTS_ADD,
+        { ...scope, annotationId: 't', commentData: [comment('ben', 'Quiet', { triggerActivities: false })] },
+        as(),
+      ),
+    );
+    ok(
+      await call(
+        UPDATE,
+        {
+          ...scope,
+          annotationIds: ['t'],
+          updatedData: {
+            status: { id: 'DONE', name: 'Done', type: 'terminal' },
+            assignedTo: { userId: 'dee' },
+            priority: { id: 'P1', name: 'High' },
+          },
+        },
+        as(),
+      ),
+    );
+    ok(
+      await call(
+        COMMENTS_UPDATE,
+        { ...scope, annotationId: 't', commentIds: [1], updatedData: { commentText: 'Look again' } },
+        as(),
+      ),
+    );
+    ok(await call(COMMENTS_DELETE, { ...scope, annotationId: 't', commentIds: [1] }, as()));
+
+    expect(await actionTypes(organizationId)).toEqual([
+      'comment.add',
+      'comment.delete',
+      'comment.update',
+      'comment_annotation.add',
+      'comment_annotation.assign',
+      'comment_annotation.priority_change',
+      'comment_annotation.status_change',
+    ]);
+    const feedOf = async (userId: string) =>
+      (ok(await call('/v2/notifications/get', { organizationId, userId }, as())).data as Json[]).map(
+        (n) => n.displayHeadlineMessageTemplate,
+      );
+    expect(await feedOf('ben')).toEqual(['{{actionUser.name}} mentioned you in a comment']);
+    expect(await feedOf('carl')).toEqual(['{{actionUser.name}} mentioned you in a comment']);
+    expect(await feedOf('dee')).toEqual(['{{actionUser.name}} assigned you a comment']);
+    expect(await feedOf('ann')).toEqual([]);
+
+    // Effects applied twice (a redelivery) are written once: their ids come from the thread and its version.
+    const { effectsOf, applyEffects } = await import('../../shared/domain/comments/side-effects');
+    const stored = await readThread(own.apiKeyId, organizationId, 't', { consistent: true });
+    if (stored === undefined) throw new Error('thread missing');
+    const effects = effectsOf(undefined, stored);
+    await applyEffects(own.apiKeyId, scope, [effects]);
+    await applyEffects(own.apiKeyId, scope, [effects]);
+    const log = await actionTypes(organizationId);
+    expect(log.filter((type) => type === 'comment_annotation.add')).toHaveLength(2);
+    expect(await feedOf('dee')).toHaveLength(2);
+  });
+});

@@ -26,6 +26,7 @@ import {
   writeThreadEntries,
   type StoredThread,
   type Thread,
+  type UserRef,
 } from '../../db/comment-annotation';
 import { getEditor, type StoredEditor } from '../../db/crdt';
 import {
@@ -40,6 +41,7 @@ import { accessOfUsers } from '../access';
 import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from '../batch-result';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { sanitizeCommentHtml } from './sanitize';
+import { applyEffects, effectsOf } from './side-effects';
 import { anchorPort, type AnchorInput, type ResolvedAnchor, type StoredAnchor } from './anchor-port';
 import {
   MAX_COMMENTS_PER_THREAD,
@@ -137,7 +139,7 @@ export async function changeThread<R>(
   apiKeyId: string,
   scope: DocumentScope,
   annotationId: string,
-  change: (thread: StoredThread) => { after: Thread | 'delete'; result: R; readers?: string[] },
+  change: (thread: StoredThread) => { after: Thread | 'delete'; result: R; readers?: string[]; actor?: UserRef },
   now: number,
 ): Promise<R | undefined> {
   for (let attempt = 1; ; attempt += 1) {
@@ -146,7 +148,7 @@ export async function changeThread<R>(
       withReaders: true,
     });
     if (thread === undefined || thread.head.documentId !== scope.documentId) return undefined;
-    const { after, result, readers } = change(thread);
+    const { after, result, readers, actor } = change(thread);
     try {
       if (after === 'delete') {
         await deleteThread(apiKeyId, thread);
@@ -154,11 +156,13 @@ export async function changeThread<R>(
         await transactGuarded(apiKeyId, threadWriteItems(apiKeyId, thread, after), [scope]);
         await writeThreadEntries(apiKeyId, thread.head, after.head, { userIds: readers ?? [], readAt: now });
       }
-      return result;
     } catch (error) {
       if (!(error instanceof ThreadChanged)) throw error;
       if (attempt >= WRITE_ATTEMPTS) throw new AbortedError('The thread kept changing while it was written; retry.');
+      continue;
     }
+    await applyEffects(apiKeyId, scope, [effectsOf(thread, after === 'delete' ? undefined : after, actor)]);
+    return result;
   }
 }
 
@@ -247,6 +251,7 @@ export async function addAnnotations(apiKeyId: string, input: AddAnnotationsInpu
       userIds: [...new Set(thread.comments.map((comment) => comment.from.userId))],
       readAt: now,
     });
+    await applyEffects(apiKeyId, scope, [effectsOf(undefined, thread)]);
     return {
       success: true,
       annotationId,
@@ -412,6 +417,7 @@ export async function addComments(
           after: withComments(thread.head, [...thread.comments, ...added], now),
           result: true,
           readers: [...new Set(added.map((comment) => comment.from.userId))],
+          actor: added[0].from,
         };
       },
       now,
