@@ -896,3 +896,51 @@ describe('what a comment sets off', () => {
     expect(await feedOf('dee')).toHaveLength(2);
   });
 });
+
+describe('large threads', () => {
+  it('ends a page before 5 MB with a token, and refuses a thread past 4 MB of comments (RESOURCE_EXHAUSTED, nothing written)', async () => {
+    const big = (userId: string) => ({
+      commentText: 'x'.repeat(20_000),
+      commentHtml: 'y'.repeat(20_000),
+      from: { userId },
+    });
+    const { organizationId } = await seed([thread('a'), thread('b'), thread('c')]);
+    const scope = { organizationId, documentId: 'doc' };
+    // ~2 MB of comments per thread, 800 KB per request (the body limit is 1 MiB).
+    for (const annotationId of ['a', 'b', 'c'])
+      for (let i = 0; i < 3; i += 1)
+        ok(
+          await call(COMMENTS_ADD, {
+            ...scope,
+            annotationId,
+            commentData: Array.from({ length: 18 }, () => big('ann')),
+          }),
+        );
+
+    const first = ok(await call(GET, { ...scope, pageSize: 3 }));
+    const second = ok(await call(GET, { ...scope, pageSize: 3, pageToken: first.nextPageToken }));
+    const named = ok(await call(GET, { organizationId, annotationIds: ['a', 'b', 'c'] }));
+    expect((first.data as Json[]).map((t) => t.annotationId)).toEqual(['c', 'b']);
+    expect((second.data as Json[]).map((t) => t.annotationId)).toEqual(['a']);
+    expect(second.nextPageToken).toBeUndefined();
+    expect((named.data as Json[]).length).toBe(2);
+    expect(typeof named.nextPageToken).toBe('string');
+
+    // Two more rounds: 5 × 18 comments of 40 KB, 3.6 MB; a sixth would pass 4 MB.
+    for (let round = 0; round < 2; round += 1)
+      ok(
+        await call(COMMENTS_ADD, {
+          ...scope,
+          annotationId: 'a',
+          commentData: Array.from({ length: 18 }, () => big('ann')),
+        }),
+      );
+    const refused = await call(COMMENTS_ADD, {
+      ...scope,
+      annotationId: 'a',
+      commentData: Array.from({ length: 18 }, () => big('ann')),
+    });
+    expect(errorOf(refused)).toEqual({ statusCode: 429, status: 'RESOURCE_EXHAUSTED' });
+    expect((ok(await call(COMMENTS_GET, { ...scope, annotationId: 'a' })).data as Json[]).length).toBe(1 + 5 * 18);
+  });
+});

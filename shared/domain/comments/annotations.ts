@@ -45,6 +45,8 @@ import { applyEffects, effectsOf } from './side-effects';
 import { anchorPort, type AnchorInput, type ResolvedAnchor, type StoredAnchor } from './anchor-port';
 import {
   MAX_COMMENTS_PER_THREAD,
+  MAX_THREAD_BYTES,
+  commentBytes,
   commentIdsFor,
   newComment,
   newThread,
@@ -149,6 +151,8 @@ export async function changeThread<R>(
     });
     if (thread === undefined || thread.head.documentId !== scope.documentId) return undefined;
     const { after, result, readers, actor } = change(thread);
+    if (after !== 'delete' && commentBytes(after.comments) > MAX_THREAD_BYTES)
+      throw new ResourceExhaustedError(`A thread's comments hold at most ${MAX_THREAD_BYTES / 1024 / 1024} MB.`);
     try {
       if (after === 'delete') {
         await deleteThread(apiKeyId, thread);

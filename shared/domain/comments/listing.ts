@@ -47,6 +47,9 @@ export interface ListAnnotationsInput {
   viewerUserId?: string;
 }
 
+/** A page's JSON at most: Lambda answers at most 6 MB. */
+const MAX_PAGE_BYTES = 5 * 1024 * 1024;
+
 /** Streams one call may merge (documents × values of the keyed filter). */
 export const MAX_STREAMS = 100;
 
@@ -60,6 +63,8 @@ interface StreamState {
   taken?: string;
   buffer: ListingEntry[];
   more: boolean;
+  /** Finished (or not the viewer's) before this call. */
+  startedDone: boolean;
 }
 
 const scopeOf = (apiKeyId: string, input: ListAnnotationsInput) => {
@@ -151,11 +156,13 @@ export async function listAnnotations(
       ...(typeof position === 'string' && position !== '' ? { readBefore: position, taken: position } : {}),
       buffer: [],
       more: !done,
+      startedDone: done,
     };
   });
   const chunk = Math.ceil((input.pageSize + 1) / Math.max(1, states.length)) + 1;
   const keep = entryFilter(input, keyed);
   const page: ListingEntry[] = [];
+  const resumeAfter: Array<Array<string | null>> = [];
   let examined = 0;
   let last: string | undefined;
   for (;;) {
@@ -184,20 +191,35 @@ export async function listAnnotations(
     if (entry.position === last) continue;
     last = entry.position;
     examined += 1;
-    if (keep(entry)) page.push(entry);
+    if (keep(entry)) {
+      page.push(entry);
+      // Where the next page would start were this page cut after this entry (by bytes, below).
+      resumeAfter.push(states.map((state) => (state.startedDone ? null : (state.taken ?? ''))));
+    }
   }
-  const resume = states.map((state) => (state.buffer.length === 0 && !state.more ? null : (state.taken ?? '')));
+  let resume: Array<string | null> = states.map((state) =>
+    state.buffer.length === 0 && !state.more ? null : (state.taken ?? ''),
+  );
   const threads = await readThreads(
     apiKeyId,
     input.organizationId,
     page.map((entry) => entry.annotationId),
   );
-  const shown = page.flatMap((entry) => {
-    const thread = threads.get(entry.annotationId);
-    return thread === undefined ? [] : [thread];
-  });
+  const annotations = await resolveThreadAnchors(
+    apiKeyId,
+    input.organizationId,
+    page.flatMap((entry) => {
+      const thread = threads.get(entry.annotationId);
+      return thread === undefined ? [] : [thread];
+    }),
+  );
+  const shown = cutByBytes(annotations);
+  if (shown.length < annotations.length) {
+    const index = page.findIndex((entry) => entry.annotationId === shown[shown.length - 1].annotationId);
+    resume = resumeAfter[index];
+  }
   return {
-    annotations: await resolveThreadAnchors(apiKeyId, input.organizationId, shown),
+    annotations: shown,
     ...(resume.every((position) => position === null)
       ? {}
       : { nextPageToken: await createPageToken(scope, { s: resume }) }),
@@ -230,16 +252,30 @@ async function namedPage(
     .filter(({ thread, position }) => keep(entryOf(thread, position)) && (after === undefined || position < after))
     .sort((a, b) => (a.position < b.position ? 1 : -1));
   const page = sorted.slice(0, input.pageSize);
+  const annotations = await resolveThreadAnchors(
+    apiKeyId,
+    input.organizationId,
+    page.map(({ thread }) => thread),
+  );
+  const shown = cutByBytes(annotations);
   return {
-    annotations: await resolveThreadAnchors(
-      apiKeyId,
-      input.organizationId,
-      page.map(({ thread }) => thread),
-    ),
-    ...(sorted.length > input.pageSize
-      ? { nextPageToken: await createPageToken(scope, { after: page[page.length - 1].position }) }
+    annotations: shown,
+    ...(sorted.length > shown.length
+      ? { nextPageToken: await createPageToken(scope, { after: page[shown.length - 1].position }) }
       : {}),
   };
+}
+
+/** The first threads of a page whose JSON stays within 5 MB (at least one: a thread is at most 4 MB). */
+function cutByBytes<T>(annotations: readonly T[]): T[] {
+  let bytes = 0;
+  const shown: T[] = [];
+  for (const annotation of annotations) {
+    bytes += Buffer.byteLength(JSON.stringify(annotation));
+    if (bytes > MAX_PAGE_BYTES && shown.length > 0) break;
+    shown.push(annotation);
+  }
+  return shown;
 }
 
 function entryOf(thread: Thread, position: string): ListingEntry {

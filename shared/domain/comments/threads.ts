@@ -16,6 +16,12 @@ export const DEFAULT_STATUS: CommentStatus = { id: 'OPEN', name: 'Open', type: '
 export const DEFAULT_VISIBILITY: Visibility = { type: 'public' };
 /** Comments one thread holds at most: a thread is read whole (one Query), and answered whole by Get. */
 export const MAX_COMMENTS_PER_THREAD = 500;
+/** Bytes of a thread's comments as JSON at most: a thread always fits one response (Lambda answers ≤ 6 MB). */
+export const MAX_THREAD_BYTES = 4 * 1024 * 1024;
+
+/** The size of the comments as the API shows them (JSON). */
+export const commentBytes = (comments: readonly CommentRecord[]) =>
+  comments.reduce((sum, comment) => sum + Buffer.byteLength(JSON.stringify(presentComment(comment))), 0);
 
 /** A comment as add and update accept it (the schemas are in shared/http/comment-schemas.ts). */
 export interface CommentInput {
