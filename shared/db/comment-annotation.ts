@@ -430,6 +430,8 @@ export async function readStream(
     options.before !== undefined && (options.high === undefined || options.before < options.high)
       ? options.before
       : options.high;
+  // An empty range (a lower bound above the upper one) reads nothing: DynamoDB refuses such a BETWEEN.
+  if (options.low !== undefined && upper !== undefined && options.low > upper) return { entries: [], more: false };
   const values: Record<string, unknown> = { ':pk': stream.partition };
   let condition = `#pk = :pk`;
   if (options.low !== undefined && upper !== undefined) {

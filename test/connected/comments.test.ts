@@ -344,6 +344,8 @@ describe('get: paging and filters, newest lastUpdated first, by key', () => {
     expect(ids(await call(GET, { ...scope, createdBefore: middle }))).toEqual(['by-ben', 'by-ann']);
     expect(ids(await call(GET, { ...scope, updatedBefore: middle }))).toEqual(['by-ben', 'by-ann']);
     expect(ids(await call(GET, { ...scope, updatedAfter: middle }))).toEqual(['mentions-two', 'done']);
+    expect(ids(await call(GET, { ...scope, updatedAfter: middle, updatedBefore: middle - 10 }))).toEqual([]);
+    expect(ids(await call(GET, { ...scope, createdAfter: middle, updatedBefore: middle }))).toEqual([]);
     expect(ids(await call(GET, { organizationId, annotationIds: ['by-ann', 'done', 'unknown'] }))).toEqual([
       'done',
       'by-ann',
