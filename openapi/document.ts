@@ -290,6 +290,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   activities: 'Activity logs of organizations and documents.',
   crdt: 'Collaborative editor (CRDT) data: text, map, array and XML editors.',
   recordings: 'Recording annotations of documents.',
+  comments:
+    "Comment threads on documents, in the hosted service's comment annotations shape, anchored in editors (decisions §16).",
   rewriter: "Ask AI: rewriting text through the tenant's AI provider.",
   memory: 'Suggest Decision: a recommendation drawn from past judgments.',
 };

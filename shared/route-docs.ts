@@ -262,6 +262,49 @@ export const routeDocs: Readonly<Record<RoutePath, RouteDoc>> = {
     summary: 'Read recording annotations of a document or organization.',
     description: 'recording annotations of a document or organization, `recordingIds` filter, `result.pageToken`',
   },
+  '/v2/commentannotations/add': {
+    summary: 'Add comment threads to a document, each with its first comments.',
+    description:
+      '1–50 threads `{annotationId?, from?, status?, priority?, assignedTo?, context?, location?, visibility?, anchor?, commentData}`; batch keyed by `annotationId`: `{success, annotationId, commentIds, message}`; `verifyUserPermissions`, `createOrganization`, `createDocument`',
+  },
+  '/v2/commentannotations/get': {
+    summary: 'Read comment threads, newest lastUpdated first.',
+    description:
+      'threads of `documentId`/`documentIds` (≤ 30) or `annotationIds`; filters `userIds`, `mentionedUserIds`, `statusIds`, `locationIds`, `createdAfter/Before`, `updatedAfter/Before`, `viewerUserId`; `pageSize` ≤ 1,000 (100); `result.nextPageToken`',
+  },
+  '/v2/commentannotations/update': {
+    summary: 'Change the status, priority, assignee, context, location, visibility or anchor of threads.',
+    description: '`{annotationIds (1–30), updatedData}`; batch keyed by `annotationId`',
+  },
+  '/v2/commentannotations/delete': {
+    summary: 'Delete comment threads with their comments.',
+    description: '`{annotationIds (1–30)}`; batch keyed by `annotationId`',
+  },
+  '/v2/commentannotations/count': {
+    summary: 'Count the threads of documents, and those unread by a user.',
+    description: '`{documentIds (1–30), userId?}` → `{<documentId>: {total, unread?}}`',
+  },
+  '/v2/commentannotations/read': {
+    summary: 'Mark threads read by a user.',
+    description: '`{annotationIds (1–30), userId}`; batch keyed by `annotationId`',
+  },
+  '/v2/commentannotations/comments/add': {
+    summary: 'Add comments to a thread.',
+    description: '`{annotationId, commentData (1–50)}` → the comment ids',
+  },
+  '/v2/commentannotations/comments/get': {
+    summary: "Read a thread's comments, oldest first.",
+    description: '`{annotationId, commentIds?}` → comments, oldest first',
+  },
+  '/v2/commentannotations/comments/update': {
+    summary: 'Edit comments of a thread.',
+    description:
+      '`{annotationId, commentIds (1–30), updatedData: {commentText?, commentHtml?, taggedUserContacts?, context?}}`; batch keyed by `commentId`',
+  },
+  '/v2/commentannotations/comments/delete': {
+    summary: 'Delete comments of a thread; its last comment takes the thread with it.',
+    description: '`{annotationId, commentIds (1–30)}`; batch keyed by `commentId`',
+  },
   '/v2/rewriter/ask-ai': {
     summary: "Send a prompt and a text to an OpenAI, Anthropic or Gemini model with the tenant's own provider key.",
     description:

@@ -1,7 +1,7 @@
 /**
  * Document migration (docs/api-spec.md "Migrate", docs/decisions.md §5): everything of a document moves to a new document id —
  * memberships, grants on it, notification settings, CRDT data, notifications (with their feed entries),
- * activities and recordings, and last the document item itself.
+ * activities, recordings and comment threads, and last the document item itself.
  *
  * The request only takes the locks and writes the pending migration, in one transaction; the worker
  * (functions/workers/document-migration.ts, woken by the table's stream) moves the data. While it runs, every
@@ -47,6 +47,7 @@ import { moveDocumentItems, requireDocumentItem, requireNoDocumentItem } from '.
 import { documentGrantsQuery, grantMovedTo } from '../db/permission';
 import { queryPage, type QuerySpec } from '../db/query';
 import { documentRecordingsQuery, recordingMovedTo } from '../db/recording';
+import { documentThreadsQuery, threadMovedTo } from '../db/comment-annotation';
 import { named, transactWrite } from '../db/transact';
 import { AlreadyExistsError, NotFoundError, invalidFields } from '../core/errors';
 import { closeDocumentConnections } from './live/room';
@@ -158,6 +159,12 @@ const MOVERS: readonly Mover[] = [
     name: 'recordings',
     query: (r) => documentRecordingsQuery(r.apiKeyId, r.organizationId, r.from),
     move: (r, item) => [recordingMovedTo(r.apiKeyId, item, r.to)],
+    keyChanges: false,
+  },
+  {
+    name: 'comment threads',
+    query: (r) => documentThreadsQuery(r.apiKeyId, r.organizationId, r.from),
+    move: (r, item) => threadMovedTo(r.apiKeyId, item, r.to),
     keyChanges: false,
   },
 ];

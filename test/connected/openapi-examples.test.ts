@@ -477,6 +477,76 @@ describe('the OpenAPI examples', () => {
     await call('/v2/recordings/add', { organizationId: ORG, documentId: DOC, recordings: [recording] }, h);
     await call('/v2/recordings/get', { organizationId: ORG, documentId: DOC, recordingIds: ['rec-1'] }, h);
 
+    // Comments (decisions §16): a thread anchored in the title, a reply, its edit, resolution, read state, counts.
+    const scope = { organizationId: ORG, documentId: DOC };
+    await call(
+      '/v2/commentannotations/add',
+      {
+        ...scope,
+        commentAnnotations: [
+          {
+            annotationId: 'thread-1',
+            anchor: { editorId: 'title', index: 0, length: 7 },
+            location: { id: 'intro', locationName: 'Introduction' },
+            commentData: [
+              {
+                commentId: 1,
+                commentHtml: '<p>Should this say <b>2027</b>? <span data-user-id="ben">@Ben</span></p>',
+                from: { userId: 'ann', name: 'Ann Lee' },
+                taggedUserContacts: [{ userId: 'ben' }],
+              },
+            ],
+          },
+        ],
+      },
+      h,
+    );
+    await call(
+      '/v2/commentannotations/comments/add',
+      { ...scope, annotationId: 'thread-1', commentData: [{ commentText: 'No, 2026.', from: { userId: 'ben' } }] },
+      h,
+    );
+    await call(
+      '/v2/commentannotations/comments/update',
+      { ...scope, annotationId: 'thread-1', commentIds: [2], updatedData: { commentText: 'No, 2026 is right.' } },
+      h,
+    );
+    await call('/v2/commentannotations/comments/get', { ...scope, annotationId: 'thread-1' }, h);
+    await call(
+      '/v2/commentannotations/update',
+      {
+        ...scope,
+        annotationIds: ['thread-1'],
+        updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' } },
+      },
+      h,
+    );
+    await call('/v2/commentannotations/read', { ...scope, annotationIds: ['thread-1'], userId: 'ann' }, h);
+    await call('/v2/commentannotations/count', { organizationId: ORG, documentIds: [DOC], userId: 'carl' }, h);
+    await call('/v2/commentannotations/get', { ...scope, pageSize: 10 }, h);
+    await call(
+      '/v2/commentannotations/add',
+      {
+        ...scope,
+        commentAnnotations: [
+          { annotationId: 'thread-2', commentData: [{ commentText: 'Typo?', from: { userId: 'ann' } }] },
+        ],
+      },
+      h,
+    );
+    await call('/v2/commentannotations/comments/delete', { ...scope, annotationId: 'thread-2', commentIds: [1] }, h);
+    await call(
+      '/v2/commentannotations/add',
+      {
+        ...scope,
+        commentAnnotations: [
+          { annotationId: 'thread-3', commentData: [{ commentText: 'Later.', from: { userId: 'ben' } }] },
+        ],
+      },
+      h,
+    );
+    await call('/v2/commentannotations/delete', { ...scope, annotationIds: ['thread-3'] }, h);
+
     // Migration of the draft into a new id (only started here: the migration runs from the table's stream).
     const migration = await call(
       '/v2/organizations/documents/migrate',

@@ -1171,6 +1171,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/commentannotations/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comment threads to a document, each with its first comments.
+         * @description 1–50 threads `{annotationId?, from?, status?, priority?, assignedTo?, context?, location?, visibility?, anchor?, commentData}`; batch keyed by `annotationId`: `{success, annotationId, commentIds, message}`; `verifyUserPermissions`, `createOrganization`, `createDocument`
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same annotationId (items without one are not compared). No two items share the same commentId (items without one are not compared). No two items share the same userId.
+         */
+        post: operations["addCommentannotations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read comment threads, newest lastUpdated first.
+         * @description threads of `documentId`/`documentIds` (≤ 30) or `annotationIds`; filters `userIds`, `mentionedUserIds`, `statusIds`, `locationIds`, `createdAfter/Before`, `updatedAfter/Before`, `viewerUserId`; `pageSize` ≤ 1,000 (100); `result.nextPageToken`
+         */
+        post: operations["getCommentannotations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the status, priority, assignee, context, location, visibility or anchor of threads.
+         * @description `{annotationIds (1–30), updatedData}`; batch keyed by `annotationId`
+         */
+        post: operations["updateCommentannotations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comment threads with their comments.
+         * @description `{annotationIds (1–30)}`; batch keyed by `annotationId`
+         */
+        post: operations["deleteCommentannotations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the threads of documents, and those unread by a user.
+         * @description `{documentIds (1–30), userId?}` → `{<documentId>: {total, unread?}}`
+         */
+        post: operations["commentannotationsCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark threads read by a user.
+         * @description `{annotationIds (1–30), userId}`; batch keyed by `annotationId`
+         */
+        post: operations["commentannotationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comments to a thread.
+         * @description `{annotationId, commentData (1–50)}` → the comment ids
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same commentId (items without one are not compared). No two items share the same userId.
+         */
+        post: operations["addCommentannotationsComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a thread's comments, oldest first.
+         * @description `{annotationId, commentIds?}` → comments, oldest first
+         */
+        post: operations["getCommentannotationsComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit comments of a thread.
+         * @description `{annotationId, commentIds (1–30), updatedData: {commentText?, commentHtml?, taggedUserContacts?, context?}}`; batch keyed by `commentId`
+         *
+         *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same userId.
+         */
+        post: operations["updateCommentannotationsComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comments of a thread; its last comment takes the thread with it.
+         * @description `{annotationId, commentIds (1–30)}`; batch keyed by `commentId`
+         */
+        post: operations["deleteCommentannotationsComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/rewriter/ask-ai": {
         parameters: {
             query?: never;
@@ -4909,6 +5115,781 @@ export interface operations {
                                 latestVersion?: number;
                             }[];
                             pageToken?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addCommentannotations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        /** @description No two items share the same annotationId (items without one are not compared). */
+                        commentAnnotations: {
+                            annotationId?: string;
+                            from?: {
+                                userId: string;
+                                name?: string;
+                                email?: string;
+                            };
+                            status?: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "default" | "ongoing" | "terminal";
+                            };
+                            priority?: {
+                                id: string;
+                                name: string;
+                            };
+                            assignedTo?: {
+                                userId: string;
+                                name?: string;
+                                email?: string;
+                            };
+                            /** @description At most 16 KB as JSON. */
+                            context?: Record<string, never>;
+                            location?: {
+                                id: string;
+                                locationName?: string;
+                            };
+                            visibility?: {
+                                /** @enum {string} */
+                                type: "public" | "restricted";
+                                userIds?: string[];
+                            };
+                            anchor?: {
+                                editorId: string;
+                                from: string;
+                                to: string;
+                            } | {
+                                editorId: string;
+                                index: number;
+                                length: number;
+                            };
+                            /** @description No two items share the same commentId (items without one are not compared). */
+                            commentData: ({
+                                commentId?: number;
+                                commentText?: string;
+                                commentHtml?: string;
+                                from: {
+                                    userId: string;
+                                    name?: string;
+                                    email?: string;
+                                };
+                                /** @description No two items share the same userId. */
+                                taggedUserContacts?: {
+                                    userId: string;
+                                    /** @description At most 4 KB as JSON. */
+                                    contact?: Record<string, never>;
+                                }[];
+                                /** @description At most 16 KB as JSON. */
+                                context?: Record<string, never>;
+                                triggerActivities?: boolean;
+                            } | {
+                                commentText: unknown;
+                            } | {
+                                commentHtml: unknown;
+                            })[];
+                        }[];
+                        verifyUserPermissions?: boolean;
+                        createOrganization?: boolean;
+                        createDocument?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                    annotationId?: string;
+                                    commentIds?: number[];
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCommentannotations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId?: string;
+                        documentIds?: string[];
+                        annotationIds?: string[];
+                        userIds?: string[];
+                        mentionedUserIds?: string[];
+                        statusIds?: string[];
+                        locationIds?: string[];
+                        createdAfter?: number;
+                        createdBefore?: number;
+                        updatedAfter?: number;
+                        updatedBefore?: number;
+                        /** @default 100 */
+                        pageSize?: number;
+                        pageToken?: string;
+                        viewerUserId?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                annotationId: string;
+                                documentId: string;
+                                createdAt: number;
+                                lastUpdated: number;
+                                from: {
+                                    userId: string;
+                                    name?: string;
+                                    email?: string;
+                                };
+                                comments: {
+                                    commentId: number;
+                                    commentText?: string;
+                                    commentHtml?: string;
+                                    from: {
+                                        userId: string;
+                                        name?: string;
+                                        email?: string;
+                                    };
+                                    taggedUserContacts: {
+                                        userId: string;
+                                        contact?: {
+                                            [key: string]: unknown;
+                                        };
+                                    }[];
+                                    context?: {
+                                        [key: string]: unknown;
+                                    };
+                                    createdAt: number;
+                                    lastUpdated: number;
+                                    edited: boolean;
+                                }[];
+                                status: {
+                                    id: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    type: "default" | "ongoing" | "terminal";
+                                };
+                                priority?: {
+                                    id: string;
+                                    name: string;
+                                };
+                                assignedTo?: {
+                                    userId: string;
+                                    name?: string;
+                                    email?: string;
+                                };
+                                context?: {
+                                    [key: string]: unknown;
+                                };
+                                location?: {
+                                    id: string;
+                                    locationName?: string;
+                                };
+                                visibility: {
+                                    /** @enum {string} */
+                                    type: "public" | "restricted";
+                                    userIds?: string[];
+                                };
+                                anchor?: {
+                                    [key: string]: unknown;
+                                };
+                                commentCount: number;
+                                resolved: boolean;
+                            }[];
+                            nextPageToken?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateCommentannotations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        annotationIds: string[];
+                        updatedData: {
+                            status?: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "default" | "ongoing" | "terminal";
+                            };
+                            priority?: {
+                                id: string;
+                                name: string;
+                            };
+                            assignedTo?: {
+                                userId: string;
+                                name?: string;
+                                email?: string;
+                            };
+                            /** @description At most 16 KB as JSON. */
+                            context?: Record<string, never>;
+                            location?: {
+                                id: string;
+                                locationName?: string;
+                            };
+                            visibility?: {
+                                /** @enum {string} */
+                                type: "public" | "restricted";
+                                userIds?: string[];
+                            };
+                            anchor?: ({
+                                editorId: string;
+                                from: string;
+                                to: string;
+                            } | {
+                                editorId: string;
+                                index: number;
+                                length: number;
+                            }) | null;
+                        } | {
+                            status: unknown;
+                        } | {
+                            priority: unknown;
+                        } | {
+                            assignedTo: unknown;
+                        } | {
+                            context: unknown;
+                        } | {
+                            location: unknown;
+                        } | {
+                            visibility: unknown;
+                        } | {
+                            anchor: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCommentannotations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        annotationIds: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentannotationsCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentIds: string[];
+                        userId?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    total: number;
+                                    unread?: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentannotationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        annotationIds: string[];
+                        userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addCommentannotationsComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        annotationId: string;
+                        /** @description No two items share the same commentId (items without one are not compared). */
+                        commentData: ({
+                            commentId?: number;
+                            commentText?: string;
+                            commentHtml?: string;
+                            from: {
+                                userId: string;
+                                name?: string;
+                                email?: string;
+                            };
+                            /** @description No two items share the same userId. */
+                            taggedUserContacts?: {
+                                userId: string;
+                                /** @description At most 4 KB as JSON. */
+                                contact?: Record<string, never>;
+                            }[];
+                            /** @description At most 16 KB as JSON. */
+                            context?: Record<string, never>;
+                            triggerActivities?: boolean;
+                        } | {
+                            commentText: unknown;
+                        } | {
+                            commentHtml: unknown;
+                        })[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: number[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCommentannotationsComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        annotationId: string;
+                        commentIds?: number[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                commentId: number;
+                                commentText?: string;
+                                commentHtml?: string;
+                                from: {
+                                    userId: string;
+                                    name?: string;
+                                    email?: string;
+                                };
+                                taggedUserContacts: {
+                                    userId: string;
+                                    contact?: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                context?: {
+                                    [key: string]: unknown;
+                                };
+                                createdAt: number;
+                                lastUpdated: number;
+                                edited: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateCommentannotationsComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        annotationId: string;
+                        commentIds: number[];
+                        updatedData: {
+                            commentText?: string;
+                            commentHtml?: string;
+                            /** @description No two items share the same userId. */
+                            taggedUserContacts?: {
+                                userId: string;
+                                /** @description At most 4 KB as JSON. */
+                                contact?: Record<string, never>;
+                            }[];
+                            /** @description At most 16 KB as JSON. */
+                            context?: Record<string, never>;
+                        } | {
+                            commentText: unknown;
+                        } | {
+                            commentHtml: unknown;
+                        } | {
+                            taggedUserContacts: unknown;
+                        } | {
+                            context: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCommentannotationsComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        annotationId: string;
+                        commentIds: number[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                [key: string]: {
+                                    success: boolean;
+                                    message: string;
+                                };
+                            };
                         };
                     };
                 };
