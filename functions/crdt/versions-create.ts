@@ -2,8 +2,7 @@ import * as z from 'zod/mini';
 import { createVersion } from '../../shared/domain/crdt/versions';
 import { operation } from '../../shared/http/operation';
 import { answer } from '../../shared/http/results';
-import { clientId, nonEmptyText } from '../../shared/http/schemas';
-import { versionResult } from './versions-get';
+import { clientId, nonEmptyText, versionResult } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),

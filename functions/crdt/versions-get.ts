@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
-import { VERSION_KINDS } from '../../shared/db/crdt-versions';
 import { DEFAULT_VERSION_PAGE_SIZE, listEditorVersions } from '../../shared/domain/crdt/versions';
 import { operation } from '../../shared/http/operation';
 import { pageWithPageToken } from '../../shared/http/results';
-import { clientId, pageSize, pageToken } from '../../shared/http/schemas';
+import { clientId, pageSize, pageToken, versionResult } from '../../shared/http/schemas';
 
 export const schema = z.object({
   organizationId: clientId(),
@@ -11,18 +10,6 @@ export const schema = z.object({
   editorId: clientId(),
   pageSize: pageSize(100, DEFAULT_VERSION_PAGE_SIZE),
   pageToken: z.optional(pageToken()),
-});
-
-/** A version (decisions §14): its summary, never its state. */
-export const versionResult = z.object({
-  versionId: z.string(),
-  editorId: z.string(),
-  kind: z.enum(VERSION_KINDS),
-  name: z.optional(z.string()),
-  createdAt: z.number(),
-  authors: z.array(z.string()),
-  size: z.number(),
-  createdBy: z.optional(z.string()),
 });
 
 /** The editor's versions, newest first; the next page's token in `pageToken`. */

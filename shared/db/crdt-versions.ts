@@ -6,6 +6,7 @@
  *                                                createdAt, authors, size, parts, createdBy, ttl (automatic ones)
  *   pk D   sk V#<editor>#P#<versionId>#<nnnn>    part n (0..parts-1) of the state (binary, PART_BYTES each), ttl
  *   pk D   sk V#<editor>#COUNT                   versions: how many summaries the editor has (the 1,000 bound)
+ *   pk D   sk V#<editor>#DUE                     the editor's automatic-version check (below), in gsi2 by due time
  *
  * Version ids are time-ordered (`ver_` + time + random, shared/core/ids.ts), so the summaries sort by creation and
  * a list is one Query of the summaries backwards, reading about 0.3 KB per version and never a state: a page of 20
@@ -20,7 +21,8 @@
  * Automatic versions carry a TTL (30 days): DynamoDB deletes their summary and parts; the count is recounted from
  * the summaries when it reaches the bound, so expired versions never hold a place.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unlessConditionFails } from './conditional';
 import { timeOrderedId, isTimeOrderedId } from '../core/ids';
 import { batchWrite, deleteRequest, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
@@ -151,6 +153,8 @@ export async function putVersion(
           organizationId: ref.organizationId,
           documentId: ref.documentId,
           editor: version.editor,
+          // The stream decoder names a summary by it (shared/db/item-change.ts `crdtVersion`).
+          lastUpdate: version.editor.lastUpdate,
           parts,
           ...ttl,
         },
@@ -315,6 +319,29 @@ export async function versionCensus(
   };
 }
 
+/**
+ * Records on a `restore` version that the restore it kept the content for was applied (the version restored): the
+ * change the events consumer raises `crdt.version_restored` from, after the restore's edit is stored.
+ */
+export async function markRestored(
+  apiKeyId: string,
+  ref: EditorRef,
+  versionId: string,
+  restoredVersionId: string,
+): Promise<void> {
+  await unlessConditionFails(
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: summaryKey(apiKeyId, ref, versionId),
+        UpdateExpression: 'SET restoredVersionId = :restored',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':restored': restoredVersionId },
+      }),
+    ),
+  );
+}
+
 /** Sets the editor's count of versions to what a census found (expired automatic versions leave it too high). */
 export function recountItem(apiKeyId: string, ref: EditorRef, count: number): TransactItem {
   return {
@@ -323,4 +350,107 @@ export function recountItem(apiKeyId: string, ref: EditorRef, count: number): Tr
       Item: { ...countKey(apiKeyId, ref), editorId: ref.editorId, versions: count },
     },
   };
+}
+
+/**
+ * Automatic versions (decisions §14) are found by when they are due, never by a scan: an editor that changed has a
+ * small "version check" item beside its versions, in gsi2 by the time it is due:
+ *
+ *   pk D   sk V#<editor>#DUE     apiKeyId, organizationId, documentId, editorId;
+ *                                gsi2pk VERSIONDUE#<shard>, gsi2sk <due, ms>
+ *
+ * The changes reader writes it when the editor changes and it is absent (a conditional Put: 1 write unit per editor
+ * per stream batch, nothing in the index when it exists); the scheduled worker Queries each shard up to now, and for
+ * each editor due either keeps an automatic version and deletes the item (on condition that the editor did not
+ * change since it looked, in the same transaction), or moves it to when it will be due. The index spans tenants, as
+ * the live access backstop's does; it is sharded by editor so no partition takes every change.
+ */
+export const VERSION_CHECK_SHARDS = 8;
+
+/** An editor whose version check is due, as the index gives it. */
+export interface VersionCheck {
+  apiKeyId: string;
+  ref: EditorRef;
+  /** ms */
+  due: number;
+}
+
+const versionCheckPartition = (shard: number) => key('VERSIONDUE', String(shard));
+const checkKey = (apiKeyId: string, ref: EditorRef): ItemKey => ({
+  pk: crdtDocumentPartition(apiKeyId, ref.organizationId, ref.documentId),
+  sk: key(...editorVersions(ref.editorId), 'DUE'),
+});
+
+function versionCheckShard(apiKeyId: string, ref: EditorRef): number {
+  let hash = 0;
+  for (const char of `${apiKeyId}\n${ref.organizationId}\n${ref.documentId}\n${ref.editorId}`)
+    hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % VERSION_CHECK_SHARDS;
+}
+
+/** Writes the editor's version check, due at `due` (ms), unless it has one. Returns whether it wrote one. */
+export async function scheduleVersionCheck(apiKeyId: string, ref: EditorRef, due: number): Promise<boolean> {
+  const written = await unlessConditionFails(
+    db.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: {
+          ...checkKey(apiKeyId, ref),
+          apiKeyId,
+          organizationId: ref.organizationId,
+          documentId: ref.documentId,
+          editorId: ref.editorId,
+          due,
+          gsi2pk: versionCheckPartition(versionCheckShard(apiKeyId, ref)),
+          gsi2sk: sortableNumber(Math.max(0, Math.floor(due))),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+  return written !== undefined;
+}
+
+/** The version checks of one shard due at `now` or before, oldest first (one gsi2 Query, at most `max`). */
+export async function versionChecksDue(shard: number, now: number, max: number): Promise<VersionCheck[]> {
+  const items = await queryAll(
+    {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+      ExpressionAttributeValues: {
+        ':pk': versionCheckPartition(shard),
+        ':now': sortableNumber(Math.max(0, Math.floor(now))),
+      },
+    },
+    max,
+  );
+  return items.map((item) => ({
+    apiKeyId: String(item.apiKeyId),
+    ref: {
+      organizationId: String(item.organizationId),
+      documentId: String(item.documentId),
+      editorId: String(item.editorId),
+    },
+    due: Number(item.due),
+  }));
+}
+
+/** Moves the editor's version check to `due` (ms), if it still has one. */
+export async function moveVersionCheck(apiKeyId: string, ref: EditorRef, due: number): Promise<void> {
+  await unlessConditionFails(
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: checkKey(apiKeyId, ref),
+        UpdateExpression: 'SET due = :due, gsi2sk = :sk',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':due': due, ':sk': sortableNumber(Math.max(0, Math.floor(due))) },
+      }),
+    ),
+  );
+}
+
+/** The delete of the editor's version check, for a transaction with the caller's check that nothing changed. */
+export function versionCheckDelete(apiKeyId: string, ref: EditorRef): TransactItem {
+  return { Delete: { TableName: TABLE_NAME, Key: checkKey(apiKeyId, ref) } };
 }

@@ -128,6 +128,8 @@ export interface EditorLog {
   /** Changes since the editor's last version (decisions §14): the newest and the oldest (ms), and their authors. */
   changedAt?: number;
   firstChangeAt?: number;
+  /** The changedAt the last version covered. */
+  versionedAt?: number;
   authors: string[];
 }
 
@@ -666,8 +668,33 @@ export async function editorLog(apiKeyId: string, ref: EditorRef): Promise<Edito
     ...(typeof Item.incarnation === 'string' ? { incarnation: Item.incarnation } : {}),
     ...(typeof Item.changedAt === 'number' ? { changedAt: Item.changedAt } : {}),
     ...(typeof Item.firstChangeAt === 'number' ? { firstChangeAt: Item.firstChangeAt } : {}),
+    ...(typeof Item.versionedAt === 'number' ? { versionedAt: Item.versionedAt } : {}),
     authors: Item.authors instanceof Set ? [...(Item.authors as Set<string>)].sort() : [],
   };
+}
+
+/**
+ * A transaction's check that the editor did not change since `changedAt` was read from its LOG item (none: it has
+ * not changed at all), failing with `failure`.
+ */
+export function editorUnchangedCheck(
+  apiKeyId: string,
+  ref: EditorRef,
+  changedAt: number | undefined,
+  failure: () => Error,
+): TransactItem {
+  return named(
+    {
+      ConditionCheck: {
+        TableName: TABLE_NAME,
+        Key: logKey(apiKeyId, ref),
+        ...(changedAt === undefined
+          ? { ConditionExpression: 'attribute_not_exists(changedAt)' }
+          : { ConditionExpression: 'changedAt = :seen', ExpressionAttributeValues: { ':seen': changedAt } }),
+      },
+    },
+    failure,
+  );
 }
 
 /**
@@ -834,5 +861,7 @@ export function crdtItemMovedTo(apiKeyId: string, item: Item, organizationId: st
     ...item,
     pk: documentPartition(apiKeyId, organizationId, documentId),
     ...(item.documentId === undefined ? {} : { documentId }),
+    // A version's summary moved is no new version (no crdt.version_created event).
+    ...(typeof item.versionId === 'string' ? { migrated: true } : {}),
   };
 }

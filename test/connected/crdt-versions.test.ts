@@ -8,7 +8,22 @@ import * as Y from 'yjs';
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_NAME, db, dynamodb } from '../../shared/db/client';
 import { MAX_STATE_BYTES, createEditor, crdtDocumentPartition, getEditor } from '../../shared/db/crdt';
-import { MAX_VERSIONS, readVersionState } from '../../shared/db/crdt-versions';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import {
+  MAX_VERSIONS,
+  VERSION_CHECK_SHARDS,
+  readVersionState,
+  scheduleVersionCheck,
+  versionChecksDue,
+} from '../../shared/db/crdt-versions';
+import { keepDueVersions as keepDueVersionsOf } from '../../shared/domain/crdt/auto-versions';
+import { handler as versionsConsumerHandler } from '../../shared/domain/stream/crdt-versions';
+import { crdtAutoVersionsWorker, crdtVersionsConsumer } from '../../shared/workers';
+import { runAsWorker } from '../../local/grant-check';
+import { startStreamPoller } from '../../local/stream-poller';
+import { startPipeline, startReceiver } from '../support/webhook-pipeline';
+import { waitFor } from '../support/wait';
+import { config } from '../../shared/core/config';
 import { timeOrderedId } from '../../shared/core/ids';
 import { key, segment } from '../../shared/db/keys';
 import { encodeFrames } from '../../shared/domain/live/framing';
@@ -22,6 +37,10 @@ import { invokeRoute } from '../support/invoke';
 import { bytesTo, callSocket, openLiveRoom } from '../support/live-harness';
 
 type Headers = Record<string, string>;
+
+/** A pass of the automatic-versions worker, under its grants. */
+const keepDueVersions = (...args: Parameters<typeof keepDueVersionsOf>) =>
+  runAsWorker(crdtAutoVersionsWorker, () => keepDueVersionsOf(...args));
 
 describe('versions of an editor', () => {
   let tenant: Tenant;
@@ -372,6 +391,159 @@ describe('versions of an editor', () => {
       const read = await call('/v2/crdt/get', { ...ids, versionId: fake[5].versionId });
       expect(read.body.error).toMatchObject({ status: 'NOT_FOUND' });
     }, 120_000);
+  });
+
+  describe('automatic versions and events', () => {
+    const times = { quietMs: 1000, maxMs: 60_000 };
+    const checkOf = async () => {
+      const found = [];
+      for (let shard = 0; shard < VERSION_CHECK_SHARDS; shard += 1)
+        found.push(...(await versionChecksDue(shard, Date.now() + 86_400_000, 1000)));
+      return found.find((check) => check.ref.documentId === ids.documentId);
+    };
+
+    it('keeps one once the editor has been quiet long enough, never one of an unchanged editor, and one after the maximum age while edits go on', async () => {
+      const stream = await startStreamPoller({
+        endpoint: process.env.DYNAMODB_ENDPOINT as string,
+        tableName: process.env.TABLE_NAME as string,
+        idleMs: 50,
+        workers: [
+          {
+            worker: crdtVersionsConsumer,
+            handler: (event: DynamoDBStreamEvent) =>
+              runAsWorker(crdtVersionsConsumer, () => versionsConsumerHandler(event)),
+          },
+        ],
+      });
+      try {
+        await call('/v2/crdt/add', { ...ids, type: 'text', data: 'a' });
+        await setText('ab', 'ann');
+        await waitFor(async () => (await checkOf()) !== undefined, { what: "the editor's version check" });
+        const changedAt = Date.now();
+
+        const early = await keepDueVersions(changedAt, times);
+        // The reader wrote the check due after the configured quiet period; the pass runs past it with its own times.
+        const due = await keepDueVersions(changedAt + config.crdtVersionQuietMs + 1000, times);
+        const versions = (await list()).data;
+        // Nothing changed since: a check written again (a record handed twice) keeps nothing.
+        await scheduleVersionCheck(tenant.apiKeyId, ids, changedAt);
+        const unchanged = await keepDueVersions(changedAt + 10_000, times);
+
+        expect(early.kept).toBe(0);
+        expect(due.kept).toBe(1);
+        expect(versions).toEqual([expect.objectContaining({ kind: 'auto', authors: ['ann'] })]);
+        expect(unchanged).toMatchObject({ kept: 0, cleared: 1 });
+        expect((await list()).data).toHaveLength(1);
+        expect(await checkOf()).toBeUndefined();
+
+        // Edits that go on: never quiet, so the maximum age decides.
+        await setText('abc', 'bob');
+        await waitFor(async () => (await checkOf()) !== undefined, { what: 'the next version check' });
+        const going = await keepDueVersions(Date.now() + config.crdtVersionQuietMs + 50, {
+          quietMs: 3_600_000,
+          maxMs: 10,
+        });
+        expect(going.kept).toBe(1);
+        // (Ordered by the pass's `now`, which this test moves ahead of the clock: compared as a set.)
+        expect((await list()).data.map((v) => `${v.kind}:${v.authors.join()}`).sort()).toEqual([
+          'auto:ann',
+          'auto:bob',
+        ]);
+      } finally {
+        await stream.stop();
+      }
+    });
+
+    it('raises crdt.version_created for every kind and crdt.version_restored after the restore', async () => {
+      const pipeline = await startPipeline();
+      const hook = await startReceiver();
+      try {
+        const owner = await newTenant();
+        const who = owner.apiKeyHeaders;
+        await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, who);
+        await call(
+          '/v2/workspace/advancedwebhook/endpoints/create',
+          { url: hook.url, filterTypes: ['crdt.version_created', 'crdt.version_restored'] },
+          who,
+        );
+        await call('/v2/crdt/add', { ...ids, type: 'text', data: 'one' }, who);
+        const made = await call('/v2/crdt/versions/create', { ...ids, name: 'One' }, who);
+        const versionId = made.body.result?.data.versionId;
+        await call('/v2/crdt/update', { ...ids, type: 'text', data: 'two', userId: 'cy' }, who);
+        const restored = await call('/v2/crdt/versions/restore', { ...ids, versionId }, who);
+
+        const events = () =>
+          hook.requests.map((request) => JSON.parse(request.body) as { type: string; data: Record<string, unknown> });
+        await waitFor(() => events().length >= 3, { what: 'the version events' });
+        const restoreVersionId = restored.body.result?.data.versionId;
+        expect(
+          events()
+            .map((e) => [e.type, e.data.versionId])
+            .sort(),
+        ).toEqual(
+          [
+            ['crdt.version_created', versionId],
+            ['crdt.version_created', restoreVersionId],
+            ['crdt.version_restored', restoreVersionId],
+          ].sort(),
+        );
+        expect(events().find((e) => e.type === 'crdt.version_restored')?.data).toEqual({
+          organizationId: ids.organizationId,
+          documentId: ids.documentId,
+          editorId: 'body',
+          versionId: restoreVersionId,
+          kind: 'restore',
+          authors: ['cy'],
+          createdAt: expect.any(Number),
+          restoredVersionId: versionId,
+        });
+        expect(events().find((e) => e.data.versionId === versionId)?.data).toMatchObject({
+          kind: 'manual',
+          name: 'One',
+        });
+      } finally {
+        await pipeline.stop();
+        await hook.close();
+      }
+    });
+  });
+
+  describe('document migration', () => {
+    it('carries the versions to the new document id', async () => {
+      const pipeline = await startPipeline();
+      try {
+        await call('/v2/crdt/add', { ...ids, type: 'text', data: 'kept' });
+        const { versionId } = await created({ name: 'Before the move' });
+        await setText('changed');
+        const started = await call('/v2/organizations/documents/migrate', {
+          organizationId: ids.organizationId,
+          documentId: ids.documentId,
+          newDocumentId: `${ids.documentId}-new`,
+        });
+        const migrationId = started.body.result?.data.migrationId;
+        await waitFor(
+          async () =>
+            (
+              await call('/v2/organizations/documents/migrate/status', {
+                organizationId: ids.organizationId,
+                migrationId,
+              })
+            ).body.result?.data.status === 'completed',
+          { what: 'the migration' },
+        );
+        const moved = { ...ids, documentId: `${ids.documentId}-new` };
+
+        const listed = await call('/v2/crdt/versions/get', moved);
+        const read = await call('/v2/crdt/get', { ...moved, versionId });
+        const atOld = await call('/v2/crdt/versions/get', ids);
+
+        expect(listed.body.result?.data).toEqual([expect.objectContaining({ versionId, name: 'Before the move' })]);
+        expect(read.body.result?.data[0].data).toBe('kept');
+        expect(atOld.body.error?.status).toBe('NOT_FOUND');
+      } finally {
+        await pipeline.stop();
+      }
+    });
   });
 
   describe('bad input writes nothing and says what is wrong', () => {

@@ -29,6 +29,7 @@ import {
   VersionsFull,
   deleteVersion,
   getVersion,
+  markRestored,
   listVersions,
   putVersion,
   recountItem,
@@ -223,6 +224,7 @@ export async function restoreVersion(
   );
   if (updated === undefined) throw new NotFoundError(EDITOR_NOT_FOUND);
   const written = change.delta;
+  await markRestored(apiKeyId, ref, kept.versionId, version.versionId);
   await relayEditorChange({ apiKeyId, ...ref }, written);
   return { versionId: kept.versionId, restoredVersionId: version.versionId };
 }
