@@ -14,6 +14,7 @@ import { run as migration } from './migration';
 import { run as notifications } from './notifications';
 import { run as suggest } from './suggest';
 import { run as users } from './users';
+import { run as versions } from './versions';
 import { run as warm } from './warm';
 import { run as webhooks } from './webhooks';
 
@@ -25,6 +26,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['activity-layouts', activityLayouts],
   ['crdt', crdt],
   ['crdt-edits', crdtEdits],
+  ['versions', versions],
   ['migration', migration],
   ['ai', ai],
   ['suggest', suggest],

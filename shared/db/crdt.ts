@@ -561,16 +561,18 @@ function newest(current: StoredEditor, change: EditorWrite): EditorWrite {
  * (see the module comment), so concurrent writers neither lose nor refuse each other's changes. `change` must be a
  * pure function of the editor it is given (it may run again) and may throw to refuse the write. Throws
  * AbortedError only when a change that must fold (larger than MAX_DELTA_BYTES, or the deltas are full) keeps
- * losing to other folds.
+ * losing to other folds. `read`, when given, is the editor as the caller just read it, used in place of the first read.
  */
 export async function updateEditor(
   apiKeyId: string,
   ref: EditorRef,
   change: (current: StoredEditor) => EditorChange,
   write: TransactionWriter = transactWrite,
+  read?: StoredEditor,
 ): Promise<StoredEditor | undefined> {
   for (let attempt = 1; ; attempt += 1) {
-    const current = await getEditor(apiKeyId, ref);
+    // `read`: the editor as the caller read it a moment ago, for the first attempt (a head changed since is a lost race).
+    const current = attempt === 1 && read !== undefined ? read : await getEditor(apiKeyId, ref);
     if (current === undefined) return undefined;
     const next = change(current);
     const { lastUpdate, lastUpdatedBy } = newest(current, next);

@@ -197,8 +197,10 @@ export async function restoreVersion(
 ): Promise<{ versionId: string; restoredVersionId: string }> {
   const ref = editorRef(input);
   await assertDocumentsWritable(apiKeyId, documentsIn(ref.organizationId, [ref.documentId]));
-  const { version, state: target } = await versionWithState(apiKeyId, ref, input.versionId);
-  const before = await getEditor(apiKeyId, ref);
+  const [{ version, state: target }, before] = await Promise.all([
+    versionWithState(apiKeyId, ref, input.versionId),
+    getEditor(apiKeyId, ref),
+  ]);
   if (before === undefined) throw new NotFoundError(EDITOR_NOT_FOUND);
   const kept = await keepVersion(
     apiKeyId,
@@ -221,6 +223,8 @@ export async function restoreVersion(
       return { state, delta: change.delta, lastUpdate, lastUpdatedBy: input.userId ?? null };
     },
     guardedBy(apiKeyId, ref),
+    // The editor as read for the restore version: the write folds into it, or (changed since) appends the update.
+    before,
   );
   if (updated === undefined) throw new NotFoundError(EDITOR_NOT_FOUND);
   const written = change.delta;
