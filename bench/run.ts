@@ -15,6 +15,7 @@ import { run as migration } from './migration';
 import { run as notifications } from './notifications';
 import { run as suggest } from './suggest';
 import { run as users } from './users';
+import { run as versions } from './versions';
 import { run as warm } from './warm';
 import { run as webhooks } from './webhooks';
 
@@ -27,6 +28,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['crdt', crdt],
   ['crdt-edits', crdtEdits],
   ['comment-anchors', commentAnchors],
+  ['versions', versions],
   ['migration', migration],
   ['ai', ai],
   ['suggest', suggest],

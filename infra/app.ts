@@ -20,7 +20,9 @@
  *   setting is managed elsewhere and already names a role;
  * - liveThrottleRate, liveThrottleBurst (default infra/limits.ts LIVE_STAGE_THROTTLE, 1,000 and 2,000): the live
  *   WebSocket stage's throttle, frames in per second and its bucket; given the rate alone, the burst is the larger of
- *   the default's and twice the rate. docs/operating.md says how to size them against the account's API Gateway quota.
+ *   the default's and twice the rate. docs/operating.md says how to size them against the account's API Gateway quota;
+ * - crdtVersionQuietSeconds, crdtVersionMaxSeconds (default 300 and 3,600): automatic versions of an editor
+ *   (decisions §14), kept once it has been quiet that long, or once its oldest unversioned change is that old.
  */
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -101,6 +103,8 @@ export function buildApp(app: App): CollabStack {
     webhookAllowPrivateUrls: booleanContext(app, 'webhookAllowPrivateUrls'),
     apiGatewayCloudWatchRole: booleanContext(app, 'apiGatewayCloudWatchRole'),
     liveThrottle: liveThrottleContext(app),
+    crdtVersionQuietSeconds: integerContext(app, 'crdtVersionQuietSeconds'),
+    crdtVersionMaxSeconds: integerContext(app, 'crdtVersionMaxSeconds'),
     // Checked by the stack (infra/ses.ts): shapes, and that they name one identity.
     ses: {
       identity: stringContext(app, 'sesIdentity'),

@@ -27,7 +27,13 @@ import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../shared/db/table-definition';
 import { deployTasks } from '../shared/deploy-tasks';
 import { routes as routeTable, type Route } from '../shared/routes';
-import { deliveryQueueWorker, scheduledWorkers, workers } from '../shared/workers';
+import {
+  crdtAutoVersionsWorker,
+  deliveryQueueWorker,
+  scheduledWorkers,
+  streamChangesWorker,
+  workers,
+} from '../shared/workers';
 import {
   deadLetterAlarm,
   functionFaultAlarms,
@@ -75,6 +81,12 @@ export interface CollabStackProps extends StackProps {
    * @default LIVE_STAGE_THROTTLE (infra/limits.ts, where its size is worked out)
    */
   readonly liveThrottle?: Throttle;
+  /**
+   * Automatic versions of an editor (decisions §14): seconds of quiet, and the oldest unversioned change's age, after
+   * which one is kept (`-c crdtVersionQuietSeconds`, `-c crdtVersionMaxSeconds`). @default 300 and 3,600
+   */
+  readonly crdtVersionQuietSeconds?: number;
+  readonly crdtVersionMaxSeconds?: number;
   /** Ask AI's provider endpoints, each an http(s) URL. @default the providers' public endpoints */
   readonly aiBaseUrls?: AiBaseUrls;
   /**
@@ -311,6 +323,22 @@ export class CollabStack extends Stack {
       });
       return handler;
     });
+
+    // Automatic versions' timing, for the functions that use it: the changes reader (a changed editor's check is due
+    // after the quiet period) and the scheduled worker that keeps the versions.
+    const versionTimes: Array<[string, number | undefined]> = [
+      ['CRDT_VERSION_QUIET_SECONDS', props.crdtVersionQuietSeconds],
+      ['CRDT_VERSION_MAX_SECONDS', props.crdtVersionMaxSeconds],
+    ];
+    for (const [name, value] of versionTimes) {
+      if (value === undefined) continue;
+      if (value < 1) throw new Error(`${name} must be at least 1 second.`);
+      for (const fn of [
+        ...workerRuns.filter((run) => run.worker.id === streamChangesWorker.id).map((run) => run.handler),
+        ...scheduledRuns.filter((_, i) => scheduledWorkers[i].id === crdtAutoVersionsWorker.id),
+      ])
+        fn.function.addEnvironment(name, String(value));
+    }
 
     // Deploy tasks put in place what request paths only read (the page-token key), before the API serves.
     const taskRuns = deployTasks.map((task) => new DeployTaskRun(this, task.id, { task, resources, settings }));

@@ -243,11 +243,31 @@ export const routeDocs: Readonly<Record<RoutePath, RouteDoc>> = {
   },
   '/v2/crdt/get': {
     summary: 'Read the CRDT data of a document or one editor (plain value, or the Yjs state).',
-    description: 'a document\'s or an editor\'s data as plain values (`format: "yjs"` adds the base64 state)',
+    description:
+      'a document\'s or an editor\'s data as plain values (`format: "yjs"` adds the base64 state); with `versionId` (and `editorId`) the editor as it was at that version',
   },
   '/v2/crdt/update': {
     summary: "Replace an editor's content through Yjs operations, or merge a client's Yjs update.",
     description: "replace the content through Yjs operations, or merge a client's `yjsUpdate`",
+  },
+  '/v2/crdt/versions/create': {
+    summary: "Keep a version of an editor's current content.",
+    description:
+      'a `manual` version of the editor now: `{name? (1–200 characters), userId?}` → `{versionId, editorId, kind, name?, createdAt, authors, size}`; at most 1,000 per editor (the oldest automatic one goes first)',
+  },
+  '/v2/crdt/versions/get': {
+    summary: "List an editor's versions, newest first.",
+    description:
+      "the editor's versions, newest first (summaries, never states): `pageSize` 1–100 (default 20), `result.pageToken`; read one with `/v2/crdt/get` `versionId`",
+  },
+  '/v2/crdt/versions/restore': {
+    summary: "Make an editor's content equal to a version's, as one ordinary edit.",
+    description:
+      'one Yjs update applied to the current state (live connections receive it), after keeping the state before as a `restore` version: `{versionId, userId?}` → `{versionId, restoredVersionId}`',
+  },
+  '/v2/crdt/versions/delete': {
+    summary: 'Delete a version of an editor.',
+    description: 'delete one version and its state: `{versionId}` → `{versionId, deleted: true}`',
   },
   '/v2/crdt/live/authorize': {
     summary: 'Authorize one of your users to edit (or view) one editor live, over the y-websocket protocol.',

@@ -422,6 +422,36 @@ export const routes = [
     extension: true,
   },
   {
+    path: '/v2/crdt/versions/create',
+    entry: 'functions/crdt/versions-create.ts',
+    auth: 'apiKey',
+    table: 'write',
+    extension: true,
+  },
+  {
+    path: '/v2/crdt/versions/get',
+    entry: 'functions/crdt/versions-get.ts',
+    auth: 'apiKey',
+    table: 'read',
+    extension: true,
+  },
+  {
+    path: '/v2/crdt/versions/restore',
+    entry: 'functions/crdt/versions-restore.ts',
+    auth: 'apiKey',
+    table: 'write',
+    // The restore is an edit: sent to the editor's open live connections (decisions §14).
+    connections: 'manage',
+    extension: true,
+  },
+  {
+    path: '/v2/crdt/versions/delete',
+    entry: 'functions/crdt/versions-delete.ts',
+    auth: 'apiKey',
+    table: 'write',
+    extension: true,
+  },
+  {
     path: '/v2/crdt/live/authorize',
     entry: 'functions/crdt/live-authorize.ts',
     auth: 'apiKey',

@@ -36,6 +36,7 @@ export type ItemKind =
   | 'notification'
   | 'recording'
   | 'crdtHead'
+  | 'crdtVersion'
   | 'profile'
   | 'migration'
   | 'membership'
@@ -122,7 +123,7 @@ export const migrationConsumer = {
 /**
  * The items that can be events (shared/domain/webhooks/events.ts decides which writes of them are): activity
  * records, notifications (added, or re-added: webhooks take the INSERT, emails both), recordings, CRDT heads and
- * deltas, and migrations that end.
+ * deltas, versions of editors (kept, restored), and migrations that end.
  */
 export const webhookEventsConsumer = {
   id: 'WebhookEvents',
@@ -131,6 +132,7 @@ export const webhookEventsConsumer = {
     { kind: 'notification' },
     { kind: 'recording' },
     { kind: 'crdtHead' },
+    { kind: 'crdtVersion' },
     { kind: 'migration', eventNames: ['MODIFY'], where: { status: { equals: ['completed', 'failed'] } } },
   ],
   table: 'write',
@@ -162,6 +164,18 @@ export const crdtCompactionConsumer = {
   changes: [{ kind: 'crdtHead', eventNames: ['INSERT'] }],
   table: 'write',
   summary: "Folds an editor's log of Yjs changes into its stored state when the log has grown past its bound.",
+} as const satisfies StreamConsumer;
+
+/**
+ * Changes of an editor's content (heads and deltas written): the consumer gives the editor a version check, due when
+ * it will have been quiet long enough for an automatic version (shared/domain/crdt/auto-versions.ts, decisions §14).
+ */
+export const crdtVersionsConsumer = {
+  id: 'CrdtVersions',
+  changes: [{ kind: 'crdtHead' }],
+  table: 'write',
+  summary:
+    'Gives an editor that changed a check, due when it will have been quiet long enough for an automatic version.',
 } as const satisfies StreamConsumer;
 
 /**
@@ -229,12 +243,24 @@ export const documentMigrationWorker = {
 export const streamChangesWorker = {
   id: 'StreamChangesWorker',
   entry: 'functions/workers/stream-changes.ts',
-  consumers: [webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer, liveRevocationConsumer],
-  ...readerAccess([webhookEventsConsumer, profileCopiesConsumer, crdtCompactionConsumer, liveRevocationConsumer]),
+  consumers: [
+    webhookEventsConsumer,
+    profileCopiesConsumer,
+    crdtCompactionConsumer,
+    crdtVersionsConsumer,
+    liveRevocationConsumer,
+  ],
+  ...readerAccess([
+    webhookEventsConsumer,
+    profileCopiesConsumer,
+    crdtCompactionConsumer,
+    crdtVersionsConsumer,
+    liveRevocationConsumer,
+  ]),
   // Its records are independent and handled side by side: larger batches, fewer invocations.
   batchSize: 100,
   summary:
-    "Reads the table's changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction, live revocation.",
+    "Reads the table's changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction, version checks, live revocation.",
 } as const satisfies Worker;
 
 /** The readers of the table's stream: at most two (test/infra/stream.test.ts). */
@@ -287,4 +313,21 @@ export const liveAccessBackstopWorker = {
     'Re-checks the access of open live connections, silent ones too, often enough that none goes 60 s unchecked, and closes or demotes them.',
 } as const satisfies ScheduledWorker;
 
-export const scheduledWorkers: readonly ScheduledWorker[] = [liveAccessBackstopWorker];
+/**
+ * Automatic versions of editors (decisions §14): each run takes the editors whose version check is due (gsi2, by due
+ * time: shared/db/crdt-versions.ts) and keeps a version of those quiet long enough (or changed long enough ago),
+ * moving the others' checks to when they will be due.
+ */
+export const crdtAutoVersionsWorker = {
+  id: 'CrdtAutoVersions',
+  entry: 'functions/workers/crdt-auto-versions.ts',
+  everyMinutes: 1,
+  localEverySeconds: 10,
+  table: 'write',
+  // Version checks by due time (gsi2: shared/db/crdt-versions.ts).
+  indexes: ['gsi2'],
+  summary:
+    'Keeps an automatic version of each editor quiet long enough since it changed, or changed long enough ago, from the version checks due.',
+} as const satisfies ScheduledWorker;
+
+export const scheduledWorkers: readonly ScheduledWorker[] = [liveAccessBackstopWorker, crdtAutoVersionsWorker];

@@ -15,6 +15,8 @@ export const schema = z.object({
    * (decisions §15); a format that does not fit an editor's type is INVALID_ARGUMENT.
    */
   format: z.optional(z.enum(READ_FORMATS)),
+  /** The editor as it was at this version (decisions §14); needs `editorId`. Unknown: NOT_FOUND `Version not found.` */
+  versionId: z.optional(clientId()),
 });
 
 /** What every record has besides its content: the editor id, and when and by whom (null: not said) it was last changed. */

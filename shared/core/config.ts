@@ -168,4 +168,11 @@ export const config = {
    * keeps every open connection within the 60 s decisions §13 allows (see shared/domain/live/access.ts); tests lower it.
    */
   liveAccessCheckMs: integerBetween('LIVE_ACCESS_CHECK_SECONDS', 30, 1, 30) * 1000,
+  /**
+   * Automatic versions of an editor (decisions §14): one is kept once the editor has been quiet this long since its
+   * last change (seconds, 1–86,400; default 300)...
+   */
+  crdtVersionQuietMs: integerBetween('CRDT_VERSION_QUIET_SECONDS', 300, 1, 86_400) * 1000,
+  /** ...or once its oldest change not in a version is this old while edits go on (seconds, 1–604,800; default 3,600). */
+  crdtVersionMaxMs: integerBetween('CRDT_VERSION_MAX_SECONDS', 3600, 1, 604_800) * 1000,
 } as const;

@@ -7,7 +7,9 @@
  *   pk D   sk E#<editor>#HEAD              head: type, contentKey, version, writeId, incarnation, parts, stateBytes,
  *                                          lastUpdate, lastUpdatedBy, sessionId, and part 0 of the state (binary)
  *   pk D   sk E#<editor>#LOG               the log's counters: logBytes and logItems (of the deltas counted in them),
- *                                          stateBytes and incarnation as the last fold wrote them; under 1 KB
+ *                                          stateBytes and incarnation as the last fold wrote them; and what changed
+ *                                          since the editor's last version (decisions §14): changedAt, firstChangeAt
+ *                                          (ms) and authors (a string set); under 1 KB
  *   pk D   sk E#<editor>#PART#<nnnn>       part n (1..parts-1) of the state (binary), stamped with the head's writeId
  *
  * One item holds at most 400 KB, and a state may be larger (docs/decisions.md §8), so the state is cut into parts of
@@ -39,6 +41,9 @@
  * creation and kept by every fold), so a delta left behind by an editor that no longer exists is never merged into
  * a new one under the same id.
  *
+ * Versions of an editor (decisions §14) live in the same partition under `V#<editor>#` (shared/db/crdt-versions.ts,
+ * which builds its keys on crdtDocumentPartition): they sort after every editor's items and move with the document.
+ *
  * Every CRDT key is built here, so that moving a document's CRDT data (document migration) and guarding writes
  * (extra condition items in the same transaction) are changes to this module only.
  */
@@ -46,7 +51,8 @@ import { randomUUID } from 'node:crypto';
 import { AbortedError } from '../core/errors';
 import { logger } from '../core/logger';
 import { keyOfItem, type Item, type ItemKey } from './batch';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unlessConditionFails } from './conditional';
 import { TABLE_NAME, db } from './client';
 import { key, prefix, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
@@ -119,6 +125,12 @@ export interface EditorLog {
   stateBytes: number;
   /** The incarnation of the editor the last fold or creation wrote; undefined when none has. */
   incarnation?: string;
+  /** Changes since the editor's last version (decisions §14): the newest and the oldest (ms), and their authors. */
+  changedAt?: number;
+  firstChangeAt?: number;
+  /** The changedAt the last version covered. */
+  versionedAt?: number;
+  authors: string[];
 }
 
 export interface StoredEditor extends EditorRef, EditorWrite {
@@ -138,6 +150,10 @@ type EditorHead = Omit<StoredEditor, 'sessionId' | 'deltas'>;
 
 const documentPartition = (apiKeyId: string, organizationId: string, documentId: string) =>
   key(organizationPartition(apiKeyId, organizationId), 'CRDT', segment(documentId));
+/** The partition of a document's CRDT data, for the versions module (its items under `V#`, see the module comment). */
+export const crdtDocumentPartition = documentPartition;
+/** Every editor's items (heads, parts, deltas, LOG) begin with this; versions with `V#`. */
+const EDITORS_PREFIX = prefix('E');
 const editorPrefix = (editorId: string) => prefix('E', segment(editorId));
 const headKey = (apiKeyId: string, ref: EditorRef): ItemKey => ({
   pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
@@ -176,6 +192,8 @@ function writeItems(
   marks: { compaction?: true } = {},
   folded: readonly EditorDelta[] = [],
 ): TransactItem[] {
+  // A compaction changes no content: it is no change a version waits for, and has no author.
+  const change = marks.compaction === true ? undefined : changeOf(editor);
   const parts = partCount(editor.state);
   const writeId = randomUUID();
   const head: Item = {
@@ -226,11 +244,18 @@ function writeItems(
       stateBytes: editor.state.length,
       logBytes: 0,
       logItems: 0,
+      ...(change === undefined
+        ? {}
+        : {
+            changedAt: change.at,
+            firstChangeAt: change.at,
+            ...(change.by === null ? {} : { authors: new Set([change.by]) }),
+          }),
     };
     items.push({ Put: { TableName: TABLE_NAME, Item: log } });
   } else {
     items.push(
-      logUpdate(apiKeyId, editor, folded, { stateBytes: editor.state.length, incarnation: editor.incarnation }),
+      logUpdate(apiKeyId, editor, folded, { stateBytes: editor.state.length, incarnation: editor.incarnation }, change),
     );
   }
   return items.concat(deltaDeletes(folded));
@@ -251,12 +276,42 @@ function deltaDeletes(deltas: readonly EditorDelta[]): TransactItem[] {
   );
 }
 
+/** A change of content as the LOG item records it for versions: when (ms) and by whom. */
+interface ContentChange {
+  at: number;
+  by: string | null;
+}
+
+const changeOf = (write: Pick<EditorWrite, 'lastUpdate' | 'lastUpdatedBy'>): ContentChange => ({
+  at: Number.isFinite(Date.parse(write.lastUpdate)) ? Date.parse(write.lastUpdate) : Date.now(),
+  by: write.lastUpdatedBy,
+});
+
+/**
+ * The part of a LOG item's update that records a change of content (decisions §14): its time as changedAt, as
+ * firstChangeAt when none is pending, and its author added to the set. Added to the updates every write already
+ * makes, so tracking what a version will cover costs no item of its own.
+ */
+function changeTracking(
+  change: ContentChange | undefined,
+  values: Record<string, unknown>,
+): { set: string; add: string } {
+  if (change === undefined) return { set: '', add: '' };
+  values[':changedAt'] = change.at;
+  if (change.by !== null) values[':author'] = new Set([change.by]);
+  return {
+    set: ', changedAt = :changedAt, firstChangeAt = if_not_exists(firstChangeAt, :changedAt)',
+    add: change.by === null ? '' : ', authors :author',
+  };
+}
+
 /** The LOG item's update when `deleted` leave the log (and, for a fold, the state's new size). */
 function logUpdate(
   apiKeyId: string,
   ref: EditorRef,
   deleted: readonly EditorDelta[],
   fold?: { stateBytes: number; incarnation: string },
+  change?: ContentChange,
 ): TransactItem {
   const counted = deleted.filter((delta) => delta.counted);
   const values: Record<string, unknown> = {
@@ -271,11 +326,12 @@ function logUpdate(
     values[':state'] = fold.stateBytes;
     values[':incarnation'] = fold.incarnation;
   }
+  const tracked = changeTracking(change, values);
   return {
     Update: {
       TableName: TABLE_NAME,
       Key: logKey(apiKeyId, ref),
-      UpdateExpression: `${set} ADD logBytes :bytes, logItems :items`,
+      UpdateExpression: `${set}${tracked.set} ADD logBytes :bytes, logItems :items${tracked.add}`,
       ExpressionAttributeValues: values,
     },
   };
@@ -445,8 +501,12 @@ export async function listEditors(
   documentId: string,
 ): Promise<StoredEditor[]> {
   return readEditors({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': documentPartition(apiKeyId, organizationId, documentId) },
+    // The editors' items only: never the versions beside them (`V#`).
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :editors)',
+    ExpressionAttributeValues: {
+      ':pk': documentPartition(apiKeyId, organizationId, documentId),
+      ':editors': EDITORS_PREFIX,
+    },
   });
 }
 
@@ -501,16 +561,18 @@ function newest(current: StoredEditor, change: EditorWrite): EditorWrite {
  * (see the module comment), so concurrent writers neither lose nor refuse each other's changes. `change` must be a
  * pure function of the editor it is given (it may run again) and may throw to refuse the write. Throws
  * AbortedError only when a change that must fold (larger than MAX_DELTA_BYTES, or the deltas are full) keeps
- * losing to other folds.
+ * losing to other folds. `read`, when given, is the editor as the caller just read it, used in place of the first read.
  */
 export async function updateEditor(
   apiKeyId: string,
   ref: EditorRef,
   change: (current: StoredEditor) => EditorChange,
   write: TransactionWriter = transactWrite,
+  read?: StoredEditor,
 ): Promise<StoredEditor | undefined> {
   for (let attempt = 1; ; attempt += 1) {
-    const current = await getEditor(apiKeyId, ref);
+    // `read`: the editor as the caller read it a moment ago, for the first attempt (a head changed since is a lost race).
+    const current = attempt === 1 && read !== undefined ? read : await getEditor(apiKeyId, ref);
     if (current === undefined) return undefined;
     const next = change(current);
     const { lastUpdate, lastUpdatedBy } = newest(current, next);
@@ -588,6 +650,7 @@ function logOfDeltas(editor: StoredEditor): EditorLog {
     bytes: editor.deltas.reduce((sum, delta) => sum + delta.update.length, 0),
     items: editor.deltas.length,
     stateBytes: editor.state.length,
+    authors: [],
   };
 }
 
@@ -605,7 +668,70 @@ export async function editorLog(apiKeyId: string, ref: EditorRef): Promise<Edito
     items: Number(Item.logItems ?? 0),
     stateBytes: Number(Item.stateBytes ?? 0),
     ...(typeof Item.incarnation === 'string' ? { incarnation: Item.incarnation } : {}),
+    ...(typeof Item.changedAt === 'number' ? { changedAt: Item.changedAt } : {}),
+    ...(typeof Item.firstChangeAt === 'number' ? { firstChangeAt: Item.firstChangeAt } : {}),
+    ...(typeof Item.versionedAt === 'number' ? { versionedAt: Item.versionedAt } : {}),
+    authors: Item.authors instanceof Set ? [...(Item.authors as Set<string>)].sort() : [],
   };
+}
+
+/**
+ * A transaction's check that the editor did not change since `changedAt` was read from its LOG item (none: it has
+ * not changed at all), failing with `failure`.
+ */
+export function editorUnchangedCheck(
+  apiKeyId: string,
+  ref: EditorRef,
+  changedAt: number | undefined,
+  failure: () => Error,
+): TransactItem {
+  return named(
+    {
+      ConditionCheck: {
+        TableName: TABLE_NAME,
+        Key: logKey(apiKeyId, ref),
+        ...(changedAt === undefined
+          ? { ConditionExpression: 'attribute_not_exists(changedAt)' }
+          : { ConditionExpression: 'changedAt = :seen', ExpressionAttributeValues: { ':seen': changedAt } }),
+      },
+    },
+    failure,
+  );
+}
+
+/**
+ * Records that a version now covers the changes `taken` (as editorLog read them): its authors leave the set (an
+ * author added since stays), and firstChangeAt goes when no change came since, else becomes the newest change's
+ * time (the oldest unversioned change is at most that old). One small UpdateItem, two when a change came between.
+ */
+export async function markVersioned(
+  apiKeyId: string,
+  ref: EditorRef,
+  taken: Pick<EditorLog, 'changedAt' | 'authors'>,
+): Promise<void> {
+  const values: Record<string, unknown> = { ':seen': taken.changedAt ?? 0 };
+  const del = taken.authors.length === 0 ? '' : ' DELETE authors :taken';
+  if (taken.authors.length > 0) values[':taken'] = new Set(taken.authors);
+  const update = (expression: string, condition?: string) =>
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: logKey(apiKeyId, ref),
+        UpdateExpression: `${expression}${del}`,
+        ExpressionAttributeValues: values,
+        ...(condition === undefined ? {} : { ConditionExpression: condition }),
+      }),
+    );
+  const unchanged = await unlessConditionFails(
+    update(
+      'SET versionedAt = :seen REMOVE firstChangeAt',
+      'attribute_exists(pk) AND (attribute_not_exists(changedAt) OR changedAt = :seen)',
+    ).then(() => true),
+  );
+  if (unchanged === undefined)
+    await unlessConditionFails(
+      update('SET versionedAt = :seen, firstChangeAt = changedAt', 'attribute_exists(changedAt)'),
+    );
 }
 
 /**
@@ -667,22 +793,24 @@ async function appendDelta(
     lastUpdate: change.lastUpdate,
     lastUpdatedBy: change.lastUpdatedBy,
   };
+  const values: Record<string, unknown> = {
+    ':editor': ref.editorId,
+    ':bytes': change.update.length,
+    ':one': 1,
+    ':incarnation': incarnation,
+    ':room': MAX_LOG_BYTES - change.update.length,
+    ':items': MAX_LOG_ITEMS,
+  };
+  const tracked = changeTracking(changeOf(change), values);
   const counter = named(
     {
       Update: {
         TableName: TABLE_NAME,
         Key: logKey(apiKeyId, ref),
-        UpdateExpression: 'SET editorId = :editor ADD logBytes :bytes, logItems :one',
+        UpdateExpression: `SET editorId = :editor${tracked.set} ADD logBytes :bytes, logItems :one${tracked.add}`,
         ConditionExpression:
           '(attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)',
-        ExpressionAttributeValues: {
-          ':editor': ref.editorId,
-          ':bytes': change.update.length,
-          ':one': 1,
-          ':incarnation': incarnation,
-          ':room': MAX_LOG_BYTES - change.update.length,
-          ':items': MAX_LOG_ITEMS,
-        },
+        ExpressionAttributeValues: values,
       },
     },
     () => new LogRefused(),
@@ -735,5 +863,7 @@ export function crdtItemMovedTo(apiKeyId: string, item: Item, organizationId: st
     ...item,
     pk: documentPartition(apiKeyId, organizationId, documentId),
     ...(item.documentId === undefined ? {} : { documentId }),
+    // A version's summary moved is no new version (no crdt.version_created event).
+    ...(typeof item.versionId === 'string' ? { migrated: true } : {}),
   };
 }

@@ -37,6 +37,9 @@ const ITEM_KINDS: Readonly<Record<ItemKind, KindTest>> = {
   recording: { sortKey: { prefix: 'REC#' } },
   // A CRDT head or delta: written with the time of its last update.
   crdtHead: { sortKey: { prefix: 'E#' }, newImage: { lastUpdate: { exists: true } } },
+  // A version's summary (shared/db/crdt-versions.ts), written with its editor's last update: the same attribute test
+  // as a head's, so the two merge into one filter pattern; its parts, count and check carry none.
+  crdtVersion: { sortKey: { prefix: 'V#' }, newImage: { lastUpdate: { exists: true } } },
   profile: { sortKey: { equals: [PROFILE_SORT_KEY] } },
   migration: { newImage: { recordType: { equals: [MIGRATION_RECORD_TYPE] } } },
   // An entry of a user in an organization, folder or document (its level), in the level's members partition.
@@ -208,12 +211,22 @@ export function streamFiltersOf(consumers: readonly Pick<StreamConsumer, 'change
   return patterns.filter((filter) => !patterns.some((other) => other !== filter && covers(other, filter)));
 }
 
-/** Whether `wide` passes every record `narrow` passes: its events include narrow's, with the same key and attribute tests. */
+/**
+ * Whether `wide` passes every record `narrow` passes: its events include narrow's, its sort-key tests include
+ * narrow's (a CRDT head's and a version's merged still pass every head), the same attribute tests, and it is wider
+ * in one of them.
+ */
 function covers(wide: StreamFilter, narrow: StreamFilter): boolean {
+  const keyTests = (filter: StreamFilter) => (filter.sortKey ?? []).map((match) => JSON.stringify(match));
+  const wideKeys = keyTests(wide);
+  const narrowKeys = keyTests(narrow);
+  const keysCovered =
+    (wide.sortKey === undefined) === (narrow.sortKey === undefined) &&
+    narrowKeys.every((match) => wideKeys.includes(match));
   return (
     narrow.eventNames.every((name) => wide.eventNames.includes(name)) &&
-    wide.eventNames.length > narrow.eventNames.length &&
-    JSON.stringify(wide.sortKey ?? null) === JSON.stringify(narrow.sortKey ?? null) &&
+    keysCovered &&
+    (wide.eventNames.length > narrow.eventNames.length || wideKeys.length > narrowKeys.length) &&
     JSON.stringify(wide.newImage ?? {}) === JSON.stringify(narrow.newImage ?? {})
   );
 }

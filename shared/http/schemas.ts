@@ -12,6 +12,7 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { CRDT_TYPES } from '../db/crdt';
+import { VERSION_KINDS } from '../db/crdt-versions';
 import { ACCESS_TYPES } from '../db/organization';
 import { WRITE_FORMATS } from '../domain/crdt/format-rules';
 import { clientObject } from './results';
@@ -471,4 +472,16 @@ export const webhookEndpointFields = () => ({
       additionalProperties: { type: 'string', maxLength: 1000 },
     },
   ),
+});
+
+/** A version (decisions §14): its summary, never its state. */
+export const versionResult = z.object({
+  versionId: z.string(),
+  editorId: z.string(),
+  kind: z.enum(VERSION_KINDS),
+  name: z.optional(z.string()),
+  createdAt: z.number(),
+  authors: z.array(z.string()),
+  size: z.number(),
+  createdBy: z.optional(z.string()),
 });

@@ -450,6 +450,29 @@ describe('the OpenAPI examples', () => {
       h,
     );
     await call('/v2/crdt/get', { organizationId: ORG, documentId: DOC, editorId: 'title', format: 'json' }, h);
+    // Versions of the title (decisions §14): one kept, listed, restored, deleted.
+    const version = await call(
+      '/v2/crdt/versions/create',
+      { organizationId: ORG, documentId: DOC, editorId: 'title', name: 'Before review', userId: 'ann' },
+      h,
+    );
+    const versionId = stringAt(version, 'result', 'data', 'versionId');
+    await call('/v2/crdt/versions/get', { organizationId: ORG, documentId: DOC, editorId: 'title', pageSize: 20 }, h);
+    const restored = await call(
+      '/v2/crdt/versions/restore',
+      { organizationId: ORG, documentId: DOC, editorId: 'title', versionId, userId: 'ann' },
+      h,
+    );
+    await call(
+      '/v2/crdt/versions/delete',
+      {
+        organizationId: ORG,
+        documentId: DOC,
+        editorId: 'title',
+        versionId: stringAt(restored, 'result', 'data', 'versionId'),
+      },
+      h,
+    );
     // A live session for ann on a new editor, created empty by the authorize (`type`).
     await call(
       '/v2/crdt/live/authorize',

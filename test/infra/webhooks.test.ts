@@ -99,7 +99,11 @@ describe('the webhook engine', () => {
       },
       {
         eventName: ['INSERT', 'MODIFY'],
-        dynamodb: { Keys: { sk: { S: [{ prefix: 'E#' }] } }, NewImage: { lastUpdate: { S: [{ exists: true }] } } },
+        // CRDT heads and deltas, and versions' summaries (decisions §14), written with their editor's last update.
+        dynamodb: {
+          Keys: { sk: { S: [{ prefix: 'E#' }, { prefix: 'V#' }] } },
+          NewImage: { lastUpdate: { S: [{ exists: true }] } },
+        },
       },
       {
         eventName: ['MODIFY'],

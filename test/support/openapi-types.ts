@@ -1080,7 +1080,7 @@ export interface paths {
         put?: never;
         /**
          * Read the CRDT data of a document or one editor (plain value, or the Yjs state).
-         * @description a document's or an editor's data as plain values (`format: "yjs"` adds the base64 state)
+         * @description a document's or an editor's data as plain values (`format: "yjs"` adds the base64 state); with `versionId` (and `editorId`) the editor as it was at that version
          */
         post: operations["getCrdt"];
         delete?: never;
@@ -1103,6 +1103,86 @@ export interface paths {
          * @description replace the content through Yjs operations, or merge a client's `yjsUpdate`
          */
         post: operations["updateCrdt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/crdt/versions/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep a version of an editor's current content.
+         * @description a `manual` version of the editor now: `{name? (1–200 characters), userId?}` → `{versionId, editorId, kind, name?, createdAt, authors, size}`; at most 1,000 per editor (the oldest automatic one goes first)
+         */
+        post: operations["createCrdtVersions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/crdt/versions/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List an editor's versions, newest first.
+         * @description the editor's versions, newest first (summaries, never states): `pageSize` 1–100 (default 20), `result.pageToken`; read one with `/v2/crdt/get` `versionId`
+         */
+        post: operations["getCrdtVersions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/crdt/versions/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an editor's content equal to a version's, as one ordinary edit.
+         * @description one Yjs update applied to the current state (live connections receive it), after keeping the state before as a `restore` version: `{versionId, userId?}` → `{versionId, restoredVersionId}`
+         */
+        post: operations["crdtVersionsRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/crdt/versions/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a version of an editor.
+         * @description delete one version and its state: `{versionId}` → `{versionId, deleted: true}`
+         */
+        post: operations["deleteCrdtVersions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4766,6 +4846,7 @@ export interface operations {
                         editorId?: string;
                         /** @enum {string} */
                         format?: "json" | "prosemirror-json" | "html" | "markdown" | "text" | "delta" | "yjs";
+                        versionId?: string;
                     };
                 };
             };
@@ -4904,6 +4985,230 @@ export interface operations {
                             /** @constant */
                             status: "success";
                             message: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createCrdtVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        editorId: string;
+                        name?: string;
+                        userId?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                versionId: string;
+                                editorId: string;
+                                /** @enum {string} */
+                                kind: "auto" | "manual" | "restore";
+                                name?: string;
+                                createdAt: number;
+                                authors: string[];
+                                size: number;
+                                createdBy?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCrdtVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        editorId: string;
+                        /** @default 20 */
+                        pageSize?: number;
+                        pageToken?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                versionId: string;
+                                editorId: string;
+                                /** @enum {string} */
+                                kind: "auto" | "manual" | "restore";
+                                name?: string;
+                                createdAt: number;
+                                authors: string[];
+                                size: number;
+                                createdBy?: string;
+                            }[];
+                            pageToken?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    crdtVersionsRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        editorId: string;
+                        versionId: string;
+                        userId?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                versionId: string;
+                                restoredVersionId: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidArgument"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCrdtVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        organizationId: string;
+                        documentId: string;
+                        editorId: string;
+                        versionId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                versionId: string;
+                                /** @constant */
+                                deleted: true;
+                            };
                         };
                     };
                 };

@@ -3,8 +3,9 @@
  * editor as the webhook worker presents it. Apart from the writes (operations.ts) so that a reader's bundle carries
  * neither the write path nor the live connections' client it relays through.
  */
-import { FailedPreconditionError, ServiceError } from '../../core/errors';
-import { getEditor, listEditors, type StoredEditor } from '../../db/crdt';
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, ServiceError } from '../../core/errors';
+import { getEditor, listEditors, type EditorRef, type StoredEditor } from '../../db/crdt';
+import { getVersion, readVersionState, type Version, type VersionedEditor } from '../../db/crdt-versions';
 import type { JsonValue } from './json-value';
 import { checkReadFormat, isReadableXmlFormat, type ReadFormat } from './format-rules';
 import type { LoadFormats } from './formats/index';
@@ -81,24 +82,55 @@ function toRecord(editor: StoredEditor, format: ReadFormat, renderXml?: XmlRende
   return { ...record, state: Buffer.from(state).toString('base64'), ...content, contentKey: editor.contentKey };
 }
 
+export const VERSION_NOT_FOUND = 'Version not found.';
+
+/** A version's summary and state; throws NotFoundError (`Version not found.`) when the editor has no such version. */
+export async function versionWithState(
+  apiKeyId: string,
+  ref: EditorRef,
+  versionId: string,
+): Promise<{ version: Version & { editor: VersionedEditor }; state: Uint8Array }> {
+  const version = await getVersion(apiKeyId, ref, versionId);
+  const state = version === undefined ? undefined : await readVersionState(apiKeyId, ref, version);
+  if (version === undefined || state === undefined) throw new NotFoundError(VERSION_NOT_FOUND);
+  return { version, state };
+}
+
+/**
+ * The editor as it was at a version (decisions §14): the version's state, with the type, contentKey and last update
+ * the editor had then. Throws NotFoundError (`Version not found.`) when the editor has no such version.
+ */
+async function editorAtVersion(apiKeyId: string, ref: EditorRef, versionId: string): Promise<StoredEditor> {
+  const { version, state } = await versionWithState(apiKeyId, ref, versionId);
+  return { ...ref, ...version.editor, state, deltas: [], version: 0, incarnation: '', sessionId: null };
+}
+
 /**
  * The CRDT data of one editor (an empty array when it has none) or of every editor of the document, in `format`
- * (decisions §15; default `json`). The readable xml formats need `loadFormats` (the caller's dynamic import of
+ * (decisions §15; default `json`); with `versionId`, the editor as it was at that version (decisions §14). The readable xml formats need `loadFormats` (the caller's dynamic import of
  * formats/). Throws InvalidArgumentError when an editor's type has no such format (`Format html is not available
  * for type text.`), FailedPreconditionError when stored xml content cannot be converted, ServiceError OUT_OF_RANGE
  * when the records would not fit a response.
  */
 export async function getCrdtData(
   apiKeyId: string,
-  input: { organizationId: string; documentId: string; editorId?: string; format?: ReadFormat },
+  input: { organizationId: string; documentId: string; editorId?: string; format?: ReadFormat; versionId?: string },
   loadFormats?: LoadFormats,
 ): Promise<CrdtRecord[]> {
   const { organizationId, documentId, editorId } = input;
   const format = input.format ?? 'json';
-  const editors =
-    editorId === undefined
-      ? await listEditors(apiKeyId, organizationId, documentId)
-      : [await getEditor(apiKeyId, { organizationId, documentId, editorId })].filter((editor) => editor !== undefined);
+  let editors: StoredEditor[];
+  if (input.versionId !== undefined) {
+    if (editorId === undefined) throw new InvalidArgumentError('editorId is required with versionId.');
+    editors = [await editorAtVersion(apiKeyId, { organizationId, documentId, editorId }, input.versionId)];
+  } else {
+    editors =
+      editorId === undefined
+        ? await listEditors(apiKeyId, organizationId, documentId)
+        : [await getEditor(apiKeyId, { organizationId, documentId, editorId })].filter(
+            (editor) => editor !== undefined,
+          );
+  }
   for (const editor of editors) checkReadFormat(editor.type, format);
   if (isReadableXmlFormat(format) && editors.length > 0 && loadFormats === undefined)
     throw new Error(`Format ${format} needs the formats module.`);

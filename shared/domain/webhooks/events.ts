@@ -9,6 +9,8 @@
  * - a notification: created (an update or a re-add is a MODIFY, and no event);
  * - a recording: created, or re-added (a new updatedAt; a migration keeps it);
  * - a CRDT head or delta: an editor changed; debounced (shared/domain/webhooks/publish.ts);
+ * - a version's summary: written (`crdt.version_created`, every kind), or marked restored once the restore's edit
+ *   is stored (`crdt.version_restored`); one moved by a migration is neither;
  * - a document migration item reaching `completed` or `failed`.
  *
  * Each event's message id is derived from its source item and the version the image shows, so a stream record
@@ -108,6 +110,28 @@ export function changeOf(record: ItemChange): Change | undefined {
         editorId: item.editorId,
       },
     };
+  }
+  if (record.kind === 'crdtVersion' && typeof item.versionId === 'string' && item.migrated !== true) {
+    const version = {
+      organizationId: String(item.organizationId),
+      documentId: String(item.documentId),
+      editorId: String(item.editorId),
+      versionId: item.versionId,
+      kind: String(item.kind),
+      ...(typeof item.name === 'string' ? { name: item.name } : {}),
+      authors: Array.isArray(item.authors) ? item.authors.map(String) : [],
+      createdAt: Number(item.createdAt),
+    };
+    const located = { organizationId: version.organizationId, documentId: version.documentId };
+    if (record.eventName === 'INSERT')
+      return event('crdt.version_created', ['created'], { timestamp: version.createdAt, ...located, data: version });
+    if (typeof item.restoredVersionId === 'string' && old?.restoredVersionId === undefined)
+      return event('crdt.version_restored', ['restored'], {
+        timestamp: version.createdAt,
+        ...located,
+        data: { ...version, restoredVersionId: item.restoredVersionId },
+      });
+    return undefined;
   }
   const migration = record.kind === 'migration' ? migrationFromItem(item) : undefined;
   if (
