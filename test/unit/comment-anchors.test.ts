@@ -649,6 +649,8 @@ describe('resolving many anchors', () => {
    */
   function largeState(): Uint8Array {
     const doc = new Y.Doc();
+    // A fixed client id: the state's size depends on its length in bytes, so a random one made it 0.97-1.0 MB.
+    doc.clientID = 3_000_000_000;
     const fragment = doc.getXmlFragment(KEY);
     /** A block as y-prosemirror writes one: an element holding a text whose marks are formatting attributes. */
     const block = (name: string, delta: Array<{ insert: string; attributes?: object }>) => {
@@ -667,7 +669,7 @@ describe('resolving many anchors', () => {
         { insert: ' of some length, so that the text adds up.' },
       ]);
     const blocks: Y.XmlElement[] = [];
-    for (let index = 0; index < 4_200; index += 1) {
+    for (let index = 0; index < 4_400; index += 1) {
       if (index % 20 === 0) blocks.push(block('heading', [{ insert: `Section ${index}` }]));
       else if (index % 7 === 0) {
         const list = new Y.XmlElement('bulletList');
