@@ -483,5 +483,4 @@ export const versionResult = z.object({
   createdAt: z.number(),
   authors: z.array(z.string()),
   size: z.number(),
-  createdBy: z.optional(z.string()),
 });

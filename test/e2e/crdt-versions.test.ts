@@ -28,7 +28,7 @@ describe('versions of an editor over HTTP', () => {
     expect(created.status).toBe(200);
     expect(created.body.result).toMatchObject({
       message: 'Version created.',
-      data: { editorId: 'body', kind: 'manual', name: 'First', createdBy: 'ann' },
+      data: { editorId: 'body', kind: 'manual', name: 'First' },
     });
     expect(old.body.result.data[0].data).toBe('# Plan\n\nFirst idea.');
     expect(restored.status).toBe(200);

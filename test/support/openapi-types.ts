@@ -5042,7 +5042,6 @@ export interface operations {
                                 createdAt: number;
                                 authors: string[];
                                 size: number;
-                                createdBy?: string;
                             };
                         };
                     };
@@ -5102,7 +5101,6 @@ export interface operations {
                                 createdAt: number;
                                 authors: string[];
                                 size: number;
-                                createdBy?: string;
                             }[];
                             pageToken?: string;
                         };

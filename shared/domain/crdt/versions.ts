@@ -6,8 +6,8 @@
  * Rules where the contract is silent (also in docs/project-decisions.md):
  * - A version's state is the editor's whole state at that moment (deltas merged), and its `authors` the users the
  *   editor's LOG item recorded since the version before (live sessions' users, REST writes' `userId`).
- * - `userId` on create and restore is kept on the version as `createdBy`; on restore it is also the restore edit's
- *   `lastUpdatedBy`, so that user is an author of the next version.
+ * - `userId` on create and restore is stored on the version as `createdBy` (not answered: §14 has no such field); on
+ *   restore it is also the restore edit's `lastUpdatedBy`, so that user is an author of the next version.
  * - Restore computes one Yjs update from the current state to the version's content: for xml through y-prosemirror's
  *   diff when the content reads as ProseMirror and the result equals the version's content, else (and for text, map
  *   and array) the replacement Update CRDT Data makes (yjs-state.ts), which changes only what differs.
