@@ -285,6 +285,51 @@ describe('the example editor in a browser', () => {
       );
     }
   });
+
+  it('saves a version in one window and restores it in the other: both show it live and stay connected', async () => {
+    await typeInFirstParagraph(ann, 'end', ' Kept in a version.');
+    // A version holds what the service has stored: wait until that is Ann's typing, then save.
+    await eventually(restGet, (stored) => stored.includes('Kept in a version.'), {
+      what: "crdt/get to return Ann's typing",
+    });
+    const kept = await editorText(ann);
+    await ann.type('#save-version input', 'First draft');
+    await ann.click('#save-version button');
+    await ann.waitForFunction(() => document.querySelector('#versions li strong')?.textContent === 'First draft', WAIT);
+    await typeInFirstParagraph(ann, 'end', ' Typed after the version.');
+
+    // Bob's list shows it (Ann's page told the others the list changed): name, time and authors.
+    const versionItems = (page: Page) =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('#versions li')].map((item: any) => ({
+          kind: item.dataset.kind,
+          texts: [...item.querySelectorAll('strong, small')].map((part: any) => part.textContent),
+        })),
+      );
+    await bob.waitForFunction(() => document.querySelector('#versions li strong')?.textContent === 'First draft', WAIT);
+    const [saved] = await versionItems(bob);
+    expect(saved?.kind).toBe('manual');
+    expect(saved?.texts[2]?.split(', ')).toEqual(expect.arrayContaining(['Ann Lee']));
+    expect(await vic.$eval('#save-version', (form: any) => form.hidden)).toBe(true);
+    await waitForText(bob, (text) => text.includes('Typed after the version.'), "Ann's typing after the version");
+
+    await bob.evaluate(() => document.querySelector('#versions li button').click());
+
+    for (const page of [ann, bob, vic])
+      expect(await waitForText(page, (text) => text === kept, 'the restored content, live in every page')).toBe(kept);
+    for (const page of [ann, bob]) {
+      expect(await page.evaluate(() => window.example.provider.wsconnected)).toBe(true);
+      // The content before the restore is kept as a version of its own, newest first.
+      await page.waitForFunction(() => document.querySelector('#versions li')?.dataset.kind === 'restore', WAIT);
+    }
+    // Still live after the restore: typing reaches the other page.
+    await typeInFirstParagraph(bob, 'end', ' After the restore.');
+    await waitForText(
+      ann,
+      (text) => text === kept.replace('Kept in a version.', 'Kept in a version. After the restore.'),
+      "Bob's typing after the restore",
+    );
+  });
 });
 
 /** Both pages' screenshots side by side, as two windows on one screen, composed in a page of their own. */
