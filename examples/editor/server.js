@@ -6,7 +6,7 @@
  * - On start it makes sure the organization, its three users and the document exist (idempotent calls, so a
  *   restart changes nothing), and gives the document some first content.
  * - It serves the page (public/) and its bundle (public/app.js, built by `npm run build`), and answers the page's
- *   calls for the lists beside the editor (versions) by calling the service on the user's behalf.
+ *   calls for the lists beside the editor (versions, comments) by calling the service on the user's behalf.
  *
  * A real application would take the user from its own sign-in instead of the query string; picking one here is
  * what lets two windows show two people.
@@ -266,9 +266,11 @@ function person(userId, { editing = false } = {}) {
 }
 
 /**
- * The version list beside the editor (decisions §14): this server calls the service with its API key, the page
- * calls this server. `GET /versions` lists the newest 20; `POST /versions {name}` saves one, with the user as its
- * author; `POST /versions/restore {versionId}` restores one, which reaches every open page as an ordinary edit.
+ * The lists beside the editor: this server calls the service with its API key, the page calls this server.
+ *
+ * Versions (decisions §14): `GET /versions` lists the newest 20; `POST /versions {name}` saves one, with the user
+ * as its author; `POST /versions/restore {versionId}` restores one, which reaches every open page as an ordinary
+ * edit. Comments (decisions §16): anyone with access to the document (a viewer too) comments and resolves.
  */
 const ROUTES = {
   'GET /versions': async () => withRecovery(() => withKey('/v2/crdt/versions/get', { ...editorIds(), pageSize: 20 })),
@@ -284,7 +286,48 @@ const ROUTES = {
       versionId: String(versionId ?? ''),
       userId: person(user, { editing: true }).userId,
     }),
+  // Comments (decisions §16). The page sends the selection as relative positions it made (base64 of
+  // Y.encodeRelativePosition); this server names the editor they are in. The service checks them against the
+  // editor's stored state, and answers each thread's anchor resolved (start, end, quotedText, orphaned).
+  'GET /comments': async (user) =>
+    withKey('/v2/commentannotations/get', {
+      organizationId: config.organizationId,
+      documentId: config.documentId,
+      viewerUserId: person(user).userId,
+    }),
+  'POST /comments': async (user, { text, anchor }) => {
+    const added = await withKey('/v2/commentannotations/add', {
+      organizationId: config.organizationId,
+      documentId: config.documentId,
+      verifyUserPermissions: true,
+      commentAnnotations: [
+        {
+          anchor: { editorId: EDITOR.editorId, from: String(anchor?.from ?? ''), to: String(anchor?.to ?? '') },
+          commentData: [{ commentText: String(text ?? ''), from: { userId: person(user).userId } }],
+        },
+      ],
+    });
+    return oneOf(added);
+  },
+  // Resolving sets a status of type `terminal` (the thread's `resolved` is then true).
+  'POST /comments/resolve': async (user, { annotationId }) => {
+    person(user);
+    const updated = await withKey('/v2/commentannotations/update', {
+      organizationId: config.organizationId,
+      documentId: config.documentId,
+      annotationIds: [String(annotationId ?? '')],
+      updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' } },
+    });
+    return oneOf(updated);
+  },
 };
+
+/** The one item of a batch answer (keyed by id, each with `success`), or its error. */
+function oneOf(batch) {
+  const [item] = Object.values(batch);
+  if (item?.success !== true) throw Object.assign(new Error(item?.message ?? 'Not done.'), { status: 400 });
+  return item;
+}
 
 /** A request's JSON body (a small one: the page sends a name or an id). */
 async function readJson(request) {

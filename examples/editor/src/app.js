@@ -11,6 +11,7 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 // The repository's adapter, bundled from its one copy; an application of your own copies clients/live-socket.js.
 import { createLiveSocket } from '../../../clients/live-socket.js';
+import { CommentHighlights, commentPanel } from './comments.js';
 
 const status = document.querySelector('#status');
 const showStatus = (state, text) => {
@@ -204,6 +205,7 @@ async function main() {
       StarterKit.configure({ undoRedo: false }), // Yjs keeps the history (Collaboration's undo and redo).
       Collaboration.configure({ document: ydoc, field: session.field }),
       CollaborationCaret.configure({ provider, user: { name: session.user.name, color: session.user.color } }),
+      CommentHighlights,
     ],
   });
 
@@ -213,7 +215,10 @@ async function main() {
   const names = (id) => people.find((person) => person.id === id)?.name ?? id;
   let changes = 0;
   const nudge = () => provider.awareness.setLocalStateField('listsChanged', ++changes);
-  const lists = [versionPanel({ userId, canEdit: session.accessRole === 'editor', names, nudge })];
+  const lists = [
+    versionPanel({ userId, canEdit: session.accessRole === 'editor', names, nudge }),
+    commentPanel({ editor, userId, api, names, nudge, element }),
+  ];
   const refreshLists = () => Promise.all(lists.map((refresh) => refresh())).catch((error) => console.error(error));
   const seen = new Map();
   provider.awareness.on('change', () => {
