@@ -344,14 +344,22 @@ describe('the example editor in a browser', () => {
           })
           .join(''),
       );
-    await ann.evaluate((text: string) => {
-      const { editor } = window.example;
-      let from = -1;
-      editor.state.doc.descendants((node: any, position: number) => {
-        if (from < 0 && node.isText && node.text.includes(text)) from = position + node.text.indexOf(text);
-      });
-      editor.commands.setTextSelection({ from, to: from + text.length });
-    }, words);
+    /** Selects `words` in the page's editor, or puts the caret just before them. */
+    const select = (page: Page, how: 'words' | 'before') =>
+      page.evaluate(
+        (text: string, caret: boolean) => {
+          const { editor } = window.example;
+          let from = -1;
+          editor.state.doc.descendants((node: any, position: number) => {
+            if (from < 0 && node.isText && node.text.includes(text)) from = position + node.text.indexOf(text);
+          });
+          editor.commands.setTextSelection({ from, to: caret ? from : from + text.length });
+          editor.view.focus();
+        },
+        words,
+        how === 'before',
+      );
+    await select(ann, 'words');
     await ann.type('#add-comment textarea', 'Friendlier, please.');
     await ann.click('#add-comment button');
 
@@ -367,10 +375,14 @@ describe('the example editor in a browser', () => {
     ).toBe(words);
     expect(await highlighted(ann)).toBe(words);
 
-    // Ann types before the words: Bob's highlight follows them.
+    // Ann types before the words, at the start of the paragraph and just before them: Bob's highlight follows the
+    // words and takes in neither.
     await typeInFirstParagraph(ann, 'start', 'Moved along. ');
-    await waitForText(bob, (text) => text.startsWith('Moved along. '), "Ann's typing before the words");
+    await select(ann, 'before');
+    await ann.keyboard.type('Hi! ');
+    await waitForText(bob, (text) => /^Moved along\. .*Hi! Welcome!/.test(text), "Ann's typing before the words");
     expect(await highlighted(bob)).toBe(words);
+    expect(await highlighted(ann)).toBe(words);
     // The thread quotes the words: the service's quotedText, or (anchors stored unresolved) Bob's page's own reading.
     expect(await bob.$eval('#threads li q', (quote: any) => quote.textContent)).toBe(words);
     // The picture the README shows: two people, their carets, the version list, the comment and its highlight.

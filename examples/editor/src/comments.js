@@ -29,9 +29,15 @@ export function anchorOfSelection(editor) {
   const { from, to } = editor.state.selection;
   const yjs = yjsOf(editor.state);
   if (from === to || yjs === undefined) return undefined;
-  const relative = (position) =>
-    toBase64(Y.encodeRelativePosition(absolutePositionToRelativePosition(position, yjs.type, yjs.mapping)));
-  return { from: relative(from), to: relative(to) };
+  const relative = (position, assoc) => {
+    const made = absolutePositionToRelativePosition(position, yjs.type, yjs.mapping);
+    // y-prosemirror ties a position to the character before it (assoc -1): right for the end of the words. Their
+    // start is tied to their first character (assoc 0), as the service makes its own anchors, so text typed just
+    // before the words stays outside the thread, here and in the service's answer.
+    const at = assoc === 0 ? Y.createAbsolutePositionFromRelativePosition(made, yjs.doc) : null;
+    return toBase64(Y.encodeRelativePosition(at ? Y.createRelativePositionFromTypeIndex(at.type, at.index, 0) : made));
+  };
+  return { from: relative(from, 0), to: relative(to, -1) };
 }
 
 /** Where an anchor is now in this editor, as ProseMirror positions; undefined when its text is gone. */
