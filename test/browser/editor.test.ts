@@ -311,6 +311,9 @@ describe('the example editor in a browser', () => {
     expect(saved?.kind).toBe('manual');
     expect(saved?.texts[2]?.split(', ')).toEqual(expect.arrayContaining(['Ann Lee']));
     expect(await vic.$eval('#save-version', (form: any) => form.hidden)).toBe(true);
+    // Nor does the example's server save or restore for a viewer who calls it directly.
+    const asViewer = await fetch(`${example?.url}/versions?user=vic`, { method: 'POST', body: '{"name":"Vic"}' });
+    expect(asViewer.status).toBe(403);
     await waitForText(bob, (text) => text.includes('Typed after the version.'), "Ann's typing after the version");
 
     await bob.evaluate(() => document.querySelector('#versions li button').click());

@@ -237,6 +237,14 @@ async function main() {
   window.example = { editor, ydoc, provider, session: () => session, refreshLists };
 }
 
+// A button whose call failed (this server or the service refused it: a comment on text the service has not stored
+// yet, a version of an editor that no longer exists) says why beside the lists, until the next call succeeds.
+const problem = document.querySelector('#problem');
+window.addEventListener('unhandledrejection', (event) => {
+  problem.textContent = event.reason?.message ?? String(event.reason);
+});
+addEventListener('click', () => (problem.textContent = ''), { capture: true });
+
 main().catch((error) => {
   console.error(error);
   showStatus('error', `Error: ${error.message}`);
