@@ -5,7 +5,8 @@
  *   for a live session (`GET /session?user=<id>`), and this server asks the service (`/v2/crdt/live/authorize`).
  * - On start it makes sure the organization, its three users and the document exist (idempotent calls, so a
  *   restart changes nothing), and gives the document some first content.
- * - It serves the page (public/) and its bundle (public/app.js, built by `npm run build`).
+ * - It serves the page (public/) and its bundle (public/app.js, built by `npm run build`), and answers the page's
+ *   calls for the lists beside the editor (versions, comments) by calling the service on the user's behalf.
  *
  * A real application would take the user from its own sign-in instead of the query string; picking one here is
  * what lets two windows show two people.
@@ -242,6 +243,106 @@ async function session(userId) {
   };
 }
 
+/** The document's editor, as every `/v2/crdt/versions/*` call names it. */
+const editorIds = () => ({
+  organizationId: config.organizationId,
+  documentId: config.documentId,
+  editorId: EDITOR.editorId,
+});
+
+/**
+ * Who asks, from the page's `?user=`: in a real application, the signed-in user of your session. Saving and
+ * restoring versions changes the document, so only an editor may (a viewer only reads the list).
+ */
+function person(userId, { editing = false } = {}) {
+  const user = USERS.find((candidate) => candidate.userId === userId);
+  if (user === undefined)
+    throw Object.assign(new Error(`No user ${userId}; the users are ${USERS.map((u) => u.userId).join(', ')}.`), {
+      status: 404,
+    });
+  if (editing && user.accessRole !== 'editor')
+    throw Object.assign(new Error(`${user.name} is a viewer: only editors change the document.`), { status: 403 });
+  return user;
+}
+
+/**
+ * The lists beside the editor: this server calls the service with its API key, the page calls this server.
+ *
+ * Versions (decisions §14): `GET /versions` lists the newest 20; `POST /versions {name}` saves one, with the user
+ * as its author; `POST /versions/restore {versionId}` restores one, which reaches every open page as an ordinary
+ * edit. Comments (decisions §16): anyone with access to the document (a viewer too) comments and resolves.
+ */
+const ROUTES = {
+  'GET /versions': async () => withRecovery(() => withKey('/v2/crdt/versions/get', { ...editorIds(), pageSize: 20 })),
+  'POST /versions': async (user, { name }) =>
+    withKey('/v2/crdt/versions/create', {
+      ...editorIds(),
+      ...(name ? { name: String(name).slice(0, 200) } : {}),
+      userId: person(user, { editing: true }).userId,
+    }),
+  'POST /versions/restore': async (user, { versionId }) =>
+    withKey('/v2/crdt/versions/restore', {
+      ...editorIds(),
+      versionId: String(versionId ?? ''),
+      userId: person(user, { editing: true }).userId,
+    }),
+  // Comments (decisions §16). The page sends the selection as relative positions it made (base64 of
+  // Y.encodeRelativePosition); this server names the editor they are in. The service checks them against the
+  // editor's stored state, and answers each thread's anchor resolved (start, end, quotedText, orphaned).
+  'GET /comments': async (user) =>
+    withKey('/v2/commentannotations/get', {
+      organizationId: config.organizationId,
+      documentId: config.documentId,
+      viewerUserId: person(user).userId,
+    }),
+  'POST /comments': async (user, { text, anchor }) => {
+    const added = await withKey('/v2/commentannotations/add', {
+      organizationId: config.organizationId,
+      documentId: config.documentId,
+      verifyUserPermissions: true,
+      commentAnnotations: [
+        {
+          anchor: { editorId: EDITOR.editorId, from: String(anchor?.from ?? ''), to: String(anchor?.to ?? '') },
+          commentData: [{ commentText: String(text ?? ''), from: { userId: person(user).userId } }],
+        },
+      ],
+    });
+    return oneOf(added);
+  },
+  // Resolving sets a status of type `terminal` (the thread's `resolved` is then true).
+  'POST /comments/resolve': async (user, { annotationId }) => {
+    person(user);
+    const updated = await withKey('/v2/commentannotations/update', {
+      organizationId: config.organizationId,
+      documentId: config.documentId,
+      annotationIds: [String(annotationId ?? '')],
+      updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' } },
+    });
+    return oneOf(updated);
+  },
+};
+
+/** The one item of a batch answer (keyed by id, each with `success`), or its error. */
+function oneOf(batch) {
+  const [item] = Object.values(batch);
+  if (item?.success !== true) throw Object.assign(new Error(item?.message ?? 'Not done.'), { status: 400 });
+  return item;
+}
+
+/** A request's JSON body (a small one: the page sends a name or an id). */
+async function readJson(request) {
+  let text = '';
+  for await (const chunk of request) {
+    text += chunk;
+    if (text.length > 64 * 1024) throw Object.assign(new Error('Body too large.'), { status: 413 });
+  }
+  try {
+    return text === '' ? {} : JSON.parse(text);
+  } catch {
+    throw Object.assign(new Error('The body is not JSON.'), { status: 400 });
+  }
+}
+
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -257,6 +358,11 @@ async function handle(request, response) {
     response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
     response.end(type === 'application/json' ? JSON.stringify(body) : body);
   };
+  const route = ROUTES[`${request.method} ${url.pathname}`];
+  if (route !== undefined) {
+    const user = url.searchParams.get('user') ?? '';
+    return send(200, await route(user, request.method === 'POST' ? await readJson(request) : {}));
+  }
   if (request.method !== 'GET') return send(405, { error: 'GET only.' });
   if (url.pathname === '/session') {
     const answer = await session(url.searchParams.get('user') ?? '');
@@ -275,7 +381,10 @@ async function handle(request, response) {
 const server = createServer((request, response) => {
   handle(request, response).catch((error) => {
     console.error(error);
-    const status = (error instanceof ServiceError && error.status < 500) || error.status === 403 ? error.status : 502;
+    const status =
+      (error instanceof ServiceError && error.status < 500) || [400, 403, 404, 413].includes(error.status)
+        ? error.status
+        : 502;
     if (!response.headersSent) response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: error.message }));
   });

@@ -4,8 +4,9 @@
  * same data folder and port) and the example's server started by its own command (`npm start`). One editor's page
  * connects through the adapter (clients/live-socket.js, as on AWS), the others with the stock provider alone.
  *
- * It saves a picture of two windows side by side mid-edit to .cache/screenshots/editor-example.png; with
- * UPDATE_SCREENSHOT=1 it also writes docs/editor-example.png, the one the README shows.
+ * It saves a picture of two windows side by side (carets, versions, a highlighted comment) to
+ * .cache/screenshots/editor-example.png; with UPDATE_SCREENSHOT=1 it also writes docs/editor-example.png, the one
+ * the README shows.
  *
  * The tests run in order and share the pages: each goes on from the document the one before left.
  */
@@ -167,7 +168,7 @@ describe('the example editor in a browser', () => {
     ).toBe(xml);
   });
 
-  it("shows each editor the other's caret with their name, and saves a picture of both windows", async () => {
+  it("shows each editor the other's caret with their name", async () => {
     const shows = (page: Page, names: string[]) =>
       page.waitForFunction(
         (expected: string[]) =>
@@ -184,7 +185,6 @@ describe('the example editor in a browser', () => {
     expect(await caretNames(ann)).toEqual(['Bob Stone']);
     expect(await caretNames(bob)).toEqual(['Ann Lee']);
     expect((await caretNames(vic)).sort()).toEqual(['Ann Lee', 'Bob Stone']);
-    await saveSideBySide(browser as Browser, [ann, bob]);
   });
 
   it('shows a viewer every change, and nothing the viewer does reaches the document', async () => {
@@ -285,22 +285,138 @@ describe('the example editor in a browser', () => {
       );
     }
   });
+
+  it('saves a version in one window and restores it in the other: both show it live and stay connected', async () => {
+    await typeInFirstParagraph(ann, 'end', ' Kept in a version.');
+    // A version holds what the service has stored: wait until that is Ann's typing, then save.
+    await eventually(restGet, (stored) => stored.includes('Kept in a version.'), {
+      what: "crdt/get to return Ann's typing",
+    });
+    const kept = await editorText(ann);
+    await ann.type('#save-version input', 'First draft');
+    await ann.click('#save-version button');
+    await ann.waitForFunction(() => document.querySelector('#versions li strong')?.textContent === 'First draft', WAIT);
+    await typeInFirstParagraph(ann, 'end', ' Typed after the version.');
+
+    // Bob's list shows it (Ann's page told the others the list changed): name, time and authors.
+    const versionItems = (page: Page) =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('#versions li')].map((item: any) => ({
+          kind: item.dataset.kind,
+          texts: [...item.querySelectorAll('strong, small')].map((part: any) => part.textContent),
+        })),
+      );
+    await bob.waitForFunction(() => document.querySelector('#versions li strong')?.textContent === 'First draft', WAIT);
+    const [saved] = await versionItems(bob);
+    expect(saved?.kind).toBe('manual');
+    expect(saved?.texts[2]?.split(', ')).toEqual(expect.arrayContaining(['Ann Lee']));
+    expect(await vic.$eval('#save-version', (form: any) => form.hidden)).toBe(true);
+    // Nor does the example's server save or restore for a viewer who calls it directly.
+    const asViewer = await fetch(`${example?.url}/versions?user=vic`, { method: 'POST', body: '{"name":"Vic"}' });
+    expect(asViewer.status).toBe(403);
+    await waitForText(bob, (text) => text.includes('Typed after the version.'), "Ann's typing after the version");
+
+    await bob.evaluate(() => document.querySelector('#versions li button').click());
+
+    for (const page of [ann, bob, vic])
+      expect(await waitForText(page, (text) => text === kept, 'the restored content, live in every page')).toBe(kept);
+    for (const page of [ann, bob]) {
+      expect(await page.evaluate(() => window.example.provider.wsconnected)).toBe(true);
+      // The content before the restore is kept as a version of its own, newest first.
+      await page.waitForFunction(() => document.querySelector('#versions li')?.dataset.kind === 'restore', WAIT);
+    }
+    // Still live after the restore: typing reaches the other page.
+    await typeInFirstParagraph(bob, 'end', ' After the restore.');
+    await waitForText(
+      ann,
+      (text) => text === kept.replace('Kept in a version.', 'Kept in a version. After the restore.'),
+      "Bob's typing after the restore",
+    );
+  });
+
+  it('anchors a comment on selected words, highlights them in the other window as edits move them, and resolves it (saving a picture of both windows)', async () => {
+    const words = 'Welcome!';
+    /** The highlighted text in a page, without the carets drawn inside it. */
+    const highlighted = (page: Page) =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('.comment-highlight')]
+          .map((span: any) => {
+            const copy = span.cloneNode(true);
+            copy.querySelectorAll('.collaboration-carets__caret').forEach((caret: any) => caret.remove());
+            return copy.textContent;
+          })
+          .join(''),
+      );
+    /** Selects `words` in the page's editor, or puts the caret just before them. */
+    const select = (page: Page, how: 'words' | 'before') =>
+      page.evaluate(
+        (text: string, caret: boolean) => {
+          const { editor } = window.example;
+          let from = -1;
+          editor.state.doc.descendants((node: any, position: number) => {
+            if (from < 0 && node.isText && node.text.includes(text)) from = position + node.text.indexOf(text);
+          });
+          editor.commands.setTextSelection({ from, to: caret ? from : from + text.length });
+          editor.view.focus();
+        },
+        words,
+        how === 'before',
+      );
+    await select(ann, 'words');
+    await ann.type('#add-comment textarea', 'Friendlier, please.');
+    await ann.click('#add-comment button');
+
+    // Bob's page reads the threads again (Ann's page told it the list changed) and highlights the same words.
+    await bob.waitForFunction(() => document.querySelectorAll('#threads li').length === 1, WAIT);
+    expect(await bob.$eval('#threads li', (item: any) => item.textContent)).toContain('Ann Lee: Friendlier, please.');
+    expect(
+      await eventually(
+        () => highlighted(bob),
+        (text) => text === words,
+        { what: "Bob's highlight" },
+      ),
+    ).toBe(words);
+    expect(await highlighted(ann)).toBe(words);
+
+    // Ann types before the words, at the start of the paragraph and just before them: Bob's highlight follows the
+    // words and takes in neither.
+    await typeInFirstParagraph(ann, 'start', 'Moved along. ');
+    await select(ann, 'before');
+    await ann.keyboard.type('Hi! ');
+    await waitForText(bob, (text) => /^Moved along\. .*Hi! Welcome!/.test(text), "Ann's typing before the words");
+    expect(await highlighted(bob)).toBe(words);
+    expect(await highlighted(ann)).toBe(words);
+    // The thread quotes the words: the service's quotedText, or (anchors stored unresolved) Bob's page's own reading.
+    expect(await bob.$eval('#threads li q', (quote: any) => quote.textContent)).toBe(words);
+    // The picture the README shows: two people, their carets, the version list, the comment and its highlight.
+    await saveSideBySide(browser as Browser, [ann, bob]);
+
+    // Bob resolves the thread: Ann's list shows it resolved, and the highlight goes.
+    await bob.click('#threads li button');
+    await ann.waitForFunction(() => document.querySelector('#threads li')?.dataset.resolved === 'true', WAIT);
+    expect(await ann.$eval('#threads li small', (small: any) => small.textContent)).toBe('Resolved');
+    expect(await highlighted(ann)).toBe('');
+  });
 });
+
+/** Pixels the pictured pages get below the test's 420: room for the lists beside the editor. */
+const PICTURE_EXTRA_HEIGHT = 160;
 
 /** Both pages' screenshots side by side, as two windows on one screen, composed in a page of their own. */
 async function saveSideBySide(browser: Browser, pages: Page[]): Promise<void> {
   const shots: string[] = [];
   for (const page of pages) {
+    await page.setViewport({ width: 640, height: 420 + PICTURE_EXTRA_HEIGHT });
     await page.bringToFront();
     shots.push(Buffer.from(await page.screenshot()).toString('base64'));
   }
   const board = await browser.newPage();
-  await board.setViewport({ width: 1310, height: 440 });
+  await board.setViewport({ width: 1310, height: 440 + PICTURE_EXTRA_HEIGHT });
   await board.setContent(
     `<body style="margin:0;padding:10px;background:#adb5bd;display:flex;gap:10px">${shots
       .map(
         (shot) =>
-          `<img src="data:image/png;base64,${shot}" style="width:640px;height:420px;box-shadow:0 1px 4px #495057">`,
+          `<img src="data:image/png;base64,${shot}" style="width:640px;height:${420 + PICTURE_EXTRA_HEIGHT}px;box-shadow:0 1px 4px #495057">`,
       )
       .join('')}</body>`,
   );

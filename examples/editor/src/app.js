@@ -11,6 +11,7 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 // The repository's adapter, bundled from its one copy; an application of your own copies clients/live-socket.js.
 import { createLiveSocket } from '../../../clients/live-socket.js';
+import { CommentHighlights, commentPanel } from './comments.js';
 
 const status = document.querySelector('#status');
 const showStatus = (state, text) => {
@@ -39,6 +40,68 @@ async function fetchSession(userId) {
   const body = await response.json();
   if (!response.ok) throw new Error(body.error);
   return body;
+}
+
+/** A call to this application's server (server.js), which calls the service with its API key. */
+async function api(method, path, userId, body) {
+  const response = await fetch(`${path}?user=${encodeURIComponent(userId)}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error);
+  return answer;
+}
+
+/** An element with its text and attributes, for the lists below. */
+const element = (tag, text, attributes = {}) =>
+  Object.assign(document.createElement(tag), text === undefined ? {} : { textContent: text }, attributes);
+
+/**
+ * The version list beside the editor (decisions §14): name, time and authors of each version, newest first; "Save
+ * version" keeps the document as the service holds it now, and "Restore" makes the document that version's again.
+ * A restore is one ordinary edit: every open page sees it arrive, as it sees anybody's typing.
+ * `nudge` tells the other pages that the list changed (see `main`).
+ */
+function versionPanel({ userId, canEdit, names, nudge }) {
+  const list = document.querySelector('#versions');
+  const form = document.querySelector('#save-version');
+  const refresh = async () => {
+    const versions = await api('GET', '/versions', userId);
+    list.replaceChildren(
+      ...versions.map((version) => {
+        const item = element('li', undefined, { className: 'version' });
+        item.dataset.kind = version.kind;
+        item.append(
+          element('strong', version.name ?? { auto: 'Saved automatically', restore: 'Before a restore' }[version.kind]),
+          element('small', new Date(version.createdAt).toLocaleString()),
+          element('small', version.authors.map(names).join(', ') || 'no changes'),
+        );
+        if (canEdit) {
+          const restore = element('button', 'Restore', { type: 'button' });
+          restore.onclick = async () => {
+            await api('POST', '/versions/restore', userId, { versionId: version.versionId });
+            await refresh();
+            nudge();
+          };
+          item.append(restore);
+        }
+        return item;
+      }),
+    );
+  };
+  if (canEdit) {
+    form.hidden = false;
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      await api('POST', '/versions', userId, { name: form.elements.name.value.trim() });
+      form.reset();
+      await refresh();
+      nudge();
+    };
+  }
+  return refresh;
 }
 
 async function main() {
@@ -142,12 +205,45 @@ async function main() {
       StarterKit.configure({ undoRedo: false }), // Yjs keeps the history (Collaboration's undo and redo).
       Collaboration.configure({ document: ydoc, field: session.field }),
       CollaborationCaret.configure({ provider, user: { name: session.user.name, color: session.user.color } }),
+      CommentHighlights,
     ],
   });
 
+  // The lists beside the editor come from this application's server. When a page changes one, it says so in its
+  // awareness state (relayed live like carets), and the other pages read the list again; a slow poll picks up what
+  // changes elsewhere (automatic versions, another application's calls).
+  const names = (id) => people.find((person) => person.id === id)?.name ?? id;
+  let changes = 0;
+  const nudge = () => provider.awareness.setLocalStateField('listsChanged', ++changes);
+  const lists = [
+    versionPanel({ userId, canEdit: session.accessRole === 'editor', names, nudge }),
+    commentPanel({ editor, userId, api, names, nudge, element }),
+  ];
+  const refreshLists = () => Promise.all(lists.map((refresh) => refresh())).catch((error) => console.error(error));
+  const seen = new Map();
+  provider.awareness.on('change', () => {
+    for (const [clientId, state] of provider.awareness.getStates()) {
+      if (clientId === ydoc.clientID || state.listsChanged === undefined) continue;
+      if (seen.get(clientId) !== state.listsChanged) {
+        seen.set(clientId, state.listsChanged);
+        refreshLists();
+      }
+    }
+  });
+  refreshLists();
+  setInterval(refreshLists, 30_000);
+
   // For the browser test and your developer tools.
-  window.example = { editor, ydoc, provider, session: () => session };
+  window.example = { editor, ydoc, provider, session: () => session, refreshLists };
 }
+
+// A button whose call failed (this server or the service refused it: a comment on text the service has not stored
+// yet, a version of an editor that no longer exists) says why beside the lists, until the next call succeeds.
+const problem = document.querySelector('#problem');
+window.addEventListener('unhandledrejection', (event) => {
+  problem.textContent = event.reason?.message ?? String(event.reason);
+});
+addEventListener('click', () => (problem.textContent = ''), { capture: true });
 
 main().catch((error) => {
   console.error(error);
