@@ -18,6 +18,7 @@ import { transactWrite } from '../../shared/db/transact';
 import * as profiles from '../../shared/db/profile';
 import { profileKey } from '../../shared/db/profile';
 import { COPIES_IN_REQUEST } from '../../shared/domain/profile-copies';
+import { addUsers as addUsersInDomain } from '../../shared/domain/users';
 import { profileCopiesConsumer } from '../../shared/workers';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { endpoint, type Credentials } from '../support/invoke';
@@ -156,8 +157,15 @@ describe('profile copies on memberships', () => {
       const organizationId = uniqueId('org');
       const documents = Array.from({ length: COPIES_IN_REQUEST + 20 }, (_, i) => `doc-${String(i).padStart(3, '0')}`);
       await add(tenant, { organizationId, users: [{ userId: 'u1', name: 'gina' }] });
+      // Seeded through the domain, not the handler: the memberships are what this test needs, not 120 more
+      // requests through the middleware (Add Users itself is tested above and in users.test.ts).
       for (const documentId of documents)
-        await add(tenant, { organizationId, documentId, createDocument: true, users: [{ userId: 'u1' }] });
+        await addUsersInDomain(tenant.apiKeyId, {
+          organizationId,
+          documentId,
+          createDocument: true,
+          users: [{ userId: 'u1' }],
+        });
 
       await update(tenant, { organizationId, users: [{ userId: 'u1', name: 'hana' }] });
 
