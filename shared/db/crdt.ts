@@ -136,6 +136,8 @@ export interface EditorLog {
   /** The changedAt the last version covered. */
   versionedAt?: number;
   authors: string[];
+  /** A migration marked the LOG item (lockEditorLogs): live appends to the editor are refused. */
+  locked?: true;
 }
 
 export interface StoredEditor extends EditorRef, EditorWrite {
@@ -726,6 +728,7 @@ export async function editorLog(apiKeyId: string, ref: EditorRef): Promise<Edito
     ...(typeof Item.firstChangeAt === 'number' ? { firstChangeAt: Item.firstChangeAt } : {}),
     ...(typeof Item.versionedAt === 'number' ? { versionedAt: Item.versionedAt } : {}),
     authors: Item.authors instanceof Set ? [...(Item.authors as Set<string>)].sort() : [],
+    ...(Item.locked === undefined ? {} : { locked: true as const }),
   };
 }
 
@@ -820,8 +823,14 @@ export async function compactEditor(
   return true;
 }
 
-/** The LOG item's condition failed: the log is full, or the LOG item is of another incarnation of the editor. */
+/**
+ * The LOG item's condition failed: the log is full, the LOG item is of another incarnation of the editor, is locked
+ * by a migration, or does not exist (an editor older than the counters, or one a migration moved away).
+ */
 class LogRefused extends Error {}
+
+/** What a live append checks of the LOG item besides the log's size: that it exists and no migration locked it. */
+const LOG_UNLOCKED = 'attribute_exists(pk) AND attribute_not_exists(locked)';
 
 /**
  * Appends a change as one counted delta: the delta and the LOG item's counters in one transaction (through `write`,
@@ -863,8 +872,9 @@ async function appendDelta(
         TableName: TABLE_NAME,
         Key: logKey(apiKeyId, ref),
         UpdateExpression: `SET editorId = :editor${tracked.set} ADD logBytes :bytes, logItems :one${tracked.add}`,
-        ConditionExpression:
-          '(attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)',
+        // The LOG item must exist and be unlocked: a migration marks it locked before it reads the editor to copy
+        // it (lockEditorLogs), so this condition alone keeps an append from landing after that read.
+        ConditionExpression: `${LOG_UNLOCKED} AND (attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)`,
         ExpressionAttributeValues: values,
       },
     },
@@ -876,19 +886,33 @@ async function appendDelta(
   } catch (error) {
     if (!(error instanceof LogRefused)) throw error;
   }
-  // Rare: find out which part of the condition failed (one small read).
+  // Rare: find out which part of the condition failed (one small read). A locked or missing LOG item, a full log:
+  // the caller folds, and the fold's own check of the document's lock refuses it during a migration.
   const log = await editorLog(apiKeyId, ref);
-  if (log?.incarnation === undefined || log.incarnation === incarnation) return false;
-  await write([{ Put: { TableName: TABLE_NAME, Item: delta } }]);
-  return true;
+  if (log === undefined || log.locked || log.incarnation === undefined || log.incarnation === incarnation) return false;
+  try {
+    await write([
+      { Put: { TableName: TABLE_NAME, Item: delta } },
+      named(
+        { ConditionCheck: { TableName: TABLE_NAME, Key: logKey(apiKeyId, ref), ConditionExpression: LOG_UNLOCKED } },
+        () => new LogRefused(),
+      ),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof LogRefused) return false;
+    throw error;
+  }
 }
 
 /**
  * Appends one Yjs update to the editor's log (a live edit): the delta and the log's counters, no read of the editor.
  * `incarnation` is the editor's, as read when the connection opened: an update for an editor that was since replaced
- * under the same id is never merged into the new one. The caller's `write` adds its checks (the document's migration
- * lock). Returns false, writing nothing, when the log is full (MAX_LOG_BYTES, MAX_LOG_ITEMS): the caller then folds
- * the update into the state (updateEditor), as a REST write does, so the log stays bounded and nothing is lost.
+ * under the same id is never merged into the new one. The append needs no check of the document's migration lock:
+ * a migration locks the LOG item, which the append updates anyway, before it reads the editor (lockEditorLogs).
+ * Returns false, writing nothing, when the log is full (MAX_LOG_BYTES, MAX_LOG_ITEMS), the LOG item is locked or
+ * missing: the caller then folds the update into the state (updateEditor) with the document's lock check, as a REST
+ * write does, so the log stays bounded, nothing is lost, and a migration refuses the edit.
  */
 export async function appendEditorUpdate(
   apiKeyId: string,
@@ -912,10 +936,103 @@ export function documentCrdtQuery(apiKeyId: string, organizationId: string, docu
   };
 }
 
-/** A CRDT head, part or delta as it is under another document id (same editor, state bytes and write id). */
+/** The LOG items of a document's editors (keys only), optionally only those `migrationId` locked. */
+async function logItemKeys(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  migrationId?: string,
+): Promise<ItemKey[]> {
+  const values: Record<string, unknown> = {
+    ':pk': documentPartition(apiKeyId, organizationId, documentId),
+    ':editors': EDITORS_PREFIX,
+  };
+  if (migrationId !== undefined) values[':migration'] = migrationId;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :editors)',
+    // Every LOG item has the counters (created with them, and appends and folds add to them).
+    FilterExpression: migrationId === undefined ? 'attribute_exists(logBytes)' : 'locked = :migration',
+    ProjectionExpression: 'pk, sk',
+    ExpressionAttributeValues: values,
+    ConsistentRead: true,
+  });
+  return items.filter(isLogItem).map(keyOfItem);
+}
+
+const TRANSACTION_CONFLICT_ATTEMPTS = 10;
+
+/** Sends `update`, again when it met a transaction in flight on the item (an append), with a jittered backoff. */
+async function sendPastConflicts(update: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await unlessConditionFails(update());
+      return;
+    } catch (error) {
+      if ((error as Error).name !== 'TransactionConflictException' || attempt >= TRANSACTION_CONFLICT_ATTEMPTS)
+        throw error;
+      await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
+    }
+  }
+}
+
+/**
+ * Marks every editor's LOG item of the document locked by `migrationId` (decisions §5): from then on a live append
+ * to it fails its condition (LOG_UNLOCKED). The migration calls it after taking the document's lock and before it
+ * reads the CRDT data to copy it, so every append either landed before (and is copied) or is refused. An editor
+ * without a LOG item needs no mark: an append needs the item, and only a write that checks the document's lock
+ * creates it. One UpdateItem per editor; running it again changes nothing.
+ */
+export async function lockEditorLogs(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  migrationId: string,
+): Promise<void> {
+  for (const logItem of await logItemKeys(apiKeyId, organizationId, documentId)) {
+    await sendPastConflicts(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: logItem,
+          UpdateExpression: 'SET locked = :migration',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':migration': migrationId },
+        }),
+      ),
+    );
+  }
+}
+
+/** Takes `migrationId`'s mark off the document's LOG items again (a migration that failed: the data stays). */
+export async function unlockEditorLogs(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  migrationId: string,
+): Promise<void> {
+  for (const logItem of await logItemKeys(apiKeyId, organizationId, documentId, migrationId)) {
+    await sendPastConflicts(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: logItem,
+          UpdateExpression: 'REMOVE locked',
+          ConditionExpression: 'locked = :migration',
+          ExpressionAttributeValues: { ':migration': migrationId },
+        }),
+      ),
+    );
+  }
+}
+
+/**
+ * A CRDT head, part, delta or LOG item as it is under another document id (same editor, state bytes and write id);
+ * a LOG item moves without the migration's lock.
+ */
 export function crdtItemMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
+  const { locked: _locked, ...unlocked } = item;
   return {
-    ...item,
+    ...unlocked,
     pk: documentPartition(apiKeyId, organizationId, documentId),
     ...(item.documentId === undefined ? {} : { documentId }),
     // A version's summary moved is no new version (no crdt.version_created event).
