@@ -458,8 +458,8 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
     (item) => (typeof item.incarnation === 'string' ? item.incarnation : '') === incarnation,
   );
   // Deltas the head's fold took in and has not deleted yet: in the state already.
-  const named = new Set(typeof head.folded === 'string' && head.folded !== '' ? head.folded.split(',') : []);
-  const isNamed = (item: Item) => named.has(deltaId({ key: keyOfItem(item) }));
+  const foldedIds = new Set(typeof head.folded === 'string' && head.folded !== '' ? head.folded.split(',') : []);
+  const isNamed = (item: Item) => foldedIds.has(deltaId({ key: keyOfItem(item) }));
   const deltas = ofEditor.filter((item) => !isNamed(item));
   const toDelta = (item: Item): EditorDelta => ({
     key: keyOfItem(item),
@@ -480,7 +480,7 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
     incarnation,
     state: new Uint8Array(state.buffer, state.byteOffset, state.length),
     deltas: deltas.map(toDelta),
-    ...(named.size === 0 ? {} : { folded: ofEditor.filter(isNamed).map(toDelta) }),
+    ...(foldedIds.size === 0 ? {} : { folded: ofEditor.filter(isNamed).map(toDelta) }),
     lastUpdate: String(newest.lastUpdate),
     lastUpdatedBy: typeof newest.lastUpdatedBy === 'string' ? newest.lastUpdatedBy : null,
     sessionId: null,
