@@ -34,7 +34,7 @@
  * appending and deciding whether to compact cost one small item each, whatever the size of the state: the head
  * holds up to 300 KB of state, and an update of it would be billed by that size. A delta counted in LOG carries
  * `counted` (deltas written before the counters existed do not). A fold subtracts the deltas it names on the head,
- * which no later fold counts again; the few past MAX_FOLDED_NAMED are deleted in transactions with the counters,
+ * which no later fold counts again; any past maxFoldedNamed are deleted in transactions with the counters,
  * each with a condition that it still exists, so no delta is subtracted twice.
  *
  * Reads see no torn state. A Query spanning two 1 MB pages is not isolated from a transaction, so a reader compares
@@ -188,12 +188,17 @@ const deltaKey = (apiKeyId: string, ref: EditorRef, now: number): ItemKey => ({
 });
 /** A delta's id as the head names it among the deltas folded: the random id that ends its sort key (no `.`). */
 const deltaId = (delta: Pick<EditorDelta, 'key'>) => delta.key.sk.slice(delta.key.sk.lastIndexOf('.') + 1);
+/** Bytes of a delta's id on the head's `folded` (a UUID and a comma). */
+const FOLDED_ID_BYTES = 37;
+/** What the head may hold besides part 0 of the state and `folded`: its names and other attributes, with margin. */
+const HEAD_OTHER_BYTES = 8 * 1024;
 /**
- * Most deltas one fold names on the head (`folded` on the head, 37 bytes each: with part 0 of the state at most
- * 300 KB, the head stays under the 400 KB item limit). Deltas past it are deleted in transactions with the counters,
- * as deleteFolded does.
+ * Most deltas a fold of `state` names on the head: as many as fit beside part 0 under the 400 KB item limit (about
+ * 2,600 for a state of 300 KB or more, more than a fold of a 1 MB state takes in). Deltas past it are deleted in
+ * transactions with the counters, as deleteFolded does.
  */
-export const MAX_FOLDED_NAMED = 1000;
+export const maxFoldedNamed = (state: Uint8Array) =>
+  Math.floor((400 * 1024 - HEAD_OTHER_BYTES - partOf(state, 0).length) / FOLDED_ID_BYTES);
 
 const partCount = (state: Uint8Array) => Math.max(1, Math.ceil(state.length / PART_BYTES));
 const partOf = (state: Uint8Array, part: number) => state.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
@@ -365,7 +370,7 @@ function logUpdate(
  * The transaction of a fold of `current` into `folded`: the state's items and the LOG item's update, which takes
  * the deltas it folded out of the counters. The deltas it took in are named on the head and deleted after it
  * commits (`named`, with those an earlier fold named that are still stored), in batches: 1 write unit each rather
- * than 2 inside the transaction. Past MAX_FOLDED_NAMED, the rest are `leftover`, for deleteFolded.
+ * than 2 inside the transaction. Past maxFoldedNamed, the rest are `leftover`, for deleteFolded.
  */
 function foldItems(
   apiKeyId: string,
@@ -375,7 +380,7 @@ function foldItems(
 ): { items: TransactItem[]; named: EditorDelta[]; leftover: EditorDelta[] } {
   const previous = { version: current.version, parts: partCount(current.state) };
   const stale = current.folded ?? [];
-  const room = Math.max(0, MAX_FOLDED_NAMED - stale.length);
+  const room = Math.max(0, maxFoldedNamed(folded.state) - stale.length);
   const taken = current.deltas.slice(0, room);
   return {
     items: writeItems(apiKeyId, folded, previous, marks, taken, stale),
