@@ -230,8 +230,8 @@ export async function run(): Promise<void> {
 
 /**
  * Issue 30 item 4: what a live edit costs in DynamoDB, its append and its share of compaction, on an editor of ~1 KB
- * and of ~1 MB. Edits are appended in this process the way the live message handler stores them (the delta with the
- * document's migration-lock check in one transaction; a fold when the log is full), and the local stack's stream
+ * and of ~1 MB. Edits are appended in this process the way the live message handler stores them (the delta and the
+ * LOG item's update in one transaction; a fold with the document's lock check when the log is full), and the local stack's stream
  * reader runs compaction as in AWS. Only calls on the editor's partition and its document's lock are counted (the
  * webhook events consumer, which reads the same stream records, is not part of this figure).
  */
@@ -281,6 +281,7 @@ export async function runLiveEdits(): Promise<void> {
     const { dynamodb } = await import('../shared/db/client');
     const crdt = await import('../shared/db/crdt');
     const locks = await import('../shared/domain/document-locks');
+    const transact = await import('../shared/db/transact');
     const migration = await import('../shared/db/migration');
     const { editorState, mergeUpdate } = await import('../shared/domain/crdt/yjs-state');
     const meter = new PartitionMeter();
@@ -321,8 +322,9 @@ export async function runLiveEdits(): Promise<void> {
         client.getText('content').insert(client.getText('content').length, String.fromCharCode(97 + (i % 26)));
         client.off('update', capture);
         const change = { update: update as Uint8Array, lastUpdate: new Date().toISOString(), lastUpdatedBy: 'bench' };
-        // As the live message handler's storeUpdate: append, or fold when the log is full.
-        const appended = await crdt.appendEditorUpdate(apiKeyId, ref, incarnation, change, write);
+        // As the live message handler's storeUpdate: append (its LOG item's condition is the migration check), or
+        // fold with the document's lock check when the log is full.
+        const appended = await crdt.appendEditorUpdate(apiKeyId, ref, incarnation, change, transact.transactWrite);
         if ((appended as unknown) === false) {
           folds += 1;
           await crdt.updateEditor(

@@ -5,7 +5,8 @@
  *   pk D   sk E#<editor>#DELTA#<id>        a change appended under contention: one Yjs update (binary), its
  *                                          lastUpdate and lastUpdatedBy, stamped with the editor's incarnation
  *   pk D   sk E#<editor>#HEAD              head: type, contentKey, version, writeId, incarnation, parts, stateBytes,
- *                                          lastUpdate, lastUpdatedBy, sessionId, and part 0 of the state (binary)
+ *                                          lastUpdate, lastUpdatedBy, sessionId, folded (the ids of the deltas its
+ *                                          fold took in), and part 0 of the state (binary)
  *   pk D   sk E#<editor>#LOG               the log's counters: logBytes and logItems (of the deltas counted in them),
  *                                          stateBytes and incarnation as the last fold wrote them; and what changed
  *                                          since the editor's last version (decisions §14): changedAt, firstChangeAt
@@ -19,8 +20,11 @@
  *
  * The editor's content is the head's state merged with every delta (Yjs updates commute and applying one twice
  * changes nothing, so the order and repeats do not matter). A write first folds: it writes the new state (its own
- * change merged with everything it read, deltas included) with a check of the head's `version`, deleting the
- * deltas it folded in the same transaction. When another fold got in first, its change does not fail: it is
+ * change merged with everything it read, deltas included) with a check of the head's `version`, naming the deltas
+ * it folded on the head (`folded`), and deletes them after the transaction commits, in batches (1 write unit each,
+ * against 2 inside the transaction). Reads ignore a delta the head names (it is in the state), and so does the
+ * counting: a delete that failed, or a crash before it, leaves deltas that change nothing, and the next fold
+ * deletes them again (naming them once more until they are gone). When another fold got in first, its change does not fail: it is
  * appended as a delta instead, which conflicts with nothing, and the next fold takes it in. Only a change too large
  * for one item, or one arriving while the deltas already fill MAX_LOG_BYTES, folds again after a jittered backoff.
  *
@@ -29,8 +33,9 @@
  * append that would pass them folds instead, as a REST write does), and every fold subtracts what it deleted. So
  * appending and deciding whether to compact cost one small item each, whatever the size of the state: the head
  * holds up to 300 KB of state, and an update of it would be billed by that size. A delta counted in LOG carries
- * `counted` (deltas written before the counters existed do not) and is deleted with a condition that it still
- * exists, so no delta is subtracted twice.
+ * `counted` (deltas written before the counters existed do not). A fold subtracts the deltas it names on the head,
+ * which no later fold counts again; any past maxFoldedNamed are deleted in transactions with the counters,
+ * each with a condition that it still exists, so no delta is subtracted twice.
  *
  * Reads see no torn state. A Query spanning two 1 MB pages is not isolated from a transaction, so a reader compares
  * each part's `writeId` with the head's and reads again on a mismatch (a random id rather than the version, so
@@ -50,7 +55,7 @@
 import { randomUUID } from 'node:crypto';
 import { AbortedError } from '../core/errors';
 import { logger } from '../core/logger';
-import { keyOfItem, type Item, type ItemKey } from './batch';
+import { batchWrite, deleteRequest, keyOfItem, type Item, type ItemKey } from './batch';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unlessConditionFails } from './conditional';
 import { TABLE_NAME, db } from './client';
@@ -131,6 +136,8 @@ export interface EditorLog {
   /** The changedAt the last version covered. */
   versionedAt?: number;
   authors: string[];
+  /** A migration marked the LOG item (lockEditorLogs): live appends to the editor are refused. */
+  locked?: true;
 }
 
 export interface StoredEditor extends EditorRef, EditorWrite {
@@ -143,6 +150,11 @@ export interface StoredEditor extends EditorRef, EditorWrite {
   incarnation: string;
   /** Deltas to merge into `state`: the editor's content is both (`lastUpdate`, `lastUpdatedBy` are the newest). */
   deltas: EditorDelta[];
+  /**
+   * Deltas the last fold took in (named on the head) that are still stored: their delete after the fold failed or
+   * has not run yet. Already in `state` and out of the LOG counters; the next fold deletes them.
+   */
+  folded?: EditorDelta[];
 }
 
 /** What a write of the editor stores: its state, or the deltas of `EditorChange`. */
@@ -174,6 +186,19 @@ const deltaKey = (apiKeyId: string, ref: EditorRef, now: number): ItemKey => ({
   pk: documentPartition(apiKeyId, ref.organizationId, ref.documentId),
   sk: key('E', segment(ref.editorId), 'DELTA', `${sortableNumber(now)}.${randomUUID()}`),
 });
+/** A delta's id as the head names it among the deltas folded: the random id that ends its sort key (no `.`). */
+const deltaId = (delta: Pick<EditorDelta, 'key'>) => delta.key.sk.slice(delta.key.sk.lastIndexOf('.') + 1);
+/** Bytes of a delta's id on the head's `folded` (a UUID and a comma). */
+const FOLDED_ID_BYTES = 37;
+/** What the head may hold besides part 0 of the state and `folded`: its names and other attributes, with margin. */
+const HEAD_OTHER_BYTES = 8 * 1024;
+/**
+ * Most deltas a fold of `state` names on the head: as many as fit beside part 0 under the 400 KB item limit (about
+ * 2,600 for a state of 300 KB or more, more than a fold of a 1 MB state takes in). Deltas past it are deleted in
+ * transactions with the counters, as deleteFolded does.
+ */
+export const maxFoldedNamed = (state: Uint8Array) =>
+  Math.floor((400 * 1024 - HEAD_OTHER_BYTES - partOf(state, 0).length) / FOLDED_ID_BYTES);
 
 const partCount = (state: Uint8Array) => Math.max(1, Math.ceil(state.length / PART_BYTES));
 const partOf = (state: Uint8Array, part: number) => state.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
@@ -190,7 +215,8 @@ function writeItems(
   editor: EditorHead,
   previous?: { version: number; parts: number },
   marks: { compaction?: true } = {},
-  folded: readonly EditorDelta[] = [],
+  taken: readonly EditorDelta[] = [],
+  stale: readonly EditorDelta[] = [],
 ): TransactItem[] {
   // A compaction changes no content: it is no change a version waits for, and has no author.
   const change = marks.compaction === true ? undefined : changeOf(editor);
@@ -212,6 +238,9 @@ function writeItems(
     lastUpdatedBy: editor.lastUpdatedBy,
     sessionId: null,
     state: partOf(editor.state, 0),
+    // The deltas this fold took in (and those an earlier fold took in that are still stored), deleted after it
+    // commits: reads ignore them and the next fold deletes them again without counting them (see the module comment).
+    ...(taken.length + stale.length === 0 ? {} : { folded: [...taken, ...stale].map(deltaId).join(',') }),
     // A fold that only took the log in (compactEditor): the content did not change, so it is no event.
     ...marks,
   };
@@ -255,10 +284,10 @@ function writeItems(
     items.push({ Put: { TableName: TABLE_NAME, Item: log } });
   } else {
     items.push(
-      logUpdate(apiKeyId, editor, folded, { stateBytes: editor.state.length, incarnation: editor.incarnation }, change),
+      logUpdate(apiKeyId, editor, taken, { stateBytes: editor.state.length, incarnation: editor.incarnation }, change),
     );
   }
-  return items.concat(deltaDeletes(folded));
+  return items;
 }
 
 /** A delta a fold took in was deleted by another fold first (its leftovers, see deleteFolded): read again. */
@@ -338,24 +367,44 @@ function logUpdate(
 }
 
 /**
- * The transaction of a fold of `current` into `folded`: the state's items, the LOG item's update, and deletes of as
- * many of the deltas it took in as one transaction holds beside them (one place is the caller's lock check); the
- * rest are `leftover`, for deleteFolded.
+ * The transaction of a fold of `current` into `folded`: the state's items and the LOG item's update, which takes
+ * the deltas it folded out of the counters. The deltas it took in are named on the head and deleted after it
+ * commits (`named`, with those an earlier fold named that are still stored), in batches: 1 write unit each rather
+ * than 2 inside the transaction. Past maxFoldedNamed, the rest are `leftover`, for deleteFolded.
  */
 function foldItems(
   apiKeyId: string,
   folded: EditorHead,
   current: StoredEditor,
   marks: { compaction?: true } = {},
-): { items: TransactItem[]; leftover: EditorDelta[] } {
+): { items: TransactItem[]; named: EditorDelta[]; leftover: EditorDelta[] } {
   const previous = { version: current.version, parts: partCount(current.state) };
-  // The head and parts written, the parts of a longer state deleted, the LOG item.
-  const fixed = Math.max(partCount(folded.state), previous.parts) + 1;
-  const room = Math.max(0, MAX_TRANSACT_ITEMS - fixed - 1);
+  const stale = current.folded ?? [];
+  const room = Math.max(0, maxFoldedNamed(folded.state) - stale.length);
+  const taken = current.deltas.slice(0, room);
   return {
-    items: writeItems(apiKeyId, folded, previous, marks, current.deltas.slice(0, room)),
+    items: writeItems(apiKeyId, folded, previous, marks, taken, stale),
+    named: [...taken, ...stale],
     leftover: current.deltas.slice(room),
   };
+}
+
+/**
+ * Deletes the deltas a committed fold named on its head (BatchWriteItem, 1 write unit each). They are in the new
+ * state and out of the counters, and reads ignore them, so a delete that fails (or a crash before it) changes
+ * nothing but what reads cost until the next fold, which deletes them again.
+ */
+async function deleteNamed(ref: EditorRef, deltas: readonly EditorDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
+  try {
+    await batchWrite(deltas.map((delta) => deleteRequest(delta.key)));
+  } catch (error) {
+    logger.info('Folded CRDT deltas left for the next fold.', {
+      editorId: ref.editorId,
+      left: deltas.length,
+      reason: String(error),
+    });
+  }
 }
 
 /**
@@ -410,9 +459,18 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
   if (state.length !== Number(head.stateBytes)) return 'torn';
   // Heads written before deltas existed have no incarnation; neither have the deltas written for them.
   const incarnation = typeof head.incarnation === 'string' ? head.incarnation : '';
-  const deltas = deltaItems.filter(
+  const ofEditor = deltaItems.filter(
     (item) => (typeof item.incarnation === 'string' ? item.incarnation : '') === incarnation,
   );
+  // Deltas the head's fold took in and has not deleted yet: in the state already.
+  const foldedIds = new Set(typeof head.folded === 'string' && head.folded !== '' ? head.folded.split(',') : []);
+  const isNamed = (item: Item) => foldedIds.has(deltaId({ key: keyOfItem(item) }));
+  const deltas = ofEditor.filter((item) => !isNamed(item));
+  const toDelta = (item: Item): EditorDelta => ({
+    key: keyOfItem(item),
+    update: bytes(item.delta),
+    counted: item.counted === true,
+  });
   // The newest write names the last update; ISO 8601 strings of one format compare in time order.
   const newest = [head, ...deltas].reduce((latest, item) =>
     String(item.lastUpdate) > String(latest.lastUpdate) ? item : latest,
@@ -426,7 +484,8 @@ function assemble(head: Item, parts: readonly Item[], deltaItems: readonly Item[
     version: Number(head.version),
     incarnation,
     state: new Uint8Array(state.buffer, state.byteOffset, state.length),
-    deltas: deltas.map((item) => ({ key: keyOfItem(item), update: bytes(item.delta), counted: item.counted === true })),
+    deltas: deltas.map(toDelta),
+    ...(foldedIds.size === 0 ? {} : { folded: ofEditor.filter(isNamed).map(toDelta) }),
     lastUpdate: String(newest.lastUpdate),
     lastUpdatedBy: typeof newest.lastUpdatedBy === 'string' ? newest.lastUpdatedBy : null,
     sessionId: null,
@@ -580,15 +639,17 @@ export async function updateEditor(
       ...current,
       state: next.state,
       deltas: [],
+      folded: [],
       lastUpdate,
       lastUpdatedBy,
       version: current.version + 1,
     };
     // Deltas folded in are deleted with the write, as many as the transaction holds, the rest right after it (they
     // are in the new state too, and merging them again changes nothing).
-    const { items, leftover } = foldItems(apiKeyId, folded, current);
+    const { items, named: foldedNamed, leftover } = foldItems(apiKeyId, folded, current);
     try {
       await write(items);
+      await deleteNamed(ref, foldedNamed);
       await deleteFolded(apiKeyId, ref, leftover, write);
       return folded;
     } catch (error) {
@@ -672,6 +733,7 @@ export async function editorLog(apiKeyId: string, ref: EditorRef): Promise<Edito
     ...(typeof Item.firstChangeAt === 'number' ? { firstChangeAt: Item.firstChangeAt } : {}),
     ...(typeof Item.versionedAt === 'number' ? { versionedAt: Item.versionedAt } : {}),
     authors: Item.authors instanceof Set ? [...(Item.authors as Set<string>)].sort() : [],
+    ...(Item.locked === undefined ? {} : { locked: true as const }),
   };
 }
 
@@ -754,19 +816,26 @@ export async function compactEditor(
   if (current === undefined || current.deltas.length === 0) return false;
   if (log === undefined && !logNeedsCompaction(logOfDeltas(current))) return false;
   const folded: EditorHead = { ...current, state: merge(current), version: current.version + 1 };
-  const { items, leftover } = foldItems(apiKeyId, folded, current, { compaction: true });
+  const { items, named: foldedNamed, leftover } = foldItems(apiKeyId, folded, current, { compaction: true });
   try {
     await write(items);
   } catch (error) {
     if (error instanceof HeadChanged || error instanceof DeltaGone) return false;
     throw error;
   }
+  await deleteNamed(ref, foldedNamed);
   await deleteFolded(apiKeyId, ref, leftover, write);
   return true;
 }
 
-/** The LOG item's condition failed: the log is full, or the LOG item is of another incarnation of the editor. */
+/**
+ * The LOG item's condition failed: the log is full, the LOG item is of another incarnation of the editor, is locked
+ * by a migration, or does not exist (an editor older than the counters, or one a migration moved away).
+ */
 class LogRefused extends Error {}
+
+/** What a live append checks of the LOG item besides the log's size: that it exists and no migration locked it. */
+const LOG_UNLOCKED = 'attribute_exists(pk) AND attribute_not_exists(locked)';
 
 /**
  * Appends a change as one counted delta: the delta and the LOG item's counters in one transaction (through `write`,
@@ -808,8 +877,9 @@ async function appendDelta(
         TableName: TABLE_NAME,
         Key: logKey(apiKeyId, ref),
         UpdateExpression: `SET editorId = :editor${tracked.set} ADD logBytes :bytes, logItems :one${tracked.add}`,
-        ConditionExpression:
-          '(attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)',
+        // The LOG item must exist and be unlocked: a migration marks it locked before it reads the editor to copy
+        // it (lockEditorLogs), so this condition alone keeps an append from landing after that read.
+        ConditionExpression: `${LOG_UNLOCKED} AND (attribute_not_exists(incarnation) OR incarnation = :incarnation) AND (attribute_not_exists(logBytes) OR logBytes <= :room) AND (attribute_not_exists(logItems) OR logItems < :items)`,
         ExpressionAttributeValues: values,
       },
     },
@@ -821,19 +891,33 @@ async function appendDelta(
   } catch (error) {
     if (!(error instanceof LogRefused)) throw error;
   }
-  // Rare: find out which part of the condition failed (one small read).
+  // Rare: find out which part of the condition failed (one small read). A locked or missing LOG item, a full log:
+  // the caller folds, and the fold's own check of the document's lock refuses it during a migration.
   const log = await editorLog(apiKeyId, ref);
-  if (log?.incarnation === undefined || log.incarnation === incarnation) return false;
-  await write([{ Put: { TableName: TABLE_NAME, Item: delta } }]);
-  return true;
+  if (log === undefined || log.locked || log.incarnation === undefined || log.incarnation === incarnation) return false;
+  try {
+    await write([
+      { Put: { TableName: TABLE_NAME, Item: delta } },
+      named(
+        { ConditionCheck: { TableName: TABLE_NAME, Key: logKey(apiKeyId, ref), ConditionExpression: LOG_UNLOCKED } },
+        () => new LogRefused(),
+      ),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof LogRefused) return false;
+    throw error;
+  }
 }
 
 /**
  * Appends one Yjs update to the editor's log (a live edit): the delta and the log's counters, no read of the editor.
  * `incarnation` is the editor's, as read when the connection opened: an update for an editor that was since replaced
- * under the same id is never merged into the new one. The caller's `write` adds its checks (the document's migration
- * lock). Returns false, writing nothing, when the log is full (MAX_LOG_BYTES, MAX_LOG_ITEMS): the caller then folds
- * the update into the state (updateEditor), as a REST write does, so the log stays bounded and nothing is lost.
+ * under the same id is never merged into the new one. The append needs no check of the document's migration lock:
+ * a migration locks the LOG item, which the append updates anyway, before it reads the editor (lockEditorLogs).
+ * Returns false, writing nothing, when the log is full (MAX_LOG_BYTES, MAX_LOG_ITEMS), the LOG item is locked or
+ * missing: the caller then folds the update into the state (updateEditor) with the document's lock check, as a REST
+ * write does, so the log stays bounded, nothing is lost, and a migration refuses the edit.
  */
 export async function appendEditorUpdate(
   apiKeyId: string,
@@ -857,10 +941,103 @@ export function documentCrdtQuery(apiKeyId: string, organizationId: string, docu
   };
 }
 
-/** A CRDT head, part or delta as it is under another document id (same editor, state bytes and write id). */
+/** The LOG items of a document's editors (keys only), optionally only those `migrationId` locked. */
+async function logItemKeys(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  migrationId?: string,
+): Promise<ItemKey[]> {
+  const values: Record<string, unknown> = {
+    ':pk': documentPartition(apiKeyId, organizationId, documentId),
+    ':editors': EDITORS_PREFIX,
+  };
+  if (migrationId !== undefined) values[':migration'] = migrationId;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :editors)',
+    // Every LOG item has the counters (created with them, and appends and folds add to them).
+    FilterExpression: migrationId === undefined ? 'attribute_exists(logBytes)' : 'locked = :migration',
+    ProjectionExpression: 'pk, sk',
+    ExpressionAttributeValues: values,
+    ConsistentRead: true,
+  });
+  return items.filter(isLogItem).map(keyOfItem);
+}
+
+const TRANSACTION_CONFLICT_ATTEMPTS = 10;
+
+/** Sends `update`, again when it met a transaction in flight on the item (an append), with a jittered backoff. */
+async function sendPastConflicts(update: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await unlessConditionFails(update());
+      return;
+    } catch (error) {
+      if ((error as Error).name !== 'TransactionConflictException' || attempt >= TRANSACTION_CONFLICT_ATTEMPTS)
+        throw error;
+      await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
+    }
+  }
+}
+
+/**
+ * Marks every editor's LOG item of the document locked by `migrationId` (decisions §5): from then on a live append
+ * to it fails its condition (LOG_UNLOCKED). The migration calls it after taking the document's lock and before it
+ * reads the CRDT data to copy it, so every append either landed before (and is copied) or is refused. An editor
+ * without a LOG item needs no mark: an append needs the item, and only a write that checks the document's lock
+ * creates it. One UpdateItem per editor; running it again changes nothing.
+ */
+export async function lockEditorLogs(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  migrationId: string,
+): Promise<void> {
+  for (const logItem of await logItemKeys(apiKeyId, organizationId, documentId)) {
+    await sendPastConflicts(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: logItem,
+          UpdateExpression: 'SET locked = :migration',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':migration': migrationId },
+        }),
+      ),
+    );
+  }
+}
+
+/** Takes `migrationId`'s mark off the document's LOG items again (a migration that failed: the data stays). */
+export async function unlockEditorLogs(
+  apiKeyId: string,
+  organizationId: string,
+  documentId: string,
+  migrationId: string,
+): Promise<void> {
+  for (const logItem of await logItemKeys(apiKeyId, organizationId, documentId, migrationId)) {
+    await sendPastConflicts(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: logItem,
+          UpdateExpression: 'REMOVE locked',
+          ConditionExpression: 'locked = :migration',
+          ExpressionAttributeValues: { ':migration': migrationId },
+        }),
+      ),
+    );
+  }
+}
+
+/**
+ * A CRDT head, part, delta or LOG item as it is under another document id (same editor, state bytes and write id);
+ * a LOG item moves without the migration's lock.
+ */
 export function crdtItemMovedTo(apiKeyId: string, item: Item, organizationId: string, documentId: string): Item {
+  const { locked: _locked, ...unlocked } = item;
   return {
-    ...item,
+    ...unlocked,
     pk: documentPartition(apiKeyId, organizationId, documentId),
     ...(item.documentId === undefined ? {} : { documentId }),
     // A version's summary moved is no new version (no crdt.version_created event).

@@ -2,7 +2,9 @@
  * The write guard of document migration (docs/decisions.md §5): while a migration runs, writes to either document id fail
  * with FAILED_PRECONDITION. Every write path that touches a document's data puts a check of the document's lock
  * (shared/db/migration.ts) into the same transaction as the write, so a write either commits before the
- * migration takes its locks or fails; no write can slip between the worker's reads and its moves.
+ * migration takes its locks or fails; no write can slip between the worker's reads and its moves. One exception,
+ * the hot path: a live append checks its editor's LOG item instead, which the worker locks before it reads the CRDT
+ * data (shared/db/crdt.ts lockEditorLogs), so an append lands before that read or not at all.
  *
  * Multi-step operations also call `assertDocumentsWritable` first, so a refused request writes nothing at all.
  */

@@ -20,7 +20,7 @@
  */
 import { newId } from '../crypto/tokens';
 import { batchWrite, deleteRequest, keyOfItem, putRequest, type Item } from '../db/batch';
-import { documentCrdtQuery, crdtItemMovedTo } from '../db/crdt';
+import { documentCrdtQuery, crdtItemMovedTo, lockEditorLogs, unlockEditorLogs } from '../db/crdt';
 import { activityMovedTo, documentLogQuery, toActivity } from '../db/activity';
 import { documentMembershipsQuery, membershipMovedTo } from '../db/membership';
 import {
@@ -169,6 +169,9 @@ const MOVERS: readonly Mover[] = [
   },
 ];
 
+/** The position of the CRDT data among MOVERS: its editors' LOG items are locked before it runs. */
+const CRDT_MOVER = MOVERS.findIndex((mover) => mover.name === 'CRDT data');
+
 /** Items read and moved per step (and per checkpoint). */
 const PAGE_SIZE = 100;
 /** Passes of the last sweep before a run gives up (an index that keeps showing moved items). */
@@ -236,6 +239,10 @@ export async function runMigration(migration: MigrationRecord, options: RunOptio
     `The document is being migrated to ${ref.to}; authorize again for the new document id.`,
   );
   let progress: MigrationProgress = await getProgress(migration);
+  // Live appends check no lock item (the hot path): they check their editor's LOG item, which they update anyway.
+  // Lock every one before any CRDT item is read, so no append lands after the copy read its editor (decisions §5).
+  if (progress.source <= CRDT_MOVER)
+    await lockEditorLogs(ref.apiKeyId, ref.organizationId, ref.from, migration.migrationId);
   for (; progress.source < MOVERS.length; progress = { source: progress.source + 1, moved: progress.moved }) {
     const mover = MOVERS[progress.source];
     do {
@@ -280,5 +287,7 @@ export async function recordRunFailure(migration: MigrationRecord, error: unknow
     // Another run ended it meanwhile: its outcome stands.
     if (!(cancelled instanceof MigrationEndedError)) throw cancelled;
   }
+  // The data stays at the old id: live edits to it may append again, once the status is final.
+  await unlockEditorLogs(migration.apiKeyId, migration.organizationId, migration.documentId, migration.migrationId);
   return 'failed';
 }

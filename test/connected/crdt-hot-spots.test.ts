@@ -15,20 +15,23 @@ import { handler as addCrdt } from '../../functions/crdt/add';
 import { handler as getCrdt } from '../../functions/crdt/get';
 import { handler as updateCrdt } from '../../functions/crdt/update';
 import { TABLE_NAME, db, dynamodb } from '../../shared/db/client';
-import { FailedPreconditionError } from '../../shared/core/errors';
 import {
   MAX_DELTA_BYTES,
   MAX_LOG_BYTES,
   appendEditorUpdate,
+  compactEditor,
+  documentCrdtQuery,
   editorIncarnation,
   editorLog,
   getEditor,
+  lockEditorLogs,
   type EditorRef,
 } from '../../shared/db/crdt';
 import { startMigrationItems } from '../../shared/db/migration';
 import { organizationPartition } from '../../shared/db/organization';
+import { queryAll } from '../../shared/db/query';
 import { transactWrite } from '../../shared/db/transact';
-import { documentsIn, transactGuarded } from '../../shared/domain/document-locks';
+import { editorState } from '../../shared/domain/crdt/yjs-state';
 import { handler as compactionHandler } from '../../shared/domain/stream/crdt-compaction';
 import { encodeFrames } from '../../shared/domain/live/framing';
 import { updateMessage } from '../../shared/domain/live/protocol';
@@ -63,16 +66,17 @@ function typed(doc: Y.Doc, text: string): Uint8Array {
   return captured as Uint8Array;
 }
 
-/** A live append as the live message handler makes it: the document's migration-lock check in the same write. */
+/**
+ * A live append as the live message handler makes it: no check of the document's lock item, the LOG item's
+ * condition refuses it once a migration locked it (test/connected/crdt-migration-lock.test.ts).
+ */
 function liveAppend(tenant: Tenant, ref: EditorRef, incarnation: string, change: Uint8Array) {
-  const guarded = (items: Parameters<typeof transactGuarded>[1]) =>
-    transactGuarded(tenant.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
   return appendEditorUpdate(
     tenant.apiKeyId,
     ref,
     incarnation,
     { update: change, lastUpdate: new Date().toISOString(), lastUpdatedBy: 'ann' },
-    guarded,
+    transactWrite,
   );
 }
 
@@ -165,18 +169,19 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       );
     });
 
-    it('still refuses a live append to either document id, and a REST write, while a migration holds it', async () => {
+    it('still refuses a live append to either document id once the migration locked the logs, and a REST write', async () => {
       const ref: EditorRef = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
       expect((await add(tenant, { ...ref, type: 'text', data: 'Hello', userId: 'ann' })).statusCode).toBe(200);
       const doc = await client(tenant, ref);
       const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
       const newDocumentId = uniqueId('doc');
       const now = Date.now();
+      const migrationId = uniqueId('mig');
       await transactWrite(
         startMigrationItems({
           apiKeyId: tenant.apiKeyId,
           organizationId: ref.organizationId,
-          migrationId: uniqueId('mig'),
+          migrationId,
           documentId: ref.documentId,
           newDocumentId,
           status: 'pending',
@@ -186,10 +191,14 @@ describe('CRDT writes: hot spots and unbounded work', () => {
         }),
       );
 
-      await expect(liveAppend(tenant, ref, incarnation, typed(doc, ' late'))).rejects.toThrow(FailedPreconditionError);
+      // What the worker does before it reads the CRDT data.
+      await lockEditorLogs(tenant.apiKeyId, ref.organizationId, ref.documentId, migrationId);
+
+      // Refused (false: the live handler's fold then fails the document's lock check).
+      await expect(liveAppend(tenant, ref, incarnation, typed(doc, ' late'))).resolves.toBe(false);
       await expect(
         liveAppend(tenant, { ...ref, documentId: newDocumentId }, incarnation, typed(doc, ' there')),
-      ).rejects.toThrow(FailedPreconditionError);
+      ).resolves.toBe(false);
       const rest = await update(tenant, { ...ref, type: 'text', data: 'Rewritten', userId: 'ann' });
       expect(rest.body.error?.status).toBe('FAILED_PRECONDITION');
       expect(rest.statusCode).toBe(400);
@@ -223,6 +232,75 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       expect(measured.capacity.read).toBeLessThanOrEqual(1);
       expect(measured.capacity.write).toBe(0);
       expect((await getEditor(tenant.apiKeyId, ref))?.deltas).toHaveLength(3);
+    });
+
+    /** The delta items stored for the document, whatever the head says of them. */
+    const storedDeltas = async (ref: EditorRef) =>
+      (await queryAll(documentCrdtQuery(tenant.apiKeyId, ref.organizationId, ref.documentId))).filter(
+        (item) => item.delta !== undefined,
+      );
+
+    it('deletes the deltas it folded after its transaction, at 1 write unit each rather than 2 inside it', async () => {
+      const ref: EditorRef = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
+      expect((await add(tenant, { ...ref, type: 'text', data: 'Hello', userId: 'ann' })).statusCode).toBe(200);
+      const doc = await client(tenant, ref);
+      const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
+      const edits = Array.from({ length: 120 }, (_, i) => ` ${i}`);
+      for (const edit of edits) await liveAppend(tenant, ref, incarnation, typed(doc, edit));
+      const records = await deltaRecords(tenant, ref);
+      const meter = new CapacityMeter();
+      meter.attach(dynamodb);
+
+      let measured;
+      try {
+        measured = await meter.measure(() => compact(records));
+      } finally {
+        meter.detach();
+      }
+
+      expect(measured.value.batchItemFailures).toEqual([]);
+      // One unit per delta deleted; in the transaction, the LOG item and the head (2 units a KB), which names the
+      // deltas it folded (37 bytes each). Deleting them inside the transaction cost 2 units each (250 in all).
+      expect(measured.capacity.write).toBeLessThanOrEqual(edits.length * 1.1 + 10);
+      expect(await storedDeltas(ref)).toEqual([]);
+      expect(await content(tenant, ref)).toBe(`Hello${edits.join('')}`);
+    });
+
+    it('leaves a correct editor when it stops between its fold and the deletes, and the next fold deletes them', async () => {
+      const ref: EditorRef = { organizationId: uniqueId('org'), documentId: uniqueId('doc'), editorId: 'body' };
+      expect((await add(tenant, { ...ref, type: 'text', data: 'Hello', userId: 'ann' })).statusCode).toBe(200);
+      const doc = await client(tenant, ref);
+      const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
+      const first = Array.from({ length: 120 }, (_, i) => ` a${i}`);
+      for (const edit of first) await liveAppend(tenant, ref, incarnation, typed(doc, edit));
+
+      // The fold's transaction commits, then the worker dies before anything else.
+      const crash = new Error('crashed after the fold');
+      await expect(
+        compactEditor(tenant.apiKeyId, ref, editorState, async (items) => {
+          await transactWrite(items);
+          throw crash;
+        }),
+      ).rejects.toBe(crash);
+
+      // The folded deltas are still stored, but the editor reads as the fold left it and counts none of them.
+      expect(await storedDeltas(ref)).toHaveLength(first.length);
+      const afterCrash = await getEditor(tenant.apiKeyId, ref);
+      expect(afterCrash?.deltas).toEqual([]);
+      expect(afterCrash?.folded).toHaveLength(first.length);
+      expect(await content(tenant, ref)).toBe(`Hello${first.join('')}`);
+      expect(await editorLog(tenant.apiKeyId, ref)).toMatchObject({ items: 0, bytes: 0 });
+
+      // Typing goes on; the next fold takes the new deltas in and deletes the old ones too, counting each once.
+      const second = Array.from({ length: 110 }, (_, i) => ` b${i}`);
+      for (const edit of second) await liveAppend(tenant, ref, incarnation, typed(doc, edit));
+      expect(await editorLog(tenant.apiKeyId, ref)).toMatchObject({ items: second.length });
+      const result = await compact(await deltaRecords(tenant, ref));
+
+      expect(result.batchItemFailures).toEqual([]);
+      expect(await storedDeltas(ref)).toEqual([]);
+      expect(await editorLog(tenant.apiKeyId, ref)).toMatchObject({ items: 0, bytes: 0 });
+      expect(await content(tenant, ref)).toBe(`Hello${first.join('')}${second.join('')}`);
     });
 
     it('deletes every delta a fold took in, also more than one transaction holds', async () => {

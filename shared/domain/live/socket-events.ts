@@ -49,7 +49,8 @@ import {
 import { ChunkCountMismatchError, countChunk, putChunk } from '../../db/live-chunks';
 import { LiveTokenError, readLiveToken } from '../../db/live-token';
 import { lockedDocuments } from '../../db/migration';
-import { documentsIn, transactGuarded } from '../document-locks';
+import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
+import { transactWrite } from '../../db/transact';
 import { editorState, mergeUpdate } from '../crdt/yjs-state';
 import { TOO_MANY_MESSAGES, takeFrame } from './frame-budget';
 import {
@@ -433,13 +434,15 @@ async function answerSyncStep1(
 }
 
 /**
- * Stores a live update in the editor's log before anything relays it, with the document's migration-lock check in
- * the same write: one delta item, or (an update larger than one item holds, or the log is full) a fold into the state.
+ * Stores a live update in the editor's log before anything relays it: one delta item, whose write checks the LOG
+ * item a migration locks before it copies the editor (shared/db/crdt.ts lockEditorLogs), or (an update larger than
+ * one item holds, the log is full or locked) a fold into the state with the document's migration-lock check.
  */
 async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: number): Promise<void> {
   const ref: EditorRef = connection;
+  const documents = documentsIn(ref.organizationId, [ref.documentId]);
   const write = (items: Parameters<typeof transactGuarded>[1]) =>
-    transactGuarded(connection.apiKeyId, items, documentsIn(ref.organizationId, [ref.documentId]));
+    transactGuarded(connection.apiKeyId, items, documents);
   const lastUpdate = new Date(now).toISOString();
   if (
     update.length <= MAX_DELTA_BYTES &&
@@ -448,13 +451,13 @@ async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: 
       ref,
       connection.incarnation,
       { update, lastUpdate, lastUpdatedBy: connection.userId },
-      write,
+      transactWrite,
       now,
     ))
   ) {
     return;
   }
-  await updateEditor(
+  const stored = await updateEditor(
     connection.apiKeyId,
     ref,
     (current) => ({
@@ -465,6 +468,8 @@ async function storeUpdate(connection: LiveConnection, update: Uint8Array, now: 
     }),
     write,
   );
+  // No editor at this id (a migration moved it, or it was deleted): refused as the lock check would refuse it.
+  if (stored === undefined) await assertDocumentsWritable(connection.apiKeyId, documents);
 }
 
 /** A connection closed (`$disconnect`): its entry becomes a tombstone and the room is told its clients left. */
