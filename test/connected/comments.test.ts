@@ -1,11 +1,10 @@
 /**
  * Comment annotations (decisions §16) through the real middleware: the ten operations' shapes, paging and filters
- * by key, bad input (nothing written), tenancy, the anchor port's seam, and the cost of a page.
+ * by key, bad input (nothing written), tenancy, and the cost of a page. Anchors: comment-anchors.test.ts.
  */
 import { dynamodb } from '../../shared/db/client';
 import { readThread } from '../../shared/db/comment-annotation';
 import { organizationExists } from '../../shared/db/organization';
-import { useAnchorPort, type AnchorPort } from '../../shared/domain/comments/anchor-port';
 import { CapacityMeter } from '../support/capacity-meter';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { routeCaller, type Invocation } from '../support/invoke';
@@ -377,83 +376,6 @@ describe('get: paging and filters, newest lastUpdated first, by key', () => {
       statusCode: 404,
       status: 'NOT_FOUND',
     });
-  });
-});
-
-describe('anchors', () => {
-  it('must name an editor of the document (NOT_FOUND, nothing written), and are stored through the anchor port', async () => {
-    const { organizationId } = await seed([thread('seed')]);
-    ok(
-      await call('/v2/crdt/add', {
-        organizationId,
-        documentId: 'doc',
-        editorId: 'body',
-        type: 'text',
-        data: 'Hello world',
-      }),
-    );
-    const missing = await call(ADD, {
-      organizationId,
-      documentId: 'doc',
-      commentAnnotations: [thread('t', { anchor: { editorId: 'nope', index: 0, length: 5 } })],
-    });
-    expect(errorOf(missing)).toEqual({ statusCode: 404, status: 'NOT_FOUND' });
-    expect(await readThread(tenant.apiKeyId, organizationId, 't')).toBeUndefined();
-
-    const seen: Json[] = [];
-    const port: AnchorPort = {
-      prepareAnchor: (editor, input) => {
-        seen.push({ editorId: editor.editorId, input });
-        return { ...input, prepared: true };
-      },
-      resolveAnchors: async (anchors, load) =>
-        Promise.all(
-          anchors.map(async (anchor) => ({
-            ...anchor,
-            start: 0,
-            end: 5,
-            quotedText: String((await load(anchor.editorId))?.editorId),
-            orphaned: false,
-          })),
-        ),
-    };
-    const restore = useAnchorPort(port);
-    try {
-      ok(
-        await call(ADD, {
-          organizationId,
-          documentId: 'doc',
-          commentAnnotations: [thread('t', { anchor: { editorId: 'body', index: 0, length: 5 } })],
-        }),
-      );
-      const [got] = ok(await call(GET, { organizationId, annotationIds: ['t'] })).data as Json[];
-      expect(seen).toEqual([{ editorId: 'body', input: { editorId: 'body', index: 0, length: 5 } }]);
-      expect(got.anchor).toEqual({
-        editorId: 'body',
-        index: 0,
-        length: 5,
-        prepared: true,
-        start: 0,
-        end: 5,
-        quotedText: 'body',
-        orphaned: false,
-      });
-    } finally {
-      restore();
-    }
-    ok(await call(UPDATE, { organizationId, documentId: 'doc', annotationIds: ['t'], updatedData: { anchor: null } }));
-    const [cleared] = ok(await call(GET, { organizationId, annotationIds: ['t'] })).data as Json[];
-    expect(cleared).not.toHaveProperty('anchor');
-    expect(
-      errorOf(
-        await call(UPDATE, {
-          organizationId,
-          documentId: 'doc',
-          annotationIds: ['t'],
-          updatedData: { anchor: { editorId: 'nope', index: 0, length: 1 } },
-        }),
-      ),
-    ).toEqual({ statusCode: 404, status: 'NOT_FOUND' });
   });
 });
 
