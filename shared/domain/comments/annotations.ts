@@ -335,23 +335,31 @@ export async function readAnnotations(
   );
 }
 
-/** `{<documentId>: {total, unread?}}` for each document (each must exist). */
+/**
+ * `{<documentId>: {total, unread?}}` for each document (each must exist). A document with threads exists (deleting
+ * a document deletes its threads), so only the documents without any are looked up: counting 30 documents costs
+ * their index Queries alone (~0.5 RCU each, and as much for the user's read markers), not a read of each document.
+ */
 export async function countAnnotations(
   apiKeyId: string,
   input: { organizationId: string; documentIds: string[]; userId?: string },
 ): Promise<Record<string, { total: number; unread?: number }>> {
-  await requireDocuments(apiKeyId, input.organizationId, input.documentIds);
-  const counts = await Promise.all(
-    input.documentIds.map(async (documentId) => {
-      const { threads, readAt } = await documentCountEntries(apiKeyId, input.organizationId, documentId, input.userId);
-      if (input.userId === undefined) return [documentId, { total: threads.length }] as const;
-      const unread = threads.filter(
-        (thread) =>
-          thread.lastCommentBy !== input.userId && thread.lastCommentAt > (readAt.get(thread.annotationId) ?? -1),
-      ).length;
-      return [documentId, { total: threads.length, unread }] as const;
-    }),
+  const entries = await Promise.all(
+    input.documentIds.map((documentId) =>
+      documentCountEntries(apiKeyId, input.organizationId, documentId, input.userId),
+    ),
   );
+  const empty = input.documentIds.filter((_, index) => entries[index].threads.length === 0);
+  if (empty.length > 0) await requireDocuments(apiKeyId, input.organizationId, empty);
+  const counts = input.documentIds.map((documentId, index) => {
+    const { threads, readAt } = entries[index];
+    if (input.userId === undefined) return [documentId, { total: threads.length }] as const;
+    const unread = threads.filter(
+      (thread) =>
+        thread.lastCommentBy !== input.userId && thread.lastCommentAt > (readAt.get(thread.annotationId) ?? -1),
+    ).length;
+    return [documentId, { total: threads.length, unread }] as const;
+  });
   return Object.fromEntries(counts);
 }
 
