@@ -100,12 +100,17 @@ function recorder(client: DynamoDBClient) {
     const consumed = [output.ConsumedCapacity ?? []]
       .flat()
       .reduce((sum: number, c: { CapacityUnits?: number }) => sum + (c.CapacityUnits ?? 0), 0);
-    if (command === 'QueryCommand' || command === 'GetItemCommand') {
-      const items: Array<Record<string, unknown>> = output.Items ?? (output.Item ? [output.Item] : []);
+    if (command === 'QueryCommand' || command === 'GetItemCommand' || command === 'BatchGetItemCommand') {
+      const items: Array<Record<string, unknown>> =
+        output.Items ??
+        (output.Item
+          ? [output.Item]
+          : (Object.values(output.Responses ?? {}).flat() as Array<Record<string, unknown>>));
       const pk =
         keyString(input.ExpressionAttributeValues?.[':pk']) ??
         keyString(Object.values(input.ExpressionAttributeValues ?? {})[0]) ??
         keyString(input.Key?.pk) ??
+        keyString((Object.values(input.RequestItems ?? {})[0] as { Keys?: Array<{ pk?: unknown }> })?.Keys?.[0]?.pk) ??
         '';
       reads.push({
         index: input.IndexName,
@@ -239,6 +244,42 @@ export async function run(): Promise<void> {
     if (page.data.some((t: { anchor?: { orphaned: boolean } }) => t.anchor?.orphaned !== false))
       throw new Error('an anchor did not resolve');
     const getRow = await timedRuns(bench, get);
+    // What the same get costs without anchors (100 threads of another document), and reading the editor alone.
+    await ok(
+      post('/v2/commentannotations/add', {
+        organizationId,
+        documentId: 'plain',
+        createDocument: true,
+        commentAnnotations: Array.from({ length: 50 }, (_, n) => ({
+          annotationId: `p${n}`,
+          commentData: [
+            { commentText: `Is this right? (${n})`, from: { userId: 'ann', name: 'Ann' } },
+            { commentText: 'Yes, checked against the source.', from: { userId: 'ben', name: 'Ben' } },
+          ],
+        })),
+      }),
+      'add plain',
+    );
+    await ok(
+      post('/v2/commentannotations/add', {
+        organizationId,
+        documentId: 'plain',
+        commentAnnotations: Array.from({ length: 50 }, (_, n) => ({
+          annotationId: `p${50 + n}`,
+          commentData: [
+            { commentText: `Is this right? (${50 + n})`, from: { userId: 'ann', name: 'Ann' } },
+            { commentText: 'Yes, checked against the source.', from: { userId: 'ben', name: 'Ben' } },
+          ],
+        })),
+      }),
+      'add plain',
+    );
+    const plainRow = await timedRuns(bench, () =>
+      ok(post('/v2/commentannotations/get', { organizationId, documentId: 'plain', pageSize: THREADS }), 'get plain'),
+    );
+    const editorRow0 = await timedRuns(bench, () =>
+      ok(post('/v2/crdt/get', { ...scope, editorId: 'body', format: 'text' }), 'crdt get text'),
+    );
     await bench.meter.quiet(300);
     record.clear();
     await get();
@@ -270,7 +311,12 @@ export async function run(): Promise<void> {
     );
     console.log('| operation | latency ms | read units | DynamoDB calls |');
     console.log('|---|---:|---:|---:|');
-    console.log(`| get, pageSize ${THREADS} | ${getRow.ms.toFixed(0)} | ${getRow.read.toFixed(1)} | ${getRow.calls} |`);
+    for (const [name, row] of [
+      [`**get, pageSize ${THREADS}, every thread anchored**`, getRow],
+      [`get, pageSize ${THREADS}, no anchors (another document)`, plainRow],
+      ['crdt get of the editor, format text (read and decode the state, render its text)', editorRow0],
+    ] as const)
+      console.log(`| ${name} | ${row.ms.toFixed(0)} | ${row.read.toFixed(1)} | ${row.calls} |`);
     console.log(
       '\nIts reads (one run), and the floor: the items the answer is made of, by size, at the consistency read\n',
     );
