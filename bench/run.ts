@@ -7,6 +7,7 @@ import { run as activityLayouts } from './activity-layouts';
 import { run as ai } from './ai';
 import { run as bundles } from './bundles';
 import { run as commentAnchors } from './comment-anchors';
+import { run as comments } from './comments';
 import { run as cost } from './cost';
 import { run as crdt, runLiveEdits as crdtEdits } from './crdt';
 import { run as emails } from './emails';
@@ -28,6 +29,7 @@ const suites: Array<[string, () => Promise<void>]> = [
   ['crdt', crdt],
   ['crdt-edits', crdtEdits],
   ['comment-anchors', commentAnchors],
+  ['comments', comments],
   ['versions', versions],
   ['migration', migration],
   ['ai', ai],

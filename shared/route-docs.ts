@@ -285,12 +285,12 @@ export const routeDocs: Readonly<Record<RoutePath, RouteDoc>> = {
   '/v2/commentannotations/add': {
     summary: 'Add comment threads to a document, each with its first comments.',
     description:
-      '1–50 threads `{annotationId?, from?, status?, priority?, assignedTo?, context?, location?, visibility?, anchor?, commentData}`; batch keyed by `annotationId`: `{success, annotationId, commentIds, message}`; `verifyUserPermissions`, `createOrganization`, `createDocument`',
+      '1–50 threads `{annotationId?, from?, status?, priority?, assignedTo?, context?, location?, visibility?, anchor?, commentData}` (`anchor`: `{editorId, from, to}` base64 relative positions, or `{editorId, index, length}` in the plain text); batch keyed by `annotationId`: `{success, annotationId, commentIds, message}`; `verifyUserPermissions`, `createOrganization`, `createDocument`',
   },
   '/v2/commentannotations/get': {
     summary: 'Read comment threads, newest lastUpdated first.',
     description:
-      'threads of `documentId`/`documentIds` (≤ 30) or `annotationIds`; filters `userIds`, `mentionedUserIds`, `statusIds`, `locationIds`, `createdAfter/Before`, `updatedAfter/Before`, `viewerUserId`; `pageSize` ≤ 1,000 (100); `result.nextPageToken`',
+      "threads of `documentId`/`documentIds` (≤ 30) or `annotationIds`; filters `userIds`, `mentionedUserIds`, `statusIds`, `locationIds`, `createdAfter/Before`, `updatedAfter/Before`, `viewerUserId`; `pageSize` ≤ 1,000 (100); `result.nextPageToken`; each `anchor` resolved against its editor's current state: `{editorId, from, to, start, end, quotedText, orphaned}` (no `start`/`end` when orphaned)",
   },
   '/v2/commentannotations/update': {
     summary: 'Change the status, priority, assignee, context, location, visibility or anchor of threads.',

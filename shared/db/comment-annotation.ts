@@ -70,7 +70,7 @@ export interface ThreadHead {
   context?: Record<string, unknown>;
   location?: { id: string; locationName?: string };
   visibility: Visibility;
-  /** As the anchor port stored it (shared/domain/comments/anchor-port.ts). */
+  /** As shared/domain/comments/anchors.ts made it (StoredAnchor: positions, length, quoted text, blocks). */
   anchor?: Record<string, unknown>;
   commentCount: number;
   /** ms of the newest comment, and its author (the unread rule). */

@@ -16,6 +16,7 @@ import {
   userReference,
 } from './schemas';
 import { clientObject } from './results';
+import { MAX_POSITION_CHARS } from '../domain/comments/anchors';
 
 /** Text and HTML of a comment: at most 20,000 characters each. */
 export const MAX_COMMENT_CHARACTERS = 20_000;
@@ -94,20 +95,49 @@ export const visibility = () =>
     userIds: z.optional(uniqueIds('a userId')),
   });
 
-/** Relative positions made by the client (base64 of Y.encodeRelativePosition), or an index and length. */
+/** A relative position as a client sends it: base64 of `Y.encodeRelativePosition` (checked against the editor). */
+const position = () =>
+  z
+    .string()
+    .check(
+      z.minLength(1, 'Must not be empty.'),
+      z.maxLength(MAX_POSITION_CHARS, `Must be at most ${MAX_POSITION_CHARS} characters.`),
+    );
+
+/** Text offsets of an anchor made by the service: UTF-16 code units of the editor's plain text (§15 `text`). */
+const offset = () => z.int().check(z.minimum(0, 'Must not be negative.'));
+
+/**
+ * A thread's anchor (decisions §16): relative positions made by the client (base64 of Y.encodeRelativePosition in
+ * that editor), or an index and length in the editor's plain text for the service to anchor.
+ */
 export const anchor = () =>
   z.union([
+    z.object({ editorId: clientId(), from: position(), to: position() }),
+    z.object({ editorId: clientId(), index: offset(), length: offset() }),
+  ]);
+
+/**
+ * An anchor as reads answer it, resolved against the editor's current state: `start`/`end` offsets in its plain
+ * text while the anchored text is there; `orphaned: true` and no `start`/`end` once it was deleted (or its editor).
+ */
+export const anchorResult = () =>
+  z.union([
     z.object({
-      editorId: clientId(),
-      from: z
-        .string()
-        .check(z.minLength(1, 'Must not be empty.'), z.maxLength(4096, 'Must be at most 4096 characters.')),
-      to: z.string().check(z.minLength(1, 'Must not be empty.'), z.maxLength(4096, 'Must be at most 4096 characters.')),
+      editorId: z.string(),
+      from: z.string(),
+      to: z.string(),
+      start: z.int().check(z.minimum(0)),
+      end: z.int().check(z.minimum(0)),
+      quotedText: z.string(),
+      orphaned: z.literal(false),
     }),
     z.object({
-      editorId: clientId(),
-      index: z.int().check(z.minimum(0, 'Must not be negative.')),
-      length: z.int().check(z.minimum(0, 'Must not be negative.')),
+      editorId: z.string(),
+      from: z.string(),
+      to: z.string(),
+      quotedText: z.string(),
+      orphaned: z.literal(true),
     }),
   ]);
 
@@ -170,7 +200,7 @@ export const annotationResult = () =>
     context: z.optional(clientObject()),
     location: z.optional(z.object({ id: z.string(), locationName: z.optional(z.string()) })),
     visibility: z.object({ type: z.enum(['public', 'restricted']), userIds: z.optional(z.array(z.string())) }),
-    anchor: z.optional(clientObject()),
+    anchor: z.optional(anchorResult()),
     commentCount: z.number(),
     resolved: z.boolean(),
   });

@@ -74,4 +74,57 @@ describe('comment annotations over HTTP', () => {
     expect(removed.body.result.data).toEqual({ 1: { success: true, message: 'Comment deleted.' } });
     expect(left.body.result.data.map((t: { annotationId: string }) => t.annotationId)).toEqual(['older']);
   });
+
+  it('anchors a thread in an editor and answers where the anchored text is after an edit before it', async () => {
+    const headers = await newApiKeyHeaders();
+    const scope = { organizationId: uniqueId('org'), documentId: 'doc' };
+    const editor = { ...scope, editorId: 'body' };
+    const created = await post(
+      '/v2/crdt/add',
+      {
+        ...editor,
+        type: 'xml',
+        format: 'markdown',
+        content: '# Notes\n\nShip the beta on Friday.',
+        createOrganization: true,
+        createDocument: true,
+      },
+      headers,
+    );
+    expect(created.status).toBe(200);
+    const index = '# Notes'.length - 2 + '\n\nShip the beta on '.length;
+    const added = await post(
+      '/v2/commentannotations/add',
+      {
+        ...scope,
+        commentAnnotations: [
+          {
+            annotationId: 'when',
+            anchor: { editorId: 'body', index, length: 6 },
+            commentData: [{ commentText: 'Which Friday?', from: { userId: 'ann' } }],
+          },
+        ],
+      },
+      headers,
+    );
+    expect(added.body.result.data.when.success).toBe(true);
+    const edited = await post(
+      '/v2/crdt/update',
+      { ...editor, format: 'markdown', content: '# Notes\n\nPlease ship the beta on Friday.' },
+      headers,
+    );
+    expect(edited.status).toBe(200);
+    const got = await post('/v2/commentannotations/get', { ...scope, annotationIds: ['when'] }, headers);
+
+    expect(got.status).toBe(200);
+    expect(got.body.result.data[0].anchor).toEqual({
+      editorId: 'body',
+      from: expect.any(String),
+      to: expect.any(String),
+      start: index + 'Please '.length,
+      end: index + 'Please '.length + 6,
+      quotedText: 'Friday',
+      orphaned: false,
+    });
+  });
 });

@@ -1262,7 +1262,7 @@ export interface paths {
         put?: never;
         /**
          * Add comment threads to a document, each with its first comments.
-         * @description 1–50 threads `{annotationId?, from?, status?, priority?, assignedTo?, context?, location?, visibility?, anchor?, commentData}`; batch keyed by `annotationId`: `{success, annotationId, commentIds, message}`; `verifyUserPermissions`, `createOrganization`, `createDocument`
+         * @description 1–50 threads `{annotationId?, from?, status?, priority?, assignedTo?, context?, location?, visibility?, anchor?, commentData}` (`anchor`: `{editorId, from, to}` base64 relative positions, or `{editorId, index, length}` in the plain text); batch keyed by `annotationId`: `{success, annotationId, commentIds, message}`; `verifyUserPermissions`, `createOrganization`, `createDocument`
          *
          *     Rules a JSON Schema validator does not check (stated as `x-uniqueItemsBy`): No two items share the same annotationId (items without one are not compared). No two items share the same commentId (items without one are not compared). No two items share the same userId.
          */
@@ -1284,7 +1284,7 @@ export interface paths {
         put?: never;
         /**
          * Read comment threads, newest lastUpdated first.
-         * @description threads of `documentId`/`documentIds` (≤ 30) or `annotationIds`; filters `userIds`, `mentionedUserIds`, `statusIds`, `locationIds`, `createdAfter/Before`, `updatedAfter/Before`, `viewerUserId`; `pageSize` ≤ 1,000 (100); `result.nextPageToken`
+         * @description threads of `documentId`/`documentIds` (≤ 30) or `annotationIds`; filters `userIds`, `mentionedUserIds`, `statusIds`, `locationIds`, `createdAfter/Before`, `updatedAfter/Before`, `viewerUserId`; `pageSize` ≤ 1,000 (100); `result.nextPageToken`; each `anchor` resolved against its editor's current state: `{editorId, from, to, start, end, quotedText, orphaned}` (no `start`/`end` when orphaned)
          */
         post: operations["getCommentannotations"];
         delete?: never;
@@ -5661,7 +5661,21 @@ export interface operations {
                                     userIds?: string[];
                                 };
                                 anchor?: {
-                                    [key: string]: unknown;
+                                    editorId: string;
+                                    from: string;
+                                    to: string;
+                                    start: number;
+                                    end: number;
+                                    quotedText: string;
+                                    /** @constant */
+                                    orphaned: false;
+                                } | {
+                                    editorId: string;
+                                    from: string;
+                                    to: string;
+                                    quotedText: string;
+                                    /** @constant */
+                                    orphaned: true;
                                 };
                                 commentCount: number;
                                 resolved: boolean;

@@ -43,7 +43,7 @@ export type AnchorInput =
   { editorId: string; from: string; to: string } | { editorId: string; index: number; length: number };
 
 /** An anchor as a thread stores it: its positions, and what it covered when made. */
-export interface StoredAnchor {
+export type StoredAnchor = {
   editorId: string;
   /** base64 of Y.encodeRelativePosition: the anchor's first character. */
   from: string;
@@ -60,21 +60,28 @@ export interface StoredAnchor {
    */
   fromBlocks?: string[];
   toBlocks?: string[];
-}
+};
 
-/** An anchor as reads answer it (decisions §16). */
-export interface ResolvedAnchor {
+/**
+ * An anchor as reads answer it (decisions §16): where it is now, or orphaned (no `start`/`end`). Only these fields:
+ * what a thread stores beside them (`length`, `fromBlocks`, `toBlocks`) is never answered.
+ */
+export type ResolvedAnchor = {
   editorId: string;
   from: string;
   to: string;
-  /** Offset in the plain text of the anchor's first character; absent when orphaned. */
-  start?: number;
-  /** Offset in the plain text just after the anchor's last character; absent when orphaned. */
-  end?: number;
   /** The text between start and end (or, orphaned, the text quoted when made), at most MAX_QUOTE_CHARS then `…`. */
   quotedText: string;
-  orphaned: boolean;
-}
+} & (
+  | {
+      /** Offset in the plain text of the anchor's first character. */
+      start: number;
+      /** Offset in the plain text just after the anchor's last character. */
+      end: number;
+      orphaned: false;
+    }
+  | { start?: never; end?: never; orphaned: true }
+);
 
 /** The fields of an anchor an error can name. */
 export type AnchorField = 'editorId' | 'from' | 'to' | 'index' | 'length';

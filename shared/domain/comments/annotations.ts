@@ -13,7 +13,13 @@
  *   than the user's last read and not theirs.
  */
 import { newId } from '../../crypto/tokens';
-import { AbortedError, AlreadyExistsError, NotFoundError, ResourceExhaustedError } from '../../core/errors';
+import {
+  AbortedError,
+  AlreadyExistsError,
+  NotFoundError,
+  ResourceExhaustedError,
+  ServiceError,
+} from '../../core/errors';
 import {
   CommentExists,
   ThreadChanged,
@@ -28,7 +34,6 @@ import {
   type Thread,
   type UserRef,
 } from '../../db/comment-annotation';
-import { getEditor, type StoredEditor } from '../../db/crdt';
 import {
   ensureOrganizationItem,
   getDocument,
@@ -42,7 +47,7 @@ import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult 
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { sanitizeCommentHtml } from './sanitize';
 import { applyEffects, effectsOf } from './side-effects';
-import { anchorPort, type AnchorInput, type ResolvedAnchor, type StoredAnchor } from './anchor-port';
+import { anchorFailure, makeAnchor, makeAnchors, resolveThreadAnchors, type AnchorInput } from './thread-anchors';
 import {
   MAX_COMMENTS_PER_THREAD,
   MAX_THREAD_BYTES,
@@ -86,50 +91,10 @@ export async function requireDocuments(apiKeyId: string, organizationId: string,
   if (missing !== undefined) throw new NotFoundError(`Document not found: ${missing}.`);
 }
 
-/** Reads the editors of one document, each at most once. */
-function editorLoader(apiKeyId: string, scope: DocumentScope) {
-  const editors = new Map<string, Promise<StoredEditor | undefined>>();
-  return (editorId: string) => {
-    let editor = editors.get(editorId);
-    if (editor === undefined) {
-      editor = getEditor(apiKeyId, { ...scope, editorId });
-      editors.set(editorId, editor);
-    }
-    return editor;
-  };
-}
-
-/**
- * The anchor to store for `input`: its editor must hold data in the document (NOT_FOUND otherwise); the anchor port
- * makes what is stored.
- */
-export async function prepareAnchor(
-  apiKeyId: string,
-  scope: DocumentScope,
-  input: AnchorInput,
-  load: (editorId: string) => Promise<StoredEditor | undefined> = editorLoader(apiKeyId, scope),
-): Promise<StoredAnchor> {
-  const editor = await load(input.editorId);
-  if (editor === undefined) throw new NotFoundError(`Editor not found: ${input.editorId}.`);
-  return anchorPort().prepareAnchor(editor, input);
-}
-
-/** Resolves the anchors of `threads` through the anchor port, reading each editor once. */
-export async function resolveThreadAnchors(apiKeyId: string, organizationId: string, threads: readonly Thread[]) {
-  const byDocument = new Map<string, Thread[]>();
-  for (const thread of threads.filter((t) => t.head.anchor !== undefined))
-    byDocument.set(thread.head.documentId, [...(byDocument.get(thread.head.documentId) ?? []), thread]);
-  const resolved = new Map<string, ResolvedAnchor>();
-  await Promise.all(
-    [...byDocument].map(async ([documentId, list]) => {
-      const anchors = await anchorPort().resolveAnchors(
-        list.map((thread) => thread.head.anchor as StoredAnchor),
-        editorLoader(apiKeyId, { organizationId, documentId }),
-      );
-      list.forEach((thread, index) => resolved.set(thread.head.annotationId, anchors[index]));
-    }),
-  );
-  return threads.map((thread) => presentThread(thread, resolved.get(thread.head.annotationId)));
+/** The threads as Get shows them, each anchor resolved against its editor's current state. */
+export async function presentThreads(apiKeyId: string, organizationId: string, threads: readonly Thread[]) {
+  const anchors = await resolveThreadAnchors(apiKeyId, organizationId, threads);
+  return threads.map((thread) => presentThread(thread, anchors.get(thread.head.annotationId)));
 }
 
 /**
@@ -212,14 +177,11 @@ export async function addAnnotations(apiKeyId: string, input: AddAnnotationsInpu
     annotation,
     annotationId: annotation.annotationId ?? newId('ca_'),
   }));
-  // Every anchor is checked (its editor exists) before anything is written; each editor is read once.
-  const editors = editorLoader(apiKeyId, scope);
-  const anchors = await Promise.all(
-    items.map(({ annotation }) =>
-      annotation.anchor === undefined
-        ? Promise.resolve(undefined)
-        : prepareAnchor(apiKeyId, scope, annotation.anchor, editors),
-    ),
+  // Every anchor is made or checked before anything is written: each editor read and decoded once.
+  const anchors = await makeAnchors(
+    apiKeyId,
+    scope,
+    items.map(({ annotation }) => annotation.anchor),
   );
   const authors = items.map(({ annotation }) => annotation.from?.userId ?? annotation.commentData[0].from.userId);
   const [existing, access] = await Promise.all([
@@ -239,9 +201,12 @@ export async function addAnnotations(apiKeyId: string, input: AddAnnotationsInpu
     if (existing.has(annotationId)) return { success: false, message: 'Comment annotation already exists.' };
     if (access !== undefined && !access.get(authors[index]))
       return { success: false, message: `PERMISSION_DENIED: user ${authors[index]} has no access to the document.` };
+    const anchor = anchors[index];
+    if (anchor instanceof ServiceError) return anchorFailure(anchor);
+    const { anchor: _input, ...fields } = annotation;
     const thread = newThread(
       { annotationId, ...scope },
-      { ...annotation, ...(anchors[index] === undefined ? {} : { anchor: anchors[index] }) },
+      { ...fields, ...(anchor === undefined ? {} : { anchor }) },
       annotation.commentData,
       now,
     );
@@ -303,7 +268,7 @@ export async function updateAnnotations(
   await assertDocumentsWritable(apiKeyId, [scope]);
   const { anchor: anchorInput, ...fields } = input.updatedData;
   const anchor =
-    anchorInput === undefined || anchorInput === null ? anchorInput : await prepareAnchor(apiKeyId, scope, anchorInput);
+    anchorInput === undefined || anchorInput === null ? anchorInput : await makeAnchor(apiKeyId, scope, anchorInput);
   return settleEach(
     input.annotationIds,
     (id) => id,
@@ -370,23 +335,31 @@ export async function readAnnotations(
   );
 }
 
-/** `{<documentId>: {total, unread?}}` for each document (each must exist). */
+/**
+ * `{<documentId>: {total, unread?}}` for each document (each must exist). A document with threads exists (deleting
+ * a document deletes its threads), so only the documents without any are looked up: counting 30 documents costs
+ * their index Queries alone (~0.5 RCU each, and as much for the user's read markers), not a read of each document.
+ */
 export async function countAnnotations(
   apiKeyId: string,
   input: { organizationId: string; documentIds: string[]; userId?: string },
 ): Promise<Record<string, { total: number; unread?: number }>> {
-  await requireDocuments(apiKeyId, input.organizationId, input.documentIds);
-  const counts = await Promise.all(
-    input.documentIds.map(async (documentId) => {
-      const { threads, readAt } = await documentCountEntries(apiKeyId, input.organizationId, documentId, input.userId);
-      if (input.userId === undefined) return [documentId, { total: threads.length }] as const;
-      const unread = threads.filter(
-        (thread) =>
-          thread.lastCommentBy !== input.userId && thread.lastCommentAt > (readAt.get(thread.annotationId) ?? -1),
-      ).length;
-      return [documentId, { total: threads.length, unread }] as const;
-    }),
+  const entries = await Promise.all(
+    input.documentIds.map((documentId) =>
+      documentCountEntries(apiKeyId, input.organizationId, documentId, input.userId),
+    ),
   );
+  const empty = input.documentIds.filter((_, index) => entries[index].threads.length === 0);
+  if (empty.length > 0) await requireDocuments(apiKeyId, input.organizationId, empty);
+  const counts = input.documentIds.map((documentId, index) => {
+    const { threads, readAt } = entries[index];
+    if (input.userId === undefined) return [documentId, { total: threads.length }] as const;
+    const unread = threads.filter(
+      (thread) =>
+        thread.lastCommentBy !== input.userId && thread.lastCommentAt > (readAt.get(thread.annotationId) ?? -1),
+    ).length;
+    return [documentId, { total: threads.length, unread }] as const;
+  });
   return Object.fromEntries(counts);
 }
 

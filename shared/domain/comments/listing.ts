@@ -26,7 +26,7 @@ import { getDocuments, organizationExists } from '../../db/organization';
 import { createPageToken, readPageToken } from '../../db/page-token';
 import { sortableNumber } from '../../db/keys';
 import { accessOfUsers } from '../access';
-import { resolveThreadAnchors } from './annotations';
+import { presentThreads } from './annotations';
 import { presentThread, visibleTo } from './threads';
 
 export interface ListAnnotationsInput {
@@ -205,7 +205,7 @@ export async function listAnnotations(
     input.organizationId,
     page.map((entry) => entry.annotationId),
   );
-  const annotations = await resolveThreadAnchors(
+  const annotations = await presentThreads(
     apiKeyId,
     input.organizationId,
     page.flatMap((entry) => {
@@ -252,7 +252,7 @@ async function namedPage(
     .filter(({ thread, position }) => keep(entryOf(thread, position)) && (after === undefined || position < after))
     .sort((a, b) => (a.position < b.position ? 1 : -1));
   const page = sorted.slice(0, input.pageSize);
-  const annotations = await resolveThreadAnchors(
+  const annotations = await presentThreads(
     apiKeyId,
     input.organizationId,
     page.map(({ thread }) => thread),

@@ -9,7 +9,7 @@ import type {
   Visibility,
   CommentStatus,
 } from '../../db/comment-annotation';
-import type { ResolvedAnchor, StoredAnchor } from './anchor-port';
+import type { ResolvedAnchor, StoredAnchor } from './anchors';
 import { sanitizeCommentHtml } from './sanitize';
 
 export const DEFAULT_STATUS: CommentStatus = { id: 'OPEN', name: 'Open', type: 'default' };
@@ -134,7 +134,7 @@ export function presentComment(comment: CommentRecord) {
   };
 }
 
-/** The thread as the API shows it, with its anchor as the anchor port resolved it. */
+/** The thread as the API shows it, with its anchor resolved against its editor's current state (./thread-anchors.ts). */
 export function presentThread(thread: Thread, anchor?: ResolvedAnchor) {
   const { head } = thread;
   return {

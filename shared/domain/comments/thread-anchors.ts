@@ -1,0 +1,137 @@
+/**
+ * The anchors of comment threads against the stored editors (decisions §16 "Anchors"): the I/O around the pure
+ * anchors module (./anchors.ts). Writes make or check anchors in the editor's current state; reads resolve them.
+ *
+ * Each editor a request names is read once (one strongly consistent Query) and its state (with its pending deltas)
+ * decoded into one Y.Doc once, whatever the number of threads anchored in it: add checks all its items' anchors in
+ * one editor with one prepareAnchors, get resolves all of a page's anchors in one editor with one resolveAnchors.
+ */
+import { NotFoundError, ServiceError } from '../../core/errors';
+import { getEditor, type StoredEditor } from '../../db/crdt';
+import type { Thread } from '../../db/comment-annotation';
+import { logger } from '../../core/logger';
+import {
+  editorAnchorDoc,
+  orphanedAnchor,
+  prepareAnchors,
+  resolveAnchors,
+  type AnchorError,
+  type AnchorInput,
+  type ResolvedAnchor,
+  type StoredAnchor,
+} from './anchors';
+
+export type { AnchorError, AnchorInput, ResolvedAnchor, StoredAnchor } from './anchors';
+
+interface DocumentScope {
+  organizationId: string;
+  documentId: string;
+}
+
+/** Indexes of `items` grouped by a key (undefined keys left out), in order. */
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string | undefined): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  items.forEach((item, index) => {
+    const key = keyOf(item);
+    if (key !== undefined) groups.set(key, [...(groups.get(key) ?? []), index]);
+  });
+  return groups;
+}
+
+/** The editor of the document, or NOT_FOUND (`Editor not found: <id>.`). */
+async function requireEditor(apiKeyId: string, scope: DocumentScope, editorId: string): Promise<StoredEditor> {
+  const editor = await getEditor(apiKeyId, { ...scope, editorId });
+  if (editor === undefined) throw new NotFoundError(`Editor not found: ${editorId}.`);
+  return editor;
+}
+
+/**
+ * The anchors to store for `inputs` (undefined: an item without an anchor), made or checked against each editor's
+ * current state: each result is the stored anchor, or the AnchorError of that item (INVALID_ARGUMENT or
+ * OUT_OF_RANGE naming the field). Throws NotFoundError when an anchor's editor has no data in the document: every
+ * editor is looked up before anything is written.
+ */
+export async function makeAnchors(
+  apiKeyId: string,
+  scope: DocumentScope,
+  inputs: ReadonlyArray<AnchorInput | undefined>,
+): Promise<Array<StoredAnchor | AnchorError | undefined>> {
+  const made: Array<StoredAnchor | AnchorError | undefined> = inputs.map(() => undefined);
+  const byEditor = groupBy(inputs, (input) => input?.editorId);
+  const editors = await Promise.all([...byEditor.keys()].map((editorId) => requireEditor(apiKeyId, scope, editorId)));
+  [...byEditor.values()].forEach((indexes, group) => {
+    const editor = editors[group];
+    const results = prepareAnchors(
+      editor,
+      editorAnchorDoc(editor),
+      indexes.map((index) => inputs[index] as AnchorInput),
+    );
+    indexes.forEach((index, position) => (made[index] = results[position]));
+  });
+  return made;
+}
+
+/** The anchor to store for `input`; throws NotFoundError (its editor) or its AnchorError. */
+export async function makeAnchor(apiKeyId: string, scope: DocumentScope, input: AnchorInput): Promise<StoredAnchor> {
+  const [made] = await makeAnchors(apiKeyId, scope, [input]);
+  if (made instanceof ServiceError) throw made;
+  return made as StoredAnchor;
+}
+
+/** `{success: false}` of a batch item whose anchor was refused: the code, then the message naming the field. */
+export const anchorFailure = (error: AnchorError) => ({ success: false, message: `${error.code}: ${error.message}` });
+
+/** The stored anchor as the anchors module takes it (every field of the right type, whatever was stored). */
+function storedAnchor(value: Record<string, unknown>): StoredAnchor {
+  const text = (field: string) => (typeof value[field] === 'string' ? (value[field] as string) : '');
+  const blocks = (field: 'fromBlocks' | 'toBlocks') =>
+    Array.isArray(value[field]) ? { [field]: (value[field] as unknown[]).map(String) } : {};
+  return {
+    editorId: text('editorId'),
+    from: text('from'),
+    to: text('to'),
+    length: typeof value.length === 'number' ? value.length : 0,
+    quotedText: text('quotedText'),
+    ...blocks('fromBlocks'),
+    ...blocks('toBlocks'),
+  };
+}
+
+/**
+ * Where the anchors of `threads` are now, by annotation id (threads without an anchor have none). Never fails for
+ * an anchor: one that no longer resolves, or whose editor was deleted, is orphaned (its quoted text kept).
+ */
+export async function resolveThreadAnchors(
+  apiKeyId: string,
+  organizationId: string,
+  threads: readonly Thread[],
+): Promise<Map<string, ResolvedAnchor>> {
+  const anchored = threads.flatMap((thread) =>
+    thread.head.anchor === undefined ? [] : [{ thread, anchor: storedAnchor(thread.head.anchor) }],
+  );
+  const byEditor = groupBy(anchored, ({ thread, anchor }) => JSON.stringify([thread.head.documentId, anchor.editorId]));
+  const resolved = new Map<string, ResolvedAnchor>();
+  await Promise.all(
+    [...byEditor.values()].map(async (indexes) => {
+      const group = indexes.map((index) => anchored[index]);
+      const { documentId } = group[0].thread.head;
+      const anchors = group.map(({ anchor }) => anchor);
+      const editor = await getEditor(apiKeyId, { organizationId, documentId, editorId: anchors[0].editorId });
+      let answers: ResolvedAnchor[];
+      try {
+        answers =
+          editor === undefined ? anchors.map(orphanedAnchor) : resolveAnchors(editor, editorAnchorDoc(editor), anchors);
+      } catch (error) {
+        // A state that does not decode: the threads are answered, their anchors orphaned.
+        logger.error('comment anchors could not be resolved', {
+          documentId,
+          editorId: anchors[0].editorId,
+          error: String(error),
+        });
+        answers = anchors.map(orphanedAnchor);
+      }
+      group.forEach(({ thread }, index) => resolved.set(thread.head.annotationId, answers[index]));
+    }),
+  );
+  return resolved;
+}
