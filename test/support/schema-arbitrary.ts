@@ -50,6 +50,11 @@ export interface ArbitraryOptions {
   root?: unknown;
   /** Objects also carry keys they do not declare (a request schema allows them; the server ignores them). */
   extraKeys?: boolean;
+  /**
+   * How deep lists and objects get items and keys (MAX_GENERATED_DEPTH when omitted); deeper, only what the schema
+   * requires. A test that must reach a list nested deeper (a rule stated five levels down) asks for more.
+   */
+  maxDepth?: number;
 }
 
 interface Context extends ArbitraryOptions {
@@ -183,7 +188,10 @@ function generate(schema: JsonSchema | undefined, context: Context): fc.Arbitrar
   const choices = schema.anyOf ?? schema.oneOf;
   if (choices !== undefined) {
     const { anyOf: _any, oneOf: _one, ...base } = schema;
-    const deep = context.depth >= MAX_GENERATED_DEPTH && choices.some(isScalar) ? choices.filter(isScalar) : choices;
+    const deep =
+      context.depth >= (context.maxDepth ?? MAX_GENERATED_DEPTH) && choices.some(isScalar)
+        ? choices.filter(isScalar)
+        : choices;
     const branches = Object.keys(base).length === 0 ? deep : deep.map((branch) => merge(base, branch));
     return fc.oneof(...branches.map((branch) => generate(branch, context)));
   }
@@ -220,7 +228,9 @@ function generate(schema: JsonSchema | undefined, context: Context): fc.Arbitrar
 function arrayArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unknown> {
   const minLength = schema.minItems ?? 0;
   const maxLength =
-    context.depth > MAX_GENERATED_DEPTH ? minLength : Math.max(minLength, Math.min(schema.maxItems ?? 5, 5));
+    context.depth > (context.maxDepth ?? MAX_GENERATED_DEPTH)
+      ? minLength
+      : Math.max(minLength, Math.min(schema.maxItems ?? 5, 5));
   if (maxLength === 0) return fc.constant([]);
   const item = generate(schema.items, context);
   const by = schema['x-uniqueItemsBy'];
@@ -304,7 +314,8 @@ function objectArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unk
 function plainObjectArbitrary(schema: JsonSchema, context: Context): fc.Arbitrary<unknown> {
   const properties = schema.properties ?? {};
   if (Object.keys(properties).length === 0 && schema.additionalProperties !== undefined) {
-    const maxKeys = context.depth > MAX_GENERATED_DEPTH ? 0 : Math.min(schema.maxProperties ?? 4, 4);
+    const maxKeys =
+      context.depth > (context.maxDepth ?? MAX_GENERATED_DEPTH) ? 0 : Math.min(schema.maxProperties ?? 4, 4);
     if (maxKeys === 0) return fc.constant({});
     const value =
       typeof schema.additionalProperties === 'object' ? generate(schema.additionalProperties, context) : anyJson;
