@@ -19,6 +19,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, deleteRequest, keyOfItem, putRequest, type Item, type ItemKey } from './batch';
 import { TABLE_NAME, db } from './client';
+import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, segment, sortableNumber } from './keys';
 import { organizationPartition } from './organization';
 import { queryAll, type QuerySpec } from './query';
@@ -203,6 +204,7 @@ function headItem(apiKeyId: string, head: ThreadHead): Item {
   return {
     ...headKey(apiKeyId, head.organizationId, head.annotationId),
     ...head,
+    context: toJsonAttribute(head.context),
     fromUserId: head.from.userId,
     statusId: head.status.id,
     ...(head.location === undefined ? {} : { locationId: head.location.id }),
@@ -262,7 +264,42 @@ function strip(item: Item): Item {
   return rest;
 }
 
-const toComment = (item: Item) => strip(item) as unknown as CommentRecord;
+/**
+ * A comment as stored: its client JSON (`context`, each tagged user's `contact`) as JSON strings
+ * (shared/db/json-attribute.ts), since a map would refuse numbers DynamoDB cannot hold and more than 32 levels.
+ */
+function commentItem(apiKeyId: string, head: ThreadHead, comment: CommentRecord): Item {
+  return {
+    ...commentKey(apiKeyId, head, comment.commentId),
+    ...comment,
+    context: toJsonAttribute(comment.context),
+    taggedUserContacts: comment.taggedUserContacts.map(({ contact, ...user }) => ({
+      ...user,
+      ...(contact === undefined ? {} : { contact: toJsonAttribute(contact) }),
+    })),
+  };
+}
+
+function toComment(item: Item): CommentRecord {
+  const { context, taggedUserContacts, ...rest } = strip(item);
+  const users = (taggedUserContacts ?? []) as Array<{ userId: string; contact?: unknown }>;
+  return {
+    ...(rest as unknown as CommentRecord),
+    ...(context === undefined ? {} : { context: fromJsonAttribute(context) }),
+    taggedUserContacts: users.map(({ contact, ...user }) => ({
+      ...user,
+      ...(contact === undefined ? {} : { contact: fromJsonAttribute<Record<string, unknown>>(contact) }),
+    })),
+  };
+}
+
+function toHead(item: Item): ThreadHead {
+  const { context, ...rest } = strip(item);
+  return {
+    ...(rest as unknown as ThreadHead),
+    ...(context === undefined ? {} : { context: fromJsonAttribute<Record<string, unknown>>(context) }),
+  };
+}
 const byOrder = (a: CommentRecord, b: CommentRecord) => a.createdAt - b.createdAt || a.sequence - b.sequence;
 
 /** The items of one thread partition as a thread, or undefined without a head. */
@@ -271,7 +308,7 @@ function assemble(items: readonly Item[]): StoredThread | undefined {
   if (head === undefined) return undefined;
   const comments = items.filter((item) => String(item.sk).startsWith(`${COMMENT}#`)).map(toComment);
   const readers = items.filter((item) => String(item.sk).startsWith(`${READER}#`)).map((item) => String(item.userId));
-  return { head: strip(head) as unknown as ThreadHead, comments: comments.sort(byOrder), readers };
+  return { head: toHead(head), comments: comments.sort(byOrder), readers };
 }
 
 /**
@@ -331,7 +368,7 @@ export function threadWriteItems(apiKeyId: string, before: Thread | undefined, a
   for (const comment of after.comments) {
     const previous = old.get(comment.commentId);
     if (previous === comment) continue;
-    const item = { ...commentKey(apiKeyId, head, comment.commentId), ...comment };
+    const item = commentItem(apiKeyId, head, comment);
     items.push(
       previous === undefined
         ? named(
@@ -522,7 +559,7 @@ export function documentThreadsQuery(apiKeyId: string, organizationId: string, d
  * still finds the thread under the old document and redoes it.
  */
 export async function threadMovedTo(apiKeyId: string, item: Item, documentId: string): Promise<Item[]> {
-  const head = { ...(strip(item) as unknown as ThreadHead), documentId };
+  const head = { ...toHead(item), documentId };
   const readers = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :r)',
     ExpressionAttributeValues: { ':pk': String(item.pk), ':r': `${READER}#` },

@@ -58,6 +58,9 @@ async function seed(annotations: Json[], documentId = 'doc', organizationId = un
   return { organizationId, documentId };
 }
 
+/** `levels` objects, each inside the one before. */
+const nest = (levels: number): Json => (levels === 0 ? { end: true } : { a: nest(levels - 1) });
+
 /** Follows the tokens to the end: the ids of each page. */
 async function pages(query: Json, max = 50): Promise<unknown[][]> {
   const all: unknown[][] = [];
@@ -147,6 +150,23 @@ describe('add and get', () => {
       commentCount: 2,
       resolved: false,
     });
+  });
+
+  it('keeps any JSON in context and contact exactly: numbers DynamoDB cannot hold, odd keys', async () => {
+    const odd = { huge: 1e300, tiny: 1e-200, beyond: 2 ** 60, constructor: 'c', deep: nest(20) };
+    const { organizationId } = await seed([
+      thread('t', {
+        context: odd,
+        commentData: [comment('ann', 'x', { context: odd, taggedUserContacts: [{ userId: 'ben', contact: odd }] })],
+      }),
+    ]);
+
+    const [got] = ok(await call(GET, { organizationId, documentId: 'doc' })).data as Json[];
+
+    expect(got.context).toEqual(odd);
+    const [first] = got.comments as Json[];
+    expect(first.context).toEqual(odd);
+    expect(first.taggedUserContacts).toEqual([{ userId: 'ben', contact: odd }]);
   });
 
   it('keeps caller ids, fails an item whose annotationId exists, and keys the batch by annotationId', async () => {

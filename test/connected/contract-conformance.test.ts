@@ -96,7 +96,7 @@ describe('keys a request schema does not name', () => {
 
 describe('bodies the published document allows', () => {
   it.each(routes.map((route) => [route.path, route] as const))(
-    '%s: never INVALID_ARGUMENT for a valid body',
+    '%s: never INVALID_ARGUMENT and never a 5xx for a valid body',
     async (_, route) => {
       const validate = ajv.getSchema(pointer(route.path));
       if (validate === undefined) throw new Error(`No request schema for ${route.path}.`);
@@ -108,9 +108,12 @@ describe('bodies the published document allows', () => {
       const answers = await Promise.all(
         bodies.map(async (data) => {
           const response = await invokeRoute(route.path, data, { headers: headersFor(route) });
-          return { data, error: response.body.error };
+          return { data, status: response.statusCode, error: response.body.error };
         }),
       );
+      const failed = answers
+        .filter(({ status }) => status >= 500)
+        .map(({ data, error }) => ({ body: JSON.stringify(data).slice(0, 400), message: error?.message }));
       const refused = answers
         .filter(({ error }) => error?.status === 'INVALID_ARGUMENT' && !onlyWhatTheDocumentCannotSay(error))
         .map(({ data, error }) => ({
@@ -121,6 +124,7 @@ describe('bodies the published document allows', () => {
 
       expect(bodies).toHaveLength(BODIES_PER_ROUTE);
       expect(refused).toEqual([]);
+      expect(failed).toEqual([]);
     },
   );
 });
