@@ -114,8 +114,8 @@ export const MAX_QUOTE_CHARS = 1000;
 /** The editor types an anchor can be in. */
 export const ANCHORABLE_TYPES: readonly CrdtType[] = ['xml', 'text'];
 
-/** Any shared type (Yjs's own signatures take `AbstractType<any>`). */
-type AnyType = Y.AbstractType<any>;
+/** Any shared type, as far as the walk reads it (its event type, which differs by kind, is never read here). */
+type AnyType = Pick<Y.AbstractType<never>, '_item' | '_start' | '_map' | '_length' | 'doc'>;
 
 const SEPARATOR = '\n\n';
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
