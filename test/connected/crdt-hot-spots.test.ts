@@ -36,7 +36,7 @@ import { handler as compactionHandler } from '../../shared/domain/stream/crdt-co
 import { encodeFrames } from '../../shared/domain/live/framing';
 import { updateMessage } from '../../shared/domain/live/protocol';
 import { crdtCompactionConsumer } from '../../shared/workers';
-import { CapacityMeter } from '../support/capacity-meter';
+import { measureCapacity } from '../support/capacity-meter';
 import { newTenant, type Tenant } from '../support/fixtures';
 import { endpoint } from '../support/invoke';
 import { uniqueId } from '../support/ids';
@@ -218,15 +218,7 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       const incarnation = (await editorIncarnation(tenant.apiKeyId, ref)) as string;
       for (const keystroke of ['a', 'b', 'c']) await liveAppend(tenant, ref, incarnation, typed(doc, keystroke));
       const records = await deltaRecords(tenant, ref);
-      const meter = new CapacityMeter();
-      meter.attach(dynamodb);
-
-      let measured;
-      try {
-        measured = await meter.measure(() => compact(records));
-      } finally {
-        meter.detach();
-      }
+      const measured = await measureCapacity(dynamodb, () => compact(records));
 
       expect(measured.value.batchItemFailures).toEqual([]);
       expect(measured.capacity.read).toBeLessThanOrEqual(1);
@@ -248,15 +240,7 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       const edits = Array.from({ length: 120 }, (_, i) => ` ${i}`);
       for (const edit of edits) await liveAppend(tenant, ref, incarnation, typed(doc, edit));
       const records = await deltaRecords(tenant, ref);
-      const meter = new CapacityMeter();
-      meter.attach(dynamodb);
-
-      let measured;
-      try {
-        measured = await meter.measure(() => compact(records));
-      } finally {
-        meter.detach();
-      }
+      const measured = await measureCapacity(dynamodb, () => compact(records));
 
       expect(measured.value.batchItemFailures).toEqual([]);
       // One unit per delta deleted; in the transaction, the LOG item and the head (2 units a KB), which names the
@@ -330,7 +314,11 @@ describe('CRDT writes: hot spots and unbounded work', () => {
       // from the first's by a few bytes: size its text on a copy of the client, then type it.
       const target = MAX_LOG_BYTES - 5 - first.length;
       let secondText = 'b'.repeat(target - overhead);
-      for (let excess = trialLength(doc, secondText) - target; excess > 0; excess = trialLength(doc, secondText) - target)
+      for (
+        let excess = trialLength(doc, secondText) - target;
+        excess > 0;
+        excess = trialLength(doc, secondText) - target
+      )
         secondText = secondText.slice(excess);
       const second = typed(doc, secondText);
       expect(first.length + second.length).toBeGreaterThan(MAX_LOG_BYTES - 12);

@@ -30,7 +30,7 @@ import { encodeFrames } from '../../shared/domain/live/framing';
 import { readMessage, updateMessage } from '../../shared/domain/live/protocol';
 import { editorState, readValue } from '../../shared/domain/crdt/yjs-state';
 import { listEditorVersions } from '../../shared/domain/crdt/versions';
-import { CapacityMeter } from '../support/capacity-meter';
+import { measureCapacity } from '../support/capacity-meter';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
 import { uniqueId } from '../support/ids';
 import { invokeRoute } from '../support/invoke';
@@ -130,14 +130,9 @@ describe('versions of an editor', () => {
       expect(second.data.map((v) => v.versionId)).toEqual(made.slice(0, 2).reverse());
       expect(second.pageToken).toBeUndefined();
       expect((await list()).data).toHaveLength(20);
-      const meter = new CapacityMeter();
-      meter.attach(dynamodb);
-      let measured;
-      try {
-        measured = await meter.measure(() => listEditorVersions(tenant.apiKeyId, { ...ids, pageSize: 20 }));
-      } finally {
-        meter.detach();
-      }
+      const measured = await measureCapacity(dynamodb, () =>
+        listEditorVersions(tenant.apiKeyId, { ...ids, pageSize: 20 }),
+      );
       expect(measured.value.versions).toHaveLength(20);
       expect(measured.capacity.read).toBeLessThanOrEqual(5);
     });

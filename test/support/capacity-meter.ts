@@ -122,3 +122,14 @@ export class CapacityMeter {
     };
   }
 }
+
+/** Runs `work` with a meter on `client` for its duration alone: its result, time and capacity (CapacityMeter.measure). */
+export async function measureCapacity<T>(client: DynamoDBClient, work: () => Promise<T>) {
+  const meter = new CapacityMeter();
+  meter.attach(client);
+  try {
+    return await meter.measure(work);
+  } finally {
+    meter.detach();
+  }
+}
