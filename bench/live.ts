@@ -28,7 +28,7 @@
  *        per frame carrying an edit at 5 and at 100. The stack reads what each frame carried (bench/live-stack.ts
  *        frameKind) and counts capacity and posts per kind, so a figure per kind holds while renewals run beside it.
  *    Counted, never assumed: when the service changes how it reads a room, relays presence or batches its posts, a
- *    re-run shows it. `LIVE_BENCH_COST_ONLY=1` runs this section alone (about 12 minutes). A goal missed is reported,
+ *    re-run shows it. `LIVE_BENCH_COST_ONLY=1` runs this section and section 4 alone (about 13 minutes). A goal missed is reported,
  *    never a failure.
  */
 import './environment';
@@ -87,6 +87,7 @@ const GOALS = {
   costPer1000: 0.01,
   // Issue 30 item 7, and item 3's figure.
   keystrokesPer1000: 0.01,
+  presencePer1000: 0.006,
   idleRoomHour: 0.004,
   readUnitsSpread: 0.1,
 };
@@ -689,6 +690,42 @@ function priced(c: Counted, connections: number): Priced {
     connectionMinutes,
     total: messages + lambda + streamLambda + dynamodb + connectionMinutes,
   };
+}
+
+/** Section 4's counts per edit and per caret move, and their price per 1,000 (both runs print it). */
+function printOperationCosts(costs: { edit: Counted; presence: Counted }): void {
+  const presence = priced(costs.presence, CLIENTS_PER_EDITOR);
+  console.log(
+    `\n| cost on AWS per 1,000 presence changes (caret moves), 5 connections | ${dollars(presence.total)} | ≤ $${GOALS.presencePer1000} | ${verdict(presence.total <= GOALS.presencePer1000)} |`,
+  );
+  console.log(
+    '\nWhat one operation counts, 5 connections through the adapter (base64 text frames, as on AWS); per operation, then $ per 1,000:\n',
+  );
+  console.log(
+    '| | messages in (32 KB units) | messages out (units) | `$default` invocations, mean ms | stream-reader invocations, ms | DynamoDB RRU / WRU (handler) | RRU / WRU (stream consumers) |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const [name, c] of [
+    ['edit (1 character)', costs.edit],
+    ['presence change (caret move)', costs.presence],
+  ] as const) {
+    const per = (value: number) => fmt(value / c.operations, 2);
+    console.log(
+      `| ${name} | ${per(c.messagesIn)} (${per(c.unitsIn)}) | ${per(c.messagesOut)} (${per(c.unitsOut)}) | ${per(c.invocations)}, ${fmt(c.handlerMs / Math.max(1, c.invocations), 1)} | ${per(c.streamInvocations)}, ${per(c.streamMs)} | ${per(c.read)} / ${per(c.write)} | ${per(c.streamRead)} / ${per(c.streamWrite)} |`,
+    );
+  }
+  console.log(
+    '\n| $ per 1,000 | API Gateway messages | `$default` Lambda | stream-reader Lambda | DynamoDB | connection minutes (1 typist, 2/s) | total |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const [name, p] of [
+    ['edits', priced(costs.edit, CLIENTS_PER_EDITOR)],
+    ['presence changes', priced(costs.presence, CLIENTS_PER_EDITOR)],
+  ] as const) {
+    console.log(
+      `| ${name} | ${dollars(p.messages)} | ${dollars(p.lambda)} | ${dollars(p.streamLambda)} | ${dollars(p.dynamodb)} | ${dollars(p.connectionMinutes)} | ${dollars(p.total)} |`,
+    );
+  }
 }
 
 async function cost(stack: StackProcess, api: Api): Promise<{ edit: Counted; presence: Counted }> {
@@ -1472,13 +1509,16 @@ export async function run(): Promise<void> {
     warm.text.insert(0, 'warm');
     closeAll();
 
-    // `LIVE_BENCH_COST_ONLY=1 npm run bench -- live`: only section 6 (about 5 minutes), for re-running the cost figures.
+    // `LIVE_BENCH_COST_ONLY=1 npm run bench -- live`: only sections 6 and 4, for re-running the cost figures.
     if (process.env.LIVE_BENCH_COST_ONLY === '1') {
       progress(`5 people typing (${KEYSTROKES_PER_TYPIST} keystrokes each at ${TYPING_RATE}/s, through the adapter)`);
       const five = await roomOfFive(stack, api);
       progress(`a room of ${BIG_ROOM} joining through the adapter`);
       await stack.request('resetLargest');
-      printPeopleCost({ ...five, big: await roomOfHundred(stack, api) });
+      const big = await roomOfHundred(stack, api);
+      progress('cost per edit and per presence change');
+      printOperationCosts(await cost(stack, api));
+      printPeopleCost({ ...five, big });
       return;
     }
 
@@ -1510,7 +1550,6 @@ export async function run(): Promise<void> {
     const restP95Start = percentile(rest.fromStart, 95);
     const restP95Answer = percentile(rest.fromAnswer, 95);
     const editCost = priced(costs.edit, CLIENTS_PER_EDITOR);
-    const presenceCost = priced(costs.presence, CLIENTS_PER_EDITOR);
     const rssDelta = mem.after.rss - mem.before.rss;
 
     console.log(
@@ -1555,7 +1594,6 @@ export async function run(): Promise<void> {
     console.log(
       `| cost on AWS per 1,000 edits, 5 connections on the editor | ${dollars(editCost.total)} | ≤ $${GOALS.costPer1000} | ${verdict(editCost.total <= GOALS.costPer1000)} |`,
     );
-    console.log(`| cost on AWS per 1,000 presence changes (caret moves) | ${dollars(presenceCost.total)} | | |`);
     console.log(
       `| stack process RSS, before → with ${mem.connected} connections | ${mb(mem.before.rss)} → ${mb(mem.after.rss)} (${fmt(rssDelta / MEMORY_CONNECTIONS / 1024, 1)} KB per connection) | | |`,
     );
@@ -1564,34 +1602,7 @@ export async function run(): Promise<void> {
     );
     console.log(`| DynamoDB Local (java) RSS, before → after | ${mb(mem.javaBefore)} → ${mb(mem.javaAfter)} | | |`);
 
-    console.log(
-      '\nWhat one operation counts, 5 connections through the adapter (base64 text frames, as on AWS); per operation, then $ per 1,000:\n',
-    );
-    console.log(
-      '| | messages in (32 KB units) | messages out (units) | `$default` invocations, mean ms | stream-reader invocations, ms | DynamoDB RRU / WRU (handler) | RRU / WRU (stream consumers) |',
-    );
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
-    for (const [name, c] of [
-      ['edit (1 character)', costs.edit],
-      ['presence change (caret move)', costs.presence],
-    ] as const) {
-      const per = (value: number) => fmt(value / c.operations, 2);
-      console.log(
-        `| ${name} | ${per(c.messagesIn)} (${per(c.unitsIn)}) | ${per(c.messagesOut)} (${per(c.unitsOut)}) | ${per(c.invocations)}, ${fmt(c.handlerMs / Math.max(1, c.invocations), 1)} | ${per(c.streamInvocations)}, ${per(c.streamMs)} | ${per(c.read)} / ${per(c.write)} | ${per(c.streamRead)} / ${per(c.streamWrite)} |`,
-      );
-    }
-    console.log(
-      '\n| $ per 1,000 | API Gateway messages | `$default` Lambda | stream-reader Lambda | DynamoDB | connection minutes (1 typist, 2/s) | total |',
-    );
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
-    for (const [name, p] of [
-      ['edits', editCost],
-      ['presence changes', presenceCost],
-    ] as const) {
-      console.log(
-        `| ${name} | ${dollars(p.messages)} | ${dollars(p.lambda)} | ${dollars(p.streamLambda)} | ${dollars(p.dynamodb)} | ${dollars(p.connectionMinutes)} | ${dollars(p.total)} |`,
-      );
-    }
+    printOperationCosts(costs);
     console.log(
       `\n${MEMORY_CONNECTIONS} raw connections (sync step 1 of an empty document, no presence) opened 20 at a time, each to its first sync, in ${fmt(mem.connectSeconds, 1)} s.`,
     );
