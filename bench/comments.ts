@@ -169,9 +169,10 @@ async function ok(answer: Promise<{ status: number; body: any }>, what: string) 
   return body.result;
 }
 
-async function timedRuns(bench: BenchStack, request: () => Promise<unknown>) {
+async function timedRuns(bench: BenchStack, request: () => Promise<unknown>, prepare?: () => unknown) {
   const samples: Array<{ ms: number; read: number; write: number; calls: number }> = [];
   for (let run = 0; run < RUNS; run += 1) {
+    await prepare?.();
     await bench.meter.quiet(300);
     const { ms, capacity } = await bench.meter.measure(request);
     samples.push({ ms, ...capacity });
@@ -244,6 +245,9 @@ export async function run(): Promise<void> {
     if (page.data.some((t: { anchor?: { orphaned: boolean } }) => t.anchor?.orphaned !== false))
       throw new Error('an anchor did not resolve');
     const getRow = await timedRuns(bench, get);
+    // The same get with no decoded state kept (the first read after the editor changed, or in a new process).
+    const { forgetDecodedEditors } = await import('../shared/domain/comments/decoded-editors');
+    const coldRow = await timedRuns(bench, get, forgetDecodedEditors);
     // What the same get costs without anchors (100 threads of another document), and reading the editor alone.
     await ok(
       post('/v2/commentannotations/add', {
@@ -312,7 +316,8 @@ export async function run(): Promise<void> {
     console.log('| operation | latency ms | read units | DynamoDB calls |');
     console.log('|---|---:|---:|---:|');
     for (const [name, row] of [
-      [`**get, pageSize ${THREADS}, every thread anchored**`, getRow],
+      [`**get, pageSize ${THREADS}, every thread anchored**, editor unchanged since the last read`, getRow],
+      [`**get, pageSize ${THREADS}, every thread anchored**, editor's state decoded (changed since)`, coldRow],
       [`get, pageSize ${THREADS}, no anchors (another document)`, plainRow],
       ['crdt get of the editor, format text (read and decode the state, render its text)', editorRow0],
     ] as const)
@@ -330,7 +335,7 @@ export async function run(): Promise<void> {
       `| **total** | ${reads.length} | | **${units.toFixed(1)}** | **${floor.toFixed(1)}** (×1.5 = ${(1.5 * floor).toFixed(1)}) |`,
     );
     console.log(
-      `\nRead units ${(units / floor).toFixed(2)}× the floor (goal ≤ 1.5×: ${units <= 1.5 * floor ? 'met' : 'not met'}); latency goal ≤ 300 ms: ${getRow.ms <= 300 ? 'met' : 'not met'}.`,
+      `\nRead units ${(units / floor).toFixed(2)}× the floor (goal ≤ 1.5×: ${units <= 1.5 * floor ? 'met' : 'not met'}); latency goal ≤ 300 ms: ${getRow.ms <= 300 ? 'met' : 'not met'} (editor unchanged), ${coldRow.ms <= 300 ? 'met' : 'not met'} (state decoded).`,
     );
 
     // Add of one thread whose comment tags 3 users (activity logs on: records, notifications, mention entries).

@@ -47,7 +47,14 @@ import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult 
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
 import { sanitizeCommentHtml } from './sanitize';
 import { applyEffects, effectsOf } from './side-effects';
-import { anchorFailure, makeAnchor, makeAnchors, resolveThreadAnchors, type AnchorInput } from './thread-anchors';
+import {
+  anchorFailure,
+  makeAnchor,
+  makeAnchors,
+  resolveThreadAnchors,
+  type AnchorInput,
+  type LoadedEditors,
+} from './thread-anchors';
 import {
   MAX_COMMENTS_PER_THREAD,
   MAX_THREAD_BYTES,
@@ -91,9 +98,17 @@ export async function requireDocuments(apiKeyId: string, organizationId: string,
   if (missing !== undefined) throw new NotFoundError(`Document not found: ${missing}.`);
 }
 
-/** The threads as Get shows them, each anchor resolved against its editor's current state. */
-export async function presentThreads(apiKeyId: string, organizationId: string, threads: readonly Thread[]) {
-  const anchors = await resolveThreadAnchors(apiKeyId, organizationId, threads);
+/**
+ * The threads as Get shows them, each anchor resolved against its editor's current state (`editors`: the ones the
+ * caller started loading already).
+ */
+export async function presentThreads(
+  apiKeyId: string,
+  organizationId: string,
+  threads: readonly Thread[],
+  editors?: LoadedEditors,
+) {
+  const anchors = await resolveThreadAnchors(apiKeyId, organizationId, threads, editors);
   return threads.map((thread) => presentThread(thread, anchors.get(thread.head.annotationId)));
 }
 

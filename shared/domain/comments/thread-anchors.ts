@@ -6,12 +6,12 @@
  * decoded into one Y.Doc once, whatever the number of threads anchored in it: add checks all its items' anchors in
  * one editor with one prepareAnchors, get resolves all of a page's anchors in one editor with one resolveAnchors.
  */
+import type * as Y from 'yjs';
 import { NotFoundError, ServiceError } from '../../core/errors';
 import { getEditor, type StoredEditor } from '../../db/crdt';
 import type { Thread } from '../../db/comment-annotation';
 import { logger } from '../../core/logger';
 import {
-  editorAnchorDoc,
   orphanedAnchor,
   prepareAnchors,
   resolveAnchors,
@@ -20,6 +20,7 @@ import {
   type ResolvedAnchor,
   type StoredAnchor,
 } from './anchors';
+import { decodedEditor } from './decoded-editors';
 
 export type { AnchorError, AnchorInput, ResolvedAnchor, StoredAnchor } from './anchors';
 
@@ -63,7 +64,7 @@ export async function makeAnchors(
     const editor = editors[group];
     const results = prepareAnchors(
       editor,
-      editorAnchorDoc(editor),
+      decodedEditor(apiKeyId, editor),
       indexes.map((index) => inputs[index] as AnchorInput),
     );
     indexes.forEach((index, position) => (made[index] = results[position]));
@@ -97,34 +98,77 @@ function storedAnchor(value: Record<string, unknown>): StoredAnchor {
   };
 }
 
+/** An editor's state decoded for anchors, or why it could not be (none: the editor has no data). */
+type LoadedEditor = { editor: StoredEditor; doc: Y.Doc } | { editor: StoredEditor; error: unknown } | undefined;
+
+/** Editors read and decoded for the anchors of a page, by document and editor id (see loadEditors). */
+export type LoadedEditors = Map<string, Promise<LoadedEditor>>;
+
+const editorKey = (documentId: string, editorId: string) => JSON.stringify([documentId, editorId]);
+
 /**
- * Where the anchors of `threads` are now, by annotation id (threads without an anchor have none). Never fails for
- * an anchor: one that no longer resolves, or whose editor was deleted, is orphaned (its quoted text kept).
+ * Starts reading and decoding each editor of `refs` (once each), for resolveThreadAnchors: a read of a page starts
+ * it as soon as the listing names the editors, beside the threads' reads, so the two do not add up. The promises
+ * never reject unseen: a failed read rejects when resolveThreadAnchors awaits it.
+ */
+export function loadEditors(
+  apiKeyId: string,
+  organizationId: string,
+  refs: ReadonlyArray<{ documentId: string; editorId?: string }>,
+  into: LoadedEditors = new Map(),
+): LoadedEditors {
+  for (const { documentId, editorId } of refs) {
+    if (editorId === undefined || into.has(editorKey(documentId, editorId))) continue;
+    const loading = getEditor(apiKeyId, { organizationId, documentId, editorId }).then((editor): LoadedEditor => {
+      if (editor === undefined) return undefined;
+      try {
+        return { editor, doc: decodedEditor(apiKeyId, editor) };
+      } catch (error) {
+        return { editor, error };
+      }
+    });
+    loading.catch(() => undefined);
+    into.set(editorKey(documentId, editorId), loading);
+  }
+  return into;
+}
+
+/**
+ * Where the anchors of `threads` are now, by annotation id (threads without an anchor have none), each editor read
+ * and decoded once: from `editors` when a caller started it already (loadEditors), else here. Never fails for an
+ * anchor: one that no longer resolves, or whose editor was deleted, is orphaned (its quoted text kept).
  */
 export async function resolveThreadAnchors(
   apiKeyId: string,
   organizationId: string,
   threads: readonly Thread[],
+  editors: LoadedEditors = new Map(),
 ): Promise<Map<string, ResolvedAnchor>> {
   const anchored = threads.flatMap((thread) =>
     thread.head.anchor === undefined ? [] : [{ thread, anchor: storedAnchor(thread.head.anchor) }],
   );
-  const byEditor = groupBy(anchored, ({ thread, anchor }) => JSON.stringify([thread.head.documentId, anchor.editorId]));
+  const byEditor = groupBy(anchored, ({ thread, anchor }) => editorKey(thread.head.documentId, anchor.editorId));
+  loadEditors(
+    apiKeyId,
+    organizationId,
+    anchored.map(({ thread, anchor }) => ({ documentId: thread.head.documentId, editorId: anchor.editorId })),
+    editors,
+  );
   const resolved = new Map<string, ResolvedAnchor>();
   await Promise.all(
-    [...byEditor.values()].map(async (indexes) => {
+    [...byEditor].map(async ([key, indexes]) => {
       const group = indexes.map((index) => anchored[index]);
-      const { documentId } = group[0].thread.head;
       const anchors = group.map(({ anchor }) => anchor);
-      const editor = await getEditor(apiKeyId, { organizationId, documentId, editorId: anchors[0].editorId });
+      const loaded = await editors.get(key);
       let answers: ResolvedAnchor[];
       try {
+        if (loaded !== undefined && 'error' in loaded) throw loaded.error;
         answers =
-          editor === undefined ? anchors.map(orphanedAnchor) : resolveAnchors(editor, editorAnchorDoc(editor), anchors);
+          loaded === undefined ? anchors.map(orphanedAnchor) : resolveAnchors(loaded.editor, loaded.doc, anchors);
       } catch (error) {
         // A state that does not decode: the threads are answered, their anchors orphaned.
         logger.error('comment anchors could not be resolved', {
-          documentId,
+          documentId: group[0].thread.head.documentId,
           editorId: anchors[0].editorId,
           error: String(error),
         });
