@@ -5,22 +5,23 @@
  * Each editor a request names is read once (one strongly consistent Query) and its state (with its pending deltas)
  * decoded into one Y.Doc once, whatever the number of threads anchored in it: add checks all its items' anchors in
  * one editor with one prepareAnchors, get resolves all of a page's anchors in one editor with one resolveAnchors.
+ *
+ * Yjs (the anchors module and the decoded states) is imported on the first anchor a request makes or resolves, beside
+ * the editor's read: operations without anchors (count, read, delete, the comments) leave it out of their bundles,
+ * and a request without one never loads it.
  */
 import type * as Y from 'yjs';
 import { NotFoundError, ServiceError } from '../../core/errors';
 import { getEditor, type StoredEditor } from '../../db/crdt';
 import type { Thread } from '../../db/comment-annotation';
 import { logger } from '../../core/logger';
-import {
-  orphanedAnchor,
-  prepareAnchors,
-  resolveAnchors,
-  type AnchorError,
-  type AnchorInput,
-  type ResolvedAnchor,
-  type StoredAnchor,
-} from './anchors';
-import { decodedEditor } from './decoded-editors';
+import type { AnchorError, AnchorInput, ResolvedAnchor, StoredAnchor } from './anchors';
+
+/** The Yjs side of anchors, loaded when a request first needs it (a chunk of its own in the bundles). */
+async function yjsAnchors() {
+  const [anchors, decoded] = await Promise.all([import('./anchors'), import('./decoded-editors')]);
+  return { ...anchors, ...decoded };
+}
 
 export type { AnchorError, AnchorInput, ResolvedAnchor, StoredAnchor } from './anchors';
 
@@ -59,7 +60,11 @@ export async function makeAnchors(
 ): Promise<Array<StoredAnchor | AnchorError | undefined>> {
   const made: Array<StoredAnchor | AnchorError | undefined> = inputs.map(() => undefined);
   const byEditor = groupBy(inputs, (input) => input?.editorId);
-  const editors = await Promise.all([...byEditor.keys()].map((editorId) => requireEditor(apiKeyId, scope, editorId)));
+  if (byEditor.size === 0) return made;
+  const [{ prepareAnchors, decodedEditor }, editors] = await Promise.all([
+    yjsAnchors(),
+    Promise.all([...byEditor.keys()].map((editorId) => requireEditor(apiKeyId, scope, editorId))),
+  ]);
   [...byEditor.values()].forEach((indexes, group) => {
     const editor = editors[group];
     const results = prepareAnchors(
@@ -119,7 +124,8 @@ export function loadEditors(
 ): LoadedEditors {
   for (const { documentId, editorId } of refs) {
     if (editorId === undefined || into.has(editorKey(documentId, editorId))) continue;
-    const loading = getEditor(apiKeyId, { organizationId, documentId, editorId }).then((editor): LoadedEditor => {
+    const read = Promise.all([yjsAnchors(), getEditor(apiKeyId, { organizationId, documentId, editorId })]);
+    const loading = read.then(([{ decodedEditor }, editor]): LoadedEditor => {
       if (editor === undefined) return undefined;
       try {
         return { editor, doc: decodedEditor(apiKeyId, editor) };
@@ -155,6 +161,8 @@ export async function resolveThreadAnchors(
     editors,
   );
   const resolved = new Map<string, ResolvedAnchor>();
+  if (anchored.length === 0) return resolved;
+  const { orphanedAnchor, resolveAnchors } = await yjsAnchors();
   await Promise.all(
     [...byEditor].map(async ([key, indexes]) => {
       const group = indexes.map((index) => anchored[index]);
