@@ -7,7 +7,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { sampleMarkdown } from './crdt';
-import { median, startBenchStack, type BenchStack } from './harness';
+import { measuredRuns, startBenchStack, type BenchStack } from './harness';
 
 const RUNS = 5;
 const THREADS = 100;
@@ -169,21 +169,9 @@ async function ok(answer: Promise<{ status: number; body: any }>, what: string) 
   return body.result;
 }
 
-async function timedRuns(bench: BenchStack, request: () => Promise<unknown>, prepare?: () => unknown) {
-  const samples: Array<{ ms: number; read: number; write: number; calls: number }> = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    await prepare?.();
-    await bench.meter.quiet(300);
-    const { ms, capacity } = await bench.meter.measure(request);
-    samples.push({ ms, ...capacity });
-  }
-  return {
-    ms: median(samples.map((s) => s.ms)),
-    read: median(samples.map((s) => s.read)),
-    write: median(samples.map((s) => s.write)),
-    calls: median(samples.map((s) => s.calls)),
-  };
-}
+/** Medians of RUNS calls of `request`, each after the stack's background writes settled (and `prepare`). */
+const timedRuns = (bench: BenchStack, request: () => Promise<unknown>, prepare?: () => unknown) =>
+  measuredRuns(bench, '', RUNS, request, { prepare, quietMs: 300 });
 
 export async function run(): Promise<void> {
   const bench = await startBenchStack();
