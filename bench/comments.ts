@@ -7,7 +7,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { sampleMarkdown } from './crdt';
-import { measuredRuns, startBenchStack, type BenchStack } from './harness';
+import type { StoredAnchor } from '../shared/domain/comments/anchors';
+import { measuredRuns, median, startBenchStack, type BenchStack } from './harness';
 
 const RUNS = 5;
 const THREADS = 100;
@@ -173,12 +174,84 @@ async function ok(answer: Promise<{ status: number; body: any }>, what: string) 
 const timedRuns = (bench: BenchStack, request: () => Promise<unknown>, prepare?: () => unknown) =>
   measuredRuns(bench, '', RUNS, request, { prepare, quietMs: 300 });
 
+/** Median milliseconds of RUNS calls of `action` (after one unmeasured call). */
+async function timed(action: () => unknown): Promise<number> {
+  await action();
+  const times: number[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const started = performance.now();
+    await action();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/**
+ * The steps of the anchored get, each timed alone in this process (the handlers' modules, DynamoDB Local): where a
+ * get's time goes, on a machine whose load moves the end-to-end figures.
+ */
+async function inProcessBreakdown(apiKeyId: string, organizationId: string, documentId: string) {
+  const { readStream, readThreads, streamPartition } = await import('../shared/db/comment-annotation');
+  const { getEditor } = await import('../shared/db/crdt');
+  const { editorAnchorDoc, resolveAnchors } = await import('../shared/domain/comments/anchors');
+  const { decodedEditor, forgetDecodedEditors } = await import('../shared/domain/comments/decoded-editors');
+  const { presentThread } = await import('../shared/domain/comments/threads');
+  const { listAnnotations } = await import('../shared/domain/comments/listing');
+  const stream = streamPartition(apiKeyId, organizationId, documentId, 'document');
+  const { entries } = await readStream(stream, { limit: THREADS });
+  const threads = [
+    ...(
+      await readThreads(
+        apiKeyId,
+        organizationId,
+        entries.map((entry) => entry.annotationId),
+      )
+    ).values(),
+  ];
+  const editor = (await getEditor(apiKeyId, { organizationId, documentId, editorId: 'body' }))!;
+  const doc = editorAnchorDoc(editor);
+  const anchors = threads.map((thread) => thread.head.anchor as unknown as StoredAnchor);
+  const list = (forget: boolean) => () => {
+    if (forget) forgetDecodedEditors();
+    return listAnnotations(apiKeyId, { organizationId, documentId, pageSize: THREADS });
+  };
+  const steps: Array<[string, () => unknown]> = [
+    ["listing: one Query of the page's entries (gsi1)", () => readStream(stream, { limit: THREADS })],
+    [
+      `threads: ${THREADS} Queries at once`,
+      () =>
+        readThreads(
+          apiKeyId,
+          organizationId,
+          entries.map((e) => e.annotationId),
+        ),
+    ],
+    [
+      'editor: one strongly consistent Query (head, 4 parts)',
+      () => getEditor(apiKeyId, { organizationId, documentId, editorId: 'body' }),
+    ],
+    ['decode the state into a Y.Doc', () => editorAnchorDoc(editor)],
+    ['a kept decoded state: hash the state read and reuse the doc', () => decodedEditor(apiKeyId, editor)],
+    [`walk the content for the ${THREADS} anchors`, () => resolveAnchors(editor, doc, anchors)],
+    [
+      `present the ${THREADS} threads and measure their JSON`,
+      () => threads.map((t) => JSON.stringify(presentThread(t))),
+    ],
+    ['**the whole get in process, editor unchanged (decoded state kept)**', list(false)],
+    ['**the whole get in process, state decoded**', list(true)],
+  ];
+  console.log(`\nWhere the anchored get's time goes: each step alone, in process; medians of ${RUNS}\n`);
+  console.log('| step | ms |');
+  console.log('|---|---:|');
+  for (const [name, action] of steps) console.log(`| ${name} | ${(await timed(action)).toFixed(0)} |`);
+}
+
 export async function run(): Promise<void> {
   const bench = await startBenchStack();
   try {
     const { dynamodb } = await import('../shared/db/client');
     const record = recorder(dynamodb);
-    const { headers } = await bench.newApiKey();
+    const { headers, apiKeyId } = await bench.newApiKey();
     await bench.enableActivityLogs(headers);
     const organizationId = 'bench-comments-org';
     const scope = { organizationId, documentId: 'doc' };
@@ -325,6 +398,8 @@ export async function run(): Promise<void> {
     console.log(
       `\nRead units ${(units / floor).toFixed(2)}× the floor (goal ≤ 1.5×: ${units <= 1.5 * floor ? 'met' : 'not met'}); latency goal ≤ 300 ms: ${getRow.ms <= 300 ? 'met' : 'not met'} (editor unchanged), ${coldRow.ms <= 300 ? 'met' : 'not met'} (state decoded).`,
     );
+
+    await inProcessBreakdown(apiKeyId, organizationId, scope.documentId);
 
     // Add of one thread whose comment tags 3 users (activity logs on: records, notifications, mention entries).
     await bench.meter.quiet(500);
