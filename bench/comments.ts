@@ -191,7 +191,7 @@ async function timed(action: () => unknown): Promise<number> {
  * get's time goes, on a machine whose load moves the end-to-end figures.
  */
 async function inProcessBreakdown(apiKeyId: string, organizationId: string, documentId: string) {
-  const { readStream, readThreads, streamPartition } = await import('../shared/db/comment-annotation');
+  const { readStream, readThread, readThreads, streamPartition } = await import('../shared/db/comment-annotation');
   const { getEditor } = await import('../shared/db/crdt');
   const { editorAnchorDoc, resolveAnchors } = await import('../shared/domain/comments/anchors');
   const { decodedEditor, forgetDecodedEditors } = await import('../shared/domain/comments/decoded-editors');
@@ -217,6 +217,7 @@ async function inProcessBreakdown(apiKeyId: string, organizationId: string, docu
   };
   const steps: Array<[string, () => unknown]> = [
     ["listing: one Query of the page's entries (gsi1)", () => readStream(stream, { limit: THREADS })],
+    ['threads: one Query (head and comments)', () => readThread(apiKeyId, organizationId, entries[0].annotationId)],
     [
       `threads: ${THREADS} Queries at once`,
       () =>
