@@ -8,7 +8,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { sampleMarkdown } from './crdt';
 import type { StoredAnchor } from '../shared/domain/comments/anchors';
-import { measuredRuns, median, startBenchStack, type BenchStack } from './harness';
+import { measuredRuns, medianMs, startBenchStack, type BenchStack } from './harness';
 
 const RUNS = 5;
 const THREADS = 100;
@@ -174,18 +174,6 @@ async function ok(answer: Promise<{ status: number; body: any }>, what: string) 
 const timedRuns = (bench: BenchStack, request: () => Promise<unknown>, prepare?: () => unknown) =>
   measuredRuns(bench, '', RUNS, request, { prepare, quietMs: 300 });
 
-/** Median milliseconds of RUNS calls of `action` (after one unmeasured call). */
-async function timed(action: () => unknown): Promise<number> {
-  await action();
-  const times: number[] = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const started = performance.now();
-    await action();
-    times.push(performance.now() - started);
-  }
-  return median(times);
-}
-
 /**
  * The steps of the anchored get, each timed alone in this process (the handlers' modules, DynamoDB Local): where a
  * get's time goes, on a machine whose load moves the end-to-end figures.
@@ -244,7 +232,7 @@ async function inProcessBreakdown(apiKeyId: string, organizationId: string, docu
   console.log(`\nWhere the anchored get's time goes: each step alone, in process; medians of ${RUNS}\n`);
   console.log('| step | ms |');
   console.log('|---|---:|');
-  for (const [name, action] of steps) console.log(`| ${name} | ${(await timed(action)).toFixed(0)} |`);
+  for (const [name, action] of steps) console.log(`| ${name} | ${(await medianMs(RUNS, action)).toFixed(0)} |`);
 }
 
 export async function run(): Promise<void> {

@@ -65,6 +65,18 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** Median milliseconds of `runs` calls of `action` (awaited), after one unmeasured call. */
+export async function medianMs(runs: number, action: () => unknown): Promise<number> {
+  await action();
+  const times: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    await action();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
 /** A measured operation: medians over its runs of latency, capacity and DynamoDB calls. */
 export interface Row {
   operation: string;
