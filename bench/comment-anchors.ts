@@ -13,23 +13,11 @@ import {
 } from '../shared/domain/comments/anchors';
 import { parseContent, xmlStateOf } from '../shared/domain/crdt/formats/index';
 import { sampleMarkdown } from './crdt';
-import { median } from './harness';
+import { medianMs } from './harness';
 
 const RUNS = 7;
 const THREADS = 100;
 const EDITOR = { editorId: 'body', type: 'xml' as const, contentKey: 'default' };
-
-/** Median milliseconds of `RUNS` calls of `action` (after one unmeasured call). */
-function timed(action: () => unknown): number {
-  action();
-  const times: number[] = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    const started = performance.now();
-    action();
-    times.push(performance.now() - started);
-  }
-  return median(times);
-}
 
 export async function run(): Promise<void> {
   const state = xmlStateOf(EDITOR.contentKey, parseContent('markdown', sampleMarkdown(250_000)));
@@ -44,12 +32,12 @@ export async function run(): Promise<void> {
   const anchors = prepareAnchors(EDITOR, doc, inputs) as StoredAnchor[];
   if (anchors.some((anchor) => !('from' in anchor))) throw new Error('an anchor could not be made');
 
-  const decode = timed(() => anchorDoc(state));
-  const walkOne = timed(() => resolveAnchors(EDITOR, doc, anchors.slice(0, 1)));
-  const walkAll = timed(() => resolveAnchors(EDITOR, doc, anchors));
-  const resolveOne = timed(() => resolveAnchors(EDITOR, state, anchors.slice(0, 1)));
-  const resolveAll = timed(() => resolveAnchors(EDITOR, state, anchors));
-  const prepare = timed(() => prepareAnchors(EDITOR, state, inputs));
+  const decode = await medianMs(RUNS, () => anchorDoc(state));
+  const walkOne = await medianMs(RUNS, () => resolveAnchors(EDITOR, doc, anchors.slice(0, 1)));
+  const walkAll = await medianMs(RUNS, () => resolveAnchors(EDITOR, doc, anchors));
+  const resolveOne = await medianMs(RUNS, () => resolveAnchors(EDITOR, state, anchors.slice(0, 1)));
+  const resolveAll = await medianMs(RUNS, () => resolveAnchors(EDITOR, state, anchors));
+  const prepare = await medianMs(RUNS, () => prepareAnchors(EDITOR, state, inputs));
 
   const kb = (state.length / 1024).toFixed(0);
   console.log(

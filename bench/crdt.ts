@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { median, startBenchStack, type BenchStack } from './harness';
+import { measuredRuns, median, startBenchStack, type BenchStack, type Row } from './harness';
 import { transactionWriteUnits } from '../test/support/capacity-meter';
 
 /**
@@ -73,35 +73,24 @@ class TransactionWriteMeter {
   }
 }
 
-interface Row {
-  operation: string;
-  ms: number;
-  read: number;
-  write: number;
-  calls: number;
-}
-
-async function measured(
+/** Medians of `runs` calls of `request` (each must answer 200), write units as DynamoDB bills the transactions. */
+function measured(
   bench: BenchStack,
   writes: TransactionWriteMeter,
   operation: string,
   runs: number,
   request: (i: number) => Promise<{ status: number; body: any }>,
 ): Promise<Row> {
-  const samples: Row[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const unitsBefore = writes.units;
-    const { value, ms, capacity } = await bench.meter.measure(() => request(i));
-    if (value.status !== 200) throw new Error(`${operation} failed: ${JSON.stringify(value.body).slice(0, 500)}`);
-    samples.push({ operation, ms, read: capacity.read, write: writes.units - unitsBefore, calls: capacity.calls });
-  }
-  return {
+  return measuredRuns(
+    bench,
     operation,
-    ms: median(samples.map((s) => s.ms)),
-    read: median(samples.map((s) => s.read)),
-    write: median(samples.map((s) => s.write)),
-    calls: median(samples.map((s) => s.calls)),
-  };
+    runs,
+    async (i) => {
+      const value = await request(i);
+      if (value.status !== 200) throw new Error(`${operation} failed: ${JSON.stringify(value.body).slice(0, 500)}`);
+    },
+    { writeUnits: () => writes.units },
+  );
 }
 
 export async function run(): Promise<void> {

@@ -65,6 +65,57 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** Median milliseconds of `runs` calls of `action` (awaited), after one unmeasured call. */
+export async function medianMs(runs: number, action: () => unknown): Promise<number> {
+  await action();
+  const times: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    await action();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/** A measured operation: medians over its runs of latency, capacity and DynamoDB calls. */
+export interface Row {
+  operation: string;
+  ms: number;
+  read: number;
+  write: number;
+  calls: number;
+}
+
+/**
+ * Medians of `runs` timed calls of `request(i)` with the capacity each consumed. Before each run, `prepare(i)` (not
+ * timed), then, with `quietMs`, a wait for the stack's background writes to settle; `writeUnits` counts write units
+ * where the meter's figure is not the one wanted (the difference over the run).
+ */
+export async function measuredRuns(
+  bench: BenchStack,
+  operation: string,
+  runs: number,
+  request: (i: number) => Promise<unknown>,
+  options: { prepare?: (i: number) => unknown; quietMs?: number; writeUnits?: () => number } = {},
+): Promise<Row> {
+  const samples: Row[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    await options.prepare?.(i);
+    if (options.quietMs !== undefined) await bench.meter.quiet(options.quietMs);
+    const unitsBefore = options.writeUnits?.();
+    const { ms, capacity } = await bench.meter.measure(() => request(i));
+    const write = options.writeUnits === undefined ? capacity.write : options.writeUnits() - (unitsBefore ?? 0);
+    samples.push({ operation, ms, read: capacity.read, write, calls: capacity.calls });
+  }
+  return {
+    operation,
+    ms: median(samples.map((s) => s.ms)),
+    read: median(samples.map((s) => s.read)),
+    write: median(samples.map((s) => s.write)),
+    calls: median(samples.map((s) => s.calls)),
+  };
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

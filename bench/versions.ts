@@ -4,7 +4,7 @@
  * an automatic version costs per edited editor-hour at list prices (goals: ≤ 1 s each, a list of 20 ≤ 5 read units).
  */
 import { randomBytes } from 'node:crypto';
-import { median, startBenchStack } from './harness';
+import { measuredRuns, startBenchStack, type Row } from './harness';
 
 const RUNS = 5;
 /** Characters of text: a Yjs state of about 1 MB. */
@@ -12,14 +12,6 @@ const TEXT_CHARS = 1_000_000;
 
 /** us-east-1 on-demand list prices. */
 const PRICE = { perMillionWrites: 1.25, perMillionReads: 0.25, perGbMonth: 0.25 };
-
-interface Row {
-  operation: string;
-  ms: number;
-  read: number;
-  write: number;
-  calls: number;
-}
 
 export async function run(): Promise<void> {
   const bench = await startBenchStack();
@@ -32,27 +24,12 @@ export async function run(): Promise<void> {
       if (status !== 200) throw new Error(`${operation} failed: ${JSON.stringify(body).slice(0, 500)}`);
       return body;
     };
-    const measure = async (
+    const measure = (
       operation: string,
       runs: number,
       request: (i: number) => Promise<unknown>,
       prepare?: (i: number) => Promise<unknown>,
-    ) => {
-      const samples: Row[] = [];
-      for (let i = 0; i < runs; i += 1) {
-        await prepare?.(i);
-        await bench.meter.quiet(300);
-        const { ms, capacity } = await bench.meter.measure(() => request(i));
-        samples.push({ operation, ms, read: capacity.read, write: capacity.write, calls: capacity.calls });
-      }
-      return {
-        operation,
-        ms: median(samples.map((s) => s.ms)),
-        read: median(samples.map((s) => s.read)),
-        write: median(samples.map((s) => s.write)),
-        calls: median(samples.map((s) => s.calls)),
-      };
-    };
+    ) => measuredRuns(bench, operation, runs, request, { prepare, quietMs: 300 });
 
     // Warm-up: the first request of each path loads its handler.
     await ok('warm add', post('/v2/crdt/add', { editorId: 'warm', type: 'text', data: 'x' }));

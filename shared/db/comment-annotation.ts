@@ -167,8 +167,17 @@ const headKey = (apiKeyId: string, organizationId: string, annotationId: string)
   sk: HEAD,
 });
 
-/** The fields a listing filters on, copied onto mention entries so a mention stream filters without the head. */
-function filterFields(head: ThreadHead) {
+/** The editor a thread is anchored in, when it is (its anchor as stored: shared/domain/comments/anchors.ts). */
+const anchorEditorOf = (head: Pick<ThreadHead, 'anchor'>) =>
+  typeof head.anchor?.editorId === 'string' ? head.anchor.editorId : undefined;
+
+/**
+ * A thread's listing entry at `position`: the fields a listing filters on, and the editor its anchor is in (so a
+ * read of a page loads that editor beside the threads). Mention entries store these fields (all but `position`),
+ * so a mention stream filters without the head.
+ */
+export function listingEntryOf(head: ThreadHead, position: string): ListingEntry {
+  const editorId = anchorEditorOf(head);
   return {
     annotationId: head.annotationId,
     documentId: head.documentId,
@@ -179,6 +188,8 @@ function filterFields(head: ThreadHead) {
     mentions: head.mentions,
     ...(head.location === undefined ? {} : { locationId: head.location.id }),
     visibility: head.visibility,
+    ...(editorId === undefined ? {} : { editorId }),
+    position,
   };
 }
 
@@ -193,6 +204,8 @@ export interface ListingEntry {
   mentions: string[];
   locationId?: string;
   visibility: Visibility;
+  /** The editor the thread's anchor is in (none without an anchor, or on a mention entry written before it). */
+  editorId?: string;
   /** The entry's sort key in its stream. */
   position: string;
 }
@@ -220,12 +233,13 @@ function headItem(apiKeyId: string, head: ThreadHead): Item {
 }
 
 function mentionItem(apiKeyId: string, head: ThreadHead, userId: string): Item {
+  const { position, ...fields } = listingEntryOf(head, listingPosition(head.lastUpdated, head.annotationId));
   return {
     pk: threadPartition(apiKeyId, head.organizationId, head.annotationId),
     sk: key(MENTION, segment(userId)),
-    ...filterFields(head),
+    ...fields,
     gsi1pk: streamPartition(apiKeyId, head.organizationId, head.documentId, 'mention', userId).partition,
-    gsi1sk: listingPosition(head.lastUpdated, head.annotationId),
+    gsi1sk: position,
   };
 }
 
@@ -436,8 +450,13 @@ export async function markRead(apiKeyId: string, heads: readonly ThreadHead[], u
   await batchWrite(heads.map((head) => putRequest(readerItem(apiKeyId, head, userId, readAt))));
 }
 
-/** An entry of a listing stream, from its index item (a head or a mention entry). */
+/**
+ * An entry of a listing stream, from its index item: a head (every field: its anchor names the editor) or a mention
+ * entry (the entry's fields as stored).
+ */
 function toEntry(item: Item, sortKey: string): ListingEntry {
+  const anchor = item.anchor as { editorId?: unknown } | undefined;
+  const editorId = item.editorId ?? anchor?.editorId;
   return {
     annotationId: String(item.annotationId),
     documentId: String(item.documentId),
@@ -448,6 +467,7 @@ function toEntry(item: Item, sortKey: string): ListingEntry {
     mentions: (item.mentions as string[] | undefined) ?? [],
     ...(item.locationId === undefined ? {} : { locationId: String(item.locationId) }),
     visibility: item.visibility as Visibility,
+    ...(typeof editorId === 'string' ? { editorId } : {}),
     position: String(item[sortKey]),
   };
 }

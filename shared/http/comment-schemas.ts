@@ -16,7 +16,7 @@ import {
   userReference,
 } from './schemas';
 import { clientObject } from './results';
-import { MAX_POSITION_CHARS } from '../domain/comments/anchors';
+import { MAX_POSITION_CHARS } from '../domain/comments/anchor-limits';
 
 /** Text and HTML of a comment: at most 20,000 characters each. */
 export const MAX_COMMENT_CHARACTERS = 20_000;

@@ -358,4 +358,45 @@ describe('editors', () => {
     });
     expect(answered.find((t) => t.annotationId === 'side')?.anchor).toMatchObject({ start: 2, quotedText: 'side' });
   });
+
+  it('a page reads its editors beside its threads, not after them, by document and by mentioned user', async () => {
+    ok(
+      await add(
+        Array.from({ length: 5 }, (_, i) => ({
+          ...thread(`m${i}`, { editorId: 'body', index: i, length: 3 }),
+          commentData: [{ commentText: 'see', from: { userId: 'ann' }, taggedUserContacts: [{ userId: 'ben' }] }],
+        })),
+      ),
+    );
+    /** What the request sent and what answered, in order: the editor's Query sent, each thread's Query answered. */
+    const events = async (request: () => Promise<Invocation>) => {
+      const seen: string[] = [];
+      dynamodb.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as { ExpressionAttributeValues?: Record<string, unknown>; IndexName?: string };
+          const values = input.ExpressionAttributeValues ?? {};
+          if (context.commandName !== 'QueryCommand') return next(args);
+          if (typeof values[':editor'] === 'string') seen.push('editor sent');
+          const result = await next(args);
+          if (input.IndexName === undefined && String(values[':pk']).includes('#CA#')) seen.push('thread answered');
+          return result;
+        },
+        { step: 'initialize', name: 'pageReads' },
+      );
+      try {
+        const answered = ok(await request()).data as Json[];
+        expect(answered).toHaveLength(5);
+        expect(answered.every((t) => (t.anchor as Json).orphaned === false)).toBe(true);
+      } finally {
+        dynamodb.middlewareStack.remove('pageReads');
+      }
+      return seen;
+    };
+    for (const filter of [{}, { mentionedUserIds: ['ben'] }]) {
+      const seen = await events(() => call(GET, { ...scope, pageSize: 10, ...filter }));
+      expect(seen.filter((event) => event === 'editor sent')).toHaveLength(1);
+      expect(seen.filter((event) => event === 'thread answered')).toHaveLength(5);
+      expect(seen.indexOf('editor sent')).toBeLessThan(seen.lastIndexOf('thread answered'));
+    }
+  });
 });

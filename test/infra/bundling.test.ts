@@ -1,6 +1,7 @@
 /**
  * The deployed bundles (infra/bundling.ts), built for real: Ask AI's, whose three AI SDKs and Encryption SDK must
- * stay out of what a cold start loads. One build (~2 s) shared by the tests.
+ * stay out of what a cold start loads, and a comment operation's, whose HTML sanitizer and Yjs must too. One build
+ * each (~2 s) shared by the tests.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,13 +22,20 @@ const metafile = bundleFunction(askAi.entry, outdir);
 const code = Object.keys(metafile.outputs).filter((file) => file.endsWith('.mjs'));
 const coldStart = loadedAtColdStart(metafile);
 
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+/** Add Comment Annotations: takes comment HTML and anchors, so it carries both lazy parts. */
+const commentsOutdir = mkdtempSync(join(tmpdir(), 'bundle-test-'));
+const comments = bundleFunction('functions/comments/annotations-add.ts', commentsOutdir);
 
-/** The npm packages whose code went into the given output files. */
-function packagesIn(files: readonly string[]): Set<string> {
+afterAll(() => {
+  rmSync(outdir, { recursive: true, force: true });
+  rmSync(commentsOutdir, { recursive: true, force: true });
+});
+
+/** The npm packages whose code went into the given output files (of Ask AI's bundle, or of `built`). */
+function packagesIn(files: readonly string[], built = metafile): Set<string> {
   return new Set(
     files
-      .flatMap((file) => Object.keys(metafile.outputs[file].inputs))
+      .flatMap((file) => Object.keys(built.outputs[file].inputs))
       .flatMap((input) => [...input.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((match) => match[1])),
   );
 }
@@ -65,5 +73,22 @@ describe("Ask AI's bundle", () => {
         stdio: 'pipe',
       }),
     ).not.toThrow();
+  });
+});
+
+describe("a comment operation's bundle", () => {
+  const LAZY = ['sanitize-html', 'htmlparser2', 'postcss', 'yjs', 'lib0'];
+
+  it('loads neither the HTML sanitizer nor Yjs at cold start, and carries both for the first HTML or anchor', () => {
+    const coldStartFiles = loadedAtColdStart(comments);
+    const all = Object.keys(comments.outputs).filter((file) => file.endsWith('.mjs'));
+    const loaded = packagesIn(coldStartFiles, comments);
+    const lazy = packagesIn(
+      all.filter((file) => !coldStartFiles.includes(file)),
+      comments,
+    );
+
+    expect(LAZY.filter((name) => loaded.has(name))).toEqual([]);
+    expect(LAZY.filter((name) => !lazy.has(name))).toEqual([]);
   });
 });

@@ -16,6 +16,12 @@ import {
   type AnchorInput,
   type StoredAnchor,
 } from '../../shared/domain/comments/anchors';
+import {
+  MAX_CACHED_STATE_BYTES,
+  decodedEditor,
+  forgetDecodedEditors,
+} from '../../shared/domain/comments/decoded-editors';
+import type { StoredEditor } from '../../shared/db/crdt';
 import { parseContent, renderXml, xmlStateOf } from '../../shared/domain/crdt/formats';
 import { schema } from '../../shared/domain/crdt/formats/schema';
 import { buildState } from '../../shared/domain/crdt/yjs-state';
@@ -706,5 +712,58 @@ describe('resolving many anchors', () => {
       expect(anchor.quotedText).toBe(text.slice(anchor.start, anchor.end));
       expect(anchor.quotedText).toBe(anchors[index].quotedText);
     }
+  });
+});
+
+describe('decoded editor states kept between reads', () => {
+  const stored = (state: Uint8Array, deltas: Uint8Array[] = [], ref: Partial<StoredEditor> = {}) =>
+    ({
+      organizationId: 'org',
+      documentId: 'doc',
+      editorId: 'body',
+      type: 'xml',
+      contentKey: KEY,
+      state,
+      deltas: deltas.map((update) => ({ update })),
+      ...ref,
+    }) as unknown as StoredEditor;
+
+  beforeEach(() => forgetDecodedEditors());
+
+  it('decode an unchanged editor once, and again when its state, its deltas, the editor or the tenant differ', () => {
+    const state = xmlState('<p>The quick brown fox.</p>');
+    const anchor = anchorOver(XML, state, 'brown');
+    const first = decodedEditor('key', stored(state));
+    expect(decodedEditor('key', stored(Uint8Array.from(state)))).toBe(first);
+
+    const client = clientDoc(state);
+    const before = Y.encodeStateVector(client);
+    textHolding(client, 'quick').text.insert(0, 'Oh, ');
+    const delta = Y.encodeStateAsUpdate(client, before);
+    const withDelta = decodedEditor('key', stored(state, [delta]));
+    expect(withDelta).not.toBe(first);
+    expect(resolveAnchors(XML, withDelta, [anchor])[0]).toMatchObject({ start: 'Oh, The quick '.length });
+    expect(resolveAnchors(XML, first, [anchor])[0]).toMatchObject({ start: 'The quick '.length });
+
+    const changed = edited(state, (doc) => textHolding(doc, 'quick').text.insert(0, 'So, '));
+    expect(decodedEditor('key', stored(changed))).not.toBe(withDelta);
+    expect(decodedEditor('other key', stored(changed))).not.toBe(decodedEditor('key', stored(changed)));
+    expect(decodedEditor('key', stored(changed, [], { editorId: 'notes' }))).not.toBe(
+      decodedEditor('key', stored(changed)),
+    );
+  });
+
+  it('keep at most a bounded amount of state, dropping the least recently used', () => {
+    const big = (n: number) => xmlState(`<p>${`paragraph ${n} `.repeat(2000)}</p>`);
+    const states = Array.from({ length: 3 }, (_, n) => big(n));
+    const perState = Math.max(...states.map((s) => s.byteLength));
+    const fits = Math.floor(MAX_CACHED_STATE_BYTES / perState);
+    const editors = Array.from({ length: fits + 1 }, (_, n) =>
+      stored(states[n % states.length], [], { editorId: `e${n}` }),
+    );
+    const docs = editors.map((editor) => decodedEditor('key', editor));
+    // The first was dropped to make room for the last; the last is kept.
+    expect(decodedEditor('key', editors[0])).not.toBe(docs[0]);
+    expect(decodedEditor('key', editors[fits])).toBe(docs[fits]);
   });
 });

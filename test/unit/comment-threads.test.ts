@@ -1,7 +1,13 @@
 /** Comment threads as values: sanitized HTML, ids, derived fields, and what a change sets off (no I/O). */
 import { effectsOf } from '../../shared/domain/comments/side-effects';
-import { sanitizeCommentHtml } from '../../shared/domain/comments/sanitize';
-import { commentIdsFor, newComment, newThread, withComments } from '../../shared/domain/comments/threads';
+import { sanitizeCommentHtml, withSanitizedHtml } from '../../shared/domain/comments/sanitize';
+import {
+  commentIdsFor,
+  newComment,
+  newThread,
+  withComments,
+  type CommentInput,
+} from '../../shared/domain/comments/threads';
 
 const ids = { annotationId: 't', organizationId: 'o', documentId: 'd' };
 const comment = (userId: string, extra: Record<string, unknown> = {}) => ({
@@ -21,8 +27,16 @@ describe('comment HTML', () => {
     ['<a href="https://example.com" target="_blank">a</a>', '<a href="https://example.com" target="_blank">a</a>'],
     ['<span data-user-id="u1" class="mention">@U</span>', '<span data-user-id="u1" class="mention">@U</span>'],
     ['<iframe src="https://evil"></iframe>x', 'x'],
-  ])('%s → %s', (input, output) => {
-    expect(sanitizeCommentHtml(input)).toBe(output);
+  ])('%s → %s', async (input, output) => {
+    expect(await sanitizeCommentHtml(input)).toBe(output);
+  });
+
+  it('is sanitized in every comment that has it, and the others are left as they are', async () => {
+    const plain: CommentInput = comment('a');
+    const html: CommentInput = comment('b', { commentHtml: '<script>x()</script><b>b</b>' });
+    const [kept, cleaned] = await withSanitizedHtml([plain, html]);
+    expect(kept).toBe(plain);
+    expect(cleaned).toEqual(comment('b', { commentHtml: '<b>b</b>' }));
   });
 });
 

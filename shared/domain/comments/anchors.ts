@@ -30,6 +30,7 @@
 import * as Y from 'yjs';
 import type { CrdtType, StoredEditor } from '../../db/crdt';
 import { InvalidArgumentError, ServiceError } from '../../core/errors';
+import { MAX_POSITION_CHARS, MAX_QUOTE_CHARS } from './anchor-limits';
 
 /** The editor an anchor is in, as its head stores it. */
 export interface AnchorEditor {
@@ -106,10 +107,7 @@ export class AnchorOutOfRangeError extends ServiceError {
   }
 }
 
-/** Longest base64 position accepted: an item position is under 30 characters; one naming the root type, its key. */
-export const MAX_POSITION_CHARS = 512;
-/** Most characters of quoted text an anchor answers or stores (a thread anchored on a whole book answers a page). */
-export const MAX_QUOTE_CHARS = 1000;
+export { MAX_POSITION_CHARS, MAX_QUOTE_CHARS };
 
 /** The editor types an anchor can be in. */
 export const ANCHORABLE_TYPES: readonly CrdtType[] = ['xml', 'text'];

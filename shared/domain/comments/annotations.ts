@@ -45,9 +45,16 @@ import type { TransactItem } from '../../db/transact';
 import { accessOfUsers } from '../access';
 import { batchResult, notWritten, settleEach, type BatchResult, type ItemResult } from '../batch-result';
 import { assertDocumentsWritable, documentsIn, transactGuarded } from '../document-locks';
-import { sanitizeCommentHtml } from './sanitize';
+import { sanitizeCommentHtml, withSanitizedHtml } from './sanitize';
 import { applyEffects, effectsOf } from './side-effects';
-import { anchorFailure, makeAnchor, makeAnchors, resolveThreadAnchors, type AnchorInput } from './thread-anchors';
+import {
+  anchorFailure,
+  makeAnchor,
+  makeAnchors,
+  resolveThreadAnchors,
+  type AnchorInput,
+  type LoadedEditors,
+} from './thread-anchors';
 import {
   MAX_COMMENTS_PER_THREAD,
   MAX_THREAD_BYTES,
@@ -91,9 +98,17 @@ export async function requireDocuments(apiKeyId: string, organizationId: string,
   if (missing !== undefined) throw new NotFoundError(`Document not found: ${missing}.`);
 }
 
-/** The threads as Get shows them, each anchor resolved against its editor's current state. */
-export async function presentThreads(apiKeyId: string, organizationId: string, threads: readonly Thread[]) {
-  const anchors = await resolveThreadAnchors(apiKeyId, organizationId, threads);
+/**
+ * The threads as Get shows them, each anchor resolved against its editor's current state (`editors`: the ones the
+ * caller started loading already).
+ */
+export async function presentThreads(
+  apiKeyId: string,
+  organizationId: string,
+  threads: readonly Thread[],
+  editors?: LoadedEditors,
+) {
+  const anchors = await resolveThreadAnchors(apiKeyId, organizationId, threads, editors);
   return threads.map((thread) => presentThread(thread, anchors.get(thread.head.annotationId)));
 }
 
@@ -173,7 +188,13 @@ export async function addAnnotations(apiKeyId: string, input: AddAnnotationsInpu
     if (!input.createDocument) throw new NotFoundError('Document not found.');
     structure.push(upsertDocumentItem(apiKeyId, scope.organizationId, scope.documentId, {}, now));
   }
-  const items = input.commentAnnotations.map((annotation) => ({
+  const sanitized = await Promise.all(
+    input.commentAnnotations.map(async (annotation) => ({
+      ...annotation,
+      commentData: await withSanitizedHtml(annotation.commentData),
+    })),
+  );
+  const items = sanitized.map((annotation) => ({
     annotation,
     annotationId: annotation.annotationId ?? newId('ca_'),
   }));
@@ -372,6 +393,7 @@ export async function addComments(
   const scope = { organizationId: input.organizationId, documentId: input.documentId };
   await requireDocument(apiKeyId, scope);
   await assertDocumentsWritable(apiKeyId, [scope]);
+  const commentData = await withSanitizedHtml(input.commentData);
   let ids: number[] = [];
   try {
     const done = await changeThread(
@@ -380,14 +402,12 @@ export async function addComments(
       input.annotationId,
       (thread) => {
         const taken = new Set(thread.comments.map((comment) => comment.commentId));
-        const clash = input.commentData.find(
-          (comment) => comment.commentId !== undefined && taken.has(comment.commentId),
-        );
+        const clash = commentData.find((comment) => comment.commentId !== undefined && taken.has(comment.commentId));
         if (clash !== undefined) throw new AlreadyExistsError(`Comment ${clash.commentId} already exists.`);
-        if (thread.comments.length + input.commentData.length > MAX_COMMENTS_PER_THREAD)
+        if (thread.comments.length + commentData.length > MAX_COMMENTS_PER_THREAD)
           throw new ResourceExhaustedError(`A thread holds at most ${MAX_COMMENTS_PER_THREAD} comments.`);
-        ids = commentIdsFor(input.commentData, thread);
-        const added = input.commentData.map((comment, index) =>
+        ids = commentIdsFor(commentData, thread);
+        const added = commentData.map((comment, index) =>
           newComment(comment, ids[index], now, thread.head.sequence + index + 1),
         );
         return {
@@ -440,7 +460,7 @@ export async function updateComments(
   const { commentHtml, ...rest } = input.updatedData;
   const changes = {
     ...rest,
-    ...(commentHtml === undefined ? {} : { commentHtml: sanitizeCommentHtml(commentHtml) }),
+    ...(commentHtml === undefined ? {} : { commentHtml: await sanitizeCommentHtml(commentHtml) }),
   };
   const found = await changeThread(
     apiKeyId,

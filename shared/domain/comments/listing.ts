@@ -14,19 +14,20 @@
  */
 import { InvalidArgumentError, NotFoundError } from '../../core/errors';
 import {
+  listingEntryOf,
   listingPosition,
   readStream,
   readThreads,
   streamPartition,
   type ListingEntry,
   type StreamKind,
-  type Thread,
 } from '../../db/comment-annotation';
 import { getDocuments, organizationExists } from '../../db/organization';
 import { createPageToken, readPageToken } from '../../db/page-token';
 import { sortableNumber } from '../../db/keys';
 import { accessOfUsers } from '../access';
 import { presentThreads } from './annotations';
+import { loadEditors } from './thread-anchors';
 import { presentThread, visibleTo } from './threads';
 
 export interface ListAnnotationsInput {
@@ -200,6 +201,8 @@ export async function listAnnotations(
   let resume: Array<string | null> = states.map((state) =>
     state.buffer.length === 0 && !state.more ? null : (state.taken ?? ''),
   );
+  // The editors the entries name are read and decoded while the threads are read (each once).
+  const editors = loadEditors(apiKeyId, input.organizationId, page);
   const threads = await readThreads(
     apiKeyId,
     input.organizationId,
@@ -212,6 +215,7 @@ export async function listAnnotations(
       const thread = threads.get(entry.annotationId);
       return thread === undefined ? [] : [thread];
     }),
+    editors,
   );
   const shown = cutByBytes(annotations);
   if (shown.length < annotations.length) {
@@ -249,7 +253,10 @@ async function namedPage(
   const sorted = inDocuments
     .filter((thread) => allowed.has(thread.head.documentId))
     .map((thread) => ({ thread, position: listingPosition(thread.head.lastUpdated, thread.head.annotationId) }))
-    .filter(({ thread, position }) => keep(entryOf(thread, position)) && (after === undefined || position < after))
+    .filter(
+      ({ thread, position }) =>
+        keep(listingEntryOf(thread.head, position)) && (after === undefined || position < after),
+    )
     .sort((a, b) => (a.position < b.position ? 1 : -1));
   const page = sorted.slice(0, input.pageSize);
   const annotations = await presentThreads(
@@ -276,20 +283,4 @@ function cutByBytes<T>(annotations: readonly T[]): T[] {
     shown.push(annotation);
   }
   return shown;
-}
-
-function entryOf(thread: Thread, position: string): ListingEntry {
-  const { head } = thread;
-  return {
-    annotationId: head.annotationId,
-    documentId: head.documentId,
-    createdAt: head.createdAt,
-    lastUpdated: head.lastUpdated,
-    fromUserId: head.from.userId,
-    statusId: head.status.id,
-    mentions: head.mentions,
-    ...(head.location === undefined ? {} : { locationId: head.location.id }),
-    visibility: head.visibility,
-    position,
-  };
 }

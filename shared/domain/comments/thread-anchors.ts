@@ -5,21 +5,23 @@
  * Each editor a request names is read once (one strongly consistent Query) and its state (with its pending deltas)
  * decoded into one Y.Doc once, whatever the number of threads anchored in it: add checks all its items' anchors in
  * one editor with one prepareAnchors, get resolves all of a page's anchors in one editor with one resolveAnchors.
+ *
+ * Yjs (the anchors module and the decoded states) is imported on the first anchor a request makes or resolves, beside
+ * the editor's read: operations without anchors (count, read, delete, the comments) leave it out of their bundles,
+ * and a request without one never loads it.
  */
+import type * as Y from 'yjs';
 import { NotFoundError, ServiceError } from '../../core/errors';
 import { getEditor, type StoredEditor } from '../../db/crdt';
 import type { Thread } from '../../db/comment-annotation';
 import { logger } from '../../core/logger';
-import {
-  editorAnchorDoc,
-  orphanedAnchor,
-  prepareAnchors,
-  resolveAnchors,
-  type AnchorError,
-  type AnchorInput,
-  type ResolvedAnchor,
-  type StoredAnchor,
-} from './anchors';
+import type { AnchorError, AnchorInput, ResolvedAnchor, StoredAnchor } from './anchors';
+
+/** The Yjs side of anchors, loaded when a request first needs it (a chunk of its own in the bundles). */
+async function yjsAnchors() {
+  const [anchors, decoded] = await Promise.all([import('./anchors'), import('./decoded-editors')]);
+  return { ...anchors, ...decoded };
+}
 
 export type { AnchorError, AnchorInput, ResolvedAnchor, StoredAnchor } from './anchors';
 
@@ -58,12 +60,16 @@ export async function makeAnchors(
 ): Promise<Array<StoredAnchor | AnchorError | undefined>> {
   const made: Array<StoredAnchor | AnchorError | undefined> = inputs.map(() => undefined);
   const byEditor = groupBy(inputs, (input) => input?.editorId);
-  const editors = await Promise.all([...byEditor.keys()].map((editorId) => requireEditor(apiKeyId, scope, editorId)));
+  if (byEditor.size === 0) return made;
+  const [{ prepareAnchors, decodedEditor }, editors] = await Promise.all([
+    yjsAnchors(),
+    Promise.all([...byEditor.keys()].map((editorId) => requireEditor(apiKeyId, scope, editorId))),
+  ]);
   [...byEditor.values()].forEach((indexes, group) => {
     const editor = editors[group];
     const results = prepareAnchors(
       editor,
-      editorAnchorDoc(editor),
+      decodedEditor(apiKeyId, editor),
       indexes.map((index) => inputs[index] as AnchorInput),
     );
     indexes.forEach((index, position) => (made[index] = results[position]));
@@ -97,34 +103,80 @@ function storedAnchor(value: Record<string, unknown>): StoredAnchor {
   };
 }
 
+/** An editor's state decoded for anchors, or why it could not be (none: the editor has no data). */
+type LoadedEditor = { editor: StoredEditor; doc: Y.Doc } | { editor: StoredEditor; error: unknown } | undefined;
+
+/** Editors read and decoded for the anchors of a page, by document and editor id (see loadEditors). */
+export type LoadedEditors = Map<string, Promise<LoadedEditor>>;
+
+const editorKey = (documentId: string, editorId: string) => JSON.stringify([documentId, editorId]);
+
 /**
- * Where the anchors of `threads` are now, by annotation id (threads without an anchor have none). Never fails for
- * an anchor: one that no longer resolves, or whose editor was deleted, is orphaned (its quoted text kept).
+ * Starts reading and decoding each editor of `refs` (once each), for resolveThreadAnchors: a read of a page starts
+ * it as soon as the listing names the editors, beside the threads' reads, so the two do not add up. The promises
+ * never reject unseen: a failed read rejects when resolveThreadAnchors awaits it.
+ */
+export function loadEditors(
+  apiKeyId: string,
+  organizationId: string,
+  refs: ReadonlyArray<{ documentId: string; editorId?: string }>,
+  into: LoadedEditors = new Map(),
+): LoadedEditors {
+  for (const { documentId, editorId } of refs) {
+    if (editorId === undefined || into.has(editorKey(documentId, editorId))) continue;
+    const read = Promise.all([yjsAnchors(), getEditor(apiKeyId, { organizationId, documentId, editorId })]);
+    const loading = read.then(([{ decodedEditor }, editor]): LoadedEditor => {
+      if (editor === undefined) return undefined;
+      try {
+        return { editor, doc: decodedEditor(apiKeyId, editor) };
+      } catch (error) {
+        return { editor, error };
+      }
+    });
+    loading.catch(() => undefined);
+    into.set(editorKey(documentId, editorId), loading);
+  }
+  return into;
+}
+
+/**
+ * Where the anchors of `threads` are now, by annotation id (threads without an anchor have none), each editor read
+ * and decoded once: from `editors` when a caller started it already (loadEditors), else here. Never fails for an
+ * anchor: one that no longer resolves, or whose editor was deleted, is orphaned (its quoted text kept).
  */
 export async function resolveThreadAnchors(
   apiKeyId: string,
   organizationId: string,
   threads: readonly Thread[],
+  editors: LoadedEditors = new Map(),
 ): Promise<Map<string, ResolvedAnchor>> {
   const anchored = threads.flatMap((thread) =>
     thread.head.anchor === undefined ? [] : [{ thread, anchor: storedAnchor(thread.head.anchor) }],
   );
-  const byEditor = groupBy(anchored, ({ thread, anchor }) => JSON.stringify([thread.head.documentId, anchor.editorId]));
+  const byEditor = groupBy(anchored, ({ thread, anchor }) => editorKey(thread.head.documentId, anchor.editorId));
+  loadEditors(
+    apiKeyId,
+    organizationId,
+    anchored.map(({ thread, anchor }) => ({ documentId: thread.head.documentId, editorId: anchor.editorId })),
+    editors,
+  );
   const resolved = new Map<string, ResolvedAnchor>();
+  if (anchored.length === 0) return resolved;
+  const { orphanedAnchor, resolveAnchors } = await yjsAnchors();
   await Promise.all(
-    [...byEditor.values()].map(async (indexes) => {
+    [...byEditor].map(async ([key, indexes]) => {
       const group = indexes.map((index) => anchored[index]);
-      const { documentId } = group[0].thread.head;
       const anchors = group.map(({ anchor }) => anchor);
-      const editor = await getEditor(apiKeyId, { organizationId, documentId, editorId: anchors[0].editorId });
+      const loaded = await editors.get(key);
       let answers: ResolvedAnchor[];
       try {
+        if (loaded !== undefined && 'error' in loaded) throw loaded.error;
         answers =
-          editor === undefined ? anchors.map(orphanedAnchor) : resolveAnchors(editor, editorAnchorDoc(editor), anchors);
+          loaded === undefined ? anchors.map(orphanedAnchor) : resolveAnchors(loaded.editor, loaded.doc, anchors);
       } catch (error) {
         // A state that does not decode: the threads are answered, their anchors orphaned.
         logger.error('comment anchors could not be resolved', {
-          documentId,
+          documentId: group[0].thread.head.documentId,
           editorId: anchors[0].editorId,
           error: String(error),
         });

@@ -10,7 +10,6 @@ import type {
   CommentStatus,
 } from '../../db/comment-annotation';
 import type { ResolvedAnchor, StoredAnchor } from './anchors';
-import { sanitizeCommentHtml } from './sanitize';
 
 export const DEFAULT_STATUS: CommentStatus = { id: 'OPEN', name: 'Open', type: 'default' };
 export const DEFAULT_VISIBILITY: Visibility = { type: 'public' };
@@ -50,12 +49,15 @@ export function commentIdsFor(inputs: readonly CommentInput[], thread: Thread | 
   return inputs.map((input) => input.commentId ?? (next += 1));
 }
 
-/** The comment of `input` with id `commentId`, written at `now` as the `sequence`th of its thread. */
+/**
+ * The comment of `input` with id `commentId`, written at `now` as the `sequence`th of its thread. Its HTML is stored
+ * as given: the operation sanitized it first (./sanitize.ts `withSanitizedHtml`).
+ */
 export function newComment(input: CommentInput, commentId: number, now: number, sequence: number): CommentRecord {
   return {
     commentId,
     ...(input.commentText === undefined ? {} : { commentText: input.commentText }),
-    ...(input.commentHtml === undefined ? {} : { commentHtml: sanitizeCommentHtml(input.commentHtml) }),
+    ...(input.commentHtml === undefined ? {} : { commentHtml: input.commentHtml }),
     from: input.from,
     taggedUserContacts: input.taggedUserContacts ?? [],
     ...(input.context === undefined ? {} : { context: input.context }),
