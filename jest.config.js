@@ -3,13 +3,13 @@
  * Local, one table per test file), infra (CDK template and cdk-nag), e2e (the local stack over HTTP); and the
  * example application (examples/editor) in headless Chromium (browser).
  */
-// Every Java process of a run is DynamoDB Local: the connected tier's, and one in each local stack a test starts (the
-// e2e tier's, the restart and lifecycle tests', the browser tests'), over twenty in all. Most live for seconds, where
-// the JVM's optimizing compiler (C2) and parallel collector cost more CPU than they return: with C1 only and the serial
-// collector a stack is ready in half the time on a busy 2-core machine (java's CPU at startup 4.5 s -> 2.3 s), and
-// bounded-reads, the tier's heaviest user of DynamoDB Local, takes a third less CPU (32.7 -> 20.7 s). DynamoDB Local
-// behaves the same; a JAVA_TOOL_OPTIONS of the developer's own is kept. Set here, before the global setups start java,
-// so that every process of the run inherits it.
+// Every Java process of a run is DynamoDB Local: one per three connected files (test/support/connected-environment.ts),
+// and one in each local stack a test starts (the e2e tier's, the restart and lifecycle tests', the browser tests'),
+// about forty in all. Most live for seconds, where the JVM's optimizing compiler (C2) and parallel collector cost more CPU
+// than they return: with C1 only and the serial collector a stack is ready in half the time on a busy 2-core machine
+// (java's CPU at startup 4.5 s -> 2.3 s), and bounded-reads, the tier's heaviest user of DynamoDB Local, takes a third
+// less CPU (32.7 -> 20.7 s). DynamoDB Local behaves the same; a JAVA_TOOL_OPTIONS of the developer's own is kept. Set
+// here, before the global setups start java, so that every process of the run inherits it.
 process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 const transform = {
@@ -36,7 +36,8 @@ module.exports = {
   // one), so a quiet machine never comes near it and a machine three times slower still passes.
   testTimeout: 300_000,
   // Both cores (jest's default leaves one idle, which ran the suites one after another on a 2-core machine). Each
-  // connected file has a table of its own and the e2e files share one stack, so files run side by side safely.
+  // connected file has a table of its own on its worker's DynamoDB Local and the e2e files share one stack, so files
+  // run side by side safely.
   maxWorkers: '100%',
   // The slowest files start first, in a fresh clone too, so that the workers finish together (the module says how).
   testSequencer: '<rootDir>/test/support/sequencer.js',
@@ -51,6 +52,8 @@ module.exports = {
       ...common,
       displayName: 'connected',
       testMatch: ['<rootDir>/test/connected/**/*.test.ts'],
+      // Node's, with a DynamoDB Local fresh for every third file of a worker (the module says why).
+      testEnvironment: '<rootDir>/test/support/connected-environment.ts',
       globalSetup: '<rootDir>/test/support/dynamodb-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/dynamodb-global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/table-per-file.ts'],

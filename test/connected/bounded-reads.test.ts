@@ -36,8 +36,8 @@ afterAll(() => meter.detach());
  * Writes items 2,500 at a time (100 BatchWrites in parallel), with the table's stream switched off meanwhile.
  * DynamoDB Local keeps every stream record for the life of the process, and records of one table slow down writes
  * to every other stream-enabled table of the run (measured: after 25,000 records, 5,000 writes to a new table took
- * 140 s instead of 2 s); the connected tier shares one DynamoDB Local, so seeding with the stream on would slow
- * every test file that runs after this one. Nothing here reads the stream.
+ * 140 s instead of 2 s); seeding with the stream on would slow this file's own later writes and those of the next
+ * files on its worker's DynamoDB Local (test/support/connected-environment.ts). Nothing here reads the stream.
  */
 async function seed(items: Item[]): Promise<void> {
   const { StreamSpecification } = createTableInput(TABLE_NAME);

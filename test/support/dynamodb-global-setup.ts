@@ -1,24 +1,19 @@
 /**
- * connected tier: one DynamoDB Local (in memory) for the whole run, one keys file, and the fake AI providers.
- * Everything is handed to the test workers through the environment, which they inherit from this process. When
- * DYNAMODB_ENDPOINT is already set (another tier or the developer started one), that instance is used and nothing
- * is started.
+ * connected tier: one keys file and the fake AI providers for the whole run, and DynamoDB Local fetched for the
+ * files, each of which starts its own in memory (test/support/connected-environment.ts). Everything is handed to the
+ * test workers through the environment, which they inherit from this process. When DYNAMODB_ENDPOINT is already set
+ * (the developer started one), every file uses that instance and none is started.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ensureDynamoDbLocal,
-  silenceNodeVersionWarning,
-  startDynamoDbLocal,
-  type DynamoDbLocal,
-} from '../../local/dynamodb-local';
+import { ensureDynamoDbLocal, silenceNodeVersionWarning } from '../../local/dynamodb-local';
 import { ensureLocalKeysFile } from '../../shared/crypto/local-keys';
+import { PER_FILE_DYNAMODB_LOCAL } from './connected-environment';
 import { FakeAiProviders, fakeBaseUrlEnvironment } from './fake-ai-providers';
 
 /** What this setup started, for the teardown (same process): only that is stopped or removed. */
 export interface StartedResources {
-  dynamodb?: DynamoDbLocal;
   keysDir?: string;
   aiProviders?: FakeAiProviders;
 }
@@ -53,10 +48,8 @@ export default async function globalSetup(): Promise<void> {
     AI_TIMEOUT_MS: '2000',
   });
 
-  if (isUnset(process.env.DYNAMODB_ENDPOINT)) {
-    started.dynamodb = await startDynamoDbLocal({ inMemory: true, emulatorDir: await ensureDynamoDbLocal() });
-    process.env.DYNAMODB_ENDPOINT = started.dynamodb.endpoint;
-  }
+  // Each file starts a DynamoDB Local of its own (connected-environment.ts says why); the jar is fetched once, here.
+  if (isUnset(process.env.DYNAMODB_ENDPOINT)) process.env[PER_FILE_DYNAMODB_LOCAL] = await ensureDynamoDbLocal();
 }
 
 function isUnset(value: string | undefined): boolean {

@@ -1,13 +1,11 @@
-/** connected tier: stops the DynamoDB Local, the fake AI providers and removes the keys folder that the setup started, nothing else. */
+/** connected tier: stops the fake AI providers and removes the keys folder that the setup started, nothing else. */
 import { rmSync } from 'node:fs';
+import { PER_FILE_DYNAMODB_LOCAL } from './connected-environment';
 import { takeStartedResources } from './dynamodb-global-setup';
 
 export default async function globalTeardown(): Promise<void> {
   const started = takeStartedResources();
-  if (started.dynamodb !== undefined) {
-    await started.dynamodb.stop();
-    delete process.env.DYNAMODB_ENDPOINT;
-  }
+  delete process.env[PER_FILE_DYNAMODB_LOCAL];
   if (started.aiProviders !== undefined) {
     await started.aiProviders.stop();
     delete process.env.FAKE_AI_PROVIDERS_URL;

@@ -5,8 +5,12 @@
  * Jest starts the files that took longest last time first, from its cache; a fresh clone (CI) has no cache and falls
  * back to file size, which started webhook-restart (the longest file, over 3 minutes) near the end of the run. Here a
  * file's expected time is its time from Jest's cache when there is one, else its time in slow-files.json (checked
- * in: the files over about 5 s in a full run, relative times from one), and the files start longest first; files in
+ * in: the files over about 5 s, relative times from one run each), and the files start longest first; files in
  * neither follow, largest first, as Jest orders them. A file that failed last time still starts first.
+ *
+ * The list's times now come from each file run alone (issue 31 item 6: once every connected file had a DynamoDB
+ * Local of its own, a file's time in a full run no longer depends on the files before it), on a machine shared with
+ * other work at a load of 3 to 7, and from `npm run test:quick` for the connected and unit files it runs.
  *
  * Refresh slow-files.json from a full run's output when the slow files change: `npm run test:tiers 2>&1 |
  * node test/support/slow-files.js` prints the list.

@@ -25,6 +25,7 @@ process.env.WEBHOOK_TIMEOUT_MS ??= '500';
 // (test/connected/email-delivery.test.ts points it at a fake).
 process.env.EMAIL_MAILBOX_DIR ??= mkdtempSync(join(tmpdir(), 'mailbox-'));
 process.env.SENDGRID_BASE_URL ??= 'http://127.0.0.1:9';
-if (!process.env.DYNAMODB_ENDPOINT || !process.env.LOCAL_KEYS_FILE) {
+// DYNAMODB_LOCAL_PER_FILE: the file's own DynamoDB Local, which connected-environment.ts starts after this module.
+if ((!process.env.DYNAMODB_ENDPOINT && !process.env.DYNAMODB_LOCAL_PER_FILE) || !process.env.LOCAL_KEYS_FILE) {
   throw new Error('DynamoDB Local is not running: connected tests need test/support/dynamodb-global-setup.ts.');
 }
