@@ -516,6 +516,31 @@ describe('nothing lost, nothing stale when a connection closes (decisions §13)'
     });
   });
 
+  it('makes a client that reconnects after its connection died unseen raise its clock above the state the room still shows', async () => {
+    const { open } = await openRoom();
+    const before = await open('ann');
+    const bob = await open('bob');
+    await callSocket('$default', before, { body: presence(44, 5, '{"cursor":1}') });
+    // The connection dies; API Gateway never runs its $disconnect, so the room still shows the client at clock 5.
+    gone.add(before);
+    const after = await open('ann');
+    posted.delete(bob);
+
+    // The provider reconnects with the same client id and clock: the others would ignore the state at clock 5.
+    await callSocket('$default', after, { body: presence(44, 5, '{"cursor":1}') });
+
+    expect(bytesTo(after).map(readMessage)).toContainEqual({
+      kind: 'awareness',
+      entries: [{ clientId: 44, clock: 5, state: 'null' }],
+    });
+    // The stock client answers its own removal with its state at clock 6, which the room takes and relays.
+    await callSocket('$default', after, { body: presence(44, 6, '{"cursor":1}') });
+    expect(bytesTo(bob).map(readMessage)).toContainEqual({
+      kind: 'awareness',
+      entries: [{ clientId: 44, clock: 6, state: '{"cursor":1}' }],
+    });
+  });
+
   it('removes the tombstones of connections closed over two minutes ago when another connection closes', async () => {
     const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');

@@ -362,9 +362,11 @@ async function storeAndRelay(
  * not bring a closed client back, nor cost a look-up. A closed holder (a tombstone) lets go at once; an open one only
  * once GetConnection finds it gone (its `$disconnect` never ran), and then its other clients are announced as gone. Released
  * holders are taken out of `members`, so the client's presence counts as this connection's. The room was told at the
- * tombstone's departure clock that the client left, and ignores its state at that clock or below, so the client is
- * sent its own departure: a stock client then raises its clock above it and sends its state again (y-protocols
- * answers a remote removal of the local state so), and the room sees it at once.
+ * tombstone's departure clock that the client left (or, for a holder found gone, still has its state at the clock
+ * recorded), and ignores its state at that clock or below, so the client is sent its own removal at that clock: a
+ * stock client then raises its clock above it and sends its state again (y-protocols answers a remote removal of the
+ * local state so), and the room sees it at once. Without this, after a crash a reconnected client resending its
+ * unchanged state at the same clock went unseen by stock providers until its next renewal.
  */
 async function releaseClaimedClients(
   connection: LiveConnection,
@@ -380,15 +382,21 @@ async function releaseClaimedClients(
   if (holders.length === 0) return;
   const claimed = new Set(entries.map((entry) => entry.clientId));
   const stillOpen = new Set(await openMembers(connection, holders, claimed));
-  const departed = new Map(
-    holders
+  // The clock at which the room last heard of each claimed client: a tombstone's departure, or the state a holder
+  // found gone recorded (the room still shows that state, and ignores it sent again at the same clock).
+  const heard = new Map([
+    ...holders
+      .filter((holder) => isOpen(holder) && !stillOpen.has(holder))
+      .flatMap((holder) => Object.entries(holder.presence))
+      .map(([clientId, presence]): [number, number] => [Number(clientId), presence.clock]),
+    ...holders
       .filter((holder) => !isOpen(holder))
       .flatMap(departureOf)
-      .map((entry) => [entry.clientId, entry.clock]),
-  );
+      .map((entry): [number, number] => [entry.clientId, entry.clock]),
+  ]);
   const behind = entries
-    .filter((entry) => entry.state !== 'null' && entry.clock <= (departed.get(entry.clientId) ?? -1))
-    .map((entry) => ({ clientId: entry.clientId, clock: departed.get(entry.clientId) as number, state: 'null' }));
+    .filter((entry) => entry.state !== 'null' && entry.clock <= (heard.get(entry.clientId) ?? -1))
+    .map((entry) => ({ clientId: entry.clientId, clock: heard.get(entry.clientId) as number, state: 'null' }));
   for (const holder of holders) if (!stillOpen.has(holder)) members.splice(members.indexOf(holder), 1);
   if (behind.length > 0) await sendMessage(connection, awarenessMessage(behind));
 }
