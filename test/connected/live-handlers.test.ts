@@ -139,6 +139,27 @@ describe('live handlers under API Gateway', () => {
     expect(posted.get(bob)).toBeUndefined();
   });
 
+  it('closes a connection that asks for a sync after a relay found it gone, so that its client reconnects rather than wait unsynced', async () => {
+    const { tenant, ids, open } = await openRoom();
+    const ann = await open('ann');
+    // Bob has just joined: API Gateway has not opened his socket yet when Ann's edit is relayed to him.
+    const bob = await open('bob');
+    gone.add(bob);
+    const doc = new Y.Doc();
+    doc.getText('content').insert(0, 'typed');
+    await callSocket('$default', ann, {
+      body: encodeFrames(updateMessage(Y.encodeStateAsUpdate(doc)), uniqueId('m').slice(-8))[0],
+    });
+    expect(await entryOf(tenant.apiKeyId, ids, bob)).toMatchObject({ closedAt: expect.any(Number) });
+    // His socket opens, and his provider's first message asks for the document.
+    gone.delete(bob);
+
+    await callSocket('$default', bob, { body: encodeFrames(new Uint8Array([0, 0, 1, 0]), uniqueId('m').slice(-8))[0] });
+
+    expect(posted.get(bob)).toBeUndefined();
+    expect(deleted).toContain(bob);
+  });
+
   it('answers $disconnect of a connection it never knew, and of one already closed, without failing', async () => {
     const { tenant, ids, open } = await openRoom();
     const ann = await open('ann');

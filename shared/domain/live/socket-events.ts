@@ -324,7 +324,8 @@ async function handleMessage(
 /**
  * A message handled after its connection closed (its tab closed right after typing, a send found it gone, or API
  * Gateway ran its `$disconnect` first): its updates are the user's work, stored and relayed to the room as if it
- * were open, unless its access ended (decisions §13). Nothing is sent to it; presence and sync requests are dropped.
+ * were open, unless its access ended (decisions §13). Nothing is sent to it; a presence or sync request closes its
+ * socket, in case it is still open, so that its client reconnects rather than wait unsynced.
  */
 async function handleLateMessage(
   connection: LiveConnection,
@@ -334,7 +335,13 @@ async function handleLateMessage(
   outbox: Outbox,
   now: number,
 ): Promise<void> {
-  if (message.kind !== 'update' && message.kind !== 'syncStep2') return;
+  if (message.kind !== 'update' && message.kind !== 'syncStep2') {
+    // A sync request or a presence asks to be served, which a closed entry is not: its socket may still be open (a
+    // relay found it gone in the moment between its $connect and API Gateway opening it), and left so the client
+    // would wait unsynced. Closed, the provider reconnects and resyncs; a socket already gone is no matter.
+    await deleteConnection(connection.connectionId);
+    return;
+  }
   if (self.role !== 'editor' || self.revoked === true || isEmptyUpdate(message.update)) return;
   await storeAndRelay(connection, message.update, open, outbox, now);
 }
