@@ -39,6 +39,7 @@ import { crdtCompactionConsumer } from '../../shared/workers';
 import { measureCapacity } from '../support/capacity-meter';
 import { newTenant, type Tenant } from '../support/fixtures';
 import { endpoint } from '../support/invoke';
+import { client, typed } from '../support/editor-clients';
 import { uniqueId } from '../support/ids';
 import { callSocket, openLiveRoom } from '../support/live-harness';
 
@@ -46,25 +47,6 @@ const add = endpoint(addCrdt, '/v2/crdt/add');
 const get = endpoint(getCrdt, '/v2/crdt/get');
 const update = endpoint(updateCrdt, '/v2/crdt/update');
 const compact = (event: DynamoDBStreamEvent) => runAsWorker(crdtCompactionConsumer, () => compactionHandler(event));
-
-/** A client that loaded the stored editor: its edits are Yjs updates against the stored content. */
-async function client(tenant: Tenant, ref: EditorRef): Promise<Y.Doc> {
-  const stored = await getEditor(tenant.apiKeyId, ref);
-  const doc = new Y.Doc();
-  Y.applyUpdate(doc, stored?.state as Uint8Array);
-  for (const delta of stored?.deltas ?? []) Y.applyUpdate(doc, delta.update);
-  return doc;
-}
-
-/** The update that appends `text` to the client's content. */
-function typed(doc: Y.Doc, text: string): Uint8Array {
-  let captured: Uint8Array | undefined;
-  const capture = (change: Uint8Array) => (captured = change);
-  doc.on('update', capture);
-  doc.getText('content').insert(doc.getText('content').length, text);
-  doc.off('update', capture);
-  return captured as Uint8Array;
-}
 
 /**
  * A live append as the live message handler makes it: no check of the document's lock item, the LOG item's

@@ -16,31 +16,12 @@ import { MAX_FAILED_RUNS, recordRunFailure, runMigration, startMigration } from 
 import { encodeFrames } from '../../shared/domain/live/framing';
 import { updateMessage } from '../../shared/domain/live/protocol';
 import { newTenant, type Tenant } from '../support/fixtures';
+import { client, typed } from '../support/editor-clients';
 import { uniqueId } from '../support/ids';
 import { callSocket, openLiveRoom } from '../support/live-harness';
 
 const { appendEditorUpdate, editorIncarnation, editorLog, getEditor, lockEditorLogs } = crdt;
 type EditorRef = crdt.EditorRef;
-
-/** A client that loaded the stored editor. */
-async function client(tenant: Tenant, ref: EditorRef): Promise<Y.Doc> {
-  const stored = await getEditor(tenant.apiKeyId, ref);
-  const doc = new Y.Doc();
-  if (stored !== undefined) {
-    Y.applyUpdate(doc, stored.state);
-    for (const delta of stored.deltas) Y.applyUpdate(doc, delta.update);
-  }
-  return doc;
-}
-
-function typed(doc: Y.Doc, text: string): Uint8Array {
-  let captured: Uint8Array | undefined;
-  const capture = (change: Uint8Array) => (captured = change);
-  doc.on('update', capture);
-  doc.getText('content').insert(doc.getText('content').length, text);
-  doc.off('update', capture);
-  return captured as Uint8Array;
-}
 
 /** The editor's text as stored (state and deltas). */
 async function text(tenant: Tenant, ref: EditorRef): Promise<string | undefined> {
