@@ -12,6 +12,25 @@
 // here, before the global setups start java, so that every process of the run inherits it.
 process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
+// Temporary folders in memory (tmpfs) where the machine has one: the data folders of the stacks the e2e and browser
+// tests start (DynamoDB Local's database, the file queue), the connected tier's queues and mailboxes. Those tests kill
+// processes (kill -9, SIGTERM), never the machine, and a killed process cannot tell a file in the page cache from one
+// in tmpfs: both outlive it. What they prove is the same, but the flushes to disk no longer cost: the webhook restart
+// test, whose stack writes some 30,000 items and 4,000 queue files, made its 1,000 messages in 29 s instead of 73 s,
+// and the live restart test took 55 s instead of 78 s. A TMPDIR of the developer's own is kept.
+const MEMORY_FOLDER = '/dev/shm';
+if (process.env.TMPDIR === undefined && isWritableFolder(MEMORY_FOLDER)) process.env.TMPDIR = MEMORY_FOLDER;
+
+function isWritableFolder(folder) {
+  const { accessSync, constants, statSync } = require('node:fs');
+  try {
+    accessSync(folder, constants.W_OK);
+    return statSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 const transform = {
   // Transpile only: the type check is `npm run typecheck`. @middy/core and request-filtering-agent ship ESM only, so
   // they are transformed too; so are the ESM-only packages under linkedom (the formats' DOM: css-select, cssomnom and
