@@ -263,7 +263,7 @@ export const streamChangesWorker = {
     "Reads the table's changes once and hands each to the consumers that declared it: webhook events and emails, profile copies, CRDT log compaction, version checks, live revocation.",
 } as const satisfies Worker;
 
-/** The readers of the table's stream: at most two (test/infra/stream.test.ts). */
+/** The readers of the table's stream: at most two (test/infra/synthesized/stream.ts). */
 export const workers: readonly Worker[] = [documentMigrationWorker, streamChangesWorker];
 
 /** The delivery queue's one worker: every kind of job (shared/domain/delivery/jobs.ts), webhooks' and email's. */
