@@ -376,7 +376,14 @@ describe('the example editor in a browser', () => {
         { what: "Bob's highlight" },
       ),
     ).toBe(words);
-    expect(await highlighted(ann)).toBe(words);
+    // Ann's own page highlights them once it has read the thread back (after its add answers, not at once).
+    expect(
+      await eventually(
+        () => highlighted(ann),
+        (text) => text === words,
+        { what: "Ann's highlight" },
+      ),
+    ).toBe(words);
 
     // Ann types before the words, at the start of the paragraph and just before them: Bob's highlight follows the
     // words and takes in neither.
