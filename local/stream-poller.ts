@@ -62,6 +62,8 @@ export interface StreamPollerOptions {
   workers: ReadonlyArray<{ worker: StreamSubscriber; handler: StreamHandler }>;
   /** Pause between polls that found nothing. */
   idleMs?: number;
+  /** Pause before a batch a worker failed on is handed to it again; default 1 s. */
+  retryPauseMs?: number;
   /** Where the position of each shard is kept across restarts (see above); none: start from LATEST. */
   checkpointFile?: string;
 }
@@ -74,7 +76,7 @@ const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /** Lambda's own limit for a function run: what a worker is told it has left. */
 const WORKER_TIME_MS = 15 * 60 * 1000;
 const RETRY_ATTEMPTS = 10;
-const RETRY_PAUSE_MS = 1000;
+const DEFAULT_RETRY_PAUSE_MS = 1000;
 /** Shards are listed again every this many polls (DynamoDB Local opens new ones over time). */
 const SHARD_REFRESH_POLLS = 20;
 
@@ -178,6 +180,7 @@ async function deliver(
   handler: StreamHandler,
   records: DynamoDBRecord[],
   stopped: () => boolean,
+  retryPauseMs: number,
 ): Promise<boolean> {
   let pending = records;
   for (let attempt = 1; pending.length > 0; attempt += 1) {
@@ -195,7 +198,7 @@ async function deliver(
     if (pending.length === 0) return true;
     if (stopped()) return false;
     if (attempt >= RETRY_ATTEMPTS && (await keepAsDeadLetters(worker, pending, attempt))) return true;
-    await sleep(RETRY_PAUSE_MS);
+    await sleep(retryPauseMs);
   }
   return true;
 }
@@ -381,7 +384,13 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
             const mine = records.filter((record) => matches(filters, record)).map(toLambdaRecord);
             const size = worker.batchSize ?? DEFAULT_STREAM_BATCH_SIZE;
             for (let first = 0; first < mine.length && handled; first += size) {
-              handled = await deliver(worker, handler, mine.slice(first, first + size), stopped);
+              handled = await deliver(
+                worker,
+                handler,
+                mine.slice(first, first + size),
+                stopped,
+                options.retryPauseMs ?? DEFAULT_RETRY_PAUSE_MS,
+              );
             }
             delivered += mine.length;
             if (!handled) break;

@@ -158,6 +158,8 @@ describe('the local stream poller', () => {
       endpoint: process.env.DYNAMODB_ENDPOINT as string,
       tableName: process.env.TABLE_NAME as string,
       idleMs: 50,
+      // Its ten attempts a few ms apart rather than a second (what is tested is that nothing is dropped after them).
+      retryPauseMs: 20,
       // A reader that fails as a whole, as one whose dead letters cannot be written reports its records back.
       workers: [{ worker: reader, handler: async () => Promise.reject(new Error('reader down')) }],
     });
