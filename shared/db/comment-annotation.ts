@@ -2,7 +2,8 @@
  * Comment threads (decisions §16). `O` = T#<key>#ORG#<org> (the organization partition), `CT` = O#CA#<annotationId>
  * (one partition per thread), `<lu>` = <lastUpdated, 15 digits>#<annotationId>, `<lc>` = <last comment ms>#<annotationId>:
  *
- *   pk CT  sk A                       the thread's head (every field but the comments; `version` for writes)
+ *   pk CT  sk A                       the thread's head (every field but the comments; `version` for writes; the
+ *                                     ids of its comments, `commentIds`, so a listing reads them by key)
  *      gsi1:  O#CA#DOC#<d> / <lu>                     a document's threads, newest lastUpdated first
  *      gsi2:  O#CA#DOC#<d>#STATUS#<statusId> / <lu>   by status
  *      gsi3:  O#CA#DOC#<d>#FROM#<userId> / <lu>       by author
@@ -17,7 +18,17 @@
  * its version is the one read: two writers of one thread never lose each other's change.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWrite, deleteRequest, keyOfItem, putRequest, type Item, type ItemKey } from './batch';
+import {
+  batchGet,
+  batchWrite,
+  byKey,
+  deleteRequest,
+  keyOfItem,
+  keyString,
+  putRequest,
+  type Item,
+  type ItemKey,
+} from './batch';
 import { TABLE_NAME, db } from './client';
 import { fromJsonAttribute, toJsonAttribute } from './json-attribute';
 import { key, segment, sortableNumber } from './keys';
@@ -208,9 +219,19 @@ export interface ListingEntry {
   editorId?: string;
   /** The entry's sort key in its stream. */
   position: string;
+  /**
+   * On an entry of a head (the document, status and author streams, whose index items are the heads, every
+   * attribute projected): the head as the index holds it and the ids of its comments, so the page's threads are read
+   * by key (readListedThreads). Absent on a mention entry, and on a head written before heads listed their comments.
+   */
+  listed?: { head: ThreadHead; commentIds: number[] };
 }
 
-function headItem(apiKeyId: string, head: ThreadHead): Item {
+/**
+ * The head's item. `commentIds`: the ids of the thread's comments as written beside it (what a listing reads by key);
+ * undefined leaves them out (a head moved as it was stored before heads listed them).
+ */
+function headItem(apiKeyId: string, head: ThreadHead, commentIds: readonly number[] | undefined): Item {
   const position = listingPosition(head.lastUpdated, head.annotationId);
   const document = (kind: StreamKind, value?: string) =>
     streamPartition(apiKeyId, head.organizationId, head.documentId, kind, value).partition;
@@ -229,7 +250,14 @@ function headItem(apiKeyId: string, head: ThreadHead): Item {
     gsi3sk: position,
     gsi10pk: documentThreads(apiKeyId, head.organizationId, head.documentId),
     gsi10sk: listingPosition(head.lastCommentAt, head.annotationId),
+    ...(commentIds === undefined ? {} : { commentIds: [...commentIds] }),
   };
+}
+
+/** The comment ids a stored head lists, when it lists them (heads written before they did do not). */
+function listedCommentIds(item: Item): number[] | undefined {
+  const ids = item.commentIds;
+  return Array.isArray(ids) && ids.every((id) => Number.isSafeInteger(id)) ? (ids as number[]) : undefined;
 }
 
 function mentionItem(apiKeyId: string, head: ThreadHead, userId: string): Item {
@@ -256,6 +284,7 @@ function readerItem(apiKeyId: string, head: ThreadHead, userId: string, readAt: 
   };
 }
 
+/** What an item stores for its keys and index keys (and a head for its listing), never part of the thread. */
 const KEY_FIELDS = [
   'pk',
   'sk',
@@ -270,6 +299,7 @@ const KEY_FIELDS = [
   'fromUserId',
   'statusId',
   'locationId',
+  'commentIds',
 ];
 
 function strip(item: Item): Item {
@@ -359,6 +389,56 @@ export async function readThreads(
 }
 
 /**
+ * Comments of a thread a listing reads by key (BatchGetItem bills each item read, rounded up to 4 KB: ½ unit
+ * eventually consistent): a thread whose head lists more is read by a Query of its partition (½ unit per 4 KB).
+ */
+export const MAX_BATCHED_COMMENTS = 8;
+
+/**
+ * The threads of a listing's entries, eventually consistent like the listing: where the entry carries its head and
+ * the head lists at most MAX_BATCHED_COMMENTS comments, the head as listed and its comments read by key, all the
+ * page's at once (BatchGetItem, 100 keys a call); otherwise one Query of the thread's partition (head and comments),
+ * as readThreads. A thread one of whose listed comments was not found (it changed, or was deleted, since the index
+ * entry was written) is read by its Query too, so an answer never holds a head with comments it no longer has.
+ */
+export async function readListedThreads(
+  apiKeyId: string,
+  organizationId: string,
+  entries: readonly ListingEntry[],
+): Promise<Map<string, Thread>> {
+  const batchable = (entry: ListingEntry) =>
+    entry.listed !== undefined && entry.listed.commentIds.length <= MAX_BATCHED_COMMENTS ? entry.listed : undefined;
+  const keysOf = (listed: NonNullable<ListingEntry['listed']>) =>
+    listed.commentIds.map((commentId) => commentKey(apiKeyId, listed.head, commentId));
+  const batched = entries.flatMap((entry) => {
+    const listed = batchable(entry);
+    return listed === undefined ? [] : [listed];
+  });
+  const [found, queried] = await Promise.all([
+    batchGet(batched.flatMap(keysOf), { consistent: false }).then(byKey),
+    readThreads(
+      apiKeyId,
+      organizationId,
+      entries.filter((entry) => batchable(entry) === undefined).map((entry) => entry.annotationId),
+    ),
+  ]);
+  const threads = new Map<string, Thread>(queried);
+  const changed: string[] = [];
+  for (const listed of batched) {
+    const items = keysOf(listed).map((itemKey) => found.get(keyString(itemKey)));
+    if (items.some((item) => item === undefined)) changed.push(listed.head.annotationId);
+    else
+      threads.set(listed.head.annotationId, {
+        head: listed.head,
+        comments: (items as Item[]).map(toComment).sort(byOrder),
+      });
+  }
+  for (const [annotationId, thread] of await readThreads(apiKeyId, organizationId, changed))
+    threads.set(annotationId, thread);
+  return threads;
+}
+
+/**
  * The transaction items that turn the thread `before` (as read; undefined for a new thread) into `after`: the
  * head, on condition it is still the version read (or absent), and the comments that changed. A caller-given
  * comment id already in the thread fails the transaction with CommentExists.
@@ -374,7 +454,17 @@ export function threadWriteItems(apiKeyId: string, before: Thread | undefined, a
         };
   const items: TransactItem[] = [
     named(
-      { Put: { TableName: TABLE_NAME, Item: headItem(apiKeyId, head), ...condition } },
+      {
+        Put: {
+          TableName: TABLE_NAME,
+          Item: headItem(
+            apiKeyId,
+            head,
+            after.comments.map((comment) => comment.commentId),
+          ),
+          ...condition,
+        },
+      },
       () => new ThreadChanged(head.annotationId),
     ),
   ];
@@ -457,6 +547,7 @@ export async function markRead(apiKeyId: string, heads: readonly ThreadHead[], u
 function toEntry(item: Item, sortKey: string): ListingEntry {
   const anchor = item.anchor as { editorId?: unknown } | undefined;
   const editorId = item.editorId ?? anchor?.editorId;
+  const commentIds = item.sk === HEAD ? listedCommentIds(item) : undefined;
   return {
     annotationId: String(item.annotationId),
     documentId: String(item.documentId),
@@ -469,6 +560,7 @@ function toEntry(item: Item, sortKey: string): ListingEntry {
     visibility: item.visibility as Visibility,
     ...(typeof editorId === 'string' ? { editorId } : {}),
     position: String(item[sortKey]),
+    ...(commentIds === undefined ? {} : { listed: { head: toHead(item), commentIds } }),
   };
 }
 
@@ -588,6 +680,6 @@ export async function threadMovedTo(apiKeyId: string, item: Item, documentId: st
   return [
     ...head.mentions.map((userId) => mentionItem(apiKeyId, head, userId)),
     ...readers.map((reader) => readerItem(apiKeyId, head, String(reader.userId), Number(reader.readAt))),
-    headItem(apiKeyId, head),
+    headItem(apiKeyId, head, listedCommentIds(item)),
   ];
 }

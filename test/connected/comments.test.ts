@@ -2,8 +2,11 @@
  * Comment annotations (decisions §16) through the real middleware: the ten operations' shapes, paging and filters
  * by key, bad input (nothing written), tenancy, and the cost of a page. Anchors: comment-anchors.test.ts.
  */
-import { dynamodb } from '../../shared/db/client';
-import { readThread } from '../../shared/db/comment-annotation';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { recordCommands } from '../../local/grant-check';
+import { TABLE_NAME, db, dynamodb } from '../../shared/db/client';
+import { MAX_BATCHED_COMMENTS, documentThreadsQuery, readThread } from '../../shared/db/comment-annotation';
+import { queryAll } from '../../shared/db/query';
 import { organizationExists } from '../../shared/db/organization';
 import { CapacityMeter } from '../support/capacity-meter';
 import { newTenant, siblingKey, type Tenant } from '../support/fixtures';
@@ -692,6 +695,125 @@ describe('the cost of reads', () => {
     // not read (they show it exists).
     expect(counted.capacity.read).toBeLessThanOrEqual(13);
     expect(counted.capacity.calls).toBe(2);
+  });
+});
+
+describe("get reads a page's threads by key", () => {
+  const meter = new CapacityMeter();
+  /** The raw head items of the document's threads (gsi1), by annotation id. */
+  const heads = async (organizationId: string) =>
+    new Map(
+      (await queryAll(documentThreadsQuery(tenant.apiKeyId, organizationId, 'doc'))).map((item) => [
+        String(item.annotationId),
+        item,
+      ]),
+    );
+  /** The page as Get answers it, the DynamoDB commands it sent, and what they cost. */
+  const page = async (organizationId: string, pageSize = 20) => {
+    const commands: string[] = [];
+    const measured = await meter.measure(() =>
+      recordCommands(commands, () => call(GET, { organizationId, documentId: 'doc', pageSize })),
+    );
+    return { data: ok(measured.value).data as Json[], commands, capacity: measured.capacity };
+  };
+  /** The same threads read one Query each (Get with annotationIds), in the page's order. */
+  const byQuery = async (organizationId: string, annotationIds: unknown[]) =>
+    ok(await call(GET, { organizationId, annotationIds })).data as Json[];
+
+  beforeAll(() => meter.attach(dynamodb));
+  afterAll(() => meter.detach());
+
+  it('lists each thread’s comment ids on its head, kept as comments are added and deleted', async () => {
+    const { organizationId } = await seed([
+      { annotationId: 't', commentData: [comment('ann', 'one', { commentId: 10 }), comment('ben', 'two')] },
+    ]);
+    const scope = { organizationId, documentId: 'doc', annotationId: 't' };
+    expect((await heads(organizationId)).get('t')?.commentIds).toEqual([10, 11]);
+    ok(await call(COMMENTS_ADD, { ...scope, commentData: [comment('cleo', 'three', { commentId: 5 })] }));
+    ok(await call(COMMENTS_DELETE, { ...scope, commentIds: [10] }));
+    expect((await heads(organizationId)).get('t')?.commentIds).toEqual([11, 5]);
+    ok(
+      await call(UPDATE, {
+        organizationId,
+        documentId: 'doc',
+        annotationIds: ['t'],
+        updatedData: { status: { id: 'DONE', name: 'Done', type: 'terminal' } },
+      }),
+    );
+    expect((await heads(organizationId)).get('t')?.commentIds).toEqual([11, 5]);
+  });
+
+  it('reads the page’s comments in one BatchGetItem beside the listing, answering what a Query per thread answers', async () => {
+    const { organizationId } = await seed(
+      Array.from({ length: 12 }, (_, i) => ({
+        annotationId: `t${i}`,
+        commentData: [comment('ann', `first of t${i}`), comment('ben', `reply to t${i}`)],
+      })),
+    );
+    // Ids that do not follow each other, and a thread changed since it was added.
+    ok(
+      await call(COMMENTS_ADD, {
+        organizationId,
+        documentId: 'doc',
+        annotationId: 't3',
+        commentData: [comment('cleo', 'late', { commentId: 40 })],
+      }),
+    );
+    ok(await call(COMMENTS_DELETE, { organizationId, documentId: 'doc', annotationId: 't3', commentIds: [1] }));
+
+    const read = await page(organizationId);
+    expect(read.data.map((t) => t.annotationId)).toEqual([
+      't3',
+      ...Array.from({ length: 12 }, (_, i) => `t${11 - i}`).filter((id) => id !== 't3'),
+    ]);
+    expect(read.data).toEqual(
+      await byQuery(
+        organizationId,
+        read.data.map((t) => t.annotationId),
+      ),
+    );
+    // The organization and the document (at once), the listing, then the comments: no Query per thread.
+    expect([...read.commands.slice(0, 2)].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);
+    expect(read.commands.slice(2)).toEqual(['dynamodb:Query', 'dynamodb:BatchGetItem']);
+    // 24 comments by key, ½ unit each (eventually consistent, each rounded up to 4 KB); 12 heads of the listing.
+    expect(read.capacity.read).toBeLessThanOrEqual(2 + 2 + 12);
+  });
+
+  it('reads a thread by Query when its head lists no comment ids, more than a few, or one it no longer has', async () => {
+    const many = Array.from({ length: MAX_BATCHED_COMMENTS + 1 }, (_, i) => comment('ann', `c${i}`));
+    const { organizationId } = await seed([
+      thread('old'),
+      thread('gone'),
+      { annotationId: 'long', commentData: many },
+      thread('plain'),
+    ]);
+    const stored = await heads(organizationId);
+    // A head written before heads listed their comments.
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: { pk: stored.get('old')?.pk, sk: 'A' },
+        UpdateExpression: 'REMOVE commentIds',
+      }),
+    );
+    // A comment gone while the index still lists the head that named it (a change the listing has not caught up
+    // with): the thread is read whole, as it is now.
+    const [goneComment] = await queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+      ExpressionAttributeValues: { ':pk': stored.get('gone')?.pk, ':c': 'C#' },
+    });
+    await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: { pk: goneComment.pk, sk: goneComment.sk } }));
+
+    const read = await page(organizationId);
+    expect(read.data.map((t) => t.annotationId)).toEqual(['plain', 'long', 'gone', 'old']);
+    expect(read.data).toEqual(await byQuery(organizationId, ['plain', 'long', 'gone', 'old']));
+    expect(read.data.find((t) => t.annotationId === 'gone')?.comments).toEqual([]);
+    expect((read.data.find((t) => t.annotationId === 'long')?.comments as Json[]).length).toBe(
+      MAX_BATCHED_COMMENTS + 1,
+    );
+    // The listing; by key the comments of plain and gone (gone's found missing), by Query old, long, then gone.
+    expect(read.commands.filter((command) => command === 'dynamodb:Query').length).toBe(1 + 3);
+    expect(read.commands.filter((command) => command === 'dynamodb:BatchGetItem').length).toBe(2);
   });
 });
 

@@ -298,10 +298,17 @@ function hasText(text: Y.XmlText): boolean {
 }
 
 /**
- * How each node name reads, as formats/schema.ts readingSchema decides for a name Tiptap does not have (from every
- * place it occurs: inline when it sits in inline content, a textblock when it holds text, a leaf when it never holds
- * anything). One pass over the elements (not the text), iterative.
+ * How each node name reads: Tiptap's as formats/schema.ts defines them; a name Tiptap does not have as its
+ * readingSchema decides (from every place it occurs: inline when it sits in inline content, a textblock when it holds
+ * text, a leaf when it never holds anything), which takes a pass over the elements: made when the walk first meets
+ * such a name, so content of Tiptap's nodes only (the usual case) is walked once.
  */
+function nodeClasses(root: Y.XmlFragment): (name: string) => NodeClass {
+  let classified: ((name: string) => NodeClass) | undefined;
+  return (name) => (isKnown(name) ? KNOWN[name] : (classified ??= classify(root))(name));
+}
+
+/** The classes of the names in `root` Tiptap does not have (see nodeClasses). One pass over the elements, iterative. */
 function classify(root: Y.XmlFragment): (name: string) => NodeClass {
   const unknown = new Map<string, { inline: boolean; holdsInline: boolean; hasContent: boolean }>();
   const stack: Array<{ type: Y.XmlFragment; inlineParent: boolean }> = [{ type: root, inlineParent: false }];
@@ -450,7 +457,7 @@ class TextWalk {
 
   /** An xml editor's content, node by node as ProseMirror's textBetween walks it. */
   walkXml(root: Y.XmlFragment): void {
-    const kind = classify(root);
+    const kind = nodeClasses(root);
     type Frame = { type: Y.XmlFragment; item: Y.Item | null };
     const stack: Frame[] = [];
     const enter = (type: Y.XmlFragment) => {

@@ -11,11 +11,17 @@
  * The page token records each stream's position.
  *
  * With `annotationIds` (≤ 30) the named threads are read (one Query each) and the filters checked on them.
+ *
+ * A page's threads are read from its entries (readListedThreads): an entry of a head carries the head and the ids of
+ * its comments, which are read by key, all the page's in one BatchGetItem per 100 (a mention entry, or a head that
+ * lists more than a few comments, is read by a Query of its thread). The editors the entries name are read and
+ * decoded meanwhile.
  */
 import { InvalidArgumentError, NotFoundError } from '../../core/errors';
 import {
   listingEntryOf,
   listingPosition,
+  readListedThreads,
   readStream,
   readThreads,
   streamPartition,
@@ -203,11 +209,7 @@ export async function listAnnotations(
   );
   // The editors the entries name are read and decoded while the threads are read (each once).
   const editors = loadEditors(apiKeyId, input.organizationId, page);
-  const threads = await readThreads(
-    apiKeyId,
-    input.organizationId,
-    page.map((entry) => entry.annotationId),
-  );
+  const threads = await readListedThreads(apiKeyId, input.organizationId, page);
   const annotations = await presentThreads(
     apiKeyId,
     input.organizationId,
