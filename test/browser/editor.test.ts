@@ -399,7 +399,9 @@ describe('the example editor in a browser', () => {
     await saveSideBySide(browser as Browser, [ann, bob]);
 
     // Bob resolves the thread: Ann's list shows it resolved, and the highlight goes.
-    await bob.click('#threads li button');
+    // A locator finds the button again if the list is drawn anew between finding and clicking it (Bob's page redraws
+    // the threads as Ann's edits move their anchors).
+    await bob.locator('#threads li button').setTimeout(WAIT.timeout).click();
     await ann.waitForFunction(() => document.querySelector('#threads li')?.dataset.resolved === 'true', WAIT);
     expect(await ann.$eval('#threads li small', (small: any) => small.textContent)).toBe('Resolved');
     expect(await highlighted(ann)).toBe('');
