@@ -3,6 +3,9 @@
  * references into the parent (nested-stack parameters) followed back to what they name. Bundling is skipped
  * (`aws:cdk:bundling-stacks: []`) so that a deployment is built in seconds.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, type NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CollabStack, type CollabStackProps } from '../../infra/stack';
@@ -54,9 +57,21 @@ export interface Deployment {
  */
 const TEST_CONTEXT = { 'aws:cdk:bundling-stacks': [], 'aws:cdk:version-reporting': true };
 
-/** A new app (bundling skipped) with the given context. */
+/** The assembly folders of the apps made here, removed once the test file's tests have run. */
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const outdir of outdirs.splice(0)) rmSync(outdir, { recursive: true, force: true });
+});
+
+/**
+ * A new app (bundling skipped) with the given context, synthesizing into a temporary folder of its own that the file
+ * removes when it ends (CDK's default, a new `cdk.out*` folder per app in the system's temporary folder, is never
+ * removed: hundreds of them per run, in memory where that folder is tmpfs).
+ */
 export function testApp(context: Record<string, unknown> = {}): App {
-  return new App({ context: { ...TEST_CONTEXT, ...context } });
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk.out'));
+  outdirs.push(outdir);
+  return new App({ outdir, context: { ...TEST_CONTEXT, ...context } });
 }
 
 function parentTemplate(stack: Stack): StackTemplate {

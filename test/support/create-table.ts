@@ -1,7 +1,9 @@
 /**
  * Creates the test file's table (see table-per-file.ts) from the shared definition before its tests run, and runs
- * the deploy tasks on it as a deployment would (the page-token key), under their grants.
+ * the deploy tasks on it as a deployment would (the page-token key), under their grants. When the file ends, deletes
+ * the table and removes the temporary folders table-per-file.ts made for it (its queue and mailbox).
  */
+import { rmSync } from 'node:fs';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { dynamodb } from '../../shared/db/client';
 import { createTableInput } from '../../shared/db/table-definition';
@@ -16,4 +18,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dynamodb.send(new DeleteTableCommand({ TableName: tableName }));
+  for (const dir of (process.env.FILE_TEMP_DIRS ?? '').split('\n').filter(Boolean))
+    rmSync(dir, { recursive: true, force: true });
 });

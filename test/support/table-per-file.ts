@@ -8,6 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
+
+/** A temporary folder of the file's, listed in FILE_TEMP_DIRS for create-table.ts to remove when the file ends. */
+function fileTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.env.FILE_TEMP_DIRS = [process.env.FILE_TEMP_DIRS, dir].filter(Boolean).join('\n');
+  return dir;
+}
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 // The live metrics (shared/core/metrics.ts) are counted but not written, like the logger's lines; a test that reads
 // them turns them on (test/support/live-metrics.ts).
@@ -16,14 +23,14 @@ process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR ??= '0';
 // The event pipeline (test/support/webhook-pipeline.ts): the file's own delivery queue, receivers on 127.0.0.1
 // allowed, the retry schedule and CRDT debounce compressed 100,000-fold (5 s → 0.05 ms, 10 h → 0.36 s; the queue's
 // one-second delay granularity then spaces the retries), and attempts that time out after 500 ms instead of 15 s.
-process.env.DELIVERY_QUEUE_DIR ??= mkdtempSync(join(tmpdir(), 'delivery-queue-'));
+process.env.DELIVERY_QUEUE_DIR ??= fileTempDir('delivery-queue-');
 process.env.WEBHOOK_ALLOW_PRIVATE_URLS ??= 'true';
 process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '100000';
 process.env.WEBHOOK_TIMEOUT_MS ??= '500';
 // Notification emails (docs/decisions.md §12): the `default` transport writes into a folder of the file's own, as on
 // the local stack, and SendGrid's address is a closed local port, so no test ever calls the real SendGrid
 // (test/connected/email-delivery.test.ts points it at a fake).
-process.env.EMAIL_MAILBOX_DIR ??= mkdtempSync(join(tmpdir(), 'mailbox-'));
+process.env.EMAIL_MAILBOX_DIR ??= fileTempDir('mailbox-');
 process.env.SENDGRID_BASE_URL ??= 'http://127.0.0.1:9';
 // DYNAMODB_LOCAL_PER_FILE: the file's own DynamoDB Local, which connected-environment.ts starts after this module.
 if ((!process.env.DYNAMODB_ENDPOINT && !process.env.DYNAMODB_LOCAL_PER_FILE) || !process.env.LOCAL_KEYS_FILE) {
