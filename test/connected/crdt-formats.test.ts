@@ -3,6 +3,8 @@
  * Get CRDT Data in prosemirror-json, html, markdown, text and delta; Add and Update with format + content, the
  * update as y-prosemirror's diff (unchanged blocks keep their Yjs items), relayed to live connections and raising
  * webhooks like any update; bad input and tenancy.
+ *
+ * @table-stream
  */
 import MarkdownIt from 'markdown-it';
 import * as Y from 'yjs';

@@ -3,6 +3,8 @@
  * list (newest first, paged, summaries only), read with /v2/crdt/get `versionId`, restore as one ordinary edit (kept
  * as a `restore` version first, relayed to live connections, live edits racing it kept), delete; authors from live
  * sessions and REST writes; states of the largest stored size intact; the 1,000 bound; bad input and tenancy.
+ *
+ * @table-stream
  */
 import * as Y from 'yjs';
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';

@@ -6,6 +6,8 @@
  *
  * The fake's address must be in SENDGRID_BASE_URL before the service's configuration loads, so the service is loaded
  * afresh in beforeAll, after the fake listens, and the grant check installed on that copy.
+ *
+ * @table-stream
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

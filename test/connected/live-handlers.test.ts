@@ -4,6 +4,8 @@
  * time), a recipient that is gone answers GoneException, and the Management API is IAM-guarded. The handlers run
  * through their exports under their routes' grants against DynamoDB Local; the Management API is the SDK client with
  * a recording request handler in place of the network.
+ *
+ * @table-stream
  */
 import * as decoding from 'lib0/decoding';
 import * as Y from 'yjs';

@@ -5,6 +5,8 @@
  * changes go through their routes; the changes reader of the stack (functions/workers/stream-changes.ts, every
  * consumer under its own grants, as the local stack runs it) is fed by the local stream poller. No connection sends
  * anything after it opened: only the stream can reach it.
+ *
+ * @table-stream
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import * as Y from 'yjs';

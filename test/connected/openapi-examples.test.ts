@@ -6,6 +6,8 @@
  *
  * The test fails when the recorded examples differ from the committed file; `UPDATE_OPENAPI_EXAMPLES=1` rewrites
  * the file instead (then `npm run openapi`).
+ *
+ * @table-stream
  */
 import * as Y from 'yjs';
 import { RSA_2048_PUBLIC_KEY } from '../support/rsa-keys';

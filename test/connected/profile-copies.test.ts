@@ -2,6 +2,8 @@
  * Profile copies on memberships (shared/domain/profile-copies.ts): Get Users answers name, email and initial from
  * the memberships, so every way a profile changes must reach every membership of the user — at once for what the
  * request handles, through the profile-copies worker (the table's stream) for the rest.
+ *
+ * @table-stream
  */
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';

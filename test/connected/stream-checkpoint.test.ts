@@ -1,6 +1,8 @@
 /**
  * The stream poller's checkpoint (local/stream-poller.ts): records written while no poller runs (the stack
  * stopped, or killed before its workers saw them) reach the workers after a restart, exactly once each.
+ *
+ * @table-stream
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

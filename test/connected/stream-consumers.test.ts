@@ -2,6 +2,8 @@
  * One reader, several consumers (docs/architecture.md "The stream and the delivery pipeline"): a consumer that fails
  * neither loses nor holds up another's changes beyond its own retries, and gets its own changes after them. The
  * local stream poller plays the event source mapping; the reader is the one the stack deploys (streamHandler).
+ *
+ * @table-stream
  */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';

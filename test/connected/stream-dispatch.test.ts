@@ -3,6 +3,8 @@
  * keeps failing on is retried alone and then kept as a dead letter, whole, while its neighbours in the batch and the
  * other consumers' changes are handled once and nothing is reported back to the stream (which would hold up the
  * shard's later records behind its retries). The dead letter replays into the consumer once the cause is gone.
+ *
+ * @table-stream
  */
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';

@@ -3,6 +3,8 @@
  * the file queue feeds the delivery worker, and a receiver on 127.0.0.1 verifies what arrives. The retry schedule
  * runs compressed 100,000-fold (test/support/table-per-file.ts), so a day of retries takes seconds; attempts time out
  * after 500 ms instead of 15 s (the 15 s default is checked in the unit tier).
+ *
+ * @table-stream
  */
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';

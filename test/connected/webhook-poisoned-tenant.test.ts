@@ -4,6 +4,8 @@
  * messages arrive on time, the poisoned tenant's events are messages whose attempts fail with the reason recorded,
  * and an event the pipeline cannot handle at all is kept as a dead letter that replays. The pipeline is the local
  * stack's (test/support/webhook-pipeline.ts), retry schedule compressed.
+ *
+ * @table-stream
  */
 import { consumers } from '../../functions/workers/stream-changes';
 import * as webhookMessages from '../../shared/db/webhook-message';
