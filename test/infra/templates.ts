@@ -102,9 +102,17 @@ export function templatesOf(stack: CollabStack): Deployment {
   return { stack, parent, nested, all: [parent, ...nested] };
 }
 
-/** Synthesizes a CollabStack on its own (bundling skipped). */
+/** The deployment with default props, made once and shared by the modules that read it (they only read it). */
+let defaultDeployment: Deployment | undefined;
+
+/**
+ * Synthesizes a CollabStack on its own (bundling skipped). Without props, the one default deployment: seven modules of
+ * the infra tier read it, and each synthesis takes seconds.
+ */
 export function synthesize(props?: CollabStackProps): Deployment {
-  return templatesOf(new CollabStack(testApp(), 'CollabTest', props));
+  if (props !== undefined) return templatesOf(new CollabStack(testApp(), 'CollabTest', props));
+  defaultDeployment ??= templatesOf(new CollabStack(testApp(), 'CollabTest'));
+  return defaultDeployment;
 }
 
 /** Every resource of the deployment of the given type, in any stack. */
