@@ -22,11 +22,13 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.WORKSPACE_CREATE_LIMIT_PER_HOUR ??= '0';
 // The event pipeline (test/support/webhook-pipeline.ts): the file's own delivery queue, receivers on 127.0.0.1
 // allowed, the retry schedule and CRDT debounce compressed 100,000-fold (5 s → 0.05 ms, 10 h → 0.36 s; the queue's
-// one-second delay granularity then spaces the retries), and attempts that time out after 500 ms instead of 15 s.
+// one-second delay granularity then spaces the retries), and attempts that time out after 5 s instead of 15 s: long
+// enough that a receiver answering on a busy machine is never taken for one that hangs (at 500 ms, an answered
+// attempt was once recorded as timed out). The test of hanging receivers shortens it for itself.
 process.env.DELIVERY_QUEUE_DIR ??= fileTempDir('delivery-queue-');
 process.env.WEBHOOK_ALLOW_PRIVATE_URLS ??= 'true';
 process.env.WEBHOOK_SCHEDULE_DIVISOR ??= '100000';
-process.env.WEBHOOK_TIMEOUT_MS ??= '500';
+process.env.WEBHOOK_TIMEOUT_MS ??= '5000';
 // Notification emails (docs/decisions.md §12): the `default` transport writes into a folder of the file's own, as on
 // the local stack, and SendGrid's address is a closed local port, so no test ever calls the real SendGrid
 // (test/connected/email-delivery.test.ts points it at a fake).
