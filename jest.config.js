@@ -3,9 +3,9 @@
  * Local, one table per test file), infra (CDK template and cdk-nag), e2e (the local stack over HTTP); and the
  * example application (examples/editor) in headless Chromium (browser).
  */
-// Every Java process of a run is DynamoDB Local: one per three connected files (test/support/connected-environment.ts),
+// Every Java process of a run is DynamoDB Local: two or three per connected worker (test/support/connected-environment.ts),
 // and one in each local stack a test starts (the e2e tier's, the restart and lifecycle tests', the browser tests'),
-// about forty in all. Most live for seconds, where the JVM's optimizing compiler (C2) and parallel collector cost more CPU
+// about thirty in all. Most live for seconds, where the JVM's optimizing compiler (C2) and parallel collector cost more CPU
 // than they return: with C1 only and the serial collector a stack is ready in half the time on a busy 2-core machine
 // (java's CPU at startup 4.5 s -> 2.3 s), and bounded-reads, the tier's heaviest user of DynamoDB Local, takes a third
 // less CPU (32.7 -> 20.7 s). DynamoDB Local behaves the same; a JAVA_TOOL_OPTIONS of the developer's own is kept. Set
@@ -67,6 +67,7 @@ module.exports = {
       ...common,
       displayName: 'unit',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/unit-global-setup.ts',
       setupFiles: ['<rootDir>/test/support/unit-env.ts'],
     },
     {
