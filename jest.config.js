@@ -54,8 +54,8 @@ module.exports = {
   // A ceiling, not a budget (issue 22): tests wait for conditions (test/support/wait.ts, whose ceiling is below this
   // one), so a quiet machine never comes near it and a machine three times slower still passes.
   testTimeout: 300_000,
-  // Three workers on two cores: half the run's time, a worker waits on something other than its own CPU (a stack it
-  // started, a retry, a receiver, DynamoDB Local), and a third worker fills those waits. Measured on the 2-core
+  // Three workers on two cores: two workers left a third of the CPU idle, each often waiting on something other than
+  // its own CPU (a stack it started, a retry, a receiver, DynamoDB Local), and a third worker fills those waits. Measured on the 2-core
   // machine, the whole suite: 2 workers 437 s (CPU 67 % used), 3 workers 349 s (75 %), 4 workers 378 s. Each
   // connected file has a table of its own on its worker's DynamoDB Local and the e2e files share one stack, so files
   // run side by side safely. (A number: Jest reads a percentage above 100 % as a count of workers.)

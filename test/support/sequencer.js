@@ -1,5 +1,5 @@
 /**
- * The order in which the run starts its test files (jest.config.js `testSequencer`), so that the two workers of a
+ * The order in which the run starts its test files (jest.config.js `testSequencer`), so that the workers of a
  * 2-core machine finish together instead of one running the slowest file alone at the end (issue 31 item 6).
  *
  * Jest starts the files that took longest last time first, from its cache; a fresh clone (CI) has no cache and falls
