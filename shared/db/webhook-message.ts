@@ -9,7 +9,8 @@
  *      gsi1: T#<key>#WHMSGS / <ts>#<messageId>                 the tenant's messages in time order
  *      gsi2: T#<key>#WHMSGS#ORG#<org> / <ts>#<messageId>       an organization's messages
  *   pk M   sk DLV#<endpointId>          a delivery: status, attempts, round (attempts before the current round of
- *                                       the schedule: a resend or a recovery starts a new one), nextAttemptAt
+ *                                       the schedule: a resend or a recovery starts a new one), restarts (how many
+ *                                       rounds were started so, absent for none), nextAttemptAt
  *      gsi1: T#<key>#WHEP#<endpointId>#DLVS / <ts>#<messageId>   an endpoint's deliveries (messages/get by endpoint)
  *      gsi2 (failed only): T#<key>#WHEP#<endpointId>#FAILED / <ts>#<messageId>   what recover re-sends
  *   pk M   sk ATT#<ts>#<attemptId>      an attempt: attempt number, endpointId, url, status, responseStatusCode,
@@ -71,6 +72,11 @@ export interface StoredDelivery {
   attempts: number;
   /** Attempts made before the current round began: the schedule counts from here. */
   round: number;
+  /**
+   * Rounds started by a resend or a recovery (absent: none). An attempt's outcome is written only if this has not
+   * changed since the attempt read the delivery: a round started while the attempt was in flight is not ended by it.
+   */
+  restarts?: number;
   /** ms; set while pending. */
   nextAttemptAt?: number;
   /**
@@ -173,6 +179,7 @@ function toDelivery(item: Item): StoredDelivery {
     status: item.status as DeliveryStatus,
     attempts: Number(item.attempts),
     round: Number(item.round ?? 0),
+    ...(typeof item.restarts === 'number' && item.restarts > 0 ? { restarts: item.restarts } : {}),
     ...(typeof item.nextAttemptAt === 'number' ? { nextAttemptAt: item.nextAttemptAt } : {}),
     ...(item.followUp === true ? { followUp: true } : {}),
     type: String(item.type),
@@ -363,15 +370,19 @@ export async function getDeliveries(
 }
 
 /**
- * Records the outcome of attempt `attempt` of a delivery that still stands at `attempt - 1` attempts: a second
- * worker handed the same job finds the condition false (false returned) and stops. `next` is the delivery's state
- * after the attempt.
+ * Records the outcome of attempt `attempt` of a delivery that still stands at `attempt - 1` attempts, in the round
+ * it was read in: a second worker handed the same job, or a resend or recovery made while the attempt was in flight,
+ * makes the condition false (false returned). `next` is the delivery's state after the attempt.
  */
 export async function recordAttemptOutcome(
   apiKeyId: string,
   delivery: StoredDelivery,
   next: { status: DeliveryStatus; nextAttemptAt?: number; followUp: boolean },
 ): Promise<boolean> {
+  const sameRound =
+    delivery.restarts === undefined
+      ? { condition: 'attribute_not_exists(restarts)', values: {} }
+      : { condition: 'restarts = :restarts', values: { ':restarts': delivery.restarts } };
   const failedIndex =
     next.status === 'failed'
       ? { set: ', gsi2pk = :g2, gsi2sk = :g2sk', values: failedIndexValues(apiKeyId, delivery) }
@@ -382,16 +393,49 @@ export async function recordAttemptOutcome(
         TableName: TABLE_NAME,
         Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
         UpdateExpression: `SET #status = :status, attempts = :attempts${next.nextAttemptAt === undefined ? '' : ', nextAttemptAt = :next'}${next.followUp ? ', followUp = :true' : ''}${failedIndex.set}${next.nextAttemptAt === undefined ? ' REMOVE nextAttemptAt' : ''}`,
-        ConditionExpression: 'attempts = :before AND #status = :pending',
+        ConditionExpression: `attempts = :before AND #status = :pending AND ${sameRound.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': next.status,
           ':attempts': delivery.attempts + 1,
           ':before': delivery.attempts,
           ':pending': 'pending',
+          ...sameRound.values,
           ...(next.nextAttemptAt === undefined ? {} : { ':next': next.nextAttemptAt }),
           ...(next.followUp ? { ':true': true } : {}),
           ...failedIndex.values,
+        },
+      }),
+    ),
+  );
+  return written !== undefined;
+}
+
+/**
+ * Counts an attempt whose outcome was not written because a resend or recovery started a new round while it was in
+ * flight: the delivery stays pending, due at `now`, its new round counting from after that attempt, and the next
+ * attempt is owed (`followUp`). False when the delivery moved on otherwise (the new round's own attempt came first).
+ */
+export async function recordSupersededAttempt(
+  apiKeyId: string,
+  delivery: StoredDelivery,
+  now: number,
+): Promise<boolean> {
+  const written = await unlessConditionFails(
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: deliveryKey(apiKeyId, delivery.messageId, delivery.endpointId),
+        UpdateExpression: 'SET attempts = :attempts, round = :attempts, nextAttemptAt = :now, followUp = :true',
+        ConditionExpression: 'attempts = :before AND #status = :pending AND restarts > :restarts',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':attempts': delivery.attempts + 1,
+          ':before': delivery.attempts,
+          ':pending': 'pending',
+          ':restarts': delivery.restarts ?? 0,
+          ':now': now,
+          ':true': true,
         },
       }),
     ),
@@ -481,10 +525,10 @@ export async function restartDelivery(
       TableName: TABLE_NAME,
       Key: deliveryKey(apiKeyId, messageId, endpointId),
       UpdateExpression:
-        'SET #status = :pending, round = attempts, nextAttemptAt = :now REMOVE gsi2pk, gsi2sk, followUp',
+        'SET #status = :pending, round = attempts, nextAttemptAt = :now, restarts = if_not_exists(restarts, :zero) + :one REMOVE gsi2pk, gsi2sk, followUp',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pending': 'pending', ':now': now },
+      ExpressionAttributeValues: { ':pending': 'pending', ':now': now, ':zero': 0, ':one': 1 },
       ReturnValues: 'ALL_NEW',
     }),
   );

@@ -494,6 +494,62 @@ describe('a delivery worker that dies after recording an outcome', () => {
   });
 });
 
+describe('a resend while an attempt is in flight', () => {
+  it('makes another attempt after the one in flight, which does not end the new round when it succeeds', async () => {
+    const { runDelivery } = await import('../../shared/domain/webhooks/delivery');
+    const { resendMessage } = await import('../../shared/domain/webhooks/messages');
+    const { publishEvent } = await import('../../shared/domain/webhooks/publish');
+    const { readWebhookConfig } = await import('../../shared/domain/webhook-config');
+    const { decryptSecret } = await import('../../shared/crypto/encryption');
+    const { getDelivery } = await import('../../shared/db/webhook-message');
+    const { parseJob } = await import('../../shared/domain/delivery/jobs');
+    let answerFirst: (status: number) => void = () => undefined;
+    const firstAnswer = new Promise<number>((resolve) => (answerFirst = resolve));
+    const hook = await receiver((n) => (n === 0 ? firstAnswer : 200));
+    await enable();
+    const { id: endpointId } = await createEndpoint({ url: hook.url });
+    const sent: string[] = [];
+    const capture = {
+      send: async (jobs: ReadonlyArray<{ body: string }>) => void sent.push(...jobs.map((job) => job.body)),
+    };
+    const deps = { queue: capture, decrypt: decryptSecret };
+    const messageId = 'msg_TESTRESENDINFLIGHT000001';
+    await publishEvent(
+      tenant.apiKeyId,
+      { id: messageId, type: 'comment.add', timestamp: Date.now(), organizationId: 'org', data: {} },
+      capture,
+      await readWebhookConfig(tenant.apiKeyId),
+    );
+    const first = parseJob(sent[0]);
+
+    // The first attempt reaches the receiver, which holds its answer while the resend is asked for.
+    const inFlight = runDelivery(first as Extract<typeof first, { kind: 'deliver' }>, deps);
+    await hook.waitFor(1);
+    expect(await resendMessage(tenant.apiKeyId, { messageId, endpointId }, capture)).toMatchObject({
+      status: 'pending',
+    });
+    answerFirst(200);
+    await inFlight;
+    // Every job queued since (the resend's, and whatever the first attempt's outcome owes), run until none is left.
+    for (let next = 1; next < sent.length; next += 1) {
+      const job = parseJob(sent[next]);
+      if (job.kind === 'deliver') await runDelivery(job, deps);
+    }
+
+    expect(hook.requests.map((request) => request.headers['webhook-id'])).toEqual([messageId, messageId]);
+    expect(await getDelivery(tenant.apiKeyId, messageId, endpointId)).toMatchObject({
+      status: 'success',
+      attempts: 2,
+    });
+    const attempts = (await call('/v2/workspace/advancedwebhook/attempts/get', { messageId })).body.result
+      ?.data as Array<Record<string, unknown>>;
+    expect(attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [2, 'success'],
+      [1, 'success'],
+    ]);
+  });
+});
+
 describe('publishing a batch of events', () => {
   it('writes one message per event across tenants, and a batch seen again writes none, queueing only deliveries not attempted', async () => {
     const { runDelivery } = await import('../../shared/domain/webhooks/delivery');

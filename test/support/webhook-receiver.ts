@@ -10,8 +10,8 @@ export interface ReceivedRequest {
   at: number;
 }
 
-/** What the receiver does with its n-th request (from 0): answer with a status, or never answer. */
-export type Script = (n: number, request: ReceivedRequest) => number | 'hang';
+/** What the receiver does with its n-th request (from 0): answer with a status (now, or once a promise settles), or never answer. */
+export type Script = (n: number, request: ReceivedRequest) => number | Promise<number> | 'hang';
 
 export interface Receiver {
   url: string;
@@ -37,7 +37,9 @@ export async function startReceiver(script: Script = () => 200, path = '/hook'):
         hanging.add(() => res.destroy());
         return;
       }
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
+      void Promise.resolve(answer).then((status) =>
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(`answered ${status}`),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

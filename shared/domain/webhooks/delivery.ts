@@ -5,6 +5,8 @@
  * attempt on the schedule (a queued job), or fails for good, which emits `message.attempt.exhausted` to the
  * tenant's other endpoints that want it. A job handed out twice makes at most one recorded outcome (the outcome's
  * write is conditional on the attempt count), though the receiver may see the request twice, with one webhook-id.
+ * A resend or recovery made while an attempt is in flight is not lost when that attempt ends: the attempt counts,
+ * and the delivery is attempted again at once (the outcome's write is conditional on the delivery's rounds too).
  * What must follow a failed attempt is owed on the delivery (`followUp`) until done, so a worker that dies between
  * the outcome and the next job loses nothing: the job comes back (the queue's visibility timeout) and finishes it.
  */
@@ -20,6 +22,7 @@ import {
   putAttempt,
   readAttemptContext,
   recordAttemptOutcome,
+  recordSupersededAttempt,
   type StoredAttempt,
   type StoredDelivery,
   type StoredMessage,
@@ -96,7 +99,16 @@ export async function runDelivery(job: Extract<DeliveryJob, { kind: 'deliver' }>
       ? { status: 'failed' as const }
       : { status: 'pending' as const, nextAttemptAt: finished + wait };
   const owed = next.status === 'pending' || (next.status === 'failed' && message.type !== EXHAUSTED_EVENT);
-  if (!(await recordAttemptOutcome(apiKeyId, delivery, { ...next, followUp: owed }))) return;
+  if (!(await recordAttemptOutcome(apiKeyId, delivery, { ...next, followUp: owed }))) {
+    // A resend or recovery started a new round while this attempt was in flight: it counts, and the round it did
+    // not see gets an attempt of its own, now, whatever this one's outcome.
+    if (await recordSupersededAttempt(apiKeyId, delivery, finished)) {
+      const attempts = delivery.attempts + 1;
+      const due = { ...delivery, status: 'pending' as const, attempts, round: attempts, nextAttemptAt: finished };
+      await followUp(job, due, message, deps, finished);
+    }
+    return;
+  }
   // A success changes nothing on an endpoint that was not failing: no write then. A message without a body says
   // nothing about the endpoint (the tenant's key failed), so it does not count towards disabling it.
   if (message.undeliverable === undefined && (!success || endpoint.failingSince !== undefined))
